@@ -1,0 +1,57 @@
+"""mnemir: typed long-term memory for AI agents.
+
+>>> import mnemir
+>>> mem = mnemir.open("./agent-memory")            # doctest: +SKIP
+"""
+
+from mnemir.embed import Embedder, USEEmbedder
+from mnemir.errors import (
+    ConfigError,
+    ConflictError,
+    EndpointError,
+    InvalidTransitionError,
+    MissingDependencyError,
+    MnemirError,
+    ModelMismatchError,
+    NotFoundError,
+    StoreError,
+    ValidationError,
+    VersionError,
+)
+from mnemir.ir import HistoryEntry, MemIR, MemoryStatus, Relationship, Scope, Source
+from mnemir.memory import Memory, MemoryConfig, open
+from mnemir.ontology import Ontology, PropertySpec, TypeDef
+from mnemir.retrieve import FusionConfig, SearchHit
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfigError",
+    "ConflictError",
+    "Embedder",
+    "EndpointError",
+    "FusionConfig",
+    "HistoryEntry",
+    "InvalidTransitionError",
+    "MemIR",
+    "Memory",
+    "MemoryConfig",
+    "MemoryStatus",
+    "MissingDependencyError",
+    "MnemirError",
+    "ModelMismatchError",
+    "NotFoundError",
+    "Ontology",
+    "PropertySpec",
+    "Relationship",
+    "Scope",
+    "SearchHit",
+    "Source",
+    "StoreError",
+    "TypeDef",
+    "USEEmbedder",
+    "ValidationError",
+    "VersionError",
+    "__version__",
+    "open",
+]

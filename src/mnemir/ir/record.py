@@ -1,0 +1,196 @@
+"""The MemIR v1 record.
+
+MemIR is the interchange format between every stage of mnemir. This module
+knows nothing of the ontology: it checks the *shape* of a record (fields,
+times, sizes). Whether ``type`` and ``properties`` make sense is the
+ontology's job (``mnemir.ontology``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from mnemir.errors import ValidationError
+
+MEMIR_VERSION = "1.0"
+#: the longest ``content.text`` a record may carry (characters)
+MAX_TEXT_CHARS = 16_000
+MAX_SUMMARY_CHARS = 1_000
+MAX_ID_CHARS = 128
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    return "mem_" + uuid.uuid4().hex
+
+
+def ensure_aware(value: datetime, field: str = "now") -> datetime:
+    """Times in mnemir are timezone-aware and kept in UTC."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValidationError(
+            "time must be timezone-aware", field=field, value=value.isoformat(), allowed="e.g. 2026-11-29T10:00:00+00:00"
+        )
+    return value.astimezone(UTC)
+
+
+class MemoryStatus(StrEnum):
+    active = "active"
+    archived = "archived"
+    superseded = "superseded"
+    disputed = "disputed"
+    deleted = "deleted"
+
+
+def _aware(v: Any) -> Any:
+    if isinstance(v, datetime):
+        if v.tzinfo is None or v.utcoffset() is None:
+            raise ValueError("datetime must be timezone-aware (add +00:00 or Z)")
+        return v.astimezone(UTC)
+    return v
+
+
+AwareDatetime = Annotated[datetime, pydantic.AfterValidator(_aware)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, str_strip_whitespace=False)
+
+
+class Content(_Model):
+    text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+    summary: str | None = Field(default=None, max_length=MAX_SUMMARY_CHARS)
+
+    @field_validator("text")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("text must not be blank")
+        if "\x00" in v:
+            raise ValueError("text must not contain NUL characters")
+        return v
+
+
+class Source(_Model):
+    """Where a memory came from: who said it, in which session and turn, and which extractor made it."""
+
+    speaker: str | None = None
+    session_id: str | None = None
+    turn: int | None = Field(default=None, ge=0)
+    creator: str | None = None
+    at: AwareDatetime | None = None
+
+
+class Metadata(_Model):
+    created_at: AwareDatetime = Field(default_factory=utcnow)
+    updated_at: AwareDatetime = Field(default_factory=utcnow)
+    source: Source = Field(default_factory=Source)
+    #: every further source that was merged into this memory (provenance is never lost)
+    merged_sources: list[Source] = Field(default_factory=list)
+    ontology_version: str | None = None
+    last_accessed_at: AwareDatetime | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class Relationship(_Model):
+    target: str = Field(min_length=1, max_length=MAX_ID_CHARS)
+    relation: str = Field(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$")
+    properties: dict[str, Any] = Field(default_factory=dict)
+
+
+class Scope(_Model):
+    user_id: str | None = Field(default=None, max_length=256)
+    agent_id: str | None = Field(default=None, max_length=256)
+    session_id: str | None = Field(default=None, max_length=256)
+
+
+class MemIR(_Model):
+    """One typed memory."""
+
+    memir_version: Literal["1.0"] = MEMIR_VERSION
+    id: str = Field(default_factory=new_id, min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[A-Za-z0-9_.:\-]+$")
+    content: Content
+    type: str = Field(min_length=1, max_length=64)
+    properties: dict[str, Any] = Field(default_factory=dict)
+    #: the content's vector; never part of the default JSON output
+    embedding: list[float] | None = None
+    metadata: Metadata = Field(default_factory=Metadata)
+    relationships: list[Relationship] = Field(default_factory=list)
+    scope: Scope = Field(default_factory=Scope)
+    status: MemoryStatus = MemoryStatus.active
+    valid_from: AwareDatetime | None = None
+    valid_to: AwareDatetime | None = None
+
+    @field_validator("valid_to")
+    @classmethod
+    def _after_from(cls, v: datetime | None, info: pydantic.ValidationInfo) -> datetime | None:
+        start = info.data.get("valid_from")
+        if v is not None and start is not None and v < start:
+            raise ValueError("valid_to must not be before valid_from")
+        return v
+
+    # -- conveniences -------------------------------------------------
+    @property
+    def text(self) -> str:
+        return self.content.text
+
+    def relations(self, relation: str | None = None) -> list[Relationship]:
+        return [r for r in self.relationships if relation is None or r.relation == relation]
+
+    def is_valid_at(self, when: datetime) -> bool:
+        start = self.valid_from or self.metadata.created_at
+        return start <= when and (self.valid_to is None or when < self.valid_to)
+
+    def to_dict(self, *, with_embedding: bool = False) -> dict[str, Any]:
+        exclude = None if with_embedding and self.embedding is not None else {"embedding"}
+        return self.model_dump(mode="json", exclude=exclude)
+
+    def to_json(self, *, with_embedding: bool = False) -> str:
+        exclude = None if with_embedding and self.embedding is not None else {"embedding"}
+        return self.model_dump_json(exclude=exclude)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MemIR:
+        """Parse a record of any supported ``memir_version`` (older ones are upgraded)."""
+        from mnemir.ir.versions import upgrade
+
+        return parse_record(upgrade(data))
+
+    @classmethod
+    def from_json(cls, text: str) -> MemIR:
+        import json
+
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"not valid JSON: {exc.msg} at position {exc.pos}", field="record") from exc
+        if not isinstance(data, dict):
+            raise ValidationError("a MemIR record must be a JSON object", field="record", value=type(data).__name__)
+        return cls.from_dict(data)
+
+
+def parse_record(data: dict[str, Any]) -> MemIR:
+    """Validate a v1 dict, turning pydantic's errors into one of ours naming the field."""
+    try:
+        return MemIR.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise from_pydantic(exc) from None
+
+
+def from_pydantic(exc: pydantic.ValidationError, prefix: str = "") -> ValidationError:
+    first = exc.errors()[0]
+    field = prefix + ".".join(str(p) for p in first["loc"])
+    more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
+    return ValidationError(
+        f"invalid {field or 'record'}: {first['msg']}{more}",
+        field=field or None,
+        value=first.get("input") if not isinstance(first.get("input"), dict) else None,
+    )

@@ -1,0 +1,67 @@
+"""The facade: ``Memory`` composes the store, the embedder, the ontology and the feature mixins."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from mnemir.embed import Embedder, make_embedder
+from mnemir.errors import ConfigError
+from mnemir.memory.config import MemoryConfig, default_location, resolve_sqlite_path
+from mnemir.memory.core import MemoryCore
+from mnemir.ontology import Ontology
+
+try:  # feature mixins land independently; each is optional until it exists
+    from mnemir.memory.understanding import UnderstandingMixin
+except ImportError:  # pragma: no cover
+    class UnderstandingMixin:  # type: ignore[no-redef]
+        pass
+
+try:
+    from mnemir.memory.recall import RecallMixin
+except ImportError:  # pragma: no cover
+    class RecallMixin:  # type: ignore[no-redef]
+        pass
+
+try:
+    from mnemir.memory.lifecycle import LifecycleMixin
+except ImportError:  # pragma: no cover
+    class LifecycleMixin:  # type: ignore[no-redef]
+        pass
+
+
+class Memory(LifecycleMixin, RecallMixin, UnderstandingMixin, MemoryCore):
+    """Typed long-term memory. Create one with :func:`mnemir.open`."""
+
+
+def open(path: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None,
+         ontology: Ontology | None = None, packs: Iterable[str] = (), config: MemoryConfig | None = None) -> Memory:
+    """Open (or create) a memory store.
+
+    ``path``: a directory (holding ``memory.db``), a ``.db`` file, or ``postgresql://...``.
+    Omitted: ``$MNEMIR_PATH`` or the user's data directory.
+    """
+    config = config or MemoryConfig()
+    if ontology is None:
+        ontology = Ontology(packs=(*config.packs, *packs))
+        for file in config.ontology_files:
+            ontology.load_file(file)
+    else:
+        for pack in packs:
+            ontology.load_pack(pack)
+    embedder = embedder or make_embedder(config.embedder)
+    target = os.fspath(path) if path is not None else None
+    if target is not None and target.startswith(("postgresql://", "postgres://")):
+        try:
+            from mnemir.store.postgres import PostgresStore  # type: ignore[import-not-found]
+        except ImportError as exc:
+            raise ConfigError("the PostgreSQL backend is not available in this build", path=target) from exc
+        store = PostgresStore(target, ontology=ontology)
+    else:
+        from mnemir.store.sqlite import SQLiteStore
+
+        store = SQLiteStore(resolve_sqlite_path(target), ontology=ontology, busy_timeout_s=config.busy_timeout_s)
+    return Memory(store, embedder=embedder, ontology=ontology, config=config)
+
+
+__all__ = ["Memory", "MemoryConfig", "default_location", "open"]

@@ -1,0 +1,44 @@
+"""Typed configuration with defaults, resolved at the edges (open(), the CLI)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mnemir.retrieve.search import FusionConfig
+
+ENV_PATH = "MNEMIR_PATH"
+DB_FILENAME = "memory.db"
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    #: embedder name for mnemir.embed.make_embedder ("use", "e5", "openai")
+    embedder: str = "use"
+    #: domain packs to load ("coding", "health")
+    packs: tuple[str, ...] = ()
+    #: user type files (YAML/JSON) to load
+    ontology_files: tuple[str, ...] = ()
+    fusion: FusionConfig = field(default_factory=FusionConfig)
+    #: seconds a writer waits for another process's lock before retrying
+    busy_timeout_s: float = 10.0
+
+
+def default_location() -> Path:
+    """``$MNEMIR_PATH``, else ``$XDG_DATA_HOME/mnemir``, else ``~/.local/share/mnemir``."""
+    env = os.environ.get(ENV_PATH)
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "mnemir"
+
+
+def resolve_sqlite_path(path: str | os.PathLike[str] | None) -> Path:
+    """A directory holds ``memory.db``; a path ending in .db/.sqlite/.sqlite3 is the file itself."""
+    target = Path(path).expanduser() if path is not None else default_location()
+    if target.suffix.lower() in (".db", ".sqlite", ".sqlite3"):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return target
+    target.mkdir(parents=True, exist_ok=True)
+    return target / DB_FILENAME

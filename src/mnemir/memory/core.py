@@ -1,0 +1,373 @@
+"""The core of the facade: typed CRUD, hybrid search and JSONL interchange.
+
+Feature mixins (understanding, recall, lifecycle) live beside this module and
+are composed into :class:`mnemir.memory.Memory`. Every write goes through
+:meth:`MemoryCore._commit`: validate -> govern -> embed -> one store
+transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+from mnemir.embed.base import Embedder
+from mnemir.errors import ValidationError
+from mnemir.ir import (
+    Action,
+    Content,
+    HistoryEntry,
+    MemIR,
+    MemoryStatus,
+    Metadata,
+    Relationship,
+    Scope,
+    Source,
+    ensure_aware,
+    iter_jsonl,
+    utcnow,
+)
+from mnemir.ir.jsonl import dump_line
+from mnemir.ir.record import from_pydantic
+from mnemir.memory.config import MemoryConfig
+from mnemir.ontology import Ontology
+from mnemir.retrieve.search import SearchHit, check_k, hybrid_search
+from mnemir.store.base import ANY, LIVE_STATUSES, Selection, Store, Write, _Any
+from mnemir.store.filters import parse_filter
+
+Progress = Callable[[int, int | None], None]
+ALL_STATUSES = tuple(MemoryStatus)
+IMPORT_BATCH = 256
+
+
+def resolve_now(now: datetime | None) -> datetime:
+    return utcnow() if now is None else ensure_aware(now, "now")
+
+
+def _check_scope_value(name: str, value: Any) -> None:
+    if value is not None and value is not ANY and (not isinstance(value, str) or not value.strip()):
+        raise ValidationError(f"{name} must be a non-empty string", field=name, value=value, allowed="string or None")
+
+
+class MemoryCore:
+    """Typed memory over a store, an embedder and an ontology."""
+
+    def __init__(self, store: Store, *, embedder: Embedder, ontology: Ontology,
+                 config: MemoryConfig | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.ontology = ontology
+        self.config = config or MemoryConfig()
+
+    # -- scope -----------------------------------------------------------------
+    def _selection(self, *, user: str | None | _Any = None, agent: str | None | _Any = None,
+                   session: str | None | _Any = None, types: Iterable[str] | None = None,
+                   where: Mapping[str, Any] | None = None, include_archived: bool = False,
+                   statuses: Iterable[MemoryStatus | str] | None = None, valid_at: datetime | None = None,
+                   ids: Iterable[str] | None = None) -> Selection:
+        for name, value in (("user", user), ("agent", agent), ("session", session)):
+            _check_scope_value(name, value)
+        type_names = tuple(self.ontology.resolve(t).name for t in types) if types is not None else None
+        if type_names is not None and not type_names:
+            raise ValidationError("types must not be empty (use None for all types)", field="types", value=[])
+        if statuses is not None:
+            status_tuple = tuple(_status(s) for s in statuses)
+        else:
+            status_tuple = LIVE_STATUSES + ((MemoryStatus.archived,) if include_archived else ())
+        return Selection(
+            user_id=user, agent_id=agent if agent is not None else ANY,
+            session_id=session if session is not None else ANY, types=type_names, statuses=status_tuple,
+            where=parse_filter(where, self.ontology, type_names), ids=tuple(ids) if ids is not None else None,
+            valid_at=ensure_aware(valid_at, "as_of") if valid_at is not None else None,
+        )
+
+    # -- write path ------------------------------------------------------------
+    def _prepare(self, record: MemIR, now: datetime, actor: str) -> MemIR:
+        """Validate type and properties against the ontology and stamp times and version."""
+        type_name, props = self.ontology.validate(record.type, record.properties)
+        meta = record.metadata.model_copy(update={
+            "ontology_version": self.ontology.version,
+            "source": record.metadata.source if record.metadata.source.creator else
+            record.metadata.source.model_copy(update={"creator": actor}),
+        })
+        return record.model_copy(update={"type": type_name, "properties": props, "metadata": meta})
+
+    def _govern(self, records: list[MemIR], *, now: datetime, actor: str) -> tuple[list[Write], list[str]]:
+        """Write-time governance hook: turn prepared records into writes (the lifecycle mixin overrides this)."""
+        writes = [
+            Write(r, None, [HistoryEntry(memory_id=r.id, at=now, action=Action.created, actor=actor,
+                                         reason="added", after={"type": r.type, "properties": r.properties})])
+            for r in records
+        ]
+        return writes, []
+
+    def _commit(self, records: Sequence[MemIR], *, now: datetime | None = None, actor: str = "api",
+                govern: bool = True) -> list[MemIR]:
+        """Validate, govern, embed and store ``records`` in one transaction; return what was stored."""
+        now = resolve_now(now)
+        prepared = [self._prepare(r, now, actor) for r in records]
+        if govern:
+            writes, delete_ids = self._govern(prepared, now=now, actor=actor)
+        else:
+            writes, delete_ids = [Write(r, None) for r in prepared], []
+        self._write(writes, delete_ids)
+        return [w.record for w in writes if w.record.id in {r.id for r in prepared}] or [w.record for w in writes]
+
+    def _write(self, writes: list[Write], delete_ids: Sequence[str] = ()) -> None:
+        """Embed whatever is new or changed, then write everything in one store transaction."""
+        existing = {r.id: r for r in self.store.fetch([w.record.id for w in writes])}
+        to_embed = [w for w in writes if w.vector is None and (
+            w.record.id not in existing or existing[w.record.id].content.text != w.record.content.text)]
+        if to_embed:
+            vectors = self.embedder.embed([w.record.content.text for w in to_embed])
+            for w, vec in zip(to_embed, vectors, strict=True):
+                w.vector = vec
+        self.store.write(writes, model_id=self.embedder.model_id, delete_ids=delete_ids)
+
+    # -- CRUD ------------------------------------------------------------------
+    def add(self, text: str, type: str, properties: Mapping[str, Any] | None = None, *, user: str | None = None,
+            agent: str | None = None, session: str | None = None, speaker: str | None = None,
+            turn: int | None = None, summary: str | None = None,
+            relationships: Iterable[Relationship | Mapping[str, Any]] = (), id: str | None = None,
+            valid_from: datetime | None = None, now: datetime | None = None, creator: str = "api") -> MemIR:
+        """Add one typed memory (validated; merged or superseding per the lifecycle rules)."""
+        now = resolve_now(now)
+        for name, value in (("user", user), ("agent", agent), ("session", session)):
+            _check_scope_value(name, value)
+        if not isinstance(text, str):
+            raise ValidationError("text must be a string", field="content.text", value=text, allowed="string")
+        try:
+            record = MemIR(
+                **({"id": id} if id is not None else {}),
+                content=Content(text=text, summary=summary),
+                type=type, properties=dict(properties or {}),
+                scope=Scope(user_id=user, agent_id=agent, session_id=session),
+                metadata=Metadata(created_at=now, updated_at=now,
+                                  source=Source(speaker=speaker, session_id=session, turn=turn, creator=creator,
+                                                at=now)),
+                relationships=[r if isinstance(r, Relationship) else Relationship(**r) for r in relationships],
+                valid_from=valid_from or now,
+            )
+        except Exception as exc:  # pydantic's error -> ours, naming the field
+            import pydantic
+
+            if isinstance(exc, pydantic.ValidationError):
+                raise from_pydantic(exc) from None
+            raise
+        stored = self._commit([record], now=now, actor=creator)
+        return stored[0]
+
+    def get(self, id: str, *, user: str | None | _Any = None, include_deleted: bool = False) -> MemIR:
+        """One memory by id, inside the caller's scope (NotFoundError otherwise)."""
+        statuses = ALL_STATUSES if include_deleted else tuple(s for s in MemoryStatus if s != MemoryStatus.deleted)
+        return self.store.get(id, Selection(user_id=user, statuses=statuses))
+
+    def update(self, id: str, *, text: str | None = None, summary: str | None = None,
+               properties: Mapping[str, Any] | None = None, status: MemoryStatus | str | None = None,
+               relationships: Iterable[Relationship | Mapping[str, Any]] = (), user: str | None | _Any = None,
+               now: datetime | None = None, reason: str = "", actor: str = "api") -> MemIR:
+        """Change a memory in place (properties are merged; ``None`` values remove a property). Recorded."""
+        now = resolve_now(now)
+        old = self.get(id, user=user)
+        props = dict(old.properties)
+        for key, value in (properties or {}).items():
+            if value is None:
+                props.pop(key, None)
+            else:
+                props[key] = value
+        changes: dict[str, Any] = {"properties": props}
+        if text is not None or summary is not None:
+            changes["content"] = Content(text=text if text is not None else old.content.text,
+                                         summary=summary if summary is not None else old.content.summary)
+        if status is not None:
+            changes["status"] = _status(status)
+        if relationships:
+            extra = [r if isinstance(r, Relationship) else Relationship(**r) for r in relationships]
+            changes["relationships"] = [*old.relationships, *[r for r in extra if r not in old.relationships]]
+        changes["metadata"] = old.metadata.model_copy(update={"updated_at": now})
+        new = self._prepare(old.model_copy(update=changes), now, actor)
+        MemIR.model_validate(new.model_dump())  # re-check the whole record after the copy
+        entry = HistoryEntry(memory_id=id, at=now, action=_update_action(old, new), actor=actor,
+                             reason=reason or "updated", before=_diff(old, new, "old"), after=_diff(old, new, "new"))
+        self._write([Write(new, None, [entry])])
+        return new
+
+    def delete(self, id: str, *, user: str | None | _Any = None, hard: bool = False, now: datetime | None = None,
+               reason: str = "", actor: str = "api") -> None:
+        """Soft-delete (status ``deleted``, kept as history) or hard-delete a memory."""
+        now = resolve_now(now)
+        old = self.get(id, user=user, include_deleted=True)
+        if hard:
+            entry = HistoryEntry(memory_id=id, at=now, action=Action.deleted, actor=actor,
+                                 reason=reason or "hard delete", before={"type": old.type})
+            # the history entry is written and the record removed in the same transaction
+            self.store.write([Write(old, None, [entry])], model_id=self.embedder.model_id, delete_ids=[id])
+            return
+        if old.status == MemoryStatus.deleted:
+            return
+        self.update(id, status=MemoryStatus.deleted, user=user, now=now, reason=reason or "deleted", actor=actor)
+
+    # -- read path ---------------------------------------------------------------
+    def search(self, query: str = "", *, types: Iterable[str] | None = None, where: Mapping[str, Any] | None = None,
+               k: int = 10, user: str | None | _Any = None, agent: str | None = None, session: str | None = None,
+               include_archived: bool = False, as_of: datetime | None = None,
+               now: datetime | None = None) -> list[SearchHit]:
+        """Hybrid search inside a scope: type/property filters + vectors + BM25, fused; each hit says why."""
+        check_k(k)
+        resolve_now(now)
+        if query is not None and not isinstance(query, str):
+            raise ValidationError("query must be a string", field="query", value=query, allowed="string")
+        statuses = ALL_STATUSES[:-1] if as_of is not None else None  # as-of sees superseded history too
+        selection = self._selection(user=user, agent=agent, session=session, types=types, where=where,
+                                    include_archived=include_archived, statuses=statuses, valid_at=as_of)
+        reasons = []
+        if selection.types:
+            reasons.append(f"type in {list(selection.types)}")
+        if where:
+            reasons.append(f"where {json.dumps(where, ensure_ascii=False, default=str)}")
+        return hybrid_search(self.store, self.embedder, selection, query or "", k, self.config.fusion,
+                             filter_reasons=reasons)
+
+    def list(self, *, types: Iterable[str] | None = None, where: Mapping[str, Any] | None = None,
+             user: str | None | _Any = None, agent: str | None = None, session: str | None = None,
+             include_archived: bool = False, limit: int = 50, offset: int = 0,
+             statuses: Iterable[MemoryStatus | str] | None = None) -> list[MemIR]:
+        """Memories in a scope, newest first."""
+        selection = self._selection(user=user, agent=agent, session=session, types=types, where=where,
+                                    include_archived=include_archived, statuses=statuses)
+        return self.store.select(selection, order_by=[("@created_at", False)], limit=limit, offset=offset)
+
+    def count(self, *, types: Iterable[str] | None = None, user: str | None | _Any = None,
+              include_archived: bool = False) -> int:
+        return self.store.count(self._selection(user=user, types=types, include_archived=include_archived))
+
+    # -- interchange ---------------------------------------------------------------
+    def export_jsonl(self, target: str | Path | IO[str], *, user: str | None | _Any = ANY,
+                     with_embeddings: bool = True, progress: Progress | None = None) -> int:
+        """Write every memory in scope (all statuses) with its history to JSONL. Returns the record count."""
+        selection = Selection(user_id=user, statuses=ALL_STATUSES)
+        total = self.store.count(selection)
+        if isinstance(target, (str, Path)):
+            with open(target, "w", encoding="utf-8") as fh:
+                return self._export(fh, selection, total, with_embeddings, progress)
+        return self._export(target, selection, total, with_embeddings, progress)
+
+    def _export(self, out: IO[str], selection: Selection, total: int, with_embeddings: bool,
+                progress: Progress | None) -> int:
+        header = {"kind": "header", "memir_version": "1.0", "ontology_version": self.ontology.version,
+                  "embedding_model": self.embedder.model_id if with_embeddings else None, "records": total}
+        out.write(json.dumps(header, ensure_ascii=False) + "\n")
+        count = 0
+        batch: list[MemIR] = []
+
+        def flush() -> None:
+            nonlocal count
+            vectors = self.store.vectors([r.id for r in batch]) if with_embeddings else {}
+            for rec in batch:
+                vec = vectors.get(rec.id)
+                if vec is not None:
+                    rec = rec.model_copy(update={"embedding": [float(x) for x in vec]})
+                out.write(dump_line(rec, with_embedding=with_embeddings) + "\n")
+                for entry in self.store.history(rec.id):
+                    out.write(json.dumps(entry.to_line(), ensure_ascii=False) + "\n")
+            count += len(batch)
+            batch.clear()
+            if progress:
+                progress(count, total)
+
+        for rec in self.store.iter_select(selection):
+            batch.append(rec)
+            if len(batch) >= IMPORT_BATCH:
+                flush()
+        if batch:
+            flush()
+        return count
+
+    def import_jsonl(self, source: str | Path | IO[str], *, on_conflict: str = "replace",
+                     progress: Progress | None = None) -> int:
+        """Read MemIR JSONL (any supported version); records are validated against the ontology first.
+
+        The whole file is checked before anything is written; then it is written in batches, each one
+        transaction. Vectors in the file are reused when they come from this store's model.
+        """
+        if on_conflict not in ("replace", "skip", "error"):
+            raise ValidationError("unknown on_conflict", field="on_conflict", value=on_conflict,
+                                  allowed=["replace", "skip", "error"])
+        records: list[MemIR] = []
+        history: dict[str, list[HistoryEntry]] = {}
+        model = None
+        for item in iter_jsonl(source):
+            if isinstance(item, MemIR):
+                self.ontology.validate(item.type, item.properties)
+                records.append(item)
+            elif item.get("kind") == "header":
+                model = item.get("embedding_model")
+            elif item.get("kind") == "history":
+                entry = HistoryEntry.model_validate({k: v for k, v in item.items() if k != "kind"})
+                history.setdefault(entry.memory_id, []).append(entry)
+        reuse = model == self.embedder.model_id
+        done = 0
+        for start in range(0, len(records), IMPORT_BATCH):
+            chunk = records[start:start + IMPORT_BATCH]
+            existing = {r.id for r in self.store.fetch([r.id for r in chunk])}
+            if on_conflict == "error" and existing:
+                from mnemir.errors import ConflictError
+
+                raise ConflictError(f"{len(existing)} ids already exist", ids=sorted(existing)[:5])
+            if on_conflict == "skip":
+                chunk = [r for r in chunk if r.id not in existing]
+            writes = []
+            for rec in chunk:
+                vec = None
+                if reuse and rec.embedding is not None and len(rec.embedding) == self.embedder.dim:
+                    import numpy as np
+
+                    vec = np.asarray(rec.embedding, dtype=np.float32)
+                writes.append(Write(rec.model_copy(update={"embedding": None}), vec, history.get(rec.id, [])))
+            self._write(writes)
+            done += len(chunk)
+            if progress:
+                progress(done, len(records))
+        return done
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> MemoryCore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _status(value: MemoryStatus | str) -> MemoryStatus:
+    try:
+        return MemoryStatus(value)
+    except ValueError:
+        raise ValidationError("unknown memory status", field="status", value=value,
+                              allowed=[s.value for s in MemoryStatus]) from None
+
+
+def _update_action(old: MemIR, new: MemIR) -> Action:
+    if old.status != new.status:
+        return {MemoryStatus.archived: Action.archived, MemoryStatus.deleted: Action.deleted,
+                MemoryStatus.superseded: Action.superseded, MemoryStatus.disputed: Action.disputed}.get(
+            new.status, Action.restored if old.status in (MemoryStatus.archived, MemoryStatus.deleted)
+            else Action.status_changed)
+    return Action.updated
+
+
+def _diff(old: MemIR, new: MemIR, side: str) -> dict[str, Any]:
+    a, b = old.to_dict(), new.to_dict()
+    out: dict[str, Any] = {}
+    for key in ("content", "status", "valid_from", "valid_to", "relationships"):
+        if a.get(key) != b.get(key):
+            out[key] = (a if side == "old" else b).get(key)
+    pa, pb = a["properties"], b["properties"]
+    changed = {k for k in set(pa) | set(pb) if pa.get(k) != pb.get(k)}
+    if changed:
+        out["properties"] = {k: (pa if side == "old" else pb).get(k) for k in sorted(changed)}
+    return out

@@ -1,0 +1,119 @@
+"""Hybrid search: type/property filters + exact vector similarity + BM25, fused.
+
+Filters are applied inside each retriever (SQL first), so fusion only ever
+sees records that satisfy them. Reciprocal rank fusion is the default;
+a weighted fusion of normalised scores is available. Every hit says why it
+was chosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mnemir.embed.base import Embedder
+from mnemir.errors import ValidationError
+from mnemir.ir import MemIR
+from mnemir.store.base import Selection, Store
+
+FusionMethod = Literal["rrf", "weighted"]
+MAX_K = 1000
+
+
+@dataclass(frozen=True)
+class FusionConfig:
+    method: FusionMethod = "rrf"
+    #: the RRF constant: larger flattens the advantage of top ranks
+    rrf_k: int = 60
+    weights: Mapping[str, float] = field(default_factory=lambda: {"vector": 1.0, "text": 1.0})
+    #: how many candidates each retriever returns, as a multiple of k
+    candidate_factor: int = 4
+
+    def __post_init__(self) -> None:
+        if self.method not in ("rrf", "weighted"):
+            raise ValidationError("unknown fusion method", field="fusion.method", value=self.method,
+                                  allowed=["rrf", "weighted"])
+        unknown = set(self.weights) - {"vector", "text"}
+        if unknown:
+            raise ValidationError("unknown fusion weight", field="fusion.weights", value=sorted(unknown),
+                                  allowed=["vector", "text"])
+        if any(w < 0 for w in self.weights.values()) or not any(w > 0 for w in self.weights.values()):
+            raise ValidationError("fusion weights must be >= 0 and not all 0", field="fusion.weights",
+                                  value=dict(self.weights))
+
+
+@dataclass
+class SearchHit:
+    memory: MemIR
+    score: float
+    reasons: list[str] = field(default_factory=list)
+    #: raw signals: vector_rank, vector_similarity, text_rank, text_score
+    signals: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"memory": self.memory.to_dict(), "score": self.score, "reasons": self.reasons,
+                "signals": self.signals}
+
+
+def check_k(k: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise ValidationError("k out of range", field="k", value=k, allowed=f"integer in [1, {MAX_K}]")
+    return k
+
+
+def hybrid_search(store: Store, embedder: Embedder, selection: Selection, query: str, k: int = 10,
+                  fusion: FusionConfig | None = None, *, filter_reasons: list[str] | None = None) -> list[SearchHit]:
+    """The k best records inside ``selection`` for ``query``."""
+    k = check_k(k)
+    fusion = fusion or FusionConfig()
+    base_reasons = list(filter_reasons or [])
+    if not query or not query.strip():
+        records = store.select(selection, order_by=[("@updated_at", False)], limit=k)
+        return [SearchHit(r, 1.0, [*base_reasons, "matched the filters (no query text)"]) for r in records]
+    n_candidates = max(k * fusion.candidate_factor, 50)
+    signals: dict[str, dict[str, Any]] = {}
+    if fusion.weights.get("vector", 0) > 0:
+        qvec = embedder.embed_query(query)
+        for rank, (mid, sim) in enumerate(store.vector_search(selection, qvec, n_candidates), start=1):
+            signals.setdefault(mid, {}).update(vector_rank=rank, vector_similarity=round(float(sim), 4))
+    if fusion.weights.get("text", 0) > 0:
+        for rank, (mid, bm25) in enumerate(store.text_search(selection, query, n_candidates), start=1):
+            signals.setdefault(mid, {}).update(text_rank=rank, text_score=round(float(bm25), 4))
+    scored = _fuse(signals, fusion)
+    top = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+    records = {r.id: r for r in store.fetch([mid for mid, _ in top])}
+    hits = []
+    for mid, score in top:
+        if mid in records:
+            hits.append(SearchHit(records[mid], score, [*base_reasons, *_explain(signals[mid])], signals[mid]))
+    return hits
+
+
+def _fuse(signals: Mapping[str, Mapping[str, Any]], fusion: FusionConfig) -> dict[str, float]:
+    w_vec = fusion.weights.get("vector", 0.0)
+    w_txt = fusion.weights.get("text", 0.0)
+    if fusion.method == "rrf":
+        return {
+            mid: w_vec * (1.0 / (fusion.rrf_k + s["vector_rank"]) if "vector_rank" in s else 0.0)
+            + w_txt * (1.0 / (fusion.rrf_k + s["text_rank"]) if "text_rank" in s else 0.0)
+            for mid, s in signals.items()
+        }
+    top_bm25 = max((s.get("text_score", 0.0) for s in signals.values()), default=0.0) or 1.0
+    return {
+        mid: w_vec * max(s.get("vector_similarity", 0.0), 0.0) + w_txt * s.get("text_score", 0.0) / top_bm25
+        for mid, s in signals.items()
+    }
+
+
+def _explain(sig: Mapping[str, Any]) -> list[str]:
+    out = []
+    if "vector_rank" in sig:
+        out.append(f"semantic similarity {sig['vector_similarity']:.2f} (vector rank {sig['vector_rank']})")
+    if "text_rank" in sig:
+        out.append(f"keyword match BM25 {sig['text_score']:.2f} (text rank {sig['text_rank']})")
+    return out

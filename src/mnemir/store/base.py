@@ -1,0 +1,197 @@
+"""The backend contract: a few typed operations every store implements.
+
+Conveniences (scoped get, get-or-raise, iteration in batches) live once here
+in :class:`Store`; a backend implements the abstract methods only and declares
+its :class:`Capabilities`. One conformance suite (``tests/store``) runs
+against every backend.
+
+Scope rule: ``Selection.user_id`` is strict (``None`` means "records with no
+user"); ``agent_id`` and ``session_id`` restrict only when given. Use
+:data:`ANY` to lift a restriction deliberately (admin listing, export).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Final
+
+import numpy as np
+
+from mnemir.embed.base import Vectors
+from mnemir.errors import NotFoundError
+from mnemir.ir import HistoryEntry, MemIR, MemoryStatus
+from mnemir.store.filters import FilterNode
+
+
+class _Any:
+    _instance: _Any | None = None
+
+    def __new__(cls) -> _Any:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ANY"
+
+
+#: lifts a scope restriction in a Selection
+ANY: Final = _Any()
+
+#: statuses a normal read sees; archived/superseded/deleted need asking for
+LIVE_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.active, MemoryStatus.disputed)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which records an operation may see."""
+
+    user_id: str | None | _Any = None
+    agent_id: str | None | _Any = ANY
+    session_id: str | None | _Any = ANY
+    types: tuple[str, ...] | None = None
+    statuses: tuple[MemoryStatus, ...] = LIVE_STATUSES
+    where: FilterNode | None = None
+    ids: tuple[str, ...] | None = None
+    #: as-of: only records valid at this instant (valid_from <= t < valid_to); statuses still apply
+    valid_at: datetime | None = None
+
+    def with_(self, **changes: Any) -> Selection:
+        return replace(self, **changes)
+
+    def admits(self, record: MemIR) -> bool:
+        """Whether a record is inside this selection's scope (not checking ``where``)."""
+        if self.user_id is not ANY and self.user_id != record.scope.user_id:
+            return False
+        for wanted, have in ((self.agent_id, record.scope.agent_id), (self.session_id, record.scope.session_id)):
+            if wanted is not ANY and wanted is not None and wanted != have:
+                return False
+        if self.types is not None and record.type not in self.types:
+            return False
+        return record.status in self.statuses
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can do; the facade and the planner read these."""
+
+    name: str
+    #: filtered vector search is exact (recall 1.0 against brute force)
+    exact_filtered_vectors: bool = True
+    #: an approximate index exists for large unfiltered scopes
+    ann: bool = False
+    #: languages the full-text index handles well
+    text_languages: tuple[str, ...] = ("en", "zh")
+    #: several processes may write at once
+    multi_process: bool = True
+    #: an embedded store (no server)
+    embedded: bool = True
+
+
+@dataclass
+class Write:
+    """A record to insert or replace. ``vector=None`` keeps the stored vector (the text did not change)."""
+
+    record: MemIR
+    vector: Vectors | None = None
+    history: list[HistoryEntry] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Edge:
+    source: str
+    relation: str
+    target: str
+    properties: dict[str, Any] = field(default_factory=dict)
+
+
+class Store(abc.ABC):
+    """A memory store backend."""
+
+    capabilities: Capabilities
+
+    # -- the contract ---------------------------------------------------
+    @abc.abstractmethod
+    def write(self, writes: Sequence[Write], *, model_id: str, delete_ids: Sequence[str] = ()) -> None:
+        """Insert or replace records, their vectors, text index, properties, edges and history, and hard-delete
+        ``delete_ids`` (applied after the writes; their history rows are kept): all in ONE transaction. A new record without a vector is an error. Refuses vectors of
+        another model than the store's (ModelMismatchError)."""
+
+    @abc.abstractmethod
+    def fetch(self, ids: Sequence[str]) -> list[MemIR]:
+        """Records by id, in the order asked, silently skipping unknown ids. No scope check (callers do it)."""
+
+    @abc.abstractmethod
+    def select(self, selection: Selection, *, order_by: Sequence[tuple[str, bool]] = (), limit: int | None = None,
+               offset: int = 0) -> list[MemIR]:
+        """Records matching the selection. ``order_by`` items are (field, ascending); fields are property names
+        or the record fields ``@created_at``, ``@updated_at``, ``@valid_from``."""
+
+    @abc.abstractmethod
+    def count(self, selection: Selection) -> int: ...
+
+    @abc.abstractmethod
+    def vector_search(self, selection: Selection, query: Vectors, k: int) -> list[tuple[str, float]]:
+        """(id, cosine similarity) of the k nearest records inside the selection, best first. Exact."""
+
+    @abc.abstractmethod
+    def text_search(self, selection: Selection, query: str, k: int) -> list[tuple[str, float]]:
+        """(id, BM25 score, higher is better) of the k best full-text matches inside the selection."""
+
+    @abc.abstractmethod
+    def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
+              direction: str = "out") -> list[Edge]:
+        """Relationships leaving (``out``), entering (``in``) or touching (``both``) the given records."""
+
+    @abc.abstractmethod
+    def history(self, memory_id: str) -> list[HistoryEntry]:
+        """Every recorded change to a memory, oldest first."""
+
+    @abc.abstractmethod
+    def vectors(self, ids: Sequence[str]) -> dict[str, Vectors]: ...
+
+    @abc.abstractmethod
+    def get_meta(self, key: str) -> str | None: ...
+
+    @abc.abstractmethod
+    def set_meta(self, key: str, value: str) -> None: ...
+
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+    # -- conveniences (once, for every backend) ---------------------------
+    def get(self, memory_id: str, selection: Selection | None = None) -> MemIR:
+        found = self.fetch([memory_id])
+        if not found or (selection is not None and not selection.admits(found[0])):
+            raise NotFoundError(f"no memory with id {memory_id!r} in this scope", id=memory_id)
+        return found[0]
+
+    def put(self, record: MemIR, vector: Vectors | None, *, model_id: str,
+            history: Sequence[HistoryEntry] = ()) -> None:
+        self.write([Write(record, vector, list(history))], model_id=model_id)
+
+    def iter_select(self, selection: Selection, batch: int = 1000) -> Iterator[MemIR]:
+        offset = 0
+        while True:
+            rows = self.select(selection, order_by=[("@created_at", True)], limit=batch, offset=offset)
+            yield from rows
+            if len(rows) < batch:
+                return
+            offset += batch
+
+    @property
+    def model_id(self) -> str | None:
+        return self.get_meta("embedding_model")
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def as_matrix(vectors: Sequence[Vectors]) -> Vectors:
+    return np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, 0), dtype=np.float32)
