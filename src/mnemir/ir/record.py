@@ -99,6 +99,13 @@ class Metadata(_Model):
     last_accessed_at: AwareDatetime | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _updated_defaults_to_created(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("created_at") is not None and data.get("updated_at") is None:
+            data = {**data, "updated_at": data["created_at"]}
+        return data
+
 
 class Relationship(_Model):
     target: str = Field(min_length=1, max_length=MAX_ID_CHARS)
