@@ -301,8 +301,8 @@ class MemoryCore:
         model = None
         for item in iter_jsonl(source):
             if isinstance(item, MemIR):
-                self.ontology.validate(item.type, item.properties)
-                records.append(item)
+                type_name, props = self.ontology.validate(item.type, item.properties)
+                records.append(item.model_copy(update={"type": type_name, "properties": props}))
             elif item.get("kind") == "header":
                 model = item.get("embedding_model")
             elif item.get("kind") == "history":

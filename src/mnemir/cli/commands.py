@@ -1,0 +1,147 @@
+"""Feature commands: remember, intent, recall, history, tasks, maintain, eval, demo."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from mnemir.cli.app import State, cli, handle_errors, now_opt, parse_now, user_opt
+from mnemir.cli.render import console, emit_json, hits_table, kv_table, memory_table
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--speaker", default="user", show_default=True)
+@user_opt
+@click.option("--session", default=None)
+@click.option("--turn", type=int, default=None)
+@now_opt
+@click.pass_obj
+@handle_errors
+def remember(state: State, text: str, speaker: str, user: str | None, session: str | None, turn: int | None,
+             now: str | None) -> None:
+    """Extract typed memories from an utterance and store them (no LLM needed)."""
+    result = state.mem.remember(text, speaker=speaker, user=user, session=session, turn=turn, now=parse_now(now))
+    if state.as_json:
+        emit_json(result.to_dict() if hasattr(result, "to_dict") else [r.to_dict() for r in result])
+        return
+    console.print(memory_table(list(result), title="remembered"))
+    for attr in ("updated", "questions"):
+        extra = getattr(result, attr, None)
+        if extra:
+            console.print(f"{attr}: {extra}")
+
+
+@cli.command()
+@click.argument("query")
+@now_opt
+@click.pass_obj
+@handle_errors
+def intent(state: State, query: str, now: str | None) -> None:
+    """Show the retrieval intent inferred for a query."""
+    result = state.mem.intent(query, now=parse_now(now))
+    emit_json(result.to_dict()) if state.as_json else console.print(kv_table(result.to_dict(), title="intent"))
+
+
+@cli.command()
+@click.argument("query")
+@user_opt
+@click.option("-k", default=5, show_default=True)
+@now_opt
+@click.option("--prompt", "show_prompt", is_flag=True, help="Print the role-labelled prompt block.")
+@click.pass_obj
+@handle_errors
+def recall(state: State, query: str, user: str | None, k: int, now: str | None, show_prompt: bool) -> None:
+    """Role-aware recall: intent, hits with roles and reasons, and the prompt context."""
+    result = state.mem.recall(query, user=user, k=k, now=parse_now(now))
+    if state.as_json:
+        emit_json(result.to_dict())
+        return
+    console.print(kv_table({"kind": result.intent.kind, "types": list(result.intent.types),
+                            "where": result.intent.where}, title="intent"))
+    console.print(hits_table(result.hits, title=f"recall: {query!r}", with_role=True))
+    if show_prompt:
+        console.print(result.context.render(), markup=False)
+
+
+@cli.command()
+@click.argument("memory_id")
+@user_opt
+@click.pass_obj
+@handle_errors
+def history(state: State, memory_id: str, user: str | None) -> None:
+    """Every recorded change to a memory."""
+    entries = state.mem.history(memory_id, user=user)
+    if state.as_json:
+        emit_json([e.model_dump(mode="json") for e in entries])
+        return
+    from rich.table import Table
+
+    table = Table(title=f"history of {memory_id}")
+    for col in ("at", "action", "actor", "reason", "after"):
+        table.add_column(col, overflow="fold")
+    for e in entries:
+        table.add_row(e.at.strftime("%Y-%m-%d %H:%M"), e.action.value, e.actor, e.reason, str(e.after or ""))
+    console.print(table)
+
+
+@cli.command(name="update-task")
+@click.argument("task_id")
+@click.option("--status", required=True)
+@user_opt
+@now_opt
+@click.pass_obj
+@handle_errors
+def update_task(state: State, task_id: str, status: str, user: str | None, now: str | None) -> None:
+    """Move a task through its state machine (its plan steps follow)."""
+    rec = state.mem.update_task(task_id, status=status, user=user, now=parse_now(now), actor="cli")
+    emit_json(rec.to_dict()) if state.as_json else console.print(memory_table([rec], title="task"))
+
+
+@cli.command()
+@now_opt
+@click.option("--dry-run", is_flag=True)
+@click.pass_obj
+@handle_errors
+def maintain(state: State, now: str | None, dry_run: bool) -> None:
+    """Apply decay, archive and expiry policies (idempotent)."""
+    report = state.mem.maintain(now=parse_now(now), dry_run=dry_run)
+    emit_json(report.to_dict()) if state.as_json else console.print(report.render(), markup=False)
+
+
+EVAL_SUITES = {
+    "extraction": "mnemir.eval.extraction",
+    "intent": "mnemir.eval.intent",
+    "collapse": "mnemir.eval.collapse",
+}
+
+
+@cli.command(name="eval")
+@click.argument("suite", type=click.Choice([*EVAL_SUITES, "all"]))
+@click.option("--split", default="heldout", show_default=True, help="Which split to evaluate (heldout or dev).")
+@click.pass_obj
+@handle_errors
+def eval_(state: State, suite: str, split: str) -> None:
+    """Run a quality benchmark on its held-out split and print the report."""
+    names = list(EVAL_SUITES) if suite == "all" else [suite]
+    results = {}
+    for name in names:
+        module = importlib.import_module(EVAL_SUITES[name])
+        report = module.run(split=split)
+        results[name] = report.to_dict()
+        if not state.as_json:
+            console.print(report.render(), markup=False)
+    if state.as_json:
+        emit_json(results)
+
+
+@cli.command()
+@click.option("--path", "demo_path", default=None, help="Where to build the demo store (default: a temp dir).")
+@click.pass_obj
+@handle_errors
+def demo(state: State, demo_path: str | None) -> None:
+    """Load a small bilingual sample and show typed search next to plain vector search."""
+    from mnemir.cli.demo import run_demo
+
+    run_demo(demo_path)
