@@ -122,7 +122,7 @@ class Scope(_Model):
 class MemIR(_Model):
     """One typed memory."""
 
-    memir_version: Literal["1.0"] = MEMIR_VERSION
+    memir_version: Literal["1.0"] = "1.0"
     id: str = Field(default_factory=new_id, min_length=1, max_length=MAX_ID_CHARS, pattern=r"^[A-Za-z0-9_.:\-]+$")
     content: Content
     type: str = Field(min_length=1, max_length=64)

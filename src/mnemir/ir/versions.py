@@ -60,7 +60,7 @@ SUPPORTED = sorted({MEMIR_VERSION, *UPGRADES})
 
 def upgrade(data: dict[str, Any]) -> dict[str, Any]:
     """Return ``data`` in the current MemIR version, or raise :class:`VersionError`."""
-    raw = data.get("memir_version", None)
+    raw = data.get("memir_version")
     if raw is None:
         raise VersionError(
             "record has no memir_version", field="memir_version", value=None, allowed=SUPPORTED

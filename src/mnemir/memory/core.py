@@ -28,6 +28,7 @@ from mnemir.ir import (
     Source,
     ensure_aware,
     iter_jsonl,
+    new_id,
     utcnow,
 )
 from mnemir.ir.jsonl import dump_line
@@ -63,8 +64,8 @@ class MemoryCore:
         self.config = config or MemoryConfig()
 
     # -- scope -----------------------------------------------------------------
-    def _selection(self, *, user: str | None | _Any = None, agent: str | None | _Any = None,
-                   session: str | None | _Any = None, types: Iterable[str] | None = None,
+    def _selection(self, *, user: str | _Any | None = None, agent: str | _Any | None = None,
+                   session: str | _Any | None = None, types: Iterable[str] | None = None,
                    where: Mapping[str, Any] | None = None, include_archived: bool = False,
                    statuses: Iterable[MemoryStatus | str] | None = None, valid_at: datetime | None = None,
                    ids: Iterable[str] | None = None) -> Selection:
@@ -141,7 +142,7 @@ class MemoryCore:
             raise ValidationError("text must be a string", field="content.text", value=text, allowed="string")
         try:
             record = MemIR(
-                **({"id": id} if id is not None else {}),
+                id=id if id is not None else new_id(),
                 content=Content(text=text, summary=summary),
                 type=type, properties=dict(properties or {}),
                 scope=Scope(user_id=user, agent_id=agent, session_id=session),
@@ -160,14 +161,14 @@ class MemoryCore:
         stored = self._commit([record], now=now, actor=creator)
         return stored[0]
 
-    def get(self, id: str, *, user: str | None | _Any = None, include_deleted: bool = False) -> MemIR:
+    def get(self, id: str, *, user: str | _Any | None = None, include_deleted: bool = False) -> MemIR:
         """One memory by id, inside the caller's scope (NotFoundError otherwise)."""
         statuses = ALL_STATUSES if include_deleted else tuple(s for s in MemoryStatus if s != MemoryStatus.deleted)
         return self.store.get(id, Selection(user_id=user, statuses=statuses))
 
     def update(self, id: str, *, text: str | None = None, summary: str | None = None,
                properties: Mapping[str, Any] | None = None, status: MemoryStatus | str | None = None,
-               relationships: Iterable[Relationship | Mapping[str, Any]] = (), user: str | None | _Any = None,
+               relationships: Iterable[Relationship | Mapping[str, Any]] = (), user: str | _Any | None = None,
                now: datetime | None = None, reason: str = "", actor: str = "api") -> MemIR:
         """Change a memory in place (properties are merged; ``None`` values remove a property). Recorded."""
         now = resolve_now(now)
@@ -195,7 +196,7 @@ class MemoryCore:
         self._write([Write(new, None, [entry])])
         return new
 
-    def delete(self, id: str, *, user: str | None | _Any = None, hard: bool = False, now: datetime | None = None,
+    def delete(self, id: str, *, user: str | _Any | None = None, hard: bool = False, now: datetime | None = None,
                reason: str = "", actor: str = "api") -> None:
         """Soft-delete (status ``deleted``, kept as history) or hard-delete a memory."""
         now = resolve_now(now)
@@ -212,7 +213,7 @@ class MemoryCore:
 
     # -- read path ---------------------------------------------------------------
     def search(self, query: str = "", *, types: Iterable[str] | None = None, where: Mapping[str, Any] | None = None,
-               k: int = 10, user: str | None | _Any = None, agent: str | None = None, session: str | None = None,
+               k: int = 10, user: str | _Any | None = None, agent: str | None = None, session: str | None = None,
                include_archived: bool = False, as_of: datetime | None = None,
                now: datetime | None = None) -> list[SearchHit]:
         """Hybrid search inside a scope: type/property filters + vectors + BM25, fused; each hit says why."""
@@ -232,7 +233,7 @@ class MemoryCore:
                              filter_reasons=reasons)
 
     def list(self, *, types: Iterable[str] | None = None, where: Mapping[str, Any] | None = None,
-             user: str | None | _Any = None, agent: str | None = None, session: str | None = None,
+             user: str | _Any | None = None, agent: str | None = None, session: str | None = None,
              include_archived: bool = False, limit: int = 50, offset: int = 0,
              statuses: Iterable[MemoryStatus | str] | None = None) -> list[MemIR]:
         """Memories in a scope, newest first."""
@@ -240,12 +241,12 @@ class MemoryCore:
                                     include_archived=include_archived, statuses=statuses)
         return self.store.select(selection, order_by=[("@created_at", False)], limit=limit, offset=offset)
 
-    def count(self, *, types: Iterable[str] | None = None, user: str | None | _Any = None,
+    def count(self, *, types: Iterable[str] | None = None, user: str | _Any | None = None,
               include_archived: bool = False) -> int:
         return self.store.count(self._selection(user=user, types=types, include_archived=include_archived))
 
     # -- interchange ---------------------------------------------------------------
-    def export_jsonl(self, target: str | Path | IO[str], *, user: str | None | _Any = ANY,
+    def export_jsonl(self, target: str | Path | IO[str], *, user: str | _Any | None = ANY,
                      with_embeddings: bool = True, progress: Progress | None = None) -> int:
         """Write every memory in scope (all statuses) with its history to JSONL. Returns the record count."""
         selection = Selection(user_id=user, statuses=ALL_STATUSES)

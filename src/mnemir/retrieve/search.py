@@ -73,8 +73,8 @@ def hybrid_search(store: Store, embedder: Embedder, selection: Selection, query:
     fusion = fusion or FusionConfig()
     base_reasons = list(filter_reasons or [])
     if not query or not query.strip():
-        records = store.select(selection, order_by=[("@updated_at", False)], limit=k)
-        return [SearchHit(r, 1.0, [*base_reasons, "matched the filters (no query text)"]) for r in records]
+        listed = store.select(selection, order_by=[("@updated_at", False)], limit=k)
+        return [SearchHit(r, 1.0, [*base_reasons, "matched the filters (no query text)"]) for r in listed]
     n_candidates = max(k * fusion.candidate_factor, 50)
     signals: dict[str, dict[str, Any]] = {}
     if fusion.weights.get("vector", 0) > 0:

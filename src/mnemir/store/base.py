@@ -49,9 +49,9 @@ LIVE_STATUSES: tuple[MemoryStatus, ...] = (MemoryStatus.active, MemoryStatus.dis
 class Selection:
     """Which records an operation may see."""
 
-    user_id: str | None | _Any = None
-    agent_id: str | None | _Any = ANY
-    session_id: str | None | _Any = ANY
+    user_id: str | _Any | None = None
+    agent_id: str | _Any | None = ANY
+    session_id: str | _Any | None = ANY
     types: tuple[str, ...] | None = None
     statuses: tuple[MemoryStatus, ...] = LIVE_STATUSES
     where: FilterNode | None = None
