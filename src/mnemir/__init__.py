@@ -19,13 +19,14 @@ from mnemir.errors import (
     VersionError,
 )
 from mnemir.ir import HistoryEntry, MemIR, MemoryStatus, Relationship, Scope, Source
-from mnemir.memory import Memory, MemoryConfig, open
+from mnemir.memory import AsyncMemory, Memory, MemoryConfig, open, open_async
 from mnemir.ontology import Ontology, PropertySpec, TypeDef
 from mnemir.retrieve import FusionConfig, SearchHit
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AsyncMemory",
     "ConfigError",
     "ConflictError",
     "Embedder",
@@ -54,4 +55,5 @@ __all__ = [
     "VersionError",
     "__version__",
     "open",
+    "open_async",
 ]

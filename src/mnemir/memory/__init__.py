@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import Any
 
 from mnemir.embed import Embedder, make_embedder
 from mnemir.errors import ConfigError
+from mnemir.memory.aio import AsyncMemory
 from mnemir.memory.config import MemoryConfig, default_location, resolve_sqlite_path
 from mnemir.memory.core import MemoryCore
 from mnemir.ontology import Ontology
@@ -64,4 +66,11 @@ def open(path: str | os.PathLike[str] | None = None, *, embedder: Embedder | Non
     return Memory(store, embedder=embedder, ontology=ontology, config=config)
 
 
-__all__ = ["Memory", "MemoryConfig", "default_location", "open"]
+async def open_async(path: str | os.PathLike[str] | None = None, **kwargs: Any) -> AsyncMemory:
+    """Like :func:`open`, for asyncio code: ``async with await mnemir.open_async(path) as mem: ...``."""
+    import asyncio
+
+    return AsyncMemory(await asyncio.to_thread(open, path, **kwargs))
+
+
+__all__ = ["AsyncMemory", "Memory", "MemoryConfig", "default_location", "open", "open_async"]
