@@ -203,19 +203,30 @@ def matches(node: FilterNode | None, record: Any) -> bool:
     op, want = node.op, node.value
     if op == "$exists":
         return (have is not None) == want
+    # $ne / $nin are the exact negations of $eq / $in (Mongo): a missing property matches them,
+    # and on a list they mean "does not hold the value"
     if op == "$ne":
-        return have != want
+        return not _equals(have, want)
     if op == "$nin":
-        return have not in want
+        return not any(_equals(have, v) for v in want)
     if have is None:
         return False
     if op == "$eq":
-        return bool(have == want) if not isinstance(have, list) else want in have
+        return _equals(have, want)
     if op == "$in":
-        return have in want if not isinstance(have, list) else any(v in have for v in want)
-    if op == "$contains":
-        return (want in have) if isinstance(have, (str, list)) else want in str(have)
+        return any(_equals(have, v) for v in want)
+    if op == "$contains":  # substring of a string, member of a list; nothing else contains anything
+        return want in have if isinstance(have, (str, list)) else False
     try:
         return bool({"$gt": have > want, "$gte": have >= want, "$lt": have < want, "$lte": have <= want}[op])
     except TypeError:
         return False
+
+
+def _equals(have: Any, want: Any) -> bool:
+    """Equality on a scalar, membership on a list; a missing value equals nothing."""
+    if have is None:
+        return False
+    if isinstance(have, list):
+        return want in have
+    return bool(have == want)

@@ -1,0 +1,125 @@
+"""One SQLite connection shared by a store object: WAL, a lock, and transactions that retry when busy.
+
+Several processes (an agent, the CLI, a notebook) may use one database file.
+WAL lets readers and one writer proceed together; ``busy_timeout`` makes SQLite
+wait for the write lock; and every transaction here is retried with backoff
+when SQLite still answers "busy"/"locked", until a deadline. A caller sees either
+success or a :class:`~mnemir.errors.StoreError` saying the store stayed busy,
+never SQLite's "database is locked".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from mnemir.errors import MnemirError, StoreError
+
+T = TypeVar("T")
+
+_BUSY_CODES = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED (primary codes; extended codes keep them in the low byte)
+
+
+def is_busy(exc: BaseException) -> bool:
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in _BUSY_CODES
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class Connection:
+    """A sqlite3 connection used by one thread at a time (guarded by a lock)."""
+
+    def __init__(self, path: Path, *, busy_timeout_s: float, retry_for_s: float) -> None:
+        self.path = path
+        self.busy_timeout_s = busy_timeout_s
+        self.retry_for_s = retry_for_s
+        self.lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._conn = self._retry("open", self._open)
+
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None,
+                               check_same_thread=False)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL").fetchall()
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=OFF")
+            conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_s * 1000)}")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    @property
+    def raw(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError(f"the SQLite store {self.path} is closed", path=str(self.path))
+        return self._conn
+
+    def write(self, operation: str, body: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``body`` in one ``BEGIN IMMEDIATE`` transaction; all of it commits or none of it."""
+        return self._transaction(operation, body, "BEGIN IMMEDIATE")
+
+    def read(self, operation: str, body: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``body`` in one read transaction (a consistent snapshot across its statements)."""
+        return self._transaction(operation, body, "BEGIN")
+
+    def _transaction(self, operation: str, body: Callable[[sqlite3.Connection], T], begin: str) -> T:
+        with self.lock:
+            conn = self.raw
+
+            def attempt() -> T:
+                conn.execute(begin)
+                try:
+                    result = body(conn)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        with contextlib.suppress(sqlite3.Error):  # the original error is the one to report
+                            conn.execute("ROLLBACK")
+                    raise
+                return result
+
+            return self._retry(operation, attempt)
+
+    def _retry(self, operation: str, attempt: Callable[[], T]) -> T:
+        deadline = time.monotonic() + self.retry_for_s
+        delay = 0.002
+        while True:
+            try:
+                return attempt()
+            except MnemirError:
+                raise
+            except sqlite3.Error as exc:
+                if not is_busy(exc):
+                    raise StoreError(
+                        f"SQLite store {self.path}: {operation} failed: {exc}", path=str(self.path),
+                        operation=operation,
+                    ) from exc
+                if time.monotonic() >= deadline:
+                    raise StoreError(
+                        f"SQLite store {self.path}: {operation} gave up after {self.retry_for_s:g}s because other "
+                        "processes kept the store busy; nothing was written by this call, try again",
+                        path=str(self.path), operation=operation,
+                    ) from None
+            time.sleep(delay * random.uniform(0.5, 1.5))
+            delay = min(delay * 2, 0.25)
+
+    def close(self) -> None:
+        with self.lock:
+            if self._conn is None:
+                return
+            with contextlib.suppress(sqlite3.Error):  # an optimisation hint only; closing matters more
+                self._conn.execute("PRAGMA optimize")
+            self._conn.close()
+            self._conn = None

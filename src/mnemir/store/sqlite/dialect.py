@@ -1,0 +1,146 @@
+"""The SQLite side of the filter compiler: record fields, core properties (indexed side table) and the rest (JSON).
+
+Core properties live in ``props (rid, key, item, tval, nval)`` with an index on
+(key, value): a filter on them becomes ``r.rid IN (SELECT rid FROM props ...)``,
+which SQLite can drive from the index. Every other property is reached with
+``json_extract``/``json_each`` on ``records.props``. Both paths implement the
+same semantics (those of :func:`mnemir.store.filters.matches`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from datetime import datetime
+
+from mnemir.errors import ValidationError
+from mnemir.store.sql_filters import Dialect, Params, PropertyAccess, Scalar, is_number
+from mnemir.store.sqlite.rows import ITEM, SCALAR, iso
+
+#: record fields -> SQL; stored times have microseconds, filters compare at seconds like record_value()
+_RECORD_FIELDS = {
+    "@type": "{a}.type",
+    "@created_at": "substr({a}.created_at, 1, 19) || 'Z'",
+    "@updated_at": "substr({a}.updated_at, 1, 19) || 'Z'",
+    "@valid_from": "substr({a}.valid_from, 1, 19) || 'Z'",
+    "@valid_to": "substr({a}.valid_to, 1, 19) || 'Z'",
+    "@speaker": "json_extract({a}.record, '$.metadata.source.speaker')",
+    "@session_id": "json_extract({a}.record, '$.metadata.source.session_id')",
+    "@creator": "json_extract({a}.record, '$.metadata.source.creator')",
+}
+
+#: SQLite json_type() names of values that compare as numbers (booleans are 1/0 in SQL and in Python)
+_NUMBER_TYPES = "('integer', 'real', 'true', 'false')"
+
+
+def sql_text(value: str) -> str:
+    """A SQL string literal."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def json_path(name: str) -> str:
+    """The SQL literal of the JSON path to a top-level property."""
+    if '"' in name or "\\" in name or any(ord(ch) < 32 for ch in name):
+        raise ValidationError("a property name used in a filter or ordering may not hold quotes, backslashes or "
+                              "control characters", field=name, value=name)
+    return sql_text(f'$."{name}"')
+
+
+class JsonProperties(PropertyAccess):
+    """Properties read from the JSON object in ``records.props``."""
+
+    def __init__(self, alias: str) -> None:
+        self.column = f"{alias}.props"
+
+    def _parts(self, name: str) -> tuple[str, str, str]:
+        path = json_path(name)
+        return (f"json_type({self.column}, {path})", f"json_extract({self.column}, {path})",
+                f"json_each({self.column}, {path})")
+
+    def equals_any(self, name: str, values: Sequence[Scalar], p: Params) -> str:
+        kind, value, items = self._parts(name)
+        in_items = p.many(values)
+        in_list = p.many(values)
+        return (f"CASE {kind} WHEN 'array' THEN EXISTS (SELECT 1 FROM {items} j WHERE j.type NOT IN "
+                f"('array', 'object', 'null') AND j.value IN ({in_items})) WHEN 'object' THEN 0 "
+                f"ELSE {value} IN ({in_list}) END")
+
+    def compare(self, name: str, op: str, value: Scalar, p: Params) -> str:
+        kind, stored, _ = self._parts(name)
+        family = _NUMBER_TYPES if is_number(value) else "('text')"
+        return f"({kind} IN {family} AND {stored} {op} {p(value)})"
+
+    def exists(self, name: str, p: Params) -> str:
+        kind, _, _ = self._parts(name)
+        return f"COALESCE({kind}, 'null') != 'null'"
+
+    def contains(self, name: str, value: str, p: Params) -> str:
+        kind, stored, items = self._parts(name)
+        return (f"CASE {kind} WHEN 'text' THEN instr({stored}, {p(value)}) > 0 WHEN 'array' THEN EXISTS "
+                f"(SELECT 1 FROM {items} j WHERE j.type = 'text' AND j.value = {p(value)}) ELSE 0 END")
+
+
+class IndexedProperties(PropertyAccess):
+    """Core properties, read from the ``props`` side table through its (key, value) indexes."""
+
+    def __init__(self, alias: str) -> None:
+        self.rid = f"{alias}.rid"
+
+    def _rows(self, name: str, p: Params) -> str:
+        """The start of ``rid IN (SELECT ...)``; the caller appends its condition and ``)``. Placeholders are
+        positional, so the key's parameter is taken before the condition's."""
+        return f"{self.rid} IN (SELECT rid FROM props WHERE key = {p(name)} AND "
+
+    def equals_any(self, name: str, values: Sequence[Scalar], p: Params) -> str:
+        texts = [v for v in values if not is_number(v)]
+        numbers = [v for v in values if is_number(v)]
+        parts = []
+        if texts:
+            head = self._rows(name, p)
+            parts.append(f"{head}tval IN ({p.many(texts)}) AND item IN ({SCALAR}, {ITEM}))")
+        if numbers:
+            head = self._rows(name, p)
+            parts.append(f"{head}nval IN ({p.many(numbers)}) AND item IN ({SCALAR}, {ITEM}))")
+        return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
+
+    def compare(self, name: str, op: str, value: Scalar, p: Params) -> str:
+        column = "nval" if is_number(value) else "tval"
+        head = self._rows(name, p)
+        return f"{head}{column} {op} {p(value)} AND item = {SCALAR})"
+
+    def exists(self, name: str, p: Params) -> str:
+        return f"{self._rows(name, p)}1)"
+
+    def contains(self, name: str, value: str, p: Params) -> str:
+        head = self._rows(name, p)
+        needle, item = p(value), p(value)
+        return f"{head}((item = {SCALAR} AND instr(tval, {needle}) > 0) OR (item = {ITEM} AND tval = {item})))"
+
+
+class SQLiteDialect(Dialect):
+    """``indexed`` names the properties that the ``props`` table holds for every record."""
+
+    def __init__(self, indexed: Collection[str]) -> None:
+        self.indexed = frozenset(indexed)
+
+    def record_field(self, name: str, alias: str) -> str:
+        try:
+            return _RECORD_FIELDS[name].format(a=alias)
+        except KeyError:
+            raise ValidationError(f"unknown record field {name!r}", field=name, value=name,
+                                  allowed=sorted(_RECORD_FIELDS)) from None
+
+    def substring(self, haystack: str, needle: str) -> str:
+        return f"instr({haystack}, {needle}) > 0"
+
+    def properties(self, name: str, alias: str) -> PropertyAccess:
+        return IndexedProperties(alias) if name in self.indexed else JsonProperties(alias)
+
+    def time_value(self, when: datetime) -> str:
+        return iso(when)
+
+    def id_list(self, column: str, ids: Sequence[str], p: Params) -> str:
+        if len(ids) <= 200:
+            return super().id_list(column, ids, p)
+        import json
+
+        return f"{column} IN (SELECT value FROM json_each({p(json.dumps(list(ids)))}))"

@@ -1,0 +1,116 @@
+"""The SQLite schema, as an ordered list of migrations, and the runner that applies them."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from mnemir.ir import utcnow
+from mnemir.store.migrations import Migration, latest_version, pending
+from mnemir.store.sqlite import rows
+
+_V1_CORE = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+-- one row per memory: times are fixed-width UTC text (sortable), props and record are JSON
+CREATE TABLE records (
+    rid INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: the vector cache relies on it
+    id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    status TEXT NOT NULL,
+    user_id TEXT,
+    agent_id TEXT,
+    session_id TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    valid_from TEXT,
+    valid_to TEXT,
+    props TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX records_scope ON records (user_id, status, type);
+CREATE INDEX records_agent ON records (agent_id);
+CREATE INDEX records_session ON records (session_id);
+CREATE INDEX records_created ON records (created_at);
+CREATE INDEX records_updated ON records (updated_at);
+
+-- the ontology's core properties, one row per value (per item for lists), indexed by (key, value)
+CREATE TABLE props (
+    rid INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    item INTEGER NOT NULL,  -- 0 scalar, 1 list item, 2 present but never equal/compared
+    tval TEXT,
+    nval                    -- no declared type, so integers stay integers
+);
+CREATE INDEX props_text ON props (key, tval, rid);
+CREATE INDEX props_number ON props (key, nval, rid);
+CREATE INDEX props_rid ON props (rid);
+
+CREATE TABLE relationships (
+    source TEXT NOT NULL,
+    pos INTEGER NOT NULL,
+    relation TEXT NOT NULL,
+    target TEXT NOT NULL,
+    properties TEXT NOT NULL,
+    PRIMARY KEY (source, pos)
+) WITHOUT ROWID;
+CREATE INDEX relationships_source ON relationships (source, relation);
+CREATE INDEX relationships_target ON relationships (target, relation);
+
+CREATE TABLE history (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    memory_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    entry TEXT NOT NULL
+);
+CREATE INDEX history_memory ON history (memory_id, at, seq);
+
+-- seq = meta.vector_seq of the transaction that wrote the vector: readers refresh their cache from it
+CREATE TABLE embeddings (
+    rid INTEGER PRIMARY KEY,
+    model_id TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    seq INTEGER NOT NULL
+);
+CREATE INDEX embeddings_seq ON embeddings (seq);
+"""
+
+
+def _v1_core(conn: sqlite3.Connection) -> None:
+    for statement in _V1_CORE.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def _v2_full_text(conn: sqlite3.Connection) -> None:
+    conn.execute("CREATE VIRTUAL TABLE fts USING fts5(words, extra, hanzi, tokenize = 'unicode61 remove_diacritics 2')")
+    # a database from before the index existed: index what it holds
+    for rid, data in conn.execute("SELECT rid, record FROM records").fetchall():
+        conn.execute("INSERT INTO fts (rowid, words, extra, hanzi) VALUES (?, ?, ?, ?)",
+                     (rid, *rows.fts_columns(rows.load_record(data))))
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "records, core properties, relationships, history, embeddings, meta", _v1_core),
+    Migration(2, "full-text index (jieba-segmented FTS5 with BM25)", _v2_full_text),
+)
+
+SCHEMA_VERSION = latest_version(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection, where: str, migrations: Sequence[Migration] = MIGRATIONS) -> list[int]:
+    """Apply the missing migrations (call inside a write transaction); return the versions applied."""
+    conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
+                 "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+    applied = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
+    todo = pending(migrations, applied, where=where)
+    for migration in todo:
+        migration.apply(conn)
+        conn.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                     (migration.version, migration.name, rows.iso(utcnow())))
+    if todo:
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                     (str(latest_version(migrations)),))
+    return [m.version for m in todo]

@@ -1,0 +1,395 @@
+"""The embedded SQLite backend of the store contract."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mnemir.embed.base import Vectors
+from mnemir.errors import ModelMismatchError, StoreError, ValidationError
+from mnemir.ir import HistoryEntry, MemIR
+from mnemir.ontology import Ontology
+from mnemir.store.base import Capabilities, Edge, Selection, Store, Write
+from mnemir.store.sql_filters import Params, compile_selection
+from mnemir.store.sqlite import rows, schema, text
+from mnemir.store.sqlite.connection import Connection
+from mnemir.store.sqlite.dialect import SQLiteDialect, json_path
+from mnemir.store.sqlite.vectors import VectorCache, plan_search
+
+#: ordering on record fields (besides property names)
+ORDER_FIELDS = {"@created_at": "r.created_at", "@updated_at": "r.updated_at", "@valid_from": "r.valid_from",
+                "@valid_to": "r.valid_to", "@type": "r.type"}
+#: BM25 weights of the FTS columns: words of text/summary, words of property values, single hanzi
+FTS_WEIGHTS = (1.0, 0.5, 0.2)
+_CHUNK = 500  # ids per IN (...) list
+
+
+class SQLiteStore(Store):
+    """One SQLite file in WAL mode: records, core properties, relationships, history, vectors, full text, meta.
+
+    ``busy_timeout_s``: how long SQLite waits for another process's write lock per attempt;
+    ``retry_for_s``: how long a transaction is retried (with backoff) before giving up with a StoreError.
+    """
+
+    capabilities = Capabilities(name="sqlite", exact_filtered_vectors=True, ann=False, text_languages=("en", "zh"),
+                                multi_process=True, embedded=True)
+
+    def __init__(self, path: str | os.PathLike[str], *, ontology: Ontology, busy_timeout_s: float = 5.0,
+                 retry_for_s: float = 60.0) -> None:
+        if not isinstance(ontology, Ontology):
+            raise ValidationError("ontology must be an Ontology", field="ontology", value=ontology)
+        for name, value in (("busy_timeout_s", busy_timeout_s), ("retry_for_s", retry_for_s)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise ValidationError(f"{name} must be a number of seconds >= 0", field=name, value=value)
+        self.path = Path(path)
+        if self.path.is_dir():
+            raise ValidationError("the SQLite store path is a directory; give a database file", field="path",
+                                  value=str(self.path), allowed="a file path such as memory.db")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.ontology = ontology
+        self._db = Connection(self.path, busy_timeout_s=float(busy_timeout_s), retry_for_s=float(retry_for_s))
+        self._cache = VectorCache()
+        try:
+            self._db.write("open (schema migration)", self._prepare)
+        except BaseException:
+            self._db.close()
+            raise
+
+    # -- opening --------------------------------------------------------------
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        schema.migrate(conn, f"SQLite store {self.path}")
+        self._index_core_properties(conn)
+
+    def _index_core_properties(self, conn: sqlite3.Connection) -> None:
+        """Make the props table cover every core property of this ontology (back-filling older records)."""
+        indexed = self._indexed(conn)
+        missing = sorted(self.ontology.core_properties() - indexed)
+        if not missing:
+            return
+        for rid, props in conn.execute("SELECT rid, props FROM records").fetchall():
+            conn.executemany("INSERT INTO props VALUES (?, ?, ?, ?, ?)",
+                             rows.property_rows(rid, json.loads(props), missing))
+        _set_meta(conn, "indexed_properties", json.dumps(sorted(indexed | set(missing))))
+
+    @staticmethod
+    def _indexed(conn: sqlite3.Connection) -> frozenset[str]:
+        found = conn.execute("SELECT value FROM meta WHERE key = 'indexed_properties'").fetchone()
+        return frozenset(json.loads(found[0])) if found else frozenset()
+
+    # -- writing --------------------------------------------------------------
+    def write(self, writes: Sequence[Write], *, model_id: str, delete_ids: Sequence[str] = ()) -> None:
+        writes, delete_ids = list(writes), list(delete_ids)
+        prepared = [_check_write(w, i) for i, w in enumerate(writes)]
+        if not isinstance(model_id, str) or not model_id:
+            raise ValidationError("model_id must name the embedding model", field="model_id", value=model_id)
+        if not all(isinstance(d, str) for d in delete_ids):
+            raise ValidationError("delete_ids must be memory ids", field="delete_ids", value=delete_ids)
+        if not writes and not delete_ids:
+            return
+        self._db.write("write", lambda conn: self._write(conn, writes, prepared, model_id, delete_ids))
+
+    def _write(self, conn: sqlite3.Connection, writes: list[Write], prepared: list[tuple[bytes, int] | None],
+               model_id: str, delete_ids: list[str]) -> None:
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+        has_vectors = any(p is not None for p in prepared)
+        seq = int(meta.get("vector_seq", "0")) + 1
+        if has_vectors:
+            _check_model(conn, meta, model_id, prepared)
+            _set_meta(conn, "vector_seq", str(seq))
+        indexed = sorted(json.loads(meta.get("indexed_properties", "[]")))
+        deleted = set(delete_ids)
+        for i, (w, vector) in enumerate(zip(writes, prepared, strict=True)):
+            conn.executemany("INSERT OR IGNORE INTO history (id, memory_id, at, entry) VALUES (?, ?, ?, ?)",
+                             [(h.id, h.memory_id, rows.iso(h.at), h.model_dump_json()) for h in w.history])
+            if w.record.id in deleted:
+                continue  # written and deleted at once: only its history stays (e.g. a hard delete's entry)
+            rid = self._put_record(conn, w.record, indexed)
+            if vector is not None:
+                conn.execute("INSERT OR REPLACE INTO embeddings (rid, model_id, dim, vector, seq) VALUES "
+                             "(?, ?, ?, ?, ?)", (rid, model_id, vector[1], vector[0], seq))
+            elif conn.execute("SELECT 1 FROM embeddings WHERE rid = ?", (rid,)).fetchone() is None:
+                raise ValidationError("a new record needs a vector", field=f"writes[{i}].vector", value=None,
+                                      allowed="the record's embedding", id=w.record.id)
+        for chunk in _chunks(delete_ids):
+            self._delete(conn, chunk)
+
+    def _put_record(self, conn: sqlite3.Connection, record: MemIR, indexed: list[str]) -> int:
+        row = rows.record_row(record)
+        found = conn.execute(
+            "INSERT INTO records (id, type, status, user_id, agent_id, session_id, created_at, updated_at, "
+            "valid_from, valid_to, props, record) VALUES (:id, :type, :status, :user_id, :agent_id, :session_id, "
+            ":created_at, :updated_at, :valid_from, :valid_to, :props, :record) ON CONFLICT (id) DO UPDATE SET "
+            "type = excluded.type, status = excluded.status, user_id = excluded.user_id, "
+            "agent_id = excluded.agent_id, session_id = excluded.session_id, created_at = excluded.created_at, "
+            "updated_at = excluded.updated_at, valid_from = excluded.valid_from, valid_to = excluded.valid_to, "
+            "props = excluded.props, record = excluded.record RETURNING rid", row).fetchone()
+        rid = int(found[0])
+        conn.execute("DELETE FROM props WHERE rid = ?", (rid,))
+        conn.executemany("INSERT INTO props VALUES (?, ?, ?, ?, ?)",
+                         rows.property_rows(rid, record.properties, indexed))
+        conn.execute("DELETE FROM relationships WHERE source = ?", (record.id,))
+        conn.executemany("INSERT INTO relationships (source, pos, relation, target, properties) VALUES "
+                         "(?, ?, ?, ?, ?)", rows.edge_rows(record))
+        conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
+        conn.execute("INSERT INTO fts (rowid, words, extra, hanzi) VALUES (?, ?, ?, ?)",
+                     (rid, *rows.fts_columns(record)))
+        return rid
+
+    @staticmethod
+    def _delete(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+        marks = ", ".join("?" * len(ids))
+        found = conn.execute(f"SELECT rid FROM records WHERE id IN ({marks})", ids).fetchall()
+        rids = [r for (r,) in found]
+        if rids:
+            rid_marks = ", ".join("?" * len(rids))
+            for table, column in (("props", "rid"), ("embeddings", "rid"), ("fts", "rowid"), ("records", "rid")):
+                conn.execute(f"DELETE FROM {table} WHERE {column} IN ({rid_marks})", rids)
+        conn.execute(f"DELETE FROM relationships WHERE source IN ({marks})", ids)
+
+    # -- reading --------------------------------------------------------------
+    def fetch(self, ids: Sequence[str]) -> list[MemIR]:
+        ids = _id_list(ids, "ids")
+
+        def body(conn: sqlite3.Connection) -> list[MemIR]:
+            found: dict[str, MemIR] = {}
+            for chunk in _chunks(list(dict.fromkeys(ids))):
+                marks = ", ".join("?" * len(chunk))
+                for mid, data in conn.execute(f"SELECT id, record FROM records WHERE id IN ({marks})", chunk):
+                    found[mid] = rows.load_record(data)
+            return [found[i] for i in ids if i in found]
+
+        return self._db.read("fetch", body)
+
+    def select(self, selection: Selection, *, order_by: Sequence[tuple[str, bool]] = (), limit: int | None = None,
+               offset: int = 0) -> list[MemIR]:
+        if limit is not None:
+            _check_count(limit, "limit")
+        _check_count(offset, "offset")
+        order = self._order_sql(order_by, selection)
+
+        def body(conn: sqlite3.Connection) -> list[MemIR]:
+            p = Params()
+            where = self._where(conn, selection, p)
+            sql = (f"SELECT r.record FROM records r WHERE {where} ORDER BY {order} "
+                   f"LIMIT {p(-1 if limit is None else limit)} OFFSET {p(offset)}")
+            found = conn.execute(sql, p.values).fetchall()
+            return [rows.load_record(data) for (data,) in found]
+
+        return self._db.read("select", body)
+
+    def count(self, selection: Selection) -> int:
+        def body(conn: sqlite3.Connection) -> int:
+            p = Params()
+            where = self._where(conn, selection, p)
+            return int(conn.execute(f"SELECT count(*) FROM records r WHERE {where}", p.values).fetchone()[0])
+
+        return self._db.read("count", body)
+
+    def vector_search(self, selection: Selection, query: Vectors, k: int) -> list[tuple[str, float]]:
+        _check_count(k, "k")
+        blob, dim = rows.vector_blob(query, "query")
+        vector = rows.blob_vector(blob)
+
+        def body(conn: sqlite3.Connection) -> list[tuple[str, float]]:
+            self._cache.sync(conn)
+            if self._cache.size and dim != self._cache.dim:
+                raise ValidationError(f"the query vector has {dim} dimensions; this store's model "
+                                      f"{self._cache.model!r} makes {self._cache.dim}", field="query",
+                                      value=f"dim {dim}", allowed=f"dim {self._cache.dim}")
+            if k == 0 or not self._cache.size:
+                return []
+            p = Params()
+            where = self._where(conn, selection, p)
+            found = conn.execute(f"SELECT r.rid FROM records r WHERE {where}", p.values).fetchall()
+            candidates = np.fromiter((r for (r,) in found), dtype=np.int64, count=len(found))
+            plan = plan_search(len(candidates), ann_available=False)
+            assert plan.method == "exact"  # the ANN path arrives with its index (see vectors.plan_search)
+            best = self._cache.top_k(candidates, vector, k)
+            ids = self._ids_of(conn, [rid for rid, _ in best])
+            return [(ids[rid], score) for rid, score in best if rid in ids]
+
+        return self._db.read("vector search", body)
+
+    def text_search(self, selection: Selection, query: str, k: int) -> list[tuple[str, float]]:
+        _check_count(k, "k")
+        if not isinstance(query, str):
+            raise ValidationError("a text query must be a string", field="query", value=query)
+        expression = text.match_expression(query)
+        if expression is None or k == 0:
+            return []
+
+        def body(conn: sqlite3.Connection) -> list[tuple[str, float]]:
+            p = Params()
+            match = p(expression)
+            where = self._where(conn, selection, p)
+            weights = ", ".join(map(str, FTS_WEIGHTS))
+            sql = (f"SELECT r.id, -bm25(fts, {weights}) AS score FROM fts JOIN records r ON r.rid = fts.rowid "
+                   f"WHERE fts MATCH {match} AND {where} ORDER BY score DESC, r.id LIMIT {p(k)}")
+            return [(mid, float(score)) for mid, score in conn.execute(sql, p.values)]
+
+        return self._db.read("text search", body)
+
+    def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
+              direction: str = "out") -> list[Edge]:
+        ids = _id_list(ids, "ids")
+        if direction not in ("out", "in", "both"):
+            raise ValidationError("unknown edge direction", field="direction", value=direction,
+                                  allowed=["out", "in", "both"])
+        if relations is not None:
+            relations = _id_list(relations, "relations")
+
+        def body(conn: sqlite3.Connection) -> list[Edge]:
+            out: list[Edge] = []
+            for chunk in _chunks(list(dict.fromkeys(ids))):
+                p = Params()
+                marks = p.many(chunk)
+                ends = {"out": [f"source IN ({marks})"], "in": [f"target IN ({marks})"],
+                        "both": [f"source IN ({marks})", f"target IN ({p.many(chunk)})"]}[direction]
+                where = "(" + " OR ".join(ends) + ")"
+                if relations is not None:
+                    where += f" AND relation IN ({p.many(relations)})" if relations else " AND 0"
+                sql = f"SELECT source, relation, target, properties FROM relationships WHERE {where} " \
+                      "ORDER BY source, pos"
+                out.extend(Edge(s, r, t, json.loads(props)) for s, r, t, props in conn.execute(sql, p.values))
+            return list(dict.fromkeys(out)) if len(ids) > _CHUNK else out
+
+        return self._db.read("edges", body)
+
+    def history(self, memory_id: str) -> list[HistoryEntry]:
+        if not isinstance(memory_id, str):
+            raise ValidationError("memory_id must be a string", field="memory_id", value=memory_id)
+        found = self._db.read("history", lambda conn: conn.execute(
+            "SELECT entry FROM history WHERE memory_id = ? ORDER BY at, seq", (memory_id,)).fetchall())
+        return [HistoryEntry.model_validate_json(entry) for (entry,) in found]
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, Vectors]:
+        ids = _id_list(ids, "ids")
+
+        def body(conn: sqlite3.Connection) -> dict[str, Vectors]:
+            out: dict[str, Vectors] = {}
+            for chunk in _chunks(list(dict.fromkeys(ids))):
+                marks = ", ".join("?" * len(chunk))
+                sql = (f"SELECT r.id, e.vector FROM records r JOIN embeddings e ON e.rid = r.rid "
+                       f"WHERE r.id IN ({marks})")
+                out.update((mid, rows.blob_vector(blob)) for mid, blob in conn.execute(sql, chunk))
+            return out
+
+        return self._db.read("vectors", body)
+
+    def get_meta(self, key: str) -> str | None:
+        _check_key(key)
+        found = self._db.read("get_meta", lambda conn: conn.execute(
+            "SELECT value FROM meta WHERE key = ?", (key,)).fetchone())
+        return found[0] if found else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        _check_key(key)
+        if not isinstance(value, str):
+            raise ValidationError("meta values are strings", field="value", value=value)
+        self._db.write("set_meta", lambda conn: _set_meta(conn, key, value))
+
+    def close(self) -> None:
+        self._db.close()
+
+    @property
+    def schema_version(self) -> int:
+        found = self._db.read("schema_version", lambda conn: conn.execute(
+            "SELECT max(version) FROM schema_migrations").fetchone())
+        return int(found[0] or 0)
+
+    # -- helpers --------------------------------------------------------------
+    def _where(self, conn: sqlite3.Connection, selection: Selection, p: Params) -> str:
+        return compile_selection(selection, SQLiteDialect(self._indexed(conn)), p) or "1"
+
+    def _order_sql(self, order_by: Sequence[tuple[str, bool]], selection: Selection) -> str:
+        if isinstance(order_by, (str, bytes)):
+            raise ValidationError("order_by must be a list of (field, ascending) pairs", field="order_by",
+                                  value=order_by)
+        terms = []
+        for i, item in enumerate(order_by):
+            if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str)
+                    and isinstance(item[1], bool)):
+                raise ValidationError("order_by items are (field, ascending) pairs", field=f"order_by[{i}]",
+                                      value=item, allowed="e.g. ('@created_at', False) or ('deadline', True)")
+            name, ascending = item
+            if name.startswith("@"):
+                if name not in ORDER_FIELDS:
+                    raise ValidationError(f"cannot order by {name!r}", field=f"order_by[{i}]", value=name,
+                                          allowed=sorted(ORDER_FIELDS))
+                expr = ORDER_FIELDS[name]
+            else:
+                self.ontology.property_spec(name, selection.types)  # unknown property -> ValidationError
+                expr = f"json_extract(r.props, {json_path(name)})"
+            # missing values last in both directions
+            terms.append(f"({expr} IS NULL), {expr} {'ASC' if ascending else 'DESC'}")
+        terms.append("r.created_at ASC, r.id ASC")  # a total order, so offset paging is stable
+        return ", ".join(terms)
+
+    @staticmethod
+    def _ids_of(conn: sqlite3.Connection, rids: list[int]) -> dict[int, str]:
+        if not rids:
+            return {}
+        marks = ", ".join("?" * len(rids))
+        return dict(conn.execute(f"SELECT rid, id FROM records WHERE rid IN ({marks})", rids).fetchall())
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({str(self.path)!r})"
+
+
+def _set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
+    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                 (key, value))
+
+
+def _check_model(conn: sqlite3.Connection, meta: dict[str, str], model_id: str,
+                 prepared: list[tuple[bytes, int] | None]) -> None:
+    """The first vectors fix the store's model and dimension; later ones must match them."""
+    stored, dims = meta.get("embedding_model"), {p[1] for p in prepared if p is not None}
+    if stored is not None and stored != model_id:
+        raise ModelMismatchError(f"this store holds vectors of model {stored!r}, not {model_id!r}; re-embed the "
+                                 "store to change models", stored_model=stored, model_id=model_id)
+    want = int(meta["embedding_dim"]) if "embedding_dim" in meta else None
+    if len(dims) > 1 or (want is not None and dims != {want}):
+        raise ValidationError("vectors of one model must all have the same dimension", field="vector",
+                              value=sorted(dims), allowed=want if want is not None else "one dimension")
+    if stored is None:
+        _set_meta(conn, "embedding_model", model_id)
+        _set_meta(conn, "embedding_dim", str(dims.pop()))
+
+
+def _check_write(write: Write, i: int) -> tuple[bytes, int] | None:
+    if not isinstance(write, Write) or not isinstance(write.record, MemIR):
+        raise ValidationError("expected a Write holding a MemIR record", field=f"writes[{i}]", value=write)
+    if not all(isinstance(h, HistoryEntry) for h in write.history):
+        raise ValidationError("history entries must be HistoryEntry objects", field=f"writes[{i}].history",
+                              value=write.history)
+    return None if write.vector is None else rows.vector_blob(write.vector, f"writes[{i}].vector")
+
+
+def _check_count(value: Any, field: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValidationError(f"{field} must be a whole number >= 0", field=field, value=value)
+
+
+def _check_key(key: Any) -> None:
+    if not isinstance(key, str) or not key:
+        raise ValidationError("meta keys are non-empty strings", field="key", value=key)
+
+
+def _id_list(ids: Any, field: str) -> list[str]:
+    if isinstance(ids, str) or not all(isinstance(i, str) for i in ids):
+        raise ValidationError(f"{field} must be a list of strings", field=field, value=ids)
+    return list(ids)
+
+
+def _chunks(items: list[str], size: int = _CHUNK) -> list[list[str]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+__all__ = ["SQLiteStore", "StoreError"]
