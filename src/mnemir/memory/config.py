@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mnemir.lifecycle.config import LifecycleConfig
 from mnemir.retrieve.search import FusionConfig
 
 ENV_PATH = "MNEMIR_PATH"
@@ -23,6 +24,8 @@ class MemoryConfig:
     fusion: FusionConfig = field(default_factory=FusionConfig)
     #: seconds a writer waits for another process's lock before retrying
     busy_timeout_s: float = 10.0
+    #: lifecycle governance: per-type merge/decay/retention policies, contradiction strategies, conflict pairs
+    lifecycle: LifecycleConfig = field(default_factory=LifecycleConfig)
 
 
 def default_location() -> Path:

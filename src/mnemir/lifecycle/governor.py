@@ -1,0 +1,183 @@
+"""Write-time governance: turn validated new records into store writes (merge, contradictions, history).
+
+The policies are pure (``merge``, ``contradictions``); this module only finds the candidates they need through
+the store contract and collects the resulting writes so that the caller stores them in ONE transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import numpy as np
+
+from mnemir.embed.base import Embedder, Vectors
+from mnemir.errors import ValidationError
+from mnemir.ir import Action, MemIR
+from mnemir.lifecycle.config import LifecycleConfig
+from mnemir.lifecycle.contradictions import Conflict, find_conflicts, resolve
+from mnemir.lifecycle.events import GovernanceEvent, WriteReport
+from mnemir.lifecycle.merge import find_duplicate, merge_into
+from mnemir.lifecycle.records import LIVE, entry, is_live, short
+from mnemir.lifecycle.terms import variants
+from mnemir.ontology import Ontology
+from mnemir.store.base import Selection, Store, Write
+from mnemir.store.filters import FilterNode, parse_filter
+
+#: how many near neighbours (same type and scope) are checked for a duplicate
+NEIGHBOURS = 5
+#: at most this many key-matched candidates are read per lookup
+KEY_LIMIT = 50
+
+
+class Governor:
+    """Applies merge and contradiction rules to a batch of records being written."""
+
+    def __init__(self, store: Store, ontology: Ontology, embedder: Embedder, config: LifecycleConfig) -> None:
+        self.store = store
+        self.ontology = ontology
+        self.embedder = embedder
+        self.config = config
+
+    def govern(self, records: Sequence[MemIR], *, now: Any, actor: str,
+               skip_ids: Collection[str] = ()) -> tuple[list[Write], WriteReport]:
+        report = WriteReport()
+        pending: dict[str, Write] = {}
+        batch: list[tuple[MemIR, Vectors]] = []
+        vectors = self.embedder.embed([r.content.text for r in records]) if records else []
+        for record, vector in zip(records, vectors, strict=True):
+            if not is_live(record):  # e.g. a record written as history; nothing to govern
+                pending[record.id] = Write(record, vector, [entry(None, record, Action.created, now=now,
+                                                                  actor=actor, reason="added")])
+                continue
+            if self._merge(record, vector, batch, pending, report, now=now, actor=actor, skip=skip_ids):
+                continue
+            current, history = record, [entry(None, record, Action.created, now=now, actor=actor, reason="added")]
+            for conflict in self._conflicts(record, batch, pending, skip_ids):
+                old = pending[conflict.old.id].record if conflict.old.id in pending else conflict.old
+                res = resolve(Conflict(conflict.rule, current, old, conflict.strategy, conflict.question,
+                                       conflict.supports), self.config, now=now, actor=actor)
+                current = res.new
+                history.extend(res.new_history)
+                if res.old_changed:
+                    self._stage(pending, res.old, res.old_history)
+                if res.event is not None:
+                    report.events.append(res.event)
+            if not any(e.memory_id == record.id for e in report.events):
+                report.events.append(GovernanceEvent("created", record.id, f"stored {record.type} {record.id}: "
+                                                     f"\"{short(record.text)}\"."))
+            pending[record.id] = Write(current, vector, history)
+            batch.append((current, vector))
+        return list(pending.values()), report
+
+    # -- merge -----------------------------------------------------------------------------
+    def _merge(self, record: MemIR, vector: Vectors, batch: list[tuple[MemIR, Vectors]], pending: dict[str, Write],
+               report: WriteReport, *, now: Any, actor: str, skip: Collection[str]) -> bool:
+        policy = self.config.policy(record.type)
+        if policy.merge_keys is None:
+            return False
+        sims: dict[str, float] = {}
+        candidates: dict[str, MemIR] = {}
+        scope = self._scope(record, (record.type,))
+        for mid, sim in self.store.vector_search(scope, vector, NEIGHBOURS):
+            sims[mid] = float(sim)
+        keyed = self._select(scope, {k: record.properties.get(k) for k in policy.merge_keys}) \
+            if policy.merge_keys else []
+        for rec in [*self.store.fetch(list(sims)), *keyed]:
+            candidates[rec.id] = rec
+        missing = [mid for mid in candidates if mid not in sims]
+        for mid, vec in self.store.vectors(missing).items():
+            sims[mid] = float(np.dot(vec, vector))
+        for rec, vec in batch:
+            if rec.type == record.type:
+                candidates[rec.id] = rec
+                sims[rec.id] = float(np.dot(vec, vector))
+        for mid, write in pending.items():
+            if mid in candidates:
+                candidates[mid] = write.record
+        pool = [c for c in candidates.values() if c.id not in skip]
+        target = find_duplicate(record, pool, sims, policy)
+        if target is None:
+            return False
+        merged, history = merge_into(target, record, policy, now=now, actor=actor)
+        self._stage(pending, merged, [history])
+        report.events.append(GovernanceEvent("merged", target.id, f"merged into {target.id} (a repeat of "
+                                             f"\"{short(target.text)}\"; similarity {sims.get(target.id, 1.0):.2f}).",
+                                             record.id, "merge"))
+        return True
+
+    # -- contradictions ----------------------------------------------------------------------
+    def _conflicts(self, record: MemIR, batch: list[tuple[MemIR, Vectors]], pending: dict[str, Write],
+                   skip: Collection[str]) -> list[Conflict]:
+        candidates: dict[str, MemIR] = {}
+        for rec in self._rule_candidates(record):
+            candidates[rec.id] = rec
+        for rec, _ in batch:
+            candidates[rec.id] = rec
+        for mid, write in pending.items():
+            if mid in candidates:
+                candidates[mid] = write.record
+        pool = [c for c in candidates.values() if c.id not in skip]
+        return find_conflicts(record, pool, self.config)
+
+    def _rule_candidates(self, record: MemIR) -> list[MemIR]:
+        props = record.properties
+        found: list[MemIR] = []
+        if record.type in ("Fact", "Hypothesis") and props.get("entity") and props.get("attribute"):
+            found += self._select(self._scope(record, ("Fact", "Hypothesis")),
+                                  {"entity": props["entity"], "attribute": props["attribute"]})
+        if record.type == "Preference" and props.get("subject"):
+            found += self._select(self._scope(record, ("Preference",)), {"subject": props["subject"]})
+        for pair in self.config.conflict_pairs:
+            for mine, other_type, other_where in ((pair.a_type, pair.b_type, pair.b_where),
+                                                  (pair.b_type, pair.a_type, pair.a_where)):
+                if record.type == mine and other_type in self.ontology:
+                    found += self._select(self._scope(record, (other_type,)), dict(other_where), exact=True)
+        return found
+
+    # -- store access ------------------------------------------------------------------------
+    def _scope(self, record: MemIR, types: tuple[str, ...]) -> Selection:
+        known = tuple(t for t in types if t in self.ontology)
+        return Selection(user_id=record.scope.user_id, types=known or types, statuses=LIVE)
+
+    def _select(self, scope: Selection, keys: dict[str, Any], *, exact: bool = False) -> list[MemIR]:
+        """Live records in scope whose ``keys`` match (any common spelling unless ``exact``)."""
+        if any(v is None or v == "" for v in keys.values()):
+            return []
+        where: dict[str, Any] = {}
+        for name, value in keys.items():
+            options = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
+            spelled = options if exact else [v for o in options for v in variants(o)]
+            where[name] = {"$in": spelled}
+        node = self._filter(where, scope.types)
+        if node is None:
+            return []
+        return self.store.select(scope.with_(where=node), limit=KEY_LIMIT)
+
+    def _filter(self, where: dict[str, Any], types: tuple[str, ...] | None) -> FilterNode | None:
+        try:
+            return parse_filter(where, self.ontology, types)
+        except ValidationError:
+            # a spelling that the property's kind refuses (e.g. an enum synonym that is not one): drop it
+            cleaned: dict[str, Any] = {}
+            for name, cond in where.items():
+                ok = []
+                for value in cond["$in"]:
+                    try:
+                        parse_filter({name: value}, self.ontology, types)
+                        ok.append(value)
+                    except ValidationError:
+                        continue
+                if not ok:
+                    return None
+                cleaned[name] = {"$in": ok}
+            return parse_filter(cleaned, self.ontology, types)
+
+    @staticmethod
+    def _stage(pending: dict[str, Write], record: MemIR, history: list[Any]) -> None:
+        if record.id in pending:
+            write = pending[record.id]
+            write.record = record
+            write.history.extend(history)
+        else:
+            pending[record.id] = Write(record, None, list(history))

@@ -1,0 +1,283 @@
+"""The lifecycle face of ``Memory``: write-time governance, tasks, history, as-of, maintain, hypotheses, migrations.
+
+Write-time results are visible two ways: every decision is recorded in the history of the memories it touched
+(``history(id)``), and the decisions of the latest write through this object are in
+:attr:`LifecycleMixin.last_write_report` (a :class:`~mnemir.lifecycle.WriteReport`: merged / superseded /
+disputed events and clarification questions). ``last_write_report`` belongs to this ``Memory`` object; share
+one object between threads only if you read it under your own lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from mnemir.errors import ConflictError, NotFoundError, ValidationError
+from mnemir.ir import Action, HistoryEntry, MemIR, MemoryStatus, Scope
+from mnemir.lifecycle import (
+    Governor,
+    LifecycleConfig,
+    MaintenanceReport,
+    Migration,
+    MigrationReport,
+    WriteReport,
+    apply_evidence,
+    decay_weight,
+    promote,
+    run_maintenance,
+    run_migration,
+    transition,
+)
+from mnemir.lifecycle.config import FactChecker
+from mnemir.lifecycle.contradictions import supersede_pair
+from mnemir.lifecycle.events import GovernanceEvent
+from mnemir.lifecycle.maintenance import overdue_tasks
+from mnemir.lifecycle.migrations import applied_migrations
+from mnemir.lifecycle.records import LIVE, changed, entry, is_live, start_of
+from mnemir.lifecycle.tasks import STEP_TYPES, cascade_to_steps, check_task
+from mnemir.retrieve.search import SearchHit
+from mnemir.store.base import ANY, Selection, Write, _Any
+from mnemir.store.filters import parse_filter
+
+if TYPE_CHECKING:
+    from mnemir.memory.core import MemoryCore
+
+    _Base = MemoryCore
+else:
+    _Base = object
+
+#: relations by which a plan step (or subtask) points at its task
+STEP_RELATIONS = ("subtask_of", "step_of", "part_of")
+
+
+@dataclass(frozen=True)
+class OpenConflict:
+    """Two live memories marked disputed against each other, with the question to settle it (if any)."""
+
+    a: MemIR
+    b: MemIR
+    rule: str
+    question: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a.to_dict(), "b": self.b.to_dict(), "rule": self.rule, "question": self.question}
+
+
+def _now(now: datetime | None) -> datetime:
+    from mnemir.memory.core import resolve_now
+
+    return resolve_now(now)
+
+
+class LifecycleMixin(_Base):
+    """Lifecycle governance for :class:`mnemir.Memory` (first in its MRO)."""
+
+    last_write_report: WriteReport | None = None
+
+    # -- configuration -------------------------------------------------------------------
+    @property
+    def lifecycle_config(self) -> LifecycleConfig:
+        config = getattr(self.config, "lifecycle", None)
+        return config if isinstance(config, LifecycleConfig) else LifecycleConfig()
+
+    def _governor(self) -> Governor:
+        return Governor(self.store, self.ontology, self.embedder, self.lifecycle_config)
+
+    # -- write-time governance (called by MemoryCore._commit) ----------------------------
+    def _govern(self, records: list[MemIR], *, now: datetime, actor: str) -> tuple[list[Write], list[str]]:
+        writes, report = self._governor().govern(records, now=now, actor=actor)
+        self.last_write_report = report
+        return writes, []
+
+    # -- history and time ----------------------------------------------------------------
+    def history(self, id: str, *, user: str | _Any | None = None) -> list[HistoryEntry]:
+        """Every recorded change to a memory (what, when, why, by what), oldest first."""
+        try:
+            self.get(id, user=user, include_deleted=True)
+        except NotFoundError:
+            # a hard-deleted memory keeps its history; only an unrestricted caller may read it
+            entries = self.store.history(id) if user is ANY else []
+            if not entries:
+                raise
+            return entries
+        return self.store.history(id)
+
+    def as_of(self, when: datetime, query: str = "", *, types: Iterable[str] | None = None,
+              where: Mapping[str, Any] | None = None, user: str | _Any | None = None, k: int = 10) -> list[SearchHit]:
+        """Search among the memories that were valid at ``when`` (superseded and archived ones included)."""
+        return self.search(query, types=types, where=where, user=user, k=k, as_of=when)
+
+    def decay_weight(self, record: MemIR, *, now: datetime | None = None) -> float:
+        """The record's recall weight in [0, 1] under its type's decay policy (for ranking)."""
+        return decay_weight(record, _now(now), self.lifecycle_config)
+
+    # -- tasks ---------------------------------------------------------------------------
+    def update_task(self, id: str, *, status: str, user: str | _Any | None = None, now: datetime | None = None,
+                    reason: str = "", actor: str = "api") -> MemIR:
+        """Move a Task through pending -> in_progress -> completed | failed (reopen/retry allowed).
+
+        An invalid transition raises InvalidTransitionError. Closing a task closes (or archives, per
+        ``LifecycleConfig.steps_on_task_*``) its open plan steps in the same transaction.
+        """
+        now = _now(now)
+        task = self.get(id, user=user)
+        check_task(task)
+        moved, history = transition(task, status, now=now, actor=actor, reason=reason)
+        report = WriteReport()
+        if history is None:
+            self.last_write_report = report
+            return task
+        writes = [Write(moved, None, [history])]
+        report.events.append(GovernanceEvent("status_changed", id, f"task {id}: {history.reason}."))
+        config = self.lifecycle_config
+        for step, step_history in cascade_to_steps(moved, self._steps_of(moved), now=now, actor=actor,
+                                                   on_completed=config.steps_on_task_completed,
+                                                   on_failed=config.steps_on_task_failed):
+            writes.append(Write(step, None, [step_history]))
+            report.events.append(GovernanceEvent("status_changed", step.id, f"step {step.id}: {step_history.reason}.",
+                                                 id))
+        self._write(writes)
+        self.last_write_report = report
+        return moved
+
+    def _steps_of(self, task: MemIR) -> list[MemIR]:
+        where = parse_filter({"associated_task_id": task.id}, self.ontology, STEP_TYPES)
+        scope = Selection(user_id=task.scope.user_id, types=STEP_TYPES, statuses=LIVE, where=where)
+        steps = {s.id: s for s in self.store.select(scope)}
+        linked = [e.source for e in self.store.edges([task.id], relations=STEP_RELATIONS, direction="in")]
+        for rec in self.store.fetch([i for i in linked if i not in steps]):
+            if rec.type in STEP_TYPES and scope.admits(rec):
+                steps[rec.id] = rec
+        return sorted(steps.values(), key=lambda s: (s.properties.get("order") or 0, s.id))
+
+    def overdue_tasks(self, *, user: str | _Any | None = None, now: datetime | None = None) -> list[MemIR]:
+        """Open tasks past their deadline (a date deadline ends at the end of that day, UTC)."""
+        self._selection(user=user)  # validates the scope value
+        return overdue_tasks(self.store, self.ontology, _now(now), user)
+
+    # -- supersession and conflicts ------------------------------------------------------
+    def supersede(self, old_id: str, new_record: MemIR | Mapping[str, Any], *, user: str | _Any | None = None,
+                  now: datetime | None = None, reason: str = "", actor: str = "api") -> MemIR:
+        """Replace a memory explicitly: the new one links ``supersedes``, the old one gets valid_to and stays
+        as history (reachable by ``history`` and ``as_of``). Both are written in one transaction."""
+        now = _now(now)
+        old = self.get(old_id, user=user)
+        if not is_live(old):
+            raise ConflictError(f"memory {old_id} is {old.status.value}; only a live memory can be superseded",
+                                id=old_id, status=old.status.value)
+        record = new_record if isinstance(new_record, MemIR) else MemIR.from_dict(
+            {"memir_version": "1.0", **dict(new_record)})
+        if record.scope == Scope():
+            record = record.model_copy(update={"scope": old.scope})
+        if record.scope.user_id != old.scope.user_id:
+            raise ValidationError("the new record must be in the same user scope as the one it supersedes",
+                                  field="scope.user_id", value=record.scope.user_id, allowed=[old.scope.user_id])
+        if record.valid_from is None:
+            record = record.model_copy(update={"valid_from": max(now, start_of(old))})
+        prepared = self._prepare(record, now, actor)
+        linked, closed, history = supersede_pair(prepared, old, now=now, actor=actor,
+                                                 reason=reason or "explicitly superseded")
+        created = entry(None, linked, Action.created, now=now, actor=actor,
+                        reason=f"supersedes {old_id}" + (f": {reason}" if reason else ""), related=[old_id])
+        self._write([Write(linked, None, [created]), Write(closed, None, [history])])
+        self.last_write_report = WriteReport([GovernanceEvent("superseded", linked.id,
+                                                              f"{linked.id} superseded {old_id}.", old_id,
+                                                              "explicit")])
+        return linked
+
+    def conflicts(self, *, user: str | _Any | None = None) -> list[OpenConflict]:
+        """Disputed pairs still open in this scope, each with its clarification question when there is one."""
+        selection = self._selection(user=user, statuses=[MemoryStatus.disputed])
+        disputed = {r.id: r for r in self.store.select(selection, order_by=[("@created_at", True)])}
+        out: list[OpenConflict] = []
+        seen: set[tuple[str, str]] = set()
+        for rec in disputed.values():
+            for rel in rec.relations("contradicts"):
+                other = disputed.get(rel.target)
+                pair = tuple(sorted((rec.id, rel.target)))
+                if other is None or pair in seen:
+                    continue
+                seen.add((pair[0], pair[1]))
+                out.append(OpenConflict(rec, other, str(rel.properties.get("rule", "")),
+                                        rel.properties.get("question")))
+        return out
+
+    def resolve_conflict(self, keep_id: str, drop_id: str, *, user: str | _Any | None = None,
+                         now: datetime | None = None, reason: str = "", actor: str = "api") -> MemIR:
+        """Settle a dispute: ``keep_id`` becomes active again and supersedes ``drop_id``."""
+        now = _now(now)
+        keep, drop = self.get(keep_id, user=user), self.get(drop_id, user=user)
+        if not any(r.target == drop_id for r in keep.relations("contradicts")):
+            raise ValidationError(f"{keep_id} and {drop_id} are not in dispute", field="drop_id", value=drop_id,
+                                  allowed=[r.target for r in keep.relations("contradicts")])
+        why = reason or "conflict resolved"
+        active = changed(keep, now, status=MemoryStatus.active) if keep.status == MemoryStatus.disputed else keep
+        linked, closed, history = supersede_pair(active, drop, now=now, actor=actor, reason=why)
+        kept_history = entry(keep, linked, Action.restored if keep.status != linked.status else Action.updated,
+                             now=now, actor=actor, reason=f"{why}; kept over {drop_id}", related=[drop_id])
+        self._write([Write(linked, None, [kept_history]), Write(closed, None, [history])])
+        self.last_write_report = WriteReport([GovernanceEvent("resolved", keep_id, f"kept {keep_id}, "
+                                                              f"superseded {drop_id}.", drop_id, "resolution")])
+        return linked
+
+    # -- hypotheses ----------------------------------------------------------------------
+    def add_evidence(self, hypothesis_id: str, *, supports: bool, evidence: str, weight: float = 1.0,
+                     user: str | _Any | None = None, now: datetime | None = None, actor: str = "api") -> MemIR:
+        """Move a Hypothesis' confidence with one piece of evidence (odds x or / the configured ratio ** weight).
+
+        Never promotes it: only :meth:`confirm_hypothesis` turns a Hypothesis into a Fact."""
+        if not isinstance(supports, bool):
+            raise ValidationError("supports must be true or false", field="supports", value=supports,
+                                  allowed=[True, False])
+        now = _now(now)
+        hypothesis = self.get(hypothesis_id, user=user)
+        moved, history = apply_evidence(hypothesis, supports=supports, evidence=evidence, weight=weight,
+                                        ratio=self.lifecycle_config.evidence_ratio, now=now, actor=actor)
+        self._write([Write(moved, None, [history])])
+        self.last_write_report = WriteReport([GovernanceEvent("evidence", hypothesis_id, history.reason)])
+        return moved
+
+    def confirm_hypothesis(self, id: str, *, user: str | _Any | None = None, now: datetime | None = None,
+                           confidence: float = 0.9, source: str = "user", actor: str = "api") -> MemIR:
+        """Promote a confirmed Hypothesis to a Fact (the Fact supersedes it; the usual fact rules then apply)."""
+        now = _now(now)
+        hypothesis = self.get(id, user=user)
+        fact, retired, history = promote(hypothesis, now=now, actor=actor, confidence=confidence, source=source)
+        prepared = self._prepare(fact, now, actor)
+        writes, report = self._governor().govern([prepared], now=now, actor=actor, skip_ids={id})
+        result = next((w.record for w in writes if w.record.id == prepared.id), None)
+        if result is None:  # merged into an existing identical Fact: that one now stands for the hypothesis
+            result = writes[0].record
+            history = history.model_copy(update={"reason": f"confirmed; merged into Fact {result.id}",
+                                                 "related_ids": [result.id]})
+        writes.append(Write(retired, None, [history]))
+        self._write(writes)
+        report.events.append(GovernanceEvent("superseded", result.id, f"Hypothesis {id} confirmed as Fact "
+                                             f"{result.id}.", id, "confirmation"))
+        self.last_write_report = report
+        return result
+
+    # -- maintenance and ontology evolution ------------------------------------------------
+    def maintain(self, *, now: datetime | None = None, user: str | _Any | None = ANY, dry_run: bool = False,
+                 fact_checker: FactChecker | None = None) -> MaintenanceReport:
+        """Apply the time policies (decay/archive/expire/re-check). Idempotent; safe to interrupt and re-run."""
+        self._selection(user=user)
+        return run_maintenance(self.store, self.ontology, self.lifecycle_config, now=_now(now), user=user,
+                               dry_run=dry_run, fact_checker=fact_checker, model_id=self.embedder.model_id)
+
+    def migrate_ontology(self, migration: Migration | Mapping[str, Any], *, now: datetime | None = None,
+                         dry_run: bool = False, actor: str = "migration") -> MigrationReport:
+        """Upgrade stored memories after a type/property rename or split or an enum value rename.
+
+        Every upgraded record is checked against the current ontology before anything is written; the
+        migration is logged (``migrations()``) and running it again does nothing."""
+        if not isinstance(migration, Migration):
+            migration = Migration.from_dict(migration)
+        return run_migration(self.store, self.ontology, migration, now=_now(now), actor=actor, dry_run=dry_run,
+                             model_id=self.embedder.model_id, batch_size=self.lifecycle_config.batch_size)
+
+    def migrations(self) -> list[dict[str, Any]]:
+        """The log of applied ontology migrations, oldest first."""
+        return applied_migrations(self.store)
