@@ -1,0 +1,1 @@
+"""Evaluation suites: quality on held-out data, baselines and reports."""

@@ -1,0 +1,183 @@
+"""Extraction quality on the labelled corpus (held-out split by default).
+
+    mnemir eval extraction            # or: python -m mnemir.eval.extraction [--split train] [--json]
+
+Per language: per-type precision/recall/F1 of the memory types an utterance
+yields (set-based: each (utterance, type) pair counts once), macro-F1 over the
+types, how often chit-chat is correctly kept out of memory, and the accuracy of
+key properties (status, deadline, polarity, emotion type) on items whose type
+was found. ``TaskUpdate`` is a report on an existing task ("报销单我已经交了").
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from mnemir.embed import default_embedder
+from mnemir.errors import ValidationError
+from mnemir.understand.extract import Draft, Extractor
+
+TYPES = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
+SPLITS = {"heldout": "extraction_heldout.jsonl", "train": "extraction_train.jsonl"}
+#: every utterance in the corpus is resolved against this instant (a Wednesday, UTC+8)
+ANCHOR_NOW = datetime.fromisoformat("2026-03-04T10:00:00+08:00")
+PROPERTY_KEYS = {"status": "status", "deadline": "deadline", "polarity": "preference_type", "emotion": "emotion_type"}
+
+
+def corpus_path(name: str) -> Path:
+    return Path(str(resources.files("mnemir.understand") / "data" / name))
+
+
+def load_split(split: str, kind: str = "extraction") -> list[dict[str, Any]]:
+    files = {"extraction": SPLITS, "intent": {"heldout": "intent_heldout.jsonl", "train": "intent_train.jsonl"}}[kind]
+    if split not in files:
+        raise ValidationError("unknown split", field="split", value=split, allowed=list(files))
+    with open(corpus_path(files[split]), encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def label_of(draft: Draft) -> str | None:
+    if draft.type == "DialogueAct":
+        return None
+    return "TaskUpdate" if draft.kind == "update" else draft.type
+
+
+@dataclass
+class LanguageScores:
+    counts: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0, 0]))  # tp, fp, fn
+    props: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))  # right, total
+    chit_chat: list[int] = field(default_factory=lambda: [0, 0])
+    utterances: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    def per_type(self) -> dict[str, dict[str, float]]:
+        out = {}
+        for t in TYPES:
+            tp, fp, fn = self.counts[t]
+            p = tp / (tp + fp) if tp + fp else 0.0
+            r = tp / (tp + fn) if tp + fn else 0.0
+            f = 2 * p * r / (p + r) if p + r else 0.0
+            out[t] = {"precision": p, "recall": r, "f1": f, "support": tp + fn}
+        return out
+
+    def macro_f1(self) -> float:
+        scores = [v["f1"] for v in self.per_type().values() if v["support"]]
+        return sum(scores) / len(scores) if scores else 0.0
+
+
+@dataclass
+class ExtractionReport:
+    split: str
+    languages: dict[str, LanguageScores]
+    target_macro_f1: float = 0.85
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "split": self.split,
+            "target_macro_f1": self.target_macro_f1,
+            "languages": {
+                lang: {
+                    "utterances": s.utterances,
+                    "macro_f1": round(s.macro_f1(), 4),
+                    "per_type": {t: {k: round(v, 4) if isinstance(v, float) else v for k, v in m.items()}
+                                 for t, m in s.per_type().items()},
+                    "chit_chat_kept_out": _ratio(s.chit_chat),
+                    "properties": {k: _ratio(v) for k, v in sorted(s.props.items())},
+                    "errors": s.errors[:30],
+                } for lang, s in self.languages.items()
+            },
+        }
+
+    def render(self) -> str:
+        lines = [f"Extraction quality on the {self.split} split (no LLM; target macro-F1 >= {self.target_macro_f1})"]
+        for lang, s in self.languages.items():
+            macro = s.macro_f1()
+            verdict = "meets target" if macro >= self.target_macro_f1 else "BELOW target"
+            lines += ["", f"[{lang}] {s.utterances} utterances - macro-F1 {macro:.3f} ({verdict})",
+                      f"  {'type':<16}{'P':>7}{'R':>7}{'F1':>7}{'n':>6}"]
+            for t, m in s.per_type().items():
+                lines.append(f"  {t:<16}{m['precision']:>7.3f}{m['recall']:>7.3f}{m['f1']:>7.3f}{m['support']:>6}")
+            right, total = s.chit_chat
+            lines.append(f"  chit-chat kept out of memory: {right}/{total}")
+            for key, (right, total) in sorted(s.props.items()):
+                acc = right / total if total else 0.0
+                lines.append(f"  property {key:<9} accuracy {acc:.3f} ({right}/{total}, items whose type was found)")
+        return "\n".join(lines)
+
+
+def _ratio(pair: list[int]) -> dict[str, Any]:
+    right, total = pair
+    return {"correct": right, "total": total, "accuracy": round(right / total, 4) if total else None}
+
+
+def _as_day(value: object) -> str | None:
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return None if value is None else str(value)[:10]
+
+
+def score_row(row: dict[str, Any], drafts: list[Draft], scores: LanguageScores) -> None:
+    expected = {e["type"] for e in row["expect"]}
+    predicted = {label for d in drafts if (label := label_of(d)) is not None}
+    for t in TYPES:
+        if t in expected and t in predicted:
+            scores.counts[t][0] += 1
+        elif t in predicted:
+            scores.counts[t][1] += 1
+        elif t in expected:
+            scores.counts[t][2] += 1
+    if not expected:
+        scores.chit_chat[1] += 1
+        scores.chit_chat[0] += int(not predicted)
+    if expected != predicted:
+        scores.errors.append({"id": row["id"], "text": row["text"], "expected": sorted(expected),
+                              "predicted": sorted(predicted)})
+    for item in row["expect"]:
+        match = next((d for d in drafts if label_of(d) == item["type"]), None)
+        if match is None:
+            continue
+        for key, prop in PROPERTY_KEYS.items():
+            if key not in item:
+                continue
+            got = match.properties.get(prop)
+            got = _as_day(got) if key == "deadline" else got
+            scores.props[key][1] += 1
+            if got == item[key]:
+                scores.props[key][0] += 1
+            else:
+                scores.errors.append({"id": row["id"], "text": row["text"], "property": key, "expected": item[key],
+                                      "got": got})
+
+
+def run(split: str = "heldout", extractor: Extractor | None = None) -> ExtractionReport:
+    rows = load_split(split)
+    extractor = extractor or Extractor(default_embedder())
+    languages: dict[str, LanguageScores] = {}
+    for row in rows:
+        scores = languages.setdefault(row["lang"], LanguageScores())
+        scores.utterances += 1
+        now = datetime.fromisoformat(row["now"]) if row.get("now") else ANCHOR_NOW
+        result = extractor.extract(row["text"], speaker=row.get("speaker", "user"), now=now)
+        score_row(row, result.drafts, scores)
+    return ExtractionReport(split, dict(sorted(languages.items(), key=lambda kv: kv[0] != "zh")))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    split = args[args.index("--split") + 1] if "--split" in args else "heldout"
+    report = run(split)
+    print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1) if "--json" in args else report.render())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

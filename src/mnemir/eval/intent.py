@@ -1,0 +1,97 @@
+"""Query-intent quality on the labelled corpus (held-out split by default).
+
+    mnemir eval intent                # or: python -m mnemir.eval.intent [--split train] [--json]
+
+Intent type accuracy: the intent's first (best) memory type equals the type
+that answers the labelled kind (for "general" queries: the kind is general).
+Kind accuracy is reported beside it, with a confusion list.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from mnemir.embed import default_embedder
+from mnemir.eval.extraction import ANCHOR_NOW, load_split
+from mnemir.understand.intent import KIND_TYPES, IntentRecognizer
+
+
+@dataclass
+class IntentScores:
+    total: int = 0
+    type_correct: int = 0
+    kind_correct: int = 0
+    confusions: Counter[tuple[str, str]] = field(default_factory=Counter)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def type_accuracy(self) -> float:
+        return self.type_correct / self.total if self.total else 0.0
+
+    @property
+    def kind_accuracy(self) -> float:
+        return self.kind_correct / self.total if self.total else 0.0
+
+
+@dataclass
+class IntentReport:
+    split: str
+    languages: dict[str, IntentScores]
+    target: float = 0.90
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"split": self.split, "target_type_accuracy": self.target, "languages": {
+            lang: {"queries": s.total, "type_accuracy": round(s.type_accuracy, 4),
+                   "kind_accuracy": round(s.kind_accuracy, 4),
+                   "confusions": [{"expected": e, "predicted": p, "count": n} for (e, p), n in s.confusions.most_common()],
+                   "errors": s.errors[:30]}
+            for lang, s in self.languages.items()}}
+
+    def render(self) -> str:
+        lines = [f"Query intent on the {self.split} split (no LLM; target type accuracy >= {self.target})"]
+        for lang, s in self.languages.items():
+            verdict = "meets target" if s.type_accuracy >= self.target else "BELOW target"
+            lines += ["", f"[{lang}] {s.total} queries - type accuracy {s.type_accuracy:.3f} ({verdict}), "
+                          f"kind accuracy {s.kind_accuracy:.3f}"]
+            for (expected, predicted), n in s.confusions.most_common(8):
+                lines.append(f"  {expected} -> {predicted}: {n}")
+        return "\n".join(lines)
+
+
+def expected_type(kind: str) -> str:
+    return "*" if kind == "general" else KIND_TYPES[kind][0]
+
+
+def run(split: str = "heldout", recognizer: IntentRecognizer | None = None) -> IntentReport:
+    rows = load_split(split, "intent")
+    recognizer = recognizer or IntentRecognizer(default_embedder())
+    languages: dict[str, IntentScores] = {}
+    for row in rows:
+        scores = languages.setdefault(row["lang"], IntentScores())
+        intent = recognizer.recognize(row["query"], now=ANCHOR_NOW)
+        scores.total += 1
+        got_type = "*" if intent.kind == "general" else intent.types[0]
+        if got_type == expected_type(row["kind"]):
+            scores.type_correct += 1
+        if intent.kind == row["kind"]:
+            scores.kind_correct += 1
+        else:
+            scores.confusions[(row["kind"], intent.kind)] += 1
+            scores.errors.append({"id": row["id"], "query": row["query"], "expected": row["kind"], "got": intent.kind})
+    return IntentReport(split, dict(sorted(languages.items(), key=lambda kv: kv[0] != "zh")))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    split = args[args.index("--split") + 1] if "--split" in args else "heldout"
+    report = run(split)
+    print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1) if "--json" in args else report.render())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,411 @@
+"""The understanding face of ``Memory``: ``remember`` / ``ingest`` (dialogue in, typed memories out) and ``intent``.
+
+Extraction itself is offline and store-free (:mod:`mnemir.understand`); this mixin does what needs memory:
+
+- *updates*: a report on a task ("报销单我已经交了", "the flight is booked") is matched against the same user's
+  open tasks and moves that task (and its steps) through the lifecycle instead of adding a memory;
+- *corrections*: "actually I moved to Hangzhou, not Shanghai" supersedes the old fact;
+- *links*: plan steps point at their task (``subtask_of``), memories that mention the same entity are linked
+  (``related_to_entity``, entity keys normalised across zh/en aliases);
+- when a target is uncertain, nothing is guessed: the result carries a :class:`Confirmation` with the candidates
+  and why each matched; :meth:`UnderstandingMixin.confirm` applies it once the user has chosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from mnemir.embed import default_embedder
+from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, ValidationError
+from mnemir.ir import Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
+from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent
+from mnemir.understand.entities import aliases
+from mnemir.understand.extract import Draft, check_speaker, check_text
+
+if TYPE_CHECKING:
+    from mnemir.memory.core import MemoryCore
+
+    _Base = MemoryCore
+else:
+    _Base = object
+
+OPEN = ["pending", "in_progress"]
+#: cosine similarity (default embedder) above which an update may target a task at all
+MATCH_FLOOR = 0.30
+#: ... and above which, with a clear lead over the runner-up, it is applied without asking
+MATCH_SURE = 0.45
+MATCH_MARGIN = 0.08
+ENTITY_BONUS = 0.15
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A memory an update or correction might be about, and why it matched."""
+
+    id: str
+    text: str
+    score: float
+    reasons: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "score": round(self.score, 3), "reasons": list(self.reasons)}
+
+
+@dataclass
+class Confirmation:
+    """A change the understanding step would make but is not sure where: ask the user, then ``mem.confirm``."""
+
+    kind: str  # "update" (task status) or "correction" (supersede a fact)
+    utterance: str
+    question: str
+    candidates: list[Candidate]
+    status: str | None = None  # for updates: the new task status
+    record: MemIR | None = None  # for corrections: the new fact
+    user: str | None = None
+    now: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "utterance": self.utterance, "question": self.question, "status": self.status,
+                "record": self.record.to_dict() if self.record is not None else None,
+                "candidates": [c.to_dict() for c in self.candidates]}
+
+
+class Remembered(list[MemIR]):
+    """The memories a ``remember``/``ingest`` call created or changed (a list), plus what it did and asks.
+
+    ``created``: new records; ``updated``: existing records it changed (task status, superseded facts);
+    ``confirmations``: changes it did not dare to make; ``extractions``: what was read from each utterance;
+    ``notes``: anything dropped or skipped, and why.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.created: list[MemIR] = []
+        self.updated: list[MemIR] = []
+        self.confirmations: list[Confirmation] = []
+        self.extractions: list[Extraction] = []
+        self.notes: list[str] = []
+
+    def absorb(self, other: Remembered) -> None:
+        self.extend(other)
+        self.created += other.created
+        self.updated += other.updated
+        self.confirmations += other.confirmations
+        self.extractions += other.extractions
+        self.notes += other.notes
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"created": [r.to_dict() for r in self.created], "updated": [r.to_dict() for r in self.updated],
+                "confirmations": [c.to_dict() for c in self.confirmations],
+                "extractions": [e.to_dict() for e in self.extractions], "notes": self.notes}
+
+
+@dataclass
+class _Context:
+    user: str | None
+    agent: str | None
+    session: str | None
+    speaker: str
+    turn: int | None
+    now: datetime
+    creator: str
+    act: str
+    language: str
+    out: Remembered = field(default_factory=Remembered)
+
+
+class UnderstandingMixin(_Base):
+    """``remember``, ``ingest``, ``intent`` and ``confirm`` on top of the core facade."""
+
+    _understand_extractor: Any = None
+    _understand_intent: IntentRecognizer | None = None
+
+    # -- components ---------------------------------------------------------------
+    def _understanding_embedder(self) -> Any:
+        """The offline models are trained on the default embedder's vectors; use it even if the store uses another."""
+        embedder = self.embedder
+        return embedder if embedder.model_id == default_embedder().model_id else default_embedder()
+
+    @property
+    def extractor(self) -> Any:
+        """The extractor ``remember`` uses: the offline one unless :meth:`use_extractor` set another (e.g. an LLM)."""
+        if self._understand_extractor is None:
+            self._understand_extractor = Extractor(self._understanding_embedder())
+        return self._understand_extractor
+
+    def use_extractor(self, extractor: Any) -> None:
+        """Use another extractor (anything with ``extract(text, *, speaker, now) -> Extraction``)."""
+        if not callable(getattr(extractor, "extract", None)):
+            raise ValidationError("an extractor needs an extract(text, *, speaker, now) method", field="extractor",
+                                  value=type(extractor).__name__)
+        self._understand_extractor = extractor
+
+    def intent(self, query: str, now: datetime | None = None) -> RetrievalIntent:
+        """What ``query`` asks of memory: types, filters, order, entities, time range (visible and overridable)."""
+        if self._understand_intent is None:
+            self._understand_intent = IntentRecognizer(self._understanding_embedder())
+        return self._understand_intent.recognize(query, now=now)
+
+    # -- writing ------------------------------------------------------------------------
+    def remember(self, text: str, *, speaker: str = "user", user: str | None = None, agent: str | None = None,
+                 session: str | None = None, turn: int | None = None, now: datetime | None = None) -> Remembered:
+        """Read one utterance and store what is worth keeping (see :mod:`mnemir.understand.extract` for the policy)."""
+        text = check_text(text)
+        speaker = check_speaker(speaker)
+        _check_turn(turn)
+        local = _local(now)
+        extraction = self.extractor.extract(text, speaker=speaker, now=local)
+        ctx = _Context(user, agent, session, speaker, turn, local, extraction.creator, extraction.act,
+                       extraction.language)
+        ctx.out.extractions.append(extraction)
+        ctx.out.notes += extraction.notes
+        records = self._records_for(extraction.drafts, text, ctx)
+        for draft in extraction.updates:
+            self._apply_update(draft, text, ctx)
+        if records:
+            stored = self._commit(records, now=local, actor=ctx.creator)
+            ctx.out.created += stored
+            ctx.out.extend(stored)
+        return ctx.out
+
+    def ingest(self, turns: Iterable[Any], *, user: str | None = None, agent: str | None = None,
+               session: str | None = None, now: datetime | None = None) -> Remembered:
+        """Remember a whole conversation, in order (later turns may update what earlier turns created).
+
+        Each turn is a dict ``{"text", "speaker"?, "turn"?, "now"?}``, a ``(speaker, text)`` pair or a plain
+        string (said by the user). Every turn is checked before anything is written.
+        """
+        parsed = [_parse_turn(item, i) for i, item in enumerate(turns)]
+        out = Remembered()
+        for speaker, text, turn, when in parsed:
+            out.absorb(self.remember(text, speaker=speaker, user=user, agent=agent, session=session, turn=turn,
+                                     now=when or now))
+        return out
+
+    def confirm(self, confirmation: Confirmation, choice: str | None) -> MemIR | None:
+        """Apply a pending confirmation to the chosen memory id (``None``: the user said it is none of them)."""
+        if choice is None:
+            if confirmation.kind == "correction" and confirmation.record is not None:
+                return self._commit([confirmation.record], now=confirmation.now, actor="confirm")[0]
+            return None
+        if choice not in {c.id for c in confirmation.candidates}:
+            raise ValidationError("choice is not one of the candidates", field="choice", value=choice,
+                                  allowed=[c.id for c in confirmation.candidates])
+        if confirmation.kind == "update" and confirmation.status is not None:
+            return self._set_task_status(choice, confirmation.status, user=confirmation.user, now=confirmation.now,
+                                         reason=f"confirmed: {confirmation.utterance}", actor="confirm")
+        if confirmation.record is None:
+            raise ValidationError("this confirmation carries no record", field="confirmation")
+        return self._supersede(choice, confirmation.record, user=confirmation.user, now=confirmation.now,
+                               reason=f"confirmed correction: {confirmation.utterance}")
+
+    # -- records ------------------------------------------------------------------------------
+    def _records_for(self, drafts: Sequence[Draft], text: str, ctx: _Context) -> list[MemIR]:
+        made: dict[int, MemIR] = {}
+        for index, draft in enumerate(drafts):
+            if draft.kind == "update":
+                continue
+            made[index] = self._to_record(draft, ctx)
+        for index, draft in enumerate(drafts):
+            if draft.type == "Plan" and index in made:
+                made[index] = self._link_step(made[index], draft, made.get(draft.parent) if draft.parent is not None
+                                              else None, ctx)
+        order = sorted(made)
+        linked = dict(zip(order, self._link_entities([made[i] for i in order], ctx), strict=True))
+        records = []
+        for index in order:
+            if drafts[index].kind == "correction" and self._apply_correction(linked[index], drafts[index], text, ctx):
+                continue
+            records.append(linked[index])
+        return records
+
+    def _to_record(self, draft: Draft, ctx: _Context) -> MemIR:
+        props = {k: _plain(v) for k, v in draft.properties.items() if v is not None}
+        extra: dict[str, Any] = {"dialogue_act": ctx.act, "language": ctx.language,
+                                 "extraction": {"confidence": round(draft.confidence, 3), "reasons": draft.reasons}}
+        keys = sorted({e.key for e in draft.entities})
+        if keys:
+            extra["entities"] = keys
+        return MemIR(
+            content=Content(text=draft.text[:16_000]), type=draft.type, properties=props,
+            scope=Scope(user_id=ctx.user, agent_id=ctx.agent, session_id=ctx.session),
+            metadata=Metadata(created_at=ctx.now, updated_at=ctx.now,
+                              source=Source(speaker=ctx.speaker, session_id=ctx.session, turn=ctx.turn,
+                                            creator=ctx.creator, at=ctx.now), extra=extra),
+            valid_from=ctx.now,
+        )
+
+    def _link_step(self, step: MemIR, draft: Draft, parent: MemIR | None, ctx: _Context) -> MemIR:
+        reason = "task stated in the same utterance"
+        if parent is None:
+            best = self._best_open_tasks(draft.text, draft, ctx, k=3)
+            if not best or best[0].score < MATCH_SURE:
+                ctx.out.notes.append(f"plan step {draft.text!r}: no open task matches well enough; left unlinked")
+                return step
+            parent_id, reason = best[0].id, "; ".join(best[0].reasons)
+        else:
+            parent_id = parent.id
+        props = {**step.properties, "associated_task_id": parent_id}
+        rel = Relationship(target=parent_id, relation="subtask_of", properties={"why": reason})
+        return step.model_copy(update={"properties": props, "relationships": [*step.relationships, rel]})
+
+    def _link_entities(self, records: list[MemIR], ctx: _Context) -> list[MemIR]:
+        """``related_to_entity`` links to this user's memories (and siblings) that mention the same entity."""
+        out = []
+        for record in records:
+            keys = record.metadata.extra.get("entities") or []
+            links: list[Relationship] = []
+            for key in keys:
+                for target in self._mentions(key, ctx, exclude=record.id):
+                    links.append(Relationship(target=target, relation="related_to_entity",
+                                              properties={"entity": key}))
+                for sibling in records:
+                    if sibling.id != record.id and key in (sibling.metadata.extra.get("entities") or []):
+                        links.append(Relationship(target=sibling.id, relation="related_to_entity",
+                                                  properties={"entity": key}))
+            unique = list({(r.target, r.properties.get("entity")): r for r in links}.values())[:20]
+            out.append(record.model_copy(update={"relationships": [*record.relationships, *unique]}) if unique
+                       else record)
+        return out
+
+    def _mentions(self, key: str, ctx: _Context, exclude: str) -> list[str]:
+        names = aliases(key)
+        hits = self.search(" ".join(names), user=ctx.user, k=20, now=ctx.now)
+        return [h.memory.id for h in hits
+                if h.memory.id != exclude and key in (h.memory.metadata.extra.get("entities") or [])][:10]
+
+    # -- updates -------------------------------------------------------------------------------
+    def _best_open_tasks(self, text: str, draft: Draft, ctx: _Context, k: int = 5,
+                         types: Sequence[str] = ("Task",)) -> list[Candidate]:
+        hits = self.search(text, types=list(types), where={"status": {"$in": OPEN}}, user=ctx.user, k=k,
+                           now=ctx.now)
+        if not hits:
+            return []
+        query = self._understanding_embedder().embed([text])[0]
+        vectors = self.store.vectors([h.memory.id for h in hits])
+        wanted = {e.key for e in draft.entities}
+        out = []
+        for hit in hits:
+            vec = vectors.get(hit.memory.id)
+            if vec is None or len(vec) != len(query):
+                vec = self._understanding_embedder().embed([hit.memory.content.text])[0]
+            similarity = float(np.dot(query, vec))
+            shared = wanted & set(hit.memory.metadata.extra.get("entities") or [])
+            kind = "open task" if hit.memory.type == "Task" else f"open {hit.memory.type} step"
+            reasons = [f"{kind}, text similarity {similarity:.2f}"]
+            if shared:
+                reasons.append("mentions " + ", ".join(sorted(shared)))
+            score = similarity + (ENTITY_BONUS if shared else 0.0)
+            out.append(Candidate(hit.memory.id, hit.memory.content.text, score, tuple(reasons)))
+        return sorted(out, key=lambda c: -c.score)
+
+    def _apply_update(self, draft: Draft, text: str, ctx: _Context) -> None:
+        status = str(draft.properties["status"])
+        candidates = [c for c in self._best_open_tasks(draft.text, draft, ctx, types=("Task", "Plan"))
+                      if c.score >= MATCH_FLOOR]
+        if not candidates:
+            ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
+            return
+        best = candidates[0]
+        runner_up = candidates[1].score if len(candidates) > 1 else 0.0
+        if best.score >= MATCH_SURE and best.score - runner_up >= MATCH_MARGIN:
+            try:
+                updated = self._set_task_status(best.id, status, user=ctx.user, now=ctx.now,
+                                                reason=f"reported ({'; '.join(best.reasons)}): {text}",
+                                                actor=ctx.creator)
+            except (InvalidTransitionError, ConflictError, NotFoundError) as exc:
+                ctx.out.notes.append(f"could not move task {best.id} to {status}: {exc}")
+                return
+            ctx.out.updated.append(updated)
+            ctx.out.append(updated)
+            return
+        question = (f"“{text}”说的是哪一件事？" if ctx.language == "zh" else f"Which task does “{text}” refer to?")
+        ctx.out.confirmations.append(Confirmation("update", text, question, candidates[:3], status=status,
+                                                  user=ctx.user, now=ctx.now))
+
+    def _set_task_status(self, id: str, status: str, *, user: str | None, now: datetime | None, reason: str,
+                         actor: str) -> MemIR:
+        update_task = getattr(self, "update_task", None)
+        if update_task is not None and self.get(id, user=user).type == "Task":
+            return update_task(id, status=status, user=user, now=now, reason=reason, actor=actor)
+        return self.update(id, properties={"status": status}, user=user, now=now, reason=reason, actor=actor)
+
+    # -- corrections ------------------------------------------------------------------------------
+    def _apply_correction(self, record: MemIR, draft: Draft, text: str, ctx: _Context) -> bool:
+        """Supersede the fact this correction replaces; True when handled (superseded or sent for confirmation)."""
+        entity, attribute = record.properties.get("entity"), record.properties.get("attribute")
+        if not entity or not attribute or attribute == "general":
+            return False
+        where = {"entity": entity, "attribute": attribute}
+        olds = [h.memory for h in self.search(text, types=["Fact"], where=where, user=ctx.user, k=5, now=ctx.now)]
+        if draft.replaces:
+            named = [o for o in olds if draft.replaces.lower() in str(o.properties.get("value", "")).lower()
+                     or draft.replaces.lower() in o.content.text.lower()]
+            olds = named or olds
+        if not olds:
+            return False
+        if len(olds) == 1:
+            new = self._supersede(olds[0].id, record, user=ctx.user, now=ctx.now,
+                                  reason=f"correction ({entity}/{attribute}): {text}")
+            ctx.out.created.append(new)
+            ctx.out.append(new)
+            return True
+        candidates = [Candidate(o.id, o.content.text, 1.0, (f"same entity {entity} and attribute {attribute}",))
+                      for o in olds[:3]]
+        question = (f"“{text}”要替换哪条旧信息？" if ctx.language == "zh" else f"Which old fact does “{text}” correct?")
+        ctx.out.confirmations.append(Confirmation("correction", text, question, candidates, record=record,
+                                                  user=ctx.user, now=ctx.now))
+        return True
+
+    def _supersede(self, old_id: str, record: MemIR, *, user: str | None, now: datetime | None,
+                   reason: str) -> MemIR:
+        supersede = getattr(self, "supersede", None)
+        if supersede is not None:
+            return supersede(old_id, record, user=user, now=now, reason=reason)
+        stored = self._commit([record], now=now, actor="understand")[0]
+        self.update(old_id, status="superseded", user=user, now=now, reason=reason, actor="understand")
+        return stored
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    return value
+
+
+def _local(now: datetime | None) -> datetime:
+    if now is None:
+        return datetime.now().astimezone()
+    ensure_aware(now)
+    return now
+
+
+def _check_turn(turn: object) -> None:
+    if turn is not None and (not isinstance(turn, int) or isinstance(turn, bool) or turn < 0):
+        raise ValidationError("turn must be a non-negative integer", field="turn", value=turn, allowed="int >= 0")
+
+
+def _parse_turn(item: Any, index: int) -> tuple[str, str, int, datetime | None]:
+    field_name = f"turns[{index}]"
+    if isinstance(item, str):
+        return "user", check_text(item, f"{field_name}.text"), index, None
+    if isinstance(item, Mapping):
+        if "text" not in item:
+            raise ValidationError(f"{field_name} has no text", field=f"{field_name}.text",
+                                  allowed="{'text': ..., 'speaker': ..., 'turn': ...}")
+        turn = item.get("turn", index)
+        _check_turn(turn)
+        when = item.get("now")
+        if when is not None and not isinstance(when, datetime):
+            raise ValidationError(f"{field_name}.now must be a datetime", field=f"{field_name}.now", value=when)
+        return (check_speaker(item.get("speaker", "user")), check_text(item["text"], f"{field_name}.text"), turn,
+                when)
+    if isinstance(item, (tuple, list)) and len(item) == 2:
+        return check_speaker(item[0]), check_text(item[1], f"{field_name}.text"), index, None
+    raise ValidationError(f"{field_name} is not a turn", field=field_name, value=item,
+                          allowed="a string, a (speaker, text) pair or a dict with 'text'")

@@ -1,0 +1,292 @@
+"""Extraction: one utterance in, typed memory drafts out (offline, no LLM).
+
+Pipeline: check the input -> split into pieces -> a plan? (rule) -> classify
+each piece (softmax over sentence vector + cue features) -> fill properties
+with rules -> apply the speaker policy.
+
+What is stored and what is not (the policy; tests hold it):
+
+- A piece becomes a memory only when it carries something worth recalling later:
+  a durable fact (about the user, someone they know or the world), a preference,
+  a task or plan, a report on a task (an *update*, applied to the existing task,
+  not stored as a new memory), an emotion the user expressed, or the frame of
+  the conversation.
+- Greetings, thanks, acknowledgements, questions to the assistant and other
+  chit-chat are not facts. An utterance with no memory-worthy piece yields
+  exactly one ``DialogueAct`` draft (its act type), so the conversation's shape is
+  kept without polluting knowledge; text with no letters at all yields nothing.
+- Speaker policy: what the assistant says is never the user's fact. Assistant
+  facts are stored with ``source="assistant"`` and lower confidence; the
+  assistant's "preferences" and "emotions" are dropped; its reports on tasks
+  ("I've booked the flight") are updates. System/tool text yields external facts
+  and frames only.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from mnemir.embed.base import Embedder
+from mnemir.errors import ValidationError
+from mnemir.ir import MAX_TEXT_CHARS, ensure_aware
+from mnemir.understand import fill
+from mnemir.understand.entities import Entity, find_entities
+from mnemir.understand.lexicon import CUES, language_of
+from mnemir.understand.model import SoftmaxModel, load_model
+from mnemir.understand.segment import is_plan, split_pieces, split_plan
+
+__all__ = ["EXTRACTION_LABELS", "SPEAKERS", "Draft", "Extraction", "Extractor", "check_speaker", "check_text"]
+
+EXTRACTION_LABELS = ("NONE", "Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
+SPEAKERS = ("user", "assistant", "system", "tool")
+SPEAKER_ALIASES = {"用户": "user", "human": "user", "助手": "assistant", "ai": "assistant", "agent": "assistant",
+                   "bot": "assistant", "系统": "system", "工具": "tool"}
+_ALLOWED_BY_SPEAKER = {
+    "user": {"Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate"},
+    "assistant": {"Fact", "Task", "Plan", "ContextualFrame", "TaskUpdate"},
+    "system": {"Fact", "ContextualFrame"},
+    "tool": {"Fact"},
+}
+CREATOR = "mnemir.understand.rules+softmax"
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
+
+
+def check_speaker(speaker: object) -> str:
+    if isinstance(speaker, str):
+        key = speaker.strip().lower()
+        key = SPEAKER_ALIASES.get(key, key)
+        if key in SPEAKERS:
+            return key
+    raise ValidationError("unknown speaker", field="speaker", value=speaker, allowed=list(SPEAKERS))
+
+
+def check_text(text: object, field_name: str = "text") -> str:
+    """The text, stripped; or a clear error for non-strings, binary junk and oversized input."""
+    if isinstance(text, (bytes, bytearray)):
+        raise ValidationError(f"{field_name} must be str, not bytes (decode it first)", field=field_name,
+                              value=bytes(text[:20]), allowed="str")
+    if not isinstance(text, str):
+        raise ValidationError(f"{field_name} must be a string", field=field_name, value=text, allowed="str")
+    if len(text) > MAX_TEXT_CHARS:
+        raise ValidationError(f"{field_name} is too long ({len(text)} chars)", field=field_name,
+                              allowed=f"at most {MAX_TEXT_CHARS} characters (split long input into turns)")
+    if _CONTROL.search(text):
+        bad = _CONTROL.search(text)
+        raise ValidationError(f"{field_name} contains binary/control characters", field=field_name,
+                              value=bad.group(0) if bad else None, allowed="printable text")
+    stripped = text.strip()
+    if not stripped:
+        raise ValidationError(f"{field_name} must not be empty", field=field_name, value=text, allowed="non-blank text")
+    return stripped
+
+
+def local_now(now: datetime | None) -> datetime:
+    """``now`` checked for a timezone but kept in it: relative dates are the user's wall-clock dates."""
+    if now is None:
+        return datetime.now().astimezone()
+    ensure_aware(now)
+    return now
+
+
+def _has_words(text: str) -> bool:
+    return any(unicodedata.category(c)[0] in ("L", "N") for c in text)
+
+
+@dataclass
+class Draft:
+    """One memory the utterance yields, before it has an id, a scope or a vector.
+
+    ``kind`` is ``"memory"`` (a new record), ``"update"`` (a status report on an existing
+    task: ``properties["status"]`` is the new status) or ``"correction"`` (a fact that
+    supersedes an old one; ``replaces`` names the old value when the text says it).
+    Plan steps carry ``order`` and ``parent`` (the index of their Task draft, if any).
+    """
+
+    type: str
+    text: str
+    properties: dict[str, Any]
+    kind: str = "memory"
+    confidence: float = 1.0
+    entities: list[Entity] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    parent: int | None = None
+    replaces: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "text": self.text, "kind": self.kind, "properties": _jsonable(self.properties),
+                "confidence": round(self.confidence, 3), "entities": [e.key for e in self.entities],
+                "reasons": self.reasons, "parent": self.parent, "replaces": self.replaces}
+
+
+def _jsonable(props: dict[str, Any]) -> dict[str, Any]:
+    return {k: v.isoformat() if hasattr(v, "isoformat") else v for k, v in props.items()}
+
+
+@dataclass
+class Extraction:
+    """What one utterance yields: drafts (possibly none), its dialogue act and language."""
+
+    text: str
+    speaker: str
+    language: str
+    act: str
+    drafts: list[Draft] = field(default_factory=list)
+    creator: str = CREATOR
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def memories(self) -> list[Draft]:
+        return [d for d in self.drafts if d.kind != "update"]
+
+    @property
+    def updates(self) -> list[Draft]:
+        return [d for d in self.drafts if d.kind == "update"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "speaker": self.speaker, "language": self.language, "act": self.act,
+                "creator": self.creator, "drafts": [d.to_dict() for d in self.drafts], "notes": self.notes}
+
+
+class Extractor:
+    """The offline extractor: the shipped softmax model + property rules."""
+
+    creator = CREATOR
+
+    def __init__(self, embedder: Embedder, model: SoftmaxModel | None = None) -> None:
+        self.embedder = embedder
+        self.model = model if model is not None else load_model("extractor")
+        self.model.check(embedder)
+
+    def classify(self, texts: list[str]) -> list[list[tuple[str, float]]]:
+        if not texts:
+            return []
+        return self.model.predict(self.embedder.embed(texts), texts)
+
+    def extract(self, text: str, *, speaker: str = "user", now: datetime | None = None) -> Extraction:
+        text = check_text(text)
+        speaker = check_speaker(speaker)
+        now = local_now(now)
+        result = Extraction(text, speaker, language_of(text), fill.act_type(text))
+        if not _has_words(text):
+            result.notes.append("no letters or digits: nothing to remember")
+            return result
+        drafts = self._plan(text, now) if is_plan(text) else []
+        if not drafts:
+            drafts = self._pieces(text, now)
+        allowed = _ALLOWED_BY_SPEAKER[speaker]
+        kept = []
+        for draft in drafts:
+            label = "TaskUpdate" if draft.kind == "update" else draft.type
+            if label not in allowed:
+                result.notes.append(f"dropped a {label} said by the {speaker} (speaker policy)")
+                continue
+            if draft.type == "Fact":
+                draft.properties["source"] = {"user": "user", "assistant": "assistant"}.get(speaker, "external")
+            kept.append(draft)
+        if not kept:
+            kept = [Draft("DialogueAct", text, {"act_type": result.act, "utterance": text[:2000]},
+                          reasons=["nothing memory-worthy: kept only the dialogue act"])]
+        result.drafts = kept
+        return result
+
+    # -- plans ----------------------------------------------------------------------
+    def _plan(self, text: str, now: datetime) -> list[Draft]:
+        goal, steps = split_plan(text)
+        if len(steps) < 2:
+            return []
+        drafts: list[Draft] = []
+        parent = None
+        if goal:
+            props = fill.task_properties(goal, now)
+            deadline = fill.task_properties(text, now).get("deadline")
+            if deadline is not None and "deadline" not in props:
+                props["deadline"] = deadline
+            drafts.append(Draft("Task", goal, props, entities=find_entities(goal), reasons=["plan goal (rule)"]))
+            parent = 0
+        for order, step in enumerate(steps, start=1):
+            drafts.append(Draft("Plan", step, {"order": order, "status": "pending"}, entities=find_entities(step),
+                                parent=parent, reasons=[f"plan step {order} of {len(steps)} (rule)"]))
+        return drafts
+
+    # -- pieces ---------------------------------------------------------------------
+    def _pieces(self, text: str, now: datetime) -> list[Draft]:
+        pieces = [p.text for p in split_pieces(text)]
+        predictions = self.classify(pieces)
+        labelled = [(piece, pred[0][0], pred[0][1]) for piece, pred in zip(pieces, predictions, strict=True)]
+        groups = _group(labelled)
+        drafts = []
+        for label, piece_text, confidence in groups:
+            draft = self._draft(label, piece_text, text, now, confidence)
+            if draft is not None:
+                drafts.append(draft)
+        return drafts
+
+    def _draft(self, label: str, piece: str, whole: str, now: datetime, confidence: float) -> Draft | None:
+        reasons = [f"classified {label} (p={confidence:.2f})"]
+        entities = find_entities(piece)
+        if label == "NONE":
+            return None
+        if label == "Plan":  # a single-step "plan" is a task
+            label = "Task"
+        if label == "Task":
+            props = fill.task_properties(piece, now)
+            if "deadline" not in props:
+                deadline = fill.task_properties(whole, now).get("deadline")
+                if deadline is not None:
+                    props["deadline"] = deadline
+            return Draft("Task", piece, props, confidence=confidence, entities=entities, reasons=reasons)
+        if label == "TaskUpdate":
+            status = fill.update_status(piece)
+            target = fill.strip_request(piece)
+            return Draft("Task", piece, {"status": status, "goal": target}, kind="update", confidence=confidence,
+                         entities=entities, reasons=[*reasons, f"reports status {status}"])
+        if label == "Fact":
+            props = fill.fact_properties(piece, speaker="user")
+            old = fill.correction_old_value(piece)
+            is_correction = bool(CUES["correction"].search(piece)) or old is not None
+            return Draft("Fact", piece, props, kind="correction" if is_correction else "memory",
+                         confidence=confidence, entities=entities, reasons=reasons, replaces=old)
+        if label == "Preference":
+            return Draft("Preference", piece, fill.preference_properties(piece), confidence=confidence,
+                         entities=entities, reasons=reasons)
+        if label == "EmotionalState":
+            props = fill.emotion_properties(piece) or fill.emotion_properties(whole)
+            if props is None:  # the classifier's guess without any emotion word: not enough to store
+                return None
+            return Draft("EmotionalState", piece, props, confidence=confidence, entities=entities, reasons=reasons)
+        if label == "ContextualFrame":
+            return Draft("ContextualFrame", piece, fill.frame_properties(piece), confidence=confidence,
+                         entities=entities, reasons=reasons)
+        return None
+
+
+def _group(labelled: list[tuple[str, str, float]]) -> list[tuple[str, str, float]]:
+    """Merge neighbours with the same label, and give unlabelled pieces to the memory before (or after) them."""
+    groups: list[list[Any]] = []
+    pending_none: list[str] = []
+    for piece, label, confidence in labelled:
+        if label == "NONE":
+            if groups:
+                groups[-1][1] += " " + piece
+            else:
+                pending_none.append(piece)
+            continue
+        if groups and groups[-1][0] == label and label not in ("Fact",):
+            groups[-1][1] += " " + piece
+            groups[-1][2] = max(groups[-1][2], confidence)
+            continue
+        text = " ".join([*pending_none, piece]) if pending_none and not groups else piece
+        pending_none = [] if not groups else pending_none
+        groups.append([label, text, confidence])
+    if not groups:
+        return []
+    return [(g[0], _join(g[1]), g[2]) for g in groups]
+
+
+def _join(text: str) -> str:
+    # pieces of Chinese text were separated by a space that was not there
+    return re.sub(r"(?<=[\u4e00-\u9fff，。！？])\s+(?=[\u4e00-\u9fff])", "，", text).strip()

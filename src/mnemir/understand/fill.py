@@ -1,0 +1,296 @@
+"""Property filling: precise rules that turn a typed piece of an utterance into properties.
+
+The classifier decides *which* type a piece of text is; these rules decide
+*what it says*: a task's status, deadline and priority, a fact's
+entity/attribute/value, a preference's subject, polarity and strength, an
+emotion's type, intensity and trigger, a frame's type and topic, an update's
+new status. Each function is pure: (text, now) -> properties.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from mnemir.understand.dates import resolve_deadline
+from mnemir.understand.entities import find_entities
+from mnemir.understand.lexicon import CUES, INTENSIFIERS, SOFTENERS, find_emotion
+
+__all__ = ["ATTRIBUTES", "act_type", "fact_properties", "frame_properties", "emotion_properties",
+           "preference_properties", "task_properties", "update_status", "correction_old_value", "strip_request"]
+
+_TRAIL = "，,。.!！?？~～;；:： \t\n\"'“”了的啊呀呢吧哦嘛"
+
+
+def _clean(value: str | None, limit: int = 120) -> str | None:
+    if value is None:
+        return None
+    value = value.strip().strip(_TRAIL).strip()
+    value = re.sub(r"^(?:the|a|an|my|是|在|到)\s*", "", value, flags=re.I).strip()
+    return value[:limit] or None
+
+
+# -- facts --------------------------------------------------------------------------
+#: attribute -> patterns with a named group ``v`` for the value (first match wins); shared with intent
+_FACT_RULES: list[tuple[str, str]] = [
+    ("allergy", r"对(?P<v>[^，,。]{1,15}?)过敏|(?P<v2>[^，,。我]{1,10}?)过敏|allergic to (?P<v3>[\w\s'-]{1,40}?)(?:[,.;!]|$| and| but)"),
+    ("residence", r"(?:住在|住|搬到了?|搬去了?|定居在?)(?P<v>[^，,。]{1,20})|(?:live|living|moved|relocated|"
+                  r"based|reside)\s+(?:in|to|at|out of)\s+(?P<v2>[\w\s'-]{1,40}?)(?:[,.;!]|$| now| and| but| since)"),
+    ("hometown", r"老家(?:是|在)?(?P<v>[^，,。]{1,15})|我是(?P<v2>[^，,。]{1,8})人|来自(?P<v3>[^，,。]{1,15})|"
+                 r"(?:i'?m from|i come from|grew up in|was born in|hometown is)\s+(?P<v4>[\w\s'-]{1,40}?)(?:[,.;!]|$| and| but)"),
+    ("name", r"我叫(?P<v>[^，,。]{1,12})|名字(?:是|叫)(?P<v2>[^，,。]{1,12})|(?:my name is|call me|i'?m called)\s+"
+             r"(?P<v3>[\w\s'-]{1,30}?)(?:[,.;!]|$| and| but)"),
+    ("age", r"(?P<v>[\d一二三四五六七八九十]{1,3})岁|(?P<v2>\d{1,3})\s*(?:years old|yo\b)|i'?m (?P<v3>\d{1,2})\b(?! ?(?:am|pm|%))"),
+    ("birthday", r"生日(?:是|在)?(?P<v>[^，,。]{1,15})|birthday (?:is|falls on)\s+(?P<v2>[\w\s'-]{1,30}?)(?:[,.;!]|$)"),
+    ("employer", r"在(?P<v>[^，,。]{1,15}?)(?:工作|上班|任职|实习)|(?:work|working|intern)\s+(?:at|for)\s+"
+                 r"(?P<v2>[\w\s&'-]{1,40}?)(?:[,.;!]|$| as| and| but| now| since)"),
+    ("occupation", r"我是(?:一名|一个|个)?(?P<v>[^，,。]{1,12}?(?:师|员|生|家|经理|主管|总监|老板|医生|护士|律师|会计|作者|记者))|"
+                   r"(?:i'?m|i am|i work as)\s+an?\s+(?P<v2>[\w\s-]{2,40}?)(?:[,.;!]|$| at| for| and| but| in)|"
+                   r"做(?P<v3>[^，,。]{1,10})(?:工作|的)|当(?P<v4>[^，,。]{1,8})"),
+    ("pet", r"(?:养了?|有)(?:一只|只|两只|一条|条)?(?P<v>猫|狗|猫咪|狗狗|兔子|鹦鹉|仓鼠|金鱼)|(?:have|got|own)\s+an?\s+"
+            r"(?P<v2>(?:\w+\s)?(?:cat|dog|puppy|kitten|rabbit|parrot|hamster))"),
+    ("family", r"(?P<v>(?:我|my\s)(?:女儿|儿子|老婆|老公|妻子|丈夫|妈妈|爸爸|孩子|哥哥|姐姐|弟弟|妹妹|wife|husband|son|daughter|"
+               r"kids?|mom|dad|mother|father|brother|sister|partner)[^，,。.]{0,30})"),
+    ("diet", r"(?P<v>吃素|素食|不吃肉|不吃猪肉|清真|戒糖|生酮|vegetarian|vegan|don'?t eat (?:meat|pork|beef)|halal|kosher|"
+             r"gluten[- ]free|keto|lactose intolerant)"),
+    ("health", r"(?P<v>血压|糖尿病|哮喘|怀孕|高血压|胃病|失眠|近视|diabetes|diabetic|asthma|pregnant|blood pressure|"
+               r"insomnia|migraine|a bad back|knee injury)"),
+    ("weather", r"(?P<v>天气|下雨|下雪|晴|阴天|气温|温度|度|台风|雾霾|weather|rain(?:ing|y)?|snow(?:ing)?|sunny|cloudy|degrees|"
+                r"forecast|humid|typhoon)"),
+    ("contact", r"(?P<v>电话|手机号?|邮箱|微信|email|phone(?: number)?|address)[^，,。]{0,40}"),
+    ("education", r"(?P<v>毕业于?[^，,。]{0,20}|在读|读研|读博|大学|学校|graduated[^,.]{0,40}|university|college|studying "
+                  r"[^,.]{0,30}|phd|master'?s)"),
+    ("vehicle", r"(?:开|drive|driving)\s*(?:a|an|一辆|辆)?\s*(?P<v>[^，,。.]{2,25})"),
+    ("language", r"(?:会说|会讲|母语是|speak|speaks|native language is)\s*(?P<v>[^，,。.]{1,20})"),
+    ("schedule", r"(?P<v>每天|每周|每个?月|工作日|周末|every (?:day|morning|week|monday|tuesday|wednesday|thursday|"
+                 r"friday|weekend)|on weekdays)[^，,。.]{0,30}"),
+]
+ATTRIBUTES: tuple[str, ...] = (*tuple(a for a, _ in _FACT_RULES), "general")
+_FACT_COMPILED = [(a, re.compile(p, re.I)) for a, p in _FACT_RULES]
+_SELF_ATTRS = {"allergy", "residence", "hometown", "name", "age", "birthday", "employer", "occupation", "pet",
+               "diet", "health", "contact", "education", "vehicle", "language", "schedule"}
+
+
+def _first_group(m: re.Match[str]) -> str | None:
+    for value in m.groupdict().values():
+        if value:
+            return value
+    return None
+
+
+def fact_attribute(text: str) -> tuple[str, str | None]:
+    """(attribute, value) for a fact-like text; ("general", None) when no rule applies."""
+    for attribute, pattern in _FACT_COMPILED:
+        m = pattern.search(text)
+        if m:
+            return attribute, _clean(_first_group(m))
+    return "general", None
+
+
+def fact_properties(text: str, *, speaker: str) -> dict[str, object]:
+    attribute, value = fact_attribute(text)
+    entities = find_entities(text)
+    first_person = bool(CUES["first_person"].search(text))
+    if attribute == "weather" and entities:
+        entity = entities[0].key
+        value = _clean(text)
+    elif attribute == "family" or (attribute in _SELF_ATTRS and first_person):
+        entity = "user"
+    elif entities:
+        entity = entities[0].key
+    else:
+        entity = "user" if first_person else _subject_guess(text)
+    return {
+        "entity": entity,
+        "attribute": attribute,
+        "value": value or _clean(text, 200) or text[:200],
+        "source": {"user": "user", "assistant": "assistant"}.get(speaker, "external"),
+        "confidence": 0.8 if speaker == "user" else 0.6,
+    }
+
+
+def _subject_guess(text: str) -> str:
+    m = re.match(r"\s*(?:the\s+)?([\w\s'-]{1,30}?)\s+(?:is|are|was|has|opens|closes|costs)\b", text, re.I)
+    if m:
+        return m.group(1).strip().lower()
+    m = re.match(r"\s*([^，,。是在有]{1,10})(?:是|在|有)", text)
+    return m.group(1).strip() if m else "general"
+
+
+_CORRECTION_OLD = re.compile(r"不是(?P<v>[^，,。而]{1,15})|not (?:in |at |to )?(?P<v2>[\w\s'-]{1,30}?)(?:[,.;!]|$| but| anymore)",
+                             re.I)
+
+
+def correction_old_value(text: str) -> str | None:
+    """The value a correction says is wrong ("不是上海" / "not Shanghai"), if it names one."""
+    if not CUES["correction"].search(text) and not re.search(r"不是|\bnot\b|\bno longer\b|\banymore\b", text, re.I):
+        return None
+    m = _CORRECTION_OLD.search(text)
+    return _clean(_first_group(m)) if m else None
+
+
+# -- preferences --------------------------------------------------------------------------
+_LIKE_OBJECT = re.compile(
+    r"(?:不太喜欢|不喜欢|喜欢|讨厌|受不了|不爱|爱|偏爱|最爱|钟爱|偏好|习惯|不要|别给我)(?P<v>[^，,。!！]{1,25})|"
+    r"(?:don'?t like|do not like|don'?t enjoy|can'?t stand|not a fan of|fan of|like|love|enjoy|prefer|hate|dislike|"
+    r"avoid|adore|fond of|into|favou?rite \w+ is|go-to \w+ is|never (?:eat|drink)|usually (?:drink|eat|take|get|order))"
+    r"\s+(?P<v2>[^,.;!?]{1,50})", re.I)
+_VERB_PREFIX = re.compile(r"^(?:吃|喝|看|听|玩|用|去|住|坐|穿|买|点)|^(?:to\s+)?(?:eat(?:ing)?|drink(?:ing)?|watch(?:ing)?|"
+                          r"listen(?:ing)? to|play(?:ing)?|using|use|having|have|get(?:ting)?)\s+", re.I)
+_NEUTRAL = re.compile(r"无所谓|都行|都可以|随便|没什么偏好|\b(?:don'?t mind|doesn'?t matter|either (?:is|way)|"
+                      r"no preference|indifferent|whatever)\b", re.I)
+
+
+def preference_properties(text: str) -> dict[str, object]:
+    if _NEUTRAL.search(text):
+        polarity = "neutral"
+    elif CUES["dislike"].search(text):
+        polarity = "dislike"
+    else:
+        polarity = "like"
+    m = _LIKE_OBJECT.search(text)
+    subject = _first_group(m) if m else None
+    if subject:
+        subject = _VERB_PREFIX.sub("", subject.strip())
+        subject = re.split(r"\s+(?:and|but|because|since|when|if)\s+|因为|但是?|不过", subject)[0]
+    entities = find_entities(text)
+    subject = _clean(subject) or (entities[0].surface if entities else _clean(text, 80))
+    strength = 0.7
+    if re.search(r"最|favou?rite|go-to|adore|the most|absolutely", text, re.I):
+        strength = 0.95
+    elif INTENSIFIERS.search(text):
+        strength = 0.9
+    elif SOFTENERS.search(text):
+        strength = 0.4
+    if polarity == "neutral":
+        strength = 0.3
+    return {"subject": subject, "preference_type": polarity, "strength": strength}
+
+
+# -- tasks ----------------------------------------------------------------------------
+_REQUEST_PREFIX = re.compile(
+    r"^(?:请你?|麻烦你?|帮我|帮忙|你帮我|记得|提醒我|别忘了|给我|替我|我(?:需要|得|要|必须)|"
+    r"(?:can|could|would) you(?: please)?|please|help me|remind me to|remind me|don'?t let me forget to|"
+    r"don'?t forget to|make sure (?:to|i)|i need to|i have to|i must|i should|i gotta|i'?ve got to)\s*", re.I)
+_LOW = re.compile(r"不急|不着急|有空|慢慢|随时|\b(?:no rush|whenever|when you (?:can|get a chance)|low priority|"
+                  r"not urgent|no hurry|sometime)\b", re.I)
+
+
+def strip_request(text: str) -> str:
+    out = text.strip()
+    for _ in range(3):
+        new = _REQUEST_PREFIX.sub("", out).strip()
+        if new == out:
+            break
+        out = new
+    return out or text.strip()
+
+
+def task_properties(text: str, now: datetime) -> dict[str, object]:
+    deadline = resolve_deadline(text, now)
+    if _LOW.search(text):
+        priority = "low"
+    elif CUES["urgency"].search(text):
+        priority = "high"
+    else:
+        priority = "medium"
+    status = "in_progress" if CUES["progress"].search(text) else "pending"
+    props: dict[str, object] = {"goal": _clean(strip_request(text), 200), "status": status, "priority": priority}
+    if deadline is not None:
+        props["deadline"] = deadline.value
+    return props
+
+
+def update_status(text: str) -> str:
+    """The lifecycle status an update report announces."""
+    done = CUES["done"].search(text)
+    if done and re.search(r"已经|already|自己", text, re.I) and not re.search(r"取消|cancel", text, re.I):
+        return "completed"
+    if CUES["abandon"].search(text):
+        return "failed"
+    if done:
+        return "completed"
+    return "in_progress"
+
+
+# -- emotions ---------------------------------------------------------------------------
+_TRIGGER = re.compile(r"(?:因为|由于|被|为了|对于?|关于)(?P<v>[^，,。!！]{1,30})|(?:because(?: of)?|about|over|since|after|"
+                      r"with|by|at)\s+(?P<v2>[^,.;!?]{2,60})", re.I)
+
+
+def emotion_properties(text: str) -> dict[str, object] | None:
+    found = find_emotion(text)
+    if found is None:
+        return None
+    emotion, _word = found
+    intensity = 0.55
+    if INTENSIFIERS.search(text):
+        intensity = 0.8
+    if text.count("!") + text.count("！") >= 2 or re.search(r"死了|透了|崩溃|受不了|炸|can'?t take|sick of", text, re.I):
+        intensity = 0.9
+    if SOFTENERS.search(text):
+        intensity = 0.35
+    m = _TRIGGER.search(text)
+    trigger = _clean(_first_group(m)) if m else None
+    props: dict[str, object] = {"emotion_type": emotion, "intensity": intensity}
+    if trigger:
+        props["trigger"] = trigger
+    return props
+
+
+# -- frames -----------------------------------------------------------------------------
+_FRAMES: list[tuple[str, re.Pattern[str]]] = [
+    ("interview", re.compile(r"面试|interview", re.I)),
+    ("negotiation", re.compile(r"谈判|砍价|议价|谈合同|negotiat|bargain", re.I)),
+    ("debugging", re.compile(r"调试|排查|debug|bug|报错|error|stack trace|troubleshoot", re.I)),
+    ("brainstorm", re.compile(r"头脑风暴|brainstorm|想点子|出主意", re.I)),
+    ("tutorial", re.compile(r"教我|教程|讲解|学习|上课|tutorial|teach me|lesson|explain|walk me through|study", re.I)),
+    ("meeting", re.compile(r"会议|开会|例会|周会|站会|评审|复盘|meeting|standup|stand-up|sync|retro|review|call", re.I)),
+    ("medical", re.compile(r"看病|就医|医生|问诊|体检|doctor|medical|symptom|clinic", re.I)),
+    ("travel", re.compile(r"旅行|旅游|出差|行程|trip|travel|vacation|itinerary|holiday", re.I)),
+    ("shopping", re.compile(r"购物|买东西|选购|挑选|shopping|buy(?:ing)? a", re.I)),
+    ("planning", re.compile(r"规划|计划|安排|roadmap|planning|plan", re.I)),
+    ("casual", re.compile(r"闲聊|聊聊天|随便聊|chat|small talk", re.I)),
+]
+_TOPIC = re.compile(r"(?:关于|讨论|聊|主题是|议题是|针对)(?P<v>[^，,。!！]{1,25})|(?:about|on|for|regarding|discussing)\s+"
+                    r"(?P<v2>[^,.;!?]{2,50})", re.I)
+_RULE = re.compile(r"(?:请|要|不要|别|只|必须|always|never|only|keep|don'?t|please|use)\s*[^，,。.;!]{2,40}", re.I)
+
+
+def frame_properties(text: str) -> dict[str, object]:
+    frame_type = next((name for name, pattern in _FRAMES if pattern.search(text)), "other")
+    m = _TOPIC.search(text)
+    topic = _clean(_first_group(m)) if m else None
+    props: dict[str, object] = {"frame_type": frame_type, "active": True}
+    if topic:
+        props["topic"] = topic
+    rules = [r.group(0).strip() for r in _RULE.finditer(text)][:5]
+    if rules and re.search(r"回答|回复|answer|reply|respond|keep|use|用", text, re.I):
+        props["rules"] = rules
+    return props
+
+
+# -- dialogue acts --------------------------------------------------------------------------
+_ACTS: list[tuple[str, re.Pattern[str]]] = [
+    ("thanks", re.compile(r"谢谢|多谢|感谢|谢啦|\b(?:thanks|thank you|thx|ty|cheers|appreciate it)\b", re.I)),
+    ("apology", re.compile(r"对不起|抱歉|不好意思|\b(?:sorry|my bad|apologi[sz]e)\b", re.I)),
+    ("farewell", re.compile(r"再见|拜拜|回头聊|晚安|\b(?:bye|goodbye|see you|good night|talk later|ttyl)\b", re.I)),
+    ("greeting", re.compile(r"^(?:你好|您好|嗨|哈喽|早上好|晚上好|早|hi|hello|hey|good (?:morning|evening|afternoon))\b", re.I)),
+    ("reject", re.compile(r"^(?:不用|不要|不行|不对|不是|算了|no\b|nope|nah|not really|don'?t)", re.I)),
+    ("confirm", re.compile(r"^(?:对|是的|没错|就是|可以|行|yes|yeah|yep|correct|exactly|right|sure)\b", re.I)),
+    ("acknowledge", re.compile(r"^(?:好的?|嗯+|哦+|收到|明白|知道了|了解|ok|okay|got it|alright|noted|i see|"
+                               r"understood|cool|sounds good|will do)", re.I)),
+    ("complaint", re.compile(r"破|烂|太差|垃圾|坑|\b(?:terrible|awful|useless|sucks|worst|broken again)\b", re.I)),
+    ("question", re.compile(r"[?？]\s*$|吗\s*$|呢\s*$|^(?:what|how|why|when|where|who|which|is|are|do|does|did|can|could)\b",
+                            re.I)),
+    ("request", CUES["request"]),
+]
+
+
+def act_type(text: str) -> str:
+    """The dialogue act of a whole utterance (question, request, inform, acknowledge, thanks, ...)."""
+    stripped = text.strip()
+    for name, pattern in _ACTS:
+        if pattern.search(stripped):
+            return name
+    return "inform"

@@ -1,0 +1,132 @@
+"""Cue words (zh + en) shared by the classifier's lexical features and the property rules."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["CUES", "EMOTION_WORDS", "INTENSIFIERS", "SOFTENERS", "cue_vector", "language_of"]
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def language_of(text: str) -> str:
+    """'zh' when the text has Chinese characters, else 'en'."""
+    return "zh" if _CJK.search(text) else "en"
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+#: named cue groups; each is one lexical feature of the classifier
+CUES: dict[str, re.Pattern[str]] = {
+    "request": _rx(r"帮我|帮忙|请你|麻烦|记得|提醒我|别忘了|给我|替我|你(?:去|来)|安排|\b(?:help me|please|can you|could you|"
+                   r"would you|remind me|don'?t (?:let me )?forget|make sure|set up|book|schedule|order|arrange)\b"),
+    "obligation": _rx(r"要|得|需要|必须|该|打算|准备|\b(?:need to|have to|has to|must|should|gotta|got to|plan to|"
+                      r"going to|todo|to-?do)\b"),
+    "like": _rx(r"喜欢|爱(?:吃|喝|看|听|玩)|偏爱|最爱|钟爱|习惯|偏好|更(?:喜欢|爱)|\b(?:like|love|enjoy|prefer|favou?rite|"
+                r"fan of|into|adore|fond of|go-to|usually (?:drink|eat|take|get|order))\b"),
+    "dislike": _rx(r"不喜欢|讨厌|受不了|不爱|不(?:吃|喝)|反感|烦(?:透|死)了|不太喜欢|不要|别给我|\b(?:hate|dislike|"
+                   r"don'?t (?:like|enjoy|eat|drink|want)|can'?t stand|not a fan|never (?:eat|drink)|avoid|detest)\b"),
+    "emotion": _rx(r"开心|高兴|难过|伤心|生气|气死|愤怒|焦虑|担心|紧张|害怕|烦躁|郁闷|崩溃|累|疲惫|兴奋|激动|沮丧|失落|"
+                   r"感动|委屈|孤独|压力|心累|绝望|恼火|火大|失望|惊讶|感激|放松|平静|尴尬|\b(?:happy|sad|angry|"
+                   r"furious|mad|anxious|worried|nervous|scared|afraid|frustrated|annoyed|upset|tired|exhausted|"
+                   r"excited|thrilled|stressed|depressed|lonely|overwhelmed|relieved|grateful|embarrassed|"
+                   r"heartbroken|miserable|pissed|burned out|burnt out|feel(?:ing)?|fed up|disappointed)\b"),
+    "self_fact": _rx(r"我(?:是|叫|住|在|今年|的|家|有|对|老家|来自|属|毕业|工作|女儿|儿子|老婆|老公|妈|爸)|\b(?:i am|i'm|"
+                     r"my|i live|i work|i have|i was born|i grew up|i moved|i'm from|i come from|i own|i'm allergic)\b"),
+    "plan_marker": _rx(r"先|然后|再|接着|之后|最后|第一步|第二步|步骤|首先|其次|\b(?:first|then|after that|next|finally|"
+                       r"step \d|afterwards|followed by|lastly|plan is)\b"),
+    "done": _rx(r"已经|(?:做|写|弄|干|办|交|看|改|发|忙|搞)完|完成|搞定|弄好|办好|交了|提交了|订好|买好|发了|付了|结束了|好了|\b(?:done|finished|completed|"
+                r"booked|submitted|sent|paid|taken care of|wrapped up|sorted|already|handled)\b"),
+    "progress": _rx(r"正在|在(?:弄|做|写|办|改|跑)|进行中|一半|开始(?:做|弄|写)了|快(?:好|完)了|\b(?:working on|started|"
+                    r"halfway|in progress|making progress|almost done|underway|on it)\b"),
+    "abandon": _rx(r"算了|不用了|不要了|取消|放弃|别管|不做了|不去了|没戏|黄了|\b(?:forget (?:about )?(?:it|the)|"
+                   r"cancel|never mind|nevermind|not happening|give up|gave up|drop (?:it|the)|scrap|no longer need|"
+                   r"called off|fell through)\b"),
+    "frame": _rx(r"会议|开会|面试|谈判|教程|教我|讨论|复盘|调试|头脑风暴|旅行|出差|咨询|看病|\b(?:meeting|interview|"
+                 r"negotiation|tutorial|teach me|lesson|standup|stand-up|brainstorm|debug(?:ging)?|retro|"
+                 r"workshop|we are (?:now )?(?:in|doing)|let'?s (?:do|start|treat|pretend)|session|mode|role)\b"),
+    "context_set": _rx(r"接下来|现在(?:我们|开始)|这(?:次|个)(?:会议|讨论|对话)|我们(?:在|来)|咱们|从现在起|\b(?:from now on|for this|"
+                       r"for the rest|right now we|we'?re|let'?s)\b"),
+    "question": _rx(r"[?？]|吗|呢|什么|怎么|为什么|谁|哪|几|多少|是不是|有没有|\b(?:what|how|why|when|where|who|which|"
+                    r"do you|did i|is it|are there|can i)\b"),
+    "ack": _rx(r"^(?:好的?|嗯+|行|可以|没问题|收到|明白|知道了|谢谢|多谢|感谢|你好|哈+|再见|拜拜|对|是的|不用|好吧|ok|okay|"
+               r"thanks?|thank you|got it|sure|cool|great|nice|hi|hello|hey|bye|yes|yeah|yep|no|nope|alright|lol|"
+               r"sounds good|will do|understood|noted)\b"),
+    "first_person": _rx(r"我|\b(?:i|me|my|mine)\b"),
+    "negation": _rx(r"不|没|别|\b(?:not|no|never|don'?t|doesn'?t|didn'?t|isn'?t|won'?t|can'?t)\b"),
+    "correction": _rx(r"其实|更正|纠正|搞错|说错|不是.{1,12}而是|不是.{1,12}是|改成|\b(?:actually|correction|i meant|"
+                      r"not .{1,20} but|i was wrong|scratch that|sorry,? (?:it'?s|i meant)|update:)\b"),
+    "fact_verb": _rx(r"是|在|有|叫|住|位于|属于|开|\b(?:is|are|was|has|have|lives?|works?|located|born|costs?|opens?|"
+                     r"closes?|takes?)\b"),
+    "third_party": _rx(r"他|她|我(?:妈|爸|老婆|老公|女儿|儿子|朋友|同事|老板|哥|姐|弟|妹)|\b(?:he|she|they|his|her|"
+                       r"their|my (?:wife|husband|mom|dad|mother|father|son|daughter|friend|boss|colleague|sister|brother)"
+                       r")\b"),
+    "urgency": _rx(r"紧急|尽快|马上|立刻|赶紧|急|\b(?:asap|urgent|urgently|right away|immediately|as soon as|quickly|"
+                   r"priority)\b"),
+}
+CUE_NAMES: tuple[str, ...] = tuple(CUES)
+
+
+def cue_vector(text: str) -> list[float]:
+    """One 0/1 feature per cue group, plus length buckets."""
+    values = [1.0 if pattern.search(text) else 0.0 for pattern in CUES.values()]
+    n = len(text)
+    values += [1.0 if n <= 6 else 0.0, 1.0 if n > 40 else 0.0]
+    return values
+
+
+#: extra emotion words (mapped to the ontology's canonical emotion types)
+EMOTION_WORDS: dict[str, str] = {
+    # zh
+    "气死": "anger", "气炸": "anger", "生气": "anger", "愤怒": "anger", "火大": "anger", "恼火": "anger", "发火": "anger",
+    "受不了": "frustration", "烦死": "frustration", "烦透": "frustration", "烦躁": "frustration", "郁闷": "frustration",
+    "无语": "frustration", "崩溃": "frustration", "抓狂": "frustration", "心烦": "frustration", "头疼": "frustration",
+    "难过": "sadness", "伤心": "sadness", "沮丧": "sadness", "失落": "sadness", "委屈": "sadness", "孤独": "sadness",
+    "失望": "sadness", "想哭": "sadness", "心碎": "sadness", "绝望": "sadness", "低落": "sadness", "难受": "sadness",
+    "焦虑": "anxiety", "担心": "anxiety", "紧张": "anxiety", "压力": "anxiety", "不安": "anxiety", "慌": "anxiety",
+    "睡不着": "anxiety", "忐忑": "anxiety",
+    "害怕": "fear", "恐惧": "fear", "吓": "fear",
+    "开心": "joy", "高兴": "joy", "快乐": "joy", "太好了": "joy", "幸福": "joy", "爽": "joy", "满意": "joy",
+    "兴奋": "excitement", "激动": "excitement", "期待": "excitement", "迫不及待": "excitement",
+    "累": "tiredness", "疲惫": "tiredness", "困": "tiredness", "心累": "tiredness", "筋疲力尽": "tiredness",
+    "感激": "gratitude", "感动": "gratitude", "谢天谢地": "gratitude",
+    "放松": "calm", "平静": "calm", "踏实": "calm", "松了一口气": "calm",
+    "惊讶": "surprise", "没想到": "surprise", "震惊": "surprise",
+    "尴尬": "embarrassment", "丢人": "embarrassment", "恶心": "disgust",
+    # en
+    "furious": "anger", "angry": "anger", "mad at": "anger", "pissed": "anger", "livid": "anger", "outraged": "anger",
+    "frustrated": "frustration", "annoyed": "frustration", "irritated": "frustration", "fed up": "frustration",
+    "sick of": "frustration", "can't stand": "frustration", "driving me crazy": "frustration",
+    "sad": "sadness", "upset": "sadness", "heartbroken": "sadness", "depressed": "sadness", "miserable": "sadness",
+    "lonely": "sadness", "disappointed": "sadness", "down": "sadness", "gutted": "sadness", "crushed": "sadness",
+    "anxious": "anxiety", "worried": "anxiety", "nervous": "anxiety", "stressed": "anxiety", "overwhelmed": "anxiety",
+    "on edge": "anxiety", "panicking": "anxiety", "dreading": "anxiety",
+    "scared": "fear", "afraid": "fear", "terrified": "fear", "frightened": "fear",
+    "happy": "joy", "glad": "joy", "delighted": "joy", "thrilled": "excitement", "excited": "excitement",
+    "can't wait": "excitement", "pumped": "excitement", "over the moon": "joy", "proud": "joy",
+    "tired": "tiredness", "exhausted": "tiredness", "burned out": "tiredness", "burnt out": "tiredness",
+    "drained": "tiredness", "worn out": "tiredness", "sleepy": "tiredness",
+    "grateful": "gratitude", "thankful": "gratitude", "touched": "gratitude",
+    "relieved": "calm", "relaxed": "calm", "calm": "calm", "at peace": "calm",
+    "surprised": "surprise", "shocked": "surprise", "stunned": "surprise",
+    "embarrassed": "embarrassment", "ashamed": "embarrassment", "disgusted": "disgust", "grossed out": "disgust",
+    "in love": "love",
+}
+_EMOTION_PATTERN = re.compile("|".join(
+    (re.escape(w) if re.search(r"[\u4e00-\u9fff]", w) else r"\b" + re.escape(w) + r"\b")
+    for w in sorted(EMOTION_WORDS, key=len, reverse=True)), re.I)
+
+
+def find_emotion(text: str) -> tuple[str, str] | None:
+    """(canonical emotion type, the word) of the first emotion word in ``text``."""
+    m = _EMOTION_PATTERN.search(text)
+    return (EMOTION_WORDS[m.group(0).lower()], m.group(0)) if m else None
+
+
+INTENSIFIERS = re.compile(r"特别|非常|超级?|太|极其|十分|真的|好|死了|透了|最|巨|贼|爆|\b(?:very|really|so|extremely|super|"
+                          r"totally|absolutely|incredibly|completely|utterly|love|adore|hate|can'?t stand|the most)\b|[!！]",
+                          re.I)
+SOFTENERS = re.compile(r"有点|有些|稍微|一点|还行|还好|略|\b(?:a bit|a little|kind of|kinda|sort of|somewhat|slightly|"
+                       r"not too|mildly|okay with)\b", re.I)

@@ -1,0 +1,122 @@
+"""A small softmax classifier over sentence vectors plus lexical cue features.
+
+Features: the default embedder's vector of the text (512-d for USE) and one
+0/1 feature per cue group in :mod:`mnemir.understand.lexicon`. Training is
+full-batch gradient descent (Adam) with L2, in numpy: a few seconds on a CPU.
+Weights ship as ``.npz`` next to a JSON header (labels, embedder id, feature
+layout), so a model trained for one embedder refuses to run with another.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from mnemir.embed.base import Embedder
+from mnemir.errors import ConfigError, ModelMismatchError
+from mnemir.understand.lexicon import CUE_NAMES, cue_vector
+
+__all__ = ["SoftmaxModel", "featurize", "load_model", "train_softmax"]
+
+Array = npt.NDArray[np.float32]
+#: cue features are 0/1 while vector components are ~0.05: scale so neither drowns the other
+CUE_SCALE = 0.5
+FEATURE_LAYOUT = "vector+cues:" + ",".join(CUE_NAMES) + ",short,long"
+
+
+def featurize(vectors: Array, texts: list[str]) -> Array:
+    cues = np.array([cue_vector(t) for t in texts], dtype=np.float32).reshape(len(texts), -1) * CUE_SCALE
+    return np.hstack([np.asarray(vectors, dtype=np.float32), cues])
+
+
+@dataclass
+class SoftmaxModel:
+    labels: tuple[str, ...]
+    weights: Array  # (features, classes)
+    bias: Array  # (classes,)
+    embedder_id: str
+    layout: str = FEATURE_LAYOUT
+
+    def check(self, embedder: Embedder) -> None:
+        if embedder.model_id != self.embedder_id:
+            raise ModelMismatchError(
+                f"the understanding model was trained on vectors of {self.embedder_id!r}, "
+                f"not {embedder.model_id!r}; retrain it with `python -m mnemir.understand.train`",
+                trained_for=self.embedder_id, embedder=embedder.model_id)
+        if self.layout != FEATURE_LAYOUT:
+            raise ConfigError("the understanding model's feature layout is stale; retrain it", layout=self.layout)
+
+    def proba(self, features: Array) -> Array:
+        logits = features @ self.weights + self.bias
+        logits -= logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return exp / exp.sum(axis=1, keepdims=True)
+
+    def predict(self, vectors: Array, texts: list[str]) -> list[list[tuple[str, float]]]:
+        """For each text, labels with probabilities, best first."""
+        probs = self.proba(featurize(vectors, texts))
+        out = []
+        for row in probs:
+            order = np.argsort(-row)
+            out.append([(self.labels[i], float(row[i])) for i in order])
+        return out
+
+    def save(self, path: str | Path) -> None:
+        path = Path(path)
+        np.savez_compressed(path.with_suffix(".npz"), weights=self.weights.astype(np.float32),
+                            bias=self.bias.astype(np.float32))
+        header = {"labels": list(self.labels), "embedder_id": self.embedder_id, "layout": self.layout}
+        path.with_suffix(".json").write_text(json.dumps(header, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def load_model(name: str, directory: str | Path | None = None) -> SoftmaxModel:
+    """Load ``<name>.json`` + ``<name>.npz`` from the package data (or ``directory``)."""
+    base = Path(directory) if directory is not None else Path(str(resources.files("mnemir.understand") / "data"))
+    header_path, weights_path = base / f"{name}.json", base / f"{name}.npz"
+    if not header_path.exists() or not weights_path.exists():
+        raise ConfigError(f"understanding model {name!r} not found in {base}; "
+                          "train it with `python -m mnemir.understand.train`", path=str(base))
+    header = json.loads(header_path.read_text(encoding="utf-8"))
+    with np.load(weights_path) as data:
+        weights, bias = data["weights"], data["bias"]
+    return SoftmaxModel(tuple(header["labels"]), weights, bias, header["embedder_id"], header["layout"])
+
+
+def train_softmax(features: Array, labels: list[str], *, classes: tuple[str, ...], embedder_id: str,
+                  l2: float = 1e-3, epochs: int = 600, lr: float = 0.05, seed: int = 0,
+                  class_weight: bool = True) -> SoftmaxModel:
+    """Multinomial logistic regression, full batch, Adam; classes balanced by inverse frequency."""
+    rng = np.random.default_rng(seed)
+    x = np.asarray(features, dtype=np.float64)
+    index = {c: i for i, c in enumerate(classes)}
+    y = np.array([index[label] for label in labels])
+    n, d = x.shape
+    k = len(classes)
+    onehot = np.zeros((n, k))
+    onehot[np.arange(n), y] = 1.0
+    counts = np.bincount(y, minlength=k).astype(np.float64)
+    sample_w = (n / (k * np.maximum(counts, 1)))[y] if class_weight else np.ones(n)
+    w = rng.normal(0, 0.01, size=(d, k))
+    b = np.zeros(k)
+    m_w, v_w, m_b, v_b = np.zeros_like(w), np.zeros_like(w), np.zeros_like(b), np.zeros_like(b)
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    for step in range(1, epochs + 1):
+        logits = x @ w + b
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        grad_logits = (p - onehot) * sample_w[:, None] / n
+        g_w = x.T @ grad_logits + l2 * w
+        g_b = grad_logits.sum(axis=0)
+        for g, m, v, param in ((g_w, m_w, v_w, w), (g_b, m_b, v_b, b)):
+            m *= beta1
+            m += (1 - beta1) * g
+            v *= beta2
+            v += (1 - beta2) * g * g
+            param -= lr * (m / (1 - beta1**step)) / (np.sqrt(v / (1 - beta2**step)) + eps)
+    return SoftmaxModel(classes, w.astype(np.float32), b.astype(np.float32), embedder_id)

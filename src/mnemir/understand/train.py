@@ -1,0 +1,102 @@
+"""Train the shipped understanding models from the training split only.
+
+    python -m mnemir.understand.train            # writes data/extractor.{npz,json} and data/intent.{npz,json}
+    python -m mnemir.understand.train --cv 5     # also prints k-fold accuracy on the training split
+
+The held-out files (``*_heldout.jsonl``) are never read here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mnemir.embed import default_embedder
+from mnemir.embed.base import Embedder
+from mnemir.understand.extract import EXTRACTION_LABELS
+from mnemir.understand.intent import INTENT_KINDS
+from mnemir.understand.model import SoftmaxModel, featurize, train_softmax
+from mnemir.understand.segment import split_pieces
+
+DATA = Path(str(resources.files("mnemir.understand") / "data"))
+TRAIN_FILES = {"extractor": "extraction_train.jsonl", "intent": "intent_train.jsonl"}
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def extraction_examples(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """(texts, labels) at the level the extractor classifies: pieces of utterances."""
+    texts, labels = [], []
+    for row in rows:
+        types = [e["type"] for e in row["expect"]]
+        if not types:
+            texts.append(row["text"])
+            labels.append("NONE")
+        elif "Plan" in types:
+            texts.append(row["text"])
+            labels.append("Plan")
+        elif len(types) == 1:
+            texts.append(row["text"])
+            labels.append(types[0])
+        else:
+            pieces = [p.text for p in split_pieces(row["text"])]
+            if len(pieces) == len(types):
+                texts.extend(pieces)
+                labels.extend(types)
+    return texts, labels
+
+
+def intent_examples(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    return [r["query"] for r in rows], [r["kind"] for r in rows]
+
+
+def fit(texts: list[str], labels: list[str], classes: tuple[str, ...], embedder: Embedder) -> SoftmaxModel:
+    features = featurize(embedder.embed(texts), texts)
+    return train_softmax(features, labels, classes=classes, embedder_id=embedder.model_id)
+
+
+def cross_validate(texts: list[str], labels: list[str], classes: tuple[str, ...], embedder: Embedder,
+                   folds: int) -> float:
+    features = featurize(embedder.embed(texts), texts)
+    order = np.random.default_rng(1).permutation(len(texts))
+    correct = 0
+    for k in range(folds):
+        test = set(order[k::folds].tolist())
+        train_idx = [i for i in range(len(texts)) if i not in test]
+        model = train_softmax(features[train_idx], [labels[i] for i in train_idx], classes=classes,
+                              embedder_id=embedder.model_id)
+        test_idx = sorted(test)
+        predicted = model.proba(features[test_idx]).argmax(axis=1)
+        correct += sum(classes[p] == labels[i] for p, i in zip(predicted, test_idx, strict=True))
+    return correct / len(texts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=DATA, help="where to write the weights")
+    parser.add_argument("--cv", type=int, default=0, help="k-fold cross-validation on the training split")
+    args = parser.parse_args(argv)
+    embedder = default_embedder()
+    jobs = {
+        "extractor": (extraction_examples(read_jsonl(DATA / TRAIN_FILES["extractor"])), EXTRACTION_LABELS),
+        "intent": (intent_examples(read_jsonl(DATA / TRAIN_FILES["intent"])), INTENT_KINDS),
+    }
+    for name, ((texts, labels), classes) in jobs.items():
+        if args.cv:
+            print(f"{name}: {args.cv}-fold accuracy on train = {cross_validate(texts, labels, classes, embedder, args.cv):.3f}")
+        model = fit(texts, labels, classes, embedder)
+        model.save(args.out / name)
+        print(f"{name}: trained on {len(texts)} examples, {len(classes)} classes -> {args.out / name}.npz")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

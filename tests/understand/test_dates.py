@@ -1,0 +1,94 @@
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from mnemir.errors import ValidationError
+from mnemir.understand.dates import cn_number, find_dates, resolve_deadline, time_range
+
+WED = datetime(2026, 3, 4, 10, 0, tzinfo=timezone(timedelta(hours=8)))  # a Wednesday
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("帮我下周五之前把报销单交了", date(2026, 3, 13)),
+    ("周五前交", date(2026, 3, 6)),
+    ("这周五", date(2026, 3, 6)),
+    ("下下周一出差", date(2026, 3, 16)),
+    ("月底交报告", date(2026, 3, 31)),
+    ("下个月5号还款", date(2026, 4, 5)),
+    ("下个月底", date(2026, 4, 30)),
+    ("明天", date(2026, 3, 5)),
+    ("后天", date(2026, 3, 6)),
+    ("大后天", date(2026, 3, 7)),
+    ("三天内", date(2026, 3, 7)),
+    ("两周后", date(2026, 3, 18)),
+    ("3月15日", date(2026, 3, 15)),
+    ("二月三号", date(2027, 2, 3)),
+    ("20号之前", date(2026, 3, 20)),
+    ("3号", date(2026, 4, 3)),
+    ("年底", date(2026, 12, 31)),
+    ("周末", date(2026, 3, 7)),
+    ("next Wednesday", date(2026, 3, 11)),
+    ("by Friday", date(2026, 3, 6)),
+    ("tomorrow", date(2026, 3, 5)),
+    ("the day after tomorrow", date(2026, 3, 6)),
+    ("by the end of the month", date(2026, 3, 31)),
+    ("in two weeks", date(2026, 3, 18)),
+    ("within 3 days", date(2026, 3, 7)),
+    ("on March 20th", date(2026, 3, 20)),
+    ("the 5th of next month", date(2026, 4, 5)),
+    ("before the 15th", date(2026, 3, 15)),
+    ("this weekend", date(2026, 3, 7)),
+    ("next week", date(2026, 3, 15)),
+    ("2026-05-01", date(2026, 5, 1)),
+])
+def test_relative_dates_resolve_against_now(text: str, expected: date) -> None:
+    found = resolve_deadline(text, WED)
+    assert found is not None, text
+    assert found.day == expected
+
+
+@pytest.mark.parametrize(("text", "hour", "minute"), [
+    ("明天下午三点开会", 15, 0), ("tomorrow at 3pm", 15, 0), ("明晚八点半", 20, 30), ("Friday 9:30am", 9, 30),
+])
+def test_a_time_of_day_makes_a_datetime_in_the_users_zone(text: str, hour: int, minute: int) -> None:
+    found = resolve_deadline(text, WED)
+    assert isinstance(found.value, datetime)
+    assert (found.value.hour, found.value.minute) == (hour, minute)
+    assert found.value.utcoffset() == timedelta(hours=8)
+
+
+def test_the_users_day_not_the_utc_day() -> None:
+    late = datetime(2026, 3, 4, 23, 30, tzinfo=timezone(timedelta(hours=8)))  # 15:30 UTC, same day
+    assert resolve_deadline("明天", late).day == date(2026, 3, 5)
+    early = datetime(2026, 3, 5, 0, 30, tzinfo=timezone(timedelta(hours=8)))  # still 4 March in UTC
+    assert resolve_deadline("明天", early).day == date(2026, 3, 6)
+
+
+@pytest.mark.parametrize("text", ["I sat down", "我们一起去", "the sun is out", "May I ask", "no dates here"])
+def test_words_that_only_look_like_dates_are_not_dates(text: str) -> None:
+    assert find_dates(text, WED) == []
+
+
+def test_past_dates_are_not_deadlines() -> None:
+    assert resolve_deadline("昨天", WED) is None
+
+
+def test_naive_now_is_rejected() -> None:
+    with pytest.raises(ValidationError, match="timezone"):
+        find_dates("明天", datetime(2026, 3, 4))
+
+
+@pytest.mark.parametrize(("text", "start", "end"), [
+    ("我上周说了什么", date(2026, 2, 23), date(2026, 3, 2)),
+    ("what did I say yesterday", date(2026, 3, 3), date(2026, 3, 4)),
+    ("上个月", date(2026, 2, 1), date(2026, 3, 1)),
+])
+def test_time_ranges_for_queries(text: str, start: date, end: date) -> None:
+    span = time_range(text, WED)
+    assert span is not None
+    assert (span[0].date(), span[1].date()) == (start, end)
+
+
+@pytest.mark.parametrize(("text", "value"), [("5", 5), ("十五", 15), ("二十", 20), ("两", 2), ("三十一", 31), ("x", None)])
+def test_chinese_numbers(text: str, value: int | None) -> None:
+    assert cn_number(text) == value
