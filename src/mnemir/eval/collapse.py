@@ -1,0 +1,355 @@
+"""The collapse benchmark: does retrieval keep a memory's role, status and time apart from its words?
+
+Each scenario (``eval/data/collapse/*.yaml``) is one user's memory store with traps: memories that share
+entities and words with a query but have the wrong role (a task for a fact question, an outburst for a calm
+question), the wrong status (a completed task for "what's left") or the wrong time (an older preference
+replaced by a newer one). Every scenario is built into a fresh real store through the public API
+(``mnemir.open`` + ``mem.add`` with explicit types, properties and ``now=``), then every query runs against
+these systems, side by side:
+
+* ``vector``: plain vector retrieval, unfiltered exact cosine top-k over every stored record (the seed's
+  unfiltered Chroma query; the seed keeps no record status, so superseded records are still there);
+* ``bm25``: the store's full-text search over every stored record;
+* ``oracle``: the seed's hybrid search with the correct type(s) handed in by hand (the types of the query's
+  relevant memories), over every stored record: it cannot see status or time;
+* ``oracle_live``: the same, over live records only (what mnemir's lifecycle adds to a type filter);
+* ``recall``: ``mem.recall(query)`` with its own inferred intent.
+
+Metrics at each k: isolation (a relevant memory in the top k and no forbidden one), collapse (any forbidden
+in the top k), recall@k (share of the relevant memories in the top k) and order (for queries that say the
+user's present state must rank above a conflicting preference: satisfied when the first is in the top k and
+above the second).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from mnemir.embed import Embedder, default_embedder
+from mnemir.errors import ValidationError
+from mnemir.ir import MemoryStatus
+from mnemir.retrieve.search import hybrid_search
+from mnemir.store.base import ANY, Selection
+
+SPLITS = ("dev", "heldout", "all")
+SYSTEMS = ("vector", "bm25", "oracle", "oracle_live", "recall")
+SYSTEM_TITLES = {
+    "vector": "plain vector (seed, unfiltered)",
+    "bm25": "BM25",
+    "oracle": "oracle type filter (seed hybrid)",
+    "oracle_live": "oracle type filter, live records",
+    "recall": "mnemir recall()",
+}
+USER = "bench-user"
+DATA_FILES = ("task_fact.yaml", "preference_present.yaml", "emotion_fact.yaml", "task_status.yaml", "mixed.yaml")
+EVERY_STATUS = tuple(s for s in MemoryStatus if s != MemoryStatus.deleted)
+_AGE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
+
+
+# -- data ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Query:
+    text: str
+    relevant: tuple[str, ...]
+    forbidden: tuple[str, ...] = ()
+    above: tuple[tuple[str, str], ...] = ()
+    oracle_types: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    split: str
+    symptom: str
+    lang: str
+    domain: str
+    now: datetime
+    memories: tuple[Mapping[str, Any], ...]
+    queries: tuple[Query, ...]
+
+
+def data_dir() -> Path:
+    return Path(str(resources.files("mnemir.eval").joinpath("data", "collapse")))
+
+
+def load(split: str = "heldout", *, directory: Path | None = None) -> list[Scenario]:
+    """The scenarios of one split (``dev``, ``heldout`` or ``all``)."""
+    if split not in SPLITS:
+        raise ValidationError("unknown split", field="split", value=split, allowed=list(SPLITS))
+    directory = directory or data_dir()
+    out = []
+    for name in DATA_FILES:
+        data = yaml.safe_load((directory / name).read_text(encoding="utf-8"))
+        out += [_scenario(s, name) for s in data["scenarios"]]
+    ids = [s.id for s in out]
+    if len(set(ids)) != len(ids):
+        raise ValidationError("duplicate scenario ids", field="scenarios", value=sorted(ids))
+    return [s for s in out if split == "all" or s.split == split]
+
+
+def noise(directory: Path | None = None) -> list[Mapping[str, Any]]:
+    data = yaml.safe_load(((directory or data_dir()) / "noise.yaml").read_text(encoding="utf-8"))
+    return list(data["memories"])
+
+
+def _scenario(raw: Mapping[str, Any], source: str) -> Scenario:
+    keys = {m["key"] for m in raw["memories"]}
+    queries = []
+    for q in raw["queries"]:
+        query = Query(q["q"], tuple(q["relevant"]), tuple(q.get("forbidden") or ()),
+                      tuple(tuple(p) for p in q.get("above") or ()), tuple(q.get("oracle_types") or ()))
+        named = [*query.relevant, *query.forbidden, *(k for p in query.above for k in p)]
+        unknown = [k for k in named if k not in keys]
+        if unknown or not query.relevant:
+            raise ValidationError(f"{source}: scenario {raw['id']}: query {q['q']!r} names unknown or no memories",
+                                  field="queries", value=unknown, allowed=sorted(keys))
+        queries.append(query)
+    if raw["split"] not in ("dev", "heldout"):
+        raise ValidationError("unknown split", field=f"{raw['id']}.split", value=raw["split"],
+                              allowed=["dev", "heldout"])
+    return Scenario(raw["id"], raw["split"], raw["symptom"], raw["lang"], raw["domain"],
+                    datetime.fromisoformat(raw["now"]), tuple(raw["memories"]), tuple(queries))
+
+
+def parse_age(text: str) -> timedelta:
+    match = _AGE.match(str(text).strip())
+    if not match:
+        raise ValidationError("bad age", field="age", value=text, allowed="e.g. 30m, 2h, 3d, 6w")
+    value, unit = float(match.group(1)), match.group(2)
+    return {"m": timedelta(minutes=value), "h": timedelta(hours=value), "d": timedelta(days=value),
+            "w": timedelta(weeks=value)}[unit]
+
+
+# -- building a scenario's store --------------------------------------------------------------------
+def build(scenario: Scenario, path: Path, embedder: Embedder, extra: Sequence[Mapping[str, Any]] = ()) -> tuple[
+        Any, dict[str, str]]:
+    """A fresh store at ``path`` holding the scenario's memories (and ``extra`` ones), oldest first.
+
+    Returns (mem, key -> memory id). Raises when the lifecycle merged two scenario memories into one (the
+    benchmark needs each memory to stay itself; superseding is fine and is part of what is measured)."""
+    import mnemir
+
+    mem = mnemir.open(path, embedder=embedder)
+    items = [*({**m, "key": f"noise:{m['key']}"} for m in extra), *scenario.memories]
+    items.sort(key=lambda m: -parse_age(m["age"]))
+    ids = {m["key"]: _memory_id(scenario.id, m["key"]) for m in items}
+    for m in items:
+        when = scenario.now - parse_age(m["age"])
+        props = dict(m.get("props") or {})
+        rels = [{"target": ids[target], "relation": relation} for relation, target in m.get("rels") or ()]
+        if m.get("task"):
+            props["associated_task_id"] = ids[m["task"]]
+            rels.append({"target": ids[m["task"]], "relation": "step_of"})
+        if m.get("frame"):
+            rels.append({"target": ids[m["frame"]], "relation": "in_frame"})
+        stored = mem.add(m["text"], m["type"], props, user=USER, speaker=_speaker(m), relationships=rels,
+                         id=ids[m["key"]], now=when)
+        if stored.id != ids[m["key"]]:
+            raise ValidationError(f"scenario {scenario.id}: memory {m['key']!r} was merged into {stored.id}",
+                                  field=f"{scenario.id}.{m['key']}", value=stored.id)
+        if m.get("status"):
+            mem.update(stored.id, status=m["status"], user=USER, now=when, reason="benchmark setup")
+    return mem, ids
+
+
+def _memory_id(scenario_id: str, key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.:\-]", "_", f"{scenario_id}.{key}")
+
+
+def _speaker(memory: Mapping[str, Any]) -> str:
+    source = (memory.get("props") or {}).get("source")
+    return {"external": "tool", "assistant": "assistant"}.get(source, "user")
+
+
+# -- systems ------------------------------------------------------------------------------------------
+Ranker = Callable[[Any, Scenario, Query, dict[str, str], int], list[str]]
+
+
+def _everything() -> Selection:
+    return Selection(user_id=ANY, statuses=EVERY_STATUS)
+
+
+def rank_vector(mem: Any, scenario: Scenario, query: Query, ids: dict[str, str], k: int) -> list[str]:
+    vector = mem.embedder.embed_query(query.text)
+    return [mid for mid, _ in mem.store.vector_search(_everything(), vector, k)]
+
+
+def rank_bm25(mem: Any, scenario: Scenario, query: Query, ids: dict[str, str], k: int) -> list[str]:
+    return [mid for mid, _ in mem.store.text_search(_everything(), query.text, k)]
+
+
+def oracle_types(scenario: Scenario, query: Query) -> tuple[str, ...]:
+    if query.oracle_types:
+        return query.oracle_types
+    by_key = {m["key"]: m["type"] for m in scenario.memories}
+    return tuple(dict.fromkeys(by_key[key] for key in query.relevant))
+
+
+def rank_oracle(mem: Any, scenario: Scenario, query: Query, ids: dict[str, str], k: int) -> list[str]:
+    selection = _everything().with_(types=oracle_types(scenario, query))
+    hits = hybrid_search(mem.store, mem.embedder, selection, query.text, k, mem.config.fusion)
+    return [h.id for h in hits]
+
+
+def rank_oracle_live(mem: Any, scenario: Scenario, query: Query, ids: dict[str, str], k: int) -> list[str]:
+    return [h.id for h in mem.search(query.text, types=oracle_types(scenario, query), user=USER, k=k,
+                                     now=scenario.now)]
+
+
+def rank_recall(mem: Any, scenario: Scenario, query: Query, ids: dict[str, str], k: int) -> list[str]:
+    return [h.id for h in mem.recall(query.text, user=USER, k=k, now=scenario.now).hits]
+
+
+RANKERS: dict[str, Ranker] = {"vector": rank_vector, "bm25": rank_bm25, "oracle": rank_oracle,
+                              "oracle_live": rank_oracle_live, "recall": rank_recall}
+
+
+# -- metrics ------------------------------------------------------------------------------------------
+@dataclass
+class Outcome:
+    """One query's ranked ids under one system, judged at one k."""
+
+    isolated: bool
+    collapsed: bool
+    recall: float
+    order_pairs: int
+    order_ok: int
+
+
+def judge(ranked: Sequence[str], query: Query, ids: Mapping[str, str], k: int) -> Outcome:
+    top = list(ranked[:k])
+    relevant = {ids[key] for key in query.relevant}
+    forbidden = {ids[key] for key in query.forbidden}
+    found = relevant & set(top)
+    collapsed = bool(forbidden & set(top))
+    ok = 0
+    for first, second in query.above:
+        a, b = ids[first], ids[second]
+        if a in top and (b not in top or top.index(a) < top.index(b)):
+            ok += 1
+    return Outcome(bool(found) and not collapsed, collapsed, len(found) / len(relevant), len(query.above), ok)
+
+
+@dataclass
+class Row:
+    scenario: str
+    symptom: str
+    lang: str
+    query: str
+    system: str
+    k: int
+    ranked: list[str]
+    outcome: Outcome
+
+
+@dataclass
+class Report:
+    split: str
+    k_values: tuple[int, ...]
+    scenarios: int
+    queries: int
+    rows: list[Row] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def metric(self, system: str, k: int, symptom: str | None = None) -> dict[str, float]:
+        rows = [r for r in self.rows if r.system == system and r.k == k and (symptom is None or r.symptom == symptom)]
+        if not rows:
+            return {"isolation": 0.0, "collapse": 0.0, "recall": 0.0, "order": 0.0, "n": 0}
+        pairs = sum(r.outcome.order_pairs for r in rows)
+        return {
+            "isolation": sum(r.outcome.isolated for r in rows) / len(rows),
+            "collapse": sum(r.outcome.collapsed for r in rows) / len(rows),
+            "recall": sum(r.outcome.recall for r in rows) / len(rows),
+            "order": (sum(r.outcome.order_ok for r in rows) / pairs) if pairs else float("nan"),
+            "n": len(rows),
+        }
+
+    def misses(self, system: str = "recall", k: int = 3) -> list[Row]:
+        return [r for r in self.rows if r.system == system and r.k == k and not r.outcome.isolated]
+
+    def symptoms(self) -> list[str]:
+        return list(dict.fromkeys(r.symptom for r in self.rows))
+
+    def render(self) -> str:
+        lines = [f"Collapse benchmark, split={self.split}: {self.scenarios} scenarios, {self.queries} queries "
+                 f"({self.seconds:.0f} s)", ""]
+        head = f"{'system':<34}" + "".join(f"{'iso@' + str(k):>8}{'col@' + str(k):>8}{'rec@' + str(k):>8}"
+                                           f"{'ord@' + str(k):>8}" for k in self.k_values)
+        lines += [head, "-" * len(head)]
+        for system in SYSTEMS:
+            cells = []
+            for k in self.k_values:
+                m = self.metric(system, k)
+                cells.append(f"{m['isolation']:>8.3f}{m['collapse']:>8.3f}{m['recall']:>8.3f}{m['order']:>8.3f}")
+            lines.append(f"{SYSTEM_TITLES[system]:<34}" + "".join(cells))
+        k0 = self.k_values[0]
+        lines += ["", f"isolation@{k0} by symptom:", f"{'symptom':<36}" + "".join(f"{s:>12}" for s in SYSTEMS)]
+        for symptom in self.symptoms():
+            n = self.metric("recall", k0, symptom)["n"]
+            lines.append(f"{symptom + f' ({n})':<36}" + "".join(
+                f"{self.metric(s, k0, symptom)['isolation']:>12.3f}" for s in SYSTEMS))
+        misses = self.misses("recall", k0)
+        lines += ["", f"recall() misses at k={k0}: {len(misses)}"]
+        lines += [f"  {r.scenario}: {r.query}" + (" (collapsed)" if r.outcome.collapsed else " (relevant not found)")
+                  for r in misses]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "split": self.split, "k_values": list(self.k_values), "scenarios": self.scenarios,
+            "queries": self.queries, "seconds": round(self.seconds, 1),
+            "systems": {s: {f"k={k}": self.metric(s, k) for k in self.k_values} for s in SYSTEMS},
+            "by_symptom": {sym: {s: self.metric(s, self.k_values[0], sym) for s in SYSTEMS}
+                           for sym in self.symptoms()},
+            "misses": [{"scenario": r.scenario, "query": r.query, "ranked": r.ranked,
+                        "collapsed": r.outcome.collapsed} for r in self.misses("recall", self.k_values[0])],
+        }
+
+
+# -- running ------------------------------------------------------------------------------------------
+def run(split: str = "heldout", k_values: Iterable[int] = (3, 5), *, embedder: Embedder | None = None,
+        systems: Sequence[str] = SYSTEMS, progress: Callable[[int, int], None] | None = None) -> Report:
+    """Build every scenario of ``split`` and run every query through every system."""
+    k_values = tuple(sorted(set(k_values)))
+    if not k_values or any(isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 20 for k in k_values):
+        raise ValidationError("k values must be integers in [1, 20]", field="k_values", value=list(k_values))
+    unknown = [s for s in systems if s not in RANKERS]
+    if unknown:
+        raise ValidationError("unknown system", field="systems", value=unknown, allowed=list(RANKERS))
+    scenarios = load(split)
+    embedder = embedder or default_embedder()
+    extra = noise()
+    report = Report(split, k_values, len(scenarios), sum(len(s.queries) for s in scenarios))
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="mnemir-collapse-") as tmp:
+        for i, scenario in enumerate(scenarios, start=1):
+            mem, ids = build(scenario, Path(tmp) / scenario.id, embedder, extra)
+            try:
+                _run_scenario(mem, scenario, ids, systems, k_values, report)
+            finally:
+                mem.close()
+            if progress:
+                progress(i, len(scenarios))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _run_scenario(mem: Any, scenario: Scenario, ids: dict[str, str], systems: Sequence[str],
+                  k_values: tuple[int, ...], report: Report) -> None:
+    depth = max(k_values)
+    for query in scenario.queries:
+        for system in systems:
+            ranked = RANKERS[system](mem, scenario, query, ids, depth)
+            for k in k_values:
+                report.rows.append(Row(scenario.id, scenario.symptom, scenario.lang, query.text, system, k, ranked,
+                                       judge(ranked, query, ids, k)))

@@ -1,0 +1,160 @@
+"""The Context: recalled memories in sections by role, as a prompt block or JSON.
+
+Every line says plainly what a memory is and where it came from ("background preference, stated by the user
+on 2026-08-10: ..."), so that the agent's LLM cannot take a task for a fact, a feeling for evidence, or an old
+preference for a present instruction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from mnemir.ir import MemIR
+from mnemir.retrieve.ranking import RECALL_ROLES, confidence_of, task_status
+
+if TYPE_CHECKING:
+    from mnemir.retrieve.recall import RecallHit
+
+SECTION_TITLES: dict[str, str] = {
+    "answer": "Answers to the query",
+    "current": "The user's present state (comes before older preferences)",
+    "task": "Tasks: things the user asked for (requests, not facts)",
+    "background": "Background preferences (soft context; present instructions and state come first)",
+    "caution": "Cautions: feelings the user expressed (use with care; not facts about the world)",
+    "hypothesis": "Unconfirmed guesses (do not state them as facts)",
+    "context": "The current setting",
+    "dialogue": "Conversation acts",
+}
+
+FLAG_TEXT: dict[str, str] = {
+    "unconfirmed": "UNCONFIRMED",
+    "uncertain": "UNCERTAIN: disputed by another memory",
+    "outdated": "POSSIBLY OUTDATED: a newer memory replaces it",
+    "faded": "faded: an old feeling",
+    "other_frame": "from another setting",
+}
+
+
+@dataclass
+class Context:
+    """Recalled memories grouped by role, in the order the agent should weigh them."""
+
+    query: str
+    now: datetime
+    sections: dict[str, list[RecallHit]] = field(default_factory=dict)
+    #: the active contextual frame, shown as the setting
+    frame: MemIR | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, query: str, now: datetime, hits: Sequence[RecallHit], frame: MemIR | None = None,
+              notes: Sequence[str] = ()) -> Context:
+        sections: dict[str, list[RecallHit]] = {}
+        for role in RECALL_ROLES:
+            chosen = [h for h in hits if h.role == role]
+            if chosen:
+                sections[role] = chosen
+        return cls(query, now, sections, frame, list(notes))
+
+    def is_empty(self) -> bool:
+        return not self.sections and self.frame is None
+
+    def render(self) -> str:
+        """A prompt block: one heading per role, one line per memory stating its role and source."""
+        lines = [f"Memory for: {self.query}",
+                 "Each line says what kind of memory it is and who said it when. Tasks are requests, not facts; "
+                 "feelings are not facts; preferences are soft."]
+        if self.frame is not None:
+            lines += ["", f"## {SECTION_TITLES['context']}", "- " + describe(self.frame, "context", [], self.now)]
+        for role, hits in self.sections.items():
+            lines += ["", f"## {SECTION_TITLES[role]}"]
+            lines += ["- " + describe(h.memory, role, h.flags, self.now) for h in hits]
+        if self.is_empty():
+            lines += ["", "(no stored memory is relevant to this query)"]
+        for note in self.notes:
+            lines.append(f"Note: {note}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "now": self.now.isoformat(),
+            "frame": _line_dict(self.frame, "context", [], self.now) if self.frame is not None else None,
+            "sections": [{"role": role, "title": SECTION_TITLES[role],
+                          "memories": [_line_dict(h.memory, role, h.flags, self.now) | {"score": h.score}
+                                       for h in hits]}
+                         for role, hits in self.sections.items()],
+            "notes": list(self.notes),
+        }
+
+
+def _line_dict(record: MemIR, role: str, flags: Sequence[str], now: datetime) -> dict[str, Any]:
+    return {"id": record.id, "type": record.type, "role": role, "label": label(record, role),
+            "source": provenance(record), "text": record.text, "flags": list(flags),
+            "line": describe(record, role, flags, now)}
+
+
+def describe(record: MemIR, role: str, flags: Sequence[str], now: datetime) -> str:
+    """``<what it is>, <who said it when>: <text> [<flags>]``."""
+    marks = [FLAG_TEXT.get(f, f) for f in flags if f != "emotion"]
+    suffix = f" [{'; '.join(marks)}]" if marks else ""
+    return f"{label(record, role)}, {provenance(record)}: {record.text}{suffix}"
+
+
+def label(record: MemIR, role: str) -> str:
+    """What the memory is, in plain words."""
+    props = record.properties
+    if record.type in ("Task", "Plan"):
+        status = task_status(record) or "pending"
+        kind = "plan step" if record.type == "Plan" else "task"
+        state = {"pending": "open", "in_progress": "in progress", "completed": "completed", "failed": "failed"}
+        extra = [f"due {props['deadline']}"] if props.get("deadline") and status in ("pending", "in_progress") else []
+        if record.type == "Plan" and props.get("order") is not None:
+            extra.insert(0, f"step {props['order']}")
+        return f"{state.get(status, status)} {kind}" + (f" ({', '.join(extra)})" if extra else "")
+    if record.type == "Preference":
+        polarity = {"like": "likes", "dislike": "dislikes", "neutral": "neutral about"}.get(
+            str(props.get("preference_type")), "")
+        what = f" ({polarity} {props['subject']})" if props.get("subject") and polarity else ""
+        return f"background preference{what}"
+    if record.type == "EmotionalState":
+        parts = [str(props.get("emotion_type", "emotion"))]
+        if isinstance(props.get("intensity"), (int, float)):
+            parts.append(f"intensity {props['intensity']:.1f}")
+        head = "feeling asked about" if role == "answer" else "caution: past feeling"
+        return f"{head} ({', '.join(parts)})"
+    if record.type == "Fact":
+        conf = confidence_of(record)
+        head = "present state of the user" if role == "current" else "fact"
+        return f"{head} (confidence {conf:.2f})" if conf is not None else head
+    if record.type == "Hypothesis":
+        conf = confidence_of(record)
+        return "unconfirmed guess" + (f" (confidence {conf:.2f})" if conf is not None else "")
+    if record.type == "ContextualFrame":
+        active = "active" if props.get("active", True) else "ended"
+        return f"setting ({props.get('frame_type', 'frame')}, {active})"
+    if record.type == "DialogueAct":
+        return f"dialogue act ({props.get('act_type', 'other')})"
+    return f"{record.type} ({role})"
+
+
+def provenance(record: MemIR) -> str:
+    """Who said it and when: the fact's stated source first, else the speaker."""
+    day = record.metadata.created_at.date().isoformat()
+    source = record.properties.get("source") if record.type == "Fact" else None
+    speaker = record.metadata.source.speaker
+    if source == "external":
+        return f"from an external source, recorded on {day}"
+    if source == "assistant" or speaker == "assistant":
+        return f"said by the assistant on {day}"
+    if record.type == "Hypothesis":
+        return f"inferred by the assistant on {day}"
+    if source == "user" or speaker == "user":
+        verb = {"Task": "requested", "Plan": "planned", "EmotionalState": "expressed"}.get(record.type, "stated")
+        return f"{verb} by the user on {day}"
+    if speaker:
+        return f"from {speaker}, recorded on {day}"
+    return f"recorded on {day}"

@@ -1,0 +1,446 @@
+"""Role-aware ranking: what a memory is *for* in answering this query, and how much it counts.
+
+Pure functions of candidate records, their similarity to the query, the intent and ``now``. The rules are the
+seed's (sections 2 and 3): a task is not a fact, a past preference is soft context below the user's present
+state, an emotion is a moment that fades and is never evidence, a fact's confidence and source matter, and the
+active contextual frame demotes memories tied to another frame. Every number is in :class:`RankingConfig`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+import numpy as np
+
+from mnemir.errors import ValidationError
+from mnemir.ir import MemIR, MemoryStatus
+from mnemir.store.filters import FilterNode, matches
+
+#: the roles a recalled memory plays, in the order a Context presents them
+RECALL_ROLES = ("answer", "current", "task", "background", "caution", "hypothesis", "context", "dialogue")
+OPEN_STATUSES = ("pending", "in_progress")
+CLOSED_STATUSES = ("completed", "failed")
+TASK_TYPES = ("Task", "Plan")
+TASK_KINDS = ("open_tasks", "task_status", "plan")
+#: words that name the user as the entity of a Fact
+SELF_ENTITIES = frozenset({"user", "the user", "me", "i", "myself", "self", "我", "用户", "本人", "自己"})
+HOUR = timedelta(hours=1)
+DAY = timedelta(days=1)
+
+
+class IntentLike(Protocol):
+    """What ranking reads of a :class:`mnemir.understand.RetrievalIntent`."""
+
+    query: str
+    types: tuple[str, ...]
+    where: dict[str, Any] | None
+    kind: str
+    entities: tuple[str, ...]
+    time_range: tuple[datetime | None, datetime | None] | None
+    confidence: float
+
+
+def _offsets() -> dict[str, dict[str, float]]:
+    """Per query kind, a score offset per role: the role order the seed asks for, softly."""
+    base = {"answer": 0.0, "current": 0.0, "task": -0.15, "background": -0.08, "caution": -0.2,
+            "hypothesis": -0.1, "context": -0.2, "dialogue": -0.3}
+    out = {kind: dict(base) for kind in ("fact_lookup", "open_tasks", "task_status", "preference", "emotion",
+                                         "plan", "frame", "general")}
+    for kind in TASK_KINDS:
+        out[kind]["task"] = 0.1
+    out["preference"].update(current=0.12, background=0.0)
+    out["general"].update(current=0.05)
+    out["emotion"].update(answer=0.1)
+    out["frame"].update(context=0.1)
+    return out
+
+
+@dataclass(frozen=True)
+class RankingConfig:
+    """Every knob of role-aware ranking (defaults tuned on the dev half of the collapse benchmark only)."""
+
+    #: an emotional state's weight halves every ``emotion_half_life`` (a moment, not a trait)
+    emotion_half_life: timedelta = 12 * HOUR
+    #: below this faded weight an emotion is not used as a caution at all
+    emotion_min_weight: float = 0.25
+    #: a fresh emotion still counts this much of its relevance (damped: never evidence)
+    emotion_damping: float = 0.5
+    #: when the query asks about feelings, they fade this much more slowly
+    emotion_answer_half_life: timedelta = 120 * DAY
+    #: facts about the user stated this recently are the user's present state
+    present_window: timedelta = 14 * DAY
+    #: preferences lose weight slowly with age, down to ``preference_floor``
+    preference_half_life: timedelta = 365 * DAY
+    preference_floor: float = 0.75
+    #: two preferences at least this similar are about the same thing: the older one is likely outdated
+    stale_preference_similarity: float = 0.5
+    #: how much an outdated (replaced) memory still counts
+    outdated_factor: float = 0.3
+    #: a fact below this confidence is labelled unconfirmed
+    unconfirmed_below: float = 0.5
+    #: the least relevance (cosine + keyword bonus) a memory needs to be recalled
+    min_relevance: float = 0.2
+    #: the user's present state needs less: it matters even when it shares few words with the query
+    current_min_relevance: float = 0.08
+    #: an open task surfaces in a non-task query only when it is this close to the query
+    task_context_similarity: float = 0.6
+    #: memories tied to another contextual frame than the active one count this much
+    other_frame_factor: float = 0.35
+    #: memories tied to the active frame count this much
+    active_frame_factor: float = 1.15
+    #: a disputed memory counts this much (and is labelled uncertain)
+    disputed_factor: float = 0.85
+    #: a memory whose time falls outside the intent's time range counts this much
+    out_of_range_factor: float = 0.5
+    #: score bonus for keyword (BM25) agreement, by text rank
+    text_bonus_top3: float = 0.08
+    text_bonus_top10: float = 0.04
+    #: score bonus for a memory of an intended type that matches the intent's property filter
+    where_bonus: float = 0.1
+    #: score bonus per query entity found in the memory (at most two count)
+    entity_bonus: float = 0.04
+    #: multiplier for types outside the intent's types (the widened part)
+    widened_type_fit: float = 0.6
+    role_offsets: Mapping[str, Mapping[str, float]] = field(default_factory=_offsets)
+
+    def __post_init__(self) -> None:
+        for name in ("emotion_half_life", "emotion_answer_half_life", "present_window", "preference_half_life"):
+            value = getattr(self, name)
+            if not isinstance(value, timedelta) or value <= timedelta(0):
+                raise ValidationError(f"{name} must be a positive timedelta", field=name, value=str(value),
+                                      allowed="a positive timedelta")
+        for name in ("emotion_min_weight", "emotion_damping", "preference_floor", "outdated_factor",
+                     "other_frame_factor", "disputed_factor", "out_of_range_factor", "widened_type_fit"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValidationError(f"{name} must be in [0, 1]", field=name, value=value, allowed="[0, 1]")
+
+
+@dataclass
+class Candidate:
+    """A memory that might be recalled, with the signals that found it."""
+
+    record: MemIR
+    similarity: float = 0.0
+    vector_rank: int | None = None
+    text_rank: int | None = None
+    text_score: float | None = None
+    #: matched the intent's types and property filter inside the store
+    primary: bool = False
+    #: reached by following a relationship: (relation, from id, depth)
+    via: tuple[str, str, int] | None = None
+    #: the best score of the memory this one was reached from
+    parent_relevance: float = 0.0
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+
+@dataclass
+class Scored:
+    candidate: Candidate
+    role: str
+    score: float
+    reasons: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+
+    @property
+    def record(self) -> MemIR:
+        return self.candidate.record
+
+
+@dataclass(frozen=True)
+class FrameState:
+    """The active contextual frame (if any) and which memories are tied to which frame."""
+
+    active: MemIR | None = None
+    #: memory id -> ids of the frames it is tied to
+    ties: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    topics: Mapping[str, str] = field(default_factory=dict)
+
+
+# -- small helpers -------------------------------------------------------------------------------
+def age_of(record: MemIR, now: datetime) -> timedelta:
+    return max(now - record.metadata.created_at, timedelta(0))
+
+
+def halving(age: timedelta, half_life: timedelta) -> float:
+    return float(0.5 ** (age / half_life))
+
+
+def confidence_of(record: MemIR) -> float | None:
+    value = record.properties.get("confidence")
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _norm(value: Any) -> str:
+    return " ".join(str(value).lower().split()) if value is not None else ""
+
+
+def is_about_user(record: MemIR) -> bool:
+    entity = record.properties.get("entity")
+    return entity is None or _norm(entity) in SELF_ENTITIES or _norm(entity) == _norm(record.scope.user_id)
+
+
+def task_status(record: MemIR) -> str | None:
+    status = record.properties.get("status")
+    return status if isinstance(status, str) else None
+
+
+def role_of(record: MemIR, intent: IntentLike, now: datetime, config: RankingConfig, type_role: str) -> str:
+    """The role a memory plays for this query (the type's default role, refined by state and kind)."""
+    if record.type == "Fact" and is_about_user(record) and age_of(record, now) <= config.present_window \
+            and (record.valid_to is None or record.valid_to > now):
+        return "current"
+    if record.type == "EmotionalState":
+        return "answer" if intent.kind == "emotion" else "caution"
+    if record.type == "Preference":
+        return "background"
+    if record.type in TASK_TYPES:
+        return "task"
+    return {"answer": "answer", "background": "background", "caution": "caution", "task": "task",
+            "context": "context", "dialogue": "dialogue", "hypothesis": "hypothesis"}.get(type_role, "answer")
+
+
+# -- gates: what may not be recalled at all for this query -------------------------------------
+def gate(c: Candidate, role: str, intent: IntentLike, where: FilterNode | None, now: datetime,
+         config: RankingConfig) -> str | None:
+    """Why ``c`` must not be recalled for this query, or None when it may."""
+    record = c.record
+    if record.type in TASK_TYPES:
+        return _task_gate(c, intent, where, config)
+    if record.type == "EmotionalState" and intent.kind != "emotion":
+        weight = halving(age_of(record, now), config.emotion_half_life)
+        if weight < config.emotion_min_weight:
+            return f"an emotion from {_ago(age_of(record, now))} has faded (weight {weight:.2f})"
+    if record.type == "ContextualFrame" and intent.kind != "frame":
+        return "a frame is context, shown apart" if _frame_active(record, now) else "an inactive frame"
+    if record.type == "DialogueAct" and "DialogueAct" not in intent.types:
+        return "a dialogue act is not knowledge"
+    return None
+
+
+def _task_gate(c: Candidate, intent: IntentLike, where: FilterNode | None, config: RankingConfig) -> str | None:
+    status = task_status(c.record)
+    asked_for = c.record.type in intent.types and where is not None and matches(where, c.record)
+    if intent.kind == "task_status":
+        return None
+    if status in CLOSED_STATUSES:
+        if asked_for and intent.kind in TASK_KINDS:
+            return None
+        return f"a {status} task does not answer this query"
+    if intent.kind in TASK_KINDS or (intent.types and intent.types[0] in TASK_TYPES):
+        return None
+    if c.similarity >= config.task_context_similarity and intent.kind != "fact_lookup":
+        return None
+    return "a task is not an answer to this kind of query"
+
+
+def _frame_active(record: MemIR, now: datetime) -> bool:
+    return bool(record.properties.get("active", True)) and (record.valid_to is None or record.valid_to > now)
+
+
+def _ago(age: timedelta) -> str:
+    if age < HOUR:
+        return f"{max(int(age.total_seconds() // 60), 0)} min ago"
+    if age < DAY:
+        return f"{int(age / HOUR)} h ago"
+    days = age.days
+    return f"{days} days ago" if days < 60 else f"{days // 30} months ago"
+
+
+# -- scoring -------------------------------------------------------------------------------------
+def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[float, list[str]]:
+    """How close a memory is to the query, before roles: cosine + keyword and entity agreement."""
+    reasons = []
+    value = max(c.similarity, 0.0)
+    if c.vector_rank is not None:
+        reasons.append(f"semantic similarity {c.similarity:.2f}")
+    if c.text_rank is not None:
+        bonus = config.text_bonus_top3 if c.text_rank <= 3 else config.text_bonus_top10 if c.text_rank <= 10 else 0
+        if bonus:
+            value += bonus
+            reasons.append(f"keyword match (text rank {c.text_rank})")
+    found = [e for e in intent.entities if e and _mentions(c.record, e)]
+    if found:
+        value += config.entity_bonus * min(len(found), 2)
+        reasons.append("mentions " + ", ".join(found[:2]))
+    if c.via is not None:
+        inherited = c.parent_relevance * (0.75 ** c.via[2])
+        if inherited > value:
+            value = inherited
+        reasons.append(f"linked by {c.via[0]} from {c.via[1]}")
+    return value, reasons
+
+
+def _mentions(record: MemIR, entity: str) -> bool:
+    needle = entity.lower()
+    if needle in record.content.text.lower():
+        return True
+    return any(isinstance(v, str) and needle in v.lower() for v in record.properties.values())
+
+
+def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNode | None, now: datetime,
+                    config: RankingConfig, frames: FrameState) -> Scored | None:
+    """The role-aware score of one admitted candidate, or None when it is not relevant enough."""
+    record = c.record
+    rel, reasons = relevance(c, intent, config)
+    floor = config.current_min_relevance if role == "current" else config.min_relevance
+    if intent.kind in TASK_KINDS and role == "task" and c.primary:
+        floor = 0.0  # an open task is an answer to "what is left" whatever its wording
+    if rel < floor:
+        return None
+    flags: list[str] = []
+    factor = _type_fit(record, intent, config)
+    if factor < 1.0:
+        reasons.append(f"widened beyond the intended types ({record.type})")
+    bonus = 0.0
+    if where is not None and record.type in intent.types and matches(where, record):
+        bonus += config.where_bonus
+        reasons.append("matches the intent's property filter")
+    factor *= _state_factor(record, role, intent, now, config, reasons, flags)
+    factor *= _frame_factor(record, frames, config, reasons, flags)
+    factor *= _time_factor(record, intent, config, reasons)
+    offset = config.role_offsets.get(intent.kind, {}).get(role, 0.0)
+    score = (rel + bonus) * factor + offset
+    return Scored(c, role, round(score, 4), reasons, flags)
+
+
+def _type_fit(record: MemIR, intent: IntentLike, config: RankingConfig) -> float:
+    if record.type in intent.types:
+        return max(1.0 - 0.08 * intent.types.index(record.type), 0.7)
+    return config.widened_type_fit
+
+
+def _state_factor(record: MemIR, role: str, intent: IntentLike, now: datetime, config: RankingConfig,
+                  reasons: list[str], flags: list[str]) -> float:
+    """Type-specific weight: emotions fade and are damped, facts by confidence, preferences age slowly."""
+    age = age_of(record, now)
+    factor = 1.0
+    if record.type == "EmotionalState":
+        if intent.kind == "emotion":
+            factor = 0.6 + 0.4 * halving(age, config.emotion_answer_half_life)
+        else:
+            weight = halving(age, config.emotion_half_life)
+            factor = config.emotion_damping * weight
+            reasons.append(f"a feeling from {_ago(age)}: damped, weight {weight:.2f}")
+            flags.append("faded" if weight < 0.5 else "emotion")
+    elif record.type in ("Fact", "Hypothesis"):
+        conf = confidence_of(record)
+        if conf is not None:
+            factor = 0.6 + 0.4 * conf
+            if conf < config.unconfirmed_below or record.type == "Hypothesis":
+                flags.append("unconfirmed")
+                reasons.append(f"low confidence {conf:.2f}: unconfirmed")
+        if role == "current":
+            reasons.append("the user's present state")
+    elif record.type == "Preference":
+        factor = config.preference_floor + (1 - config.preference_floor) * halving(age, config.preference_half_life)
+    elif record.type in TASK_TYPES:
+        status = task_status(record)
+        if status in OPEN_STATUSES:
+            reasons.append(f"open task ({status})")
+        elif status:
+            reasons.append(f"{status} task")
+    if record.status == MemoryStatus.disputed:
+        factor *= config.disputed_factor
+        flags.append("uncertain")
+        reasons.append("disputed: contradicted by another memory")
+    return factor
+
+
+def _frame_factor(record: MemIR, frames: FrameState, config: RankingConfig, reasons: list[str],
+                  flags: list[str]) -> float:
+    if frames.active is None:
+        return 1.0
+    tied = frames.ties.get(record.id, frozenset())
+    if not tied:
+        return 1.0
+    if frames.active.id in tied:
+        reasons.append("belongs to the active frame")
+        return config.active_frame_factor
+    topic = next((frames.topics.get(f) for f in tied if frames.topics.get(f)), None)
+    reasons.append(f"belongs to another frame ({topic})" if topic else "belongs to another frame")
+    flags.append("other_frame")
+    return config.other_frame_factor
+
+
+def _time_factor(record: MemIR, intent: IntentLike, config: RankingConfig, reasons: list[str]) -> float:
+    span = intent.time_range
+    if not span:
+        return 1.0
+    start, end = span
+    when = record.metadata.created_at
+    if (start is not None and when < start) or (end is not None and when > end):
+        reasons.append("outside the asked time range")
+        return config.out_of_range_factor
+    reasons.append("inside the asked time range")
+    return 1.0
+
+
+# -- cross-memory judgements ---------------------------------------------------------------------
+def demote_replaced(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray], config: RankingConfig) -> None:
+    """An older memory replaced by a newer one on the same thing is outdated; a low-confidence fact that
+    disagrees with a better-sourced one is unconfirmed. Changes ``scored`` in place."""
+    _facts_in_conflict([s for s in scored if s.record.type == "Fact"], config)
+    prefs = sorted((s for s in scored if s.record.type == "Preference"),
+                   key=lambda s: s.record.metadata.created_at)
+    for i, older in enumerate(prefs):
+        for newer in prefs[i + 1:]:
+            if newer.record.metadata.created_at - older.record.metadata.created_at < DAY:
+                continue
+            same_subject = _norm(older.record.properties.get("subject")) == _norm(
+                newer.record.properties.get("subject"))
+            sim = _cos(vectors.get(older.record.id), vectors.get(newer.record.id))
+            if same_subject or sim >= config.stale_preference_similarity:
+                _mark_outdated(older, newer, config, f"similarity {sim:.2f}" if not same_subject else "same subject")
+                break
+
+
+def _facts_in_conflict(facts: Sequence[Scored], config: RankingConfig) -> None:
+    groups: dict[tuple[str, str], list[Scored]] = {}
+    for s in facts:
+        key = (_norm(s.record.properties.get("entity")), _norm(s.record.properties.get("attribute")))
+        if all(key):
+            groups.setdefault(key, []).append(s)
+    for group in groups.values():
+        values = {_norm(s.record.properties.get("value")) for s in group}
+        if len(group) < 2 or len(values) < 2:
+            continue
+        best = max(group, key=lambda s: (confidence_of(s.record) or 0.7, s.record.metadata.created_at))
+        for s in group:
+            if s is best:
+                continue
+            gap = (confidence_of(best.record) or 0.7) - (confidence_of(s.record) or 0.7)
+            if gap >= 0.2:
+                s.score = round(s.score - 0.15, 4)
+                if "unconfirmed" not in s.flags:
+                    s.flags.append("unconfirmed")
+                s.reasons.append(f"disagrees with a more confident fact ({best.record.id})")
+            else:
+                _mark_outdated(s, best, config, "same entity and attribute")
+
+
+def _mark_outdated(older: Scored, newer: Scored, config: RankingConfig, why: str) -> None:
+    if "outdated" in older.flags:
+        return
+    older.score = round(older.score * config.outdated_factor if older.score > 0 else older.score - 0.2, 4)
+    older.flags.append("outdated")
+    older.reasons.append(f"likely replaced by a newer memory {newer.record.id} ({why})")
+
+
+def _cos(a: np.ndarray | None, b: np.ndarray | None) -> float:
+    if a is None or b is None:
+        return 0.0
+    value = float(np.dot(a, b))
+    return value if math.isfinite(value) else 0.0
+
+
+def order_hits(scored: Iterable[Scored]) -> list[Scored]:
+    """Best first; ties by recency then id (deterministic)."""
+    return sorted(scored, key=lambda s: (-s.score, -s.record.metadata.created_at.timestamp(), s.record.id))

@@ -1,0 +1,291 @@
+"""Role-aware recall: the answer to source-role collapse.
+
+``recall`` takes an intent (which types answer the query, with which filters) and returns the memories that
+answer it first, then the user's present state, tasks when they matter, preferences as background and fresh
+feelings as damped cautions, each with its role, score and reasons, plus a :class:`Context` for the agent.
+
+Steps: gather candidates (hybrid search under the intent's types and filter, a wider search for context
+roles, the active frame, the user's recent state) -> gate (closed tasks for "what's left", faded emotions,
+tasks for fact questions) -> score by role -> judge memories against each other (outdated, unconfirmed)
+-> follow relationships from the best ones (in scope, depth-limited) -> top k.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from mnemir.embed.base import Embedder, Vectors
+from mnemir.errors import ValidationError
+from mnemir.ir import MemIR, ensure_aware
+from mnemir.ontology import Ontology, format_datetime
+from mnemir.retrieve.context import Context
+from mnemir.retrieve.graph import FOLLOW_RELATIONS, expand
+from mnemir.retrieve.ranking import (
+    Candidate,
+    FrameState,
+    IntentLike,
+    RankingConfig,
+    Scored,
+    demote_replaced,
+    gate,
+    order_hits,
+    role_of,
+    score_candidate,
+)
+from mnemir.retrieve.search import check_k
+from mnemir.store.base import Selection, Store
+from mnemir.store.filters import Cmp, FilterNode, parse_filter
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    ranking: RankingConfig = field(default_factory=RankingConfig)
+    #: how many candidates each search returns (at least; grows with k)
+    candidates: int = 40
+    #: how many steps relationships are followed from the best hits (0 = off)
+    graph_depth: int = 2
+    graph_relations: tuple[str, ...] = FOLLOW_RELATIONS
+    #: how many of the best hits the graph walk starts from
+    graph_seeds: int = 5
+    #: how many recent memories are read as the user's present state
+    present_limit: int = 20
+
+    def __post_init__(self) -> None:
+        if isinstance(self.candidates, bool) or not isinstance(self.candidates, int) or self.candidates < 1:
+            raise ValidationError("candidates must be a positive integer", field="candidates",
+                                  value=self.candidates)
+
+    def with_(self, **changes: Any) -> RecallConfig:
+        return replace(self, **changes)
+
+
+@dataclass
+class RecallHit:
+    """One recalled memory: what it is for (role), how strongly (score) and why (reasons)."""
+
+    memory: MemIR
+    score: float
+    role: str
+    reasons: list[str] = field(default_factory=list)
+    #: unconfirmed, uncertain (disputed), outdated, faded, other_frame
+    flags: list[str] = field(default_factory=list)
+    #: how it was reached when by a relationship: "step_of from mem_..."
+    via: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
+
+    @property
+    def unconfirmed(self) -> bool:
+        return "unconfirmed" in self.flags
+
+    @property
+    def uncertain(self) -> bool:
+        return "uncertain" in self.flags
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"memory": self.memory.to_dict(), "score": self.score, "role": self.role, "reasons": self.reasons,
+                "flags": self.flags, "via": self.via}
+
+
+@dataclass
+class Recall:
+    """The result of :func:`recall`: the intent used, the ranked hits and the role-labelled context."""
+
+    query: str
+    intent: Any
+    hits: list[RecallHit]
+    context: Context
+    #: true when nothing of the intended types was good enough and other types were used (roles kept)
+    widened: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def by_role(self, role: str) -> list[RecallHit]:
+        return [h for h in self.hits if h.role == role]
+
+    def to_dict(self) -> dict[str, Any]:
+        intent = self.intent.to_dict() if hasattr(self.intent, "to_dict") else self.intent
+        return {"query": self.query, "intent": intent, "hits": [h.to_dict() for h in self.hits],
+                "context": self.context.to_dict(), "widened": self.widened, "notes": list(self.notes)}
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+
+def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentLike, scope: Selection, *,
+           k: int = 5, now: datetime, config: RecallConfig | None = None,
+           query_vector: Vectors | None = None) -> Recall:
+    """The k memories that serve ``intent`` inside ``scope``, ranked by role. ``scope`` carries the user,
+    agent, session and statuses (its types and where are ignored: the intent decides those)."""
+    k = check_k(k)
+    now = ensure_aware(now, "now")
+    config = config or RecallConfig()
+    scope = scope.with_(types=None, where=None)
+    qvec = embedder.embed_query(intent.query) if query_vector is None else query_vector
+    types = tuple(ontology.resolve(t).name for t in intent.types)
+    where = parse_filter(intent.where, ontology, types) if intent.where else None
+    pool = _gather(store, scope, intent, types, where, qvec, now, max(config.candidates, 4 * k), config)
+    frames = _frames(store, scope, now, pool)
+    ranked = _rank(pool, intent, where, now, config, ontology, frames, store)
+    ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool)
+    ranked = order_hits(ranked)
+    widened, notes = _widening(ranked, intent, k)
+    hits = [_hit(s) for s in ranked[:k]]
+    notes += walk_notes
+    if not hits:
+        notes.append("no stored memory in this scope is close enough to the query")
+    context = Context.build(intent.query, now, hits, frames.active, notes)
+    return Recall(intent.query, intent, hits, context, widened, notes)
+
+
+# -- gathering --------------------------------------------------------------------------------------
+def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str, ...], where: FilterNode | None,
+            qvec: Vectors, now: datetime, n: int, config: RecallConfig) -> dict[str, Candidate]:
+    """Candidates from: hybrid search under the intent (primary), the same over every type (roles, widening)
+    and the user's recent facts and feelings (the present state, whatever words they share with the query)."""
+    signals: dict[str, dict[str, Any]] = {}
+    primary = scope.with_(types=types, where=where)
+    for selection, is_primary in ((primary, True), (scope, False)):
+        for rank, (mid, sim) in enumerate(store.vector_search(selection, qvec, n), start=1):
+            sig = signals.setdefault(mid, {"primary": False})
+            sig["similarity"] = float(sim)
+            sig["vector_rank"] = min(sig.get("vector_rank", rank), rank)
+            sig["primary"] = sig["primary"] or is_primary
+        for rank, (mid, bm25) in enumerate(store.text_search(selection, intent.query, n), start=1):
+            sig = signals.setdefault(mid, {"primary": False})
+            sig["primary"] = sig["primary"] or is_primary
+            if rank < sig.get("text_rank", rank + 1):
+                sig["text_rank"], sig["text_score"] = rank, float(bm25)
+    recent = scope.with_(types=("Fact", "EmotionalState"),
+                         where=Cmp("@created_at", "$gte", format_datetime(now - config.ranking.present_window),
+                                   "datetime"))
+    records = {r.id: r for r in store.select(recent, order_by=[("@created_at", False)], limit=config.present_limit)}
+    records.update((r.id, r) for r in store.fetch([m for m in signals if m not in records]))
+    pool = {mid: Candidate(record, similarity=signals.get(mid, {}).get("similarity", 0.0),
+                           vector_rank=signals.get(mid, {}).get("vector_rank"),
+                           text_rank=signals.get(mid, {}).get("text_rank"),
+                           text_score=signals.get(mid, {}).get("text_score"),
+                           primary=bool(signals.get(mid, {}).get("primary")))
+            for mid, record in records.items()}
+    _fill_similarity(store, pool, [mid for mid, c in pool.items() if c.vector_rank is None], qvec)
+    return pool
+
+
+def _fill_similarity(store: Store, pool: Mapping[str, Candidate], ids: Sequence[str], qvec: Vectors) -> None:
+    if not ids:
+        return
+    for mid, vec in store.vectors(list(ids)).items():
+        pool[mid].similarity = float(np.dot(vec, qvec))
+
+
+def _frames(store: Store, scope: Selection, now: datetime, pool: Mapping[str, Candidate]) -> FrameState:
+    """The active frame (the most recent one in force) and the frame ties of the candidates."""
+    frames = store.select(scope.with_(types=("ContextualFrame",)), order_by=[("@created_at", False)], limit=20)
+    if not frames:
+        return FrameState()
+    active = next((f for f in frames if f.properties.get("active", True)
+                   and (f.valid_to is None or f.valid_to > now) and f.metadata.created_at <= now), None)
+    frame_ids = {f.id for f in frames}
+    ties: dict[str, set[str]] = {}
+    for c in pool.values():
+        for rel in c.record.relationships:
+            if rel.target in frame_ids:
+                ties.setdefault(c.id, set()).add(rel.target)
+    for edge in store.edges(list(frame_ids), direction="out"):
+        if edge.target in pool:
+            ties.setdefault(edge.target, set()).add(edge.source)
+    topics = {f.id: str(f.properties.get("topic") or f.text) for f in frames}
+    return FrameState(active, {m: frozenset(t) for m, t in ties.items()}, topics)
+
+
+# -- ranking ---------------------------------------------------------------------------------------
+def _rank(pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode | None, now: datetime,
+          config: RecallConfig, ontology: Ontology, frames: FrameState, store: Store) -> list[Scored]:
+    scored = [s for s in (_score(c, intent, where, now, config, ontology, frames) for c in pool.values()) if s]
+    vectors = store.vectors([s.record.id for s in scored if s.record.type == "Preference"])
+    demote_replaced(scored, vectors, config.ranking)
+    return scored
+
+
+def _score(c: Candidate, intent: IntentLike, where: FilterNode | None, now: datetime, config: RecallConfig,
+           ontology: Ontology, frames: FrameState) -> Scored | None:
+    type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
+    role = role_of(c.record, intent, now, config.ranking, type_role)
+    if gate(c, role, intent, where, now, config.ranking) is not None:
+        return None
+    if frames.active is not None and c.id == frames.active.id:
+        return None
+    return score_candidate(c, role, intent, where, now, config.ranking, frames)
+
+
+def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: IntentLike, where: FilterNode | None,
+            now: datetime, config: RecallConfig, ontology: Ontology, frames: FrameState, qvec: Vectors,
+            pool: dict[str, Candidate]) -> tuple[list[Scored], list[str]]:
+    """Follow relationships from the best hits; apply what they say (supersedes, contradicts)."""
+    notes: list[str] = []
+    if config.graph_depth == 0 or not ranked:
+        return ranked, notes
+    seeds = order_hits(ranked)[: config.graph_seeds]
+    walk = expand(store, scope, [s.record for s in seeds], depth=config.graph_depth,
+                  relations=config.graph_relations, limit=4 * config.graph_seeds)
+    best = {s.record.id: s for s in ranked}
+    parent_rel = {s.record.id: max(s.score, 0.0) for s in seeds}
+    new: list[Candidate] = []
+    for link in walk.links:
+        if link.record.id in pool:
+            continue
+        c = Candidate(link.record, via=(link.relation, link.source, link.depth),
+                      parent_relevance=parent_rel.get(link.source, 0.0) if _useful_link(link.relation) else 0.0)
+        pool[c.id] = c
+        new.append(c)
+    _fill_similarity(store, pool, [c.id for c in new], qvec)
+    for c in new:
+        s = _score(c, intent, where, now, config, ontology, frames)
+        if s is not None:
+            best[c.id] = s
+    for target, by in walk.superseded.items():
+        if target in best and by in best:
+            s = best[target]
+            s.score = round(s.score * config.ranking.outdated_factor, 4)
+            s.flags.append("outdated")
+            s.reasons.append(f"superseded by {by}")
+    for source, targets in walk.contradicted.items():
+        for target in targets:
+            for mid, other in ((source, target), (target, source)):
+                if mid in best and "uncertain" not in best[mid].flags:
+                    best[mid].flags.append("uncertain")
+                    best[mid].reasons.append(f"contradicted by {other}")
+    if walk.out_of_scope:
+        notes.append(f"{walk.out_of_scope} relationship(s) lead outside this scope and were not followed")
+    return list(best.values()), notes
+
+
+def _useful_link(relation: str) -> bool:
+    """Relations whose other end inherits some of the relevance of the memory it hangs on."""
+    return relation in ("step_of", "subtask_of", "part_of", "supports", "related_to_entity")
+
+
+def _widening(ranked: Sequence[Scored], intent: IntentLike, k: int) -> tuple[bool, list[str]]:
+    top = ranked[:k]
+    if not top:
+        return False, []
+    intended = [s for s in top if s.record.type in intent.types]
+    if intended:
+        return False, []
+    kinds = ", ".join(sorted({s.record.type for s in top}))
+    return True, [f"nothing of the intended types ({', '.join(intent.types)}) matched well; "
+                  f"widened to {kinds}, roles kept"]
+
+
+def _hit(s: Scored) -> RecallHit:
+    via = None
+    if s.candidate.via is not None:
+        relation, source, depth = s.candidate.via
+        via = f"{relation} from {source}" + (f" (depth {depth})" if depth > 1 else "")
+    return RecallHit(s.record, s.score, s.role, list(dict.fromkeys(s.reasons)), list(dict.fromkeys(s.flags)), via)
