@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from store_cases import BACKENDS, open_backend
+from store_cases import BACKENDS, OpenStore, open_backend
 
 from mnemir.store.base import Store
-
-OpenStore = Callable[..., Store]
 
 
 @pytest.fixture(params=BACKENDS)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,9 @@ from mnemir.store.base import Store
 #: every conformance test runs against each backend here; adding PostgreSQL = one entry (marked
 #: ``pytest.mark.postgres``) and one branch in :func:`open_backend`
 BACKENDS = [pytest.param("sqlite", id="sqlite")]
+
+#: open_store("name", **options) -> a store of the current backend
+OpenStore = Callable[..., Store]
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 MODEL = "test-random-16"

@@ -109,7 +109,7 @@ class Connection:
                 if time.monotonic() >= deadline:
                     raise StoreError(
                         f"SQLite store {self.path}: {operation} gave up after {self.retry_for_s:g}s because other "
-                        "processes kept the store busy; nothing was written by this call, try again",
+                        "connections kept the store busy; nothing was written by this call, try again",
                         path=str(self.path), operation=operation,
                     ) from None
             time.sleep(delay * random.uniform(0.5, 1.5))

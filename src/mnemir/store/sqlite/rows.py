@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,7 +12,7 @@ import numpy as np
 
 from mnemir.embed.base import Vectors
 from mnemir.errors import ValidationError
-from mnemir.ir import MEMIR_VERSION, MemIR
+from mnemir.ir import MEMIR_VERSION, HistoryEntry, MemIR
 from mnemir.store.sqlite import text
 
 #: props.item: a scalar value, one item of a list, or a value that is present but compares with nothing
@@ -30,6 +31,30 @@ def iso_or_none(value: datetime | None) -> str | None:
 
 def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass
+class PreparedWrite:
+    """One write, turned into rows before the transaction starts (so the write lock is held briefly)."""
+
+    record: MemIR
+    #: None: only the history is written (the record is deleted in the same call)
+    row: dict[str, Any] | None
+    fts: tuple[str, str, str]
+    edges: list[tuple[Any, ...]]
+    history: list[tuple[str, str, str, str]]
+    vector: bytes | None
+    dim: int | None
+
+
+def prepare_write(record: MemIR, vector: tuple[bytes, int] | None, history: Sequence[HistoryEntry], *,
+                  skip_record: bool = False) -> PreparedWrite:
+    """``vector``: the checked vector from :func:`vector_blob`."""
+    blob, dim = vector if vector is not None else (None, None)
+    entries = [(h.id, h.memory_id, iso(h.at), h.model_dump_json()) for h in history]
+    if skip_record:
+        return PreparedWrite(record, None, ("", "", ""), [], entries, None, None)
+    return PreparedWrite(record, record_row(record), fts_columns(record), edge_rows(record), entries, blob, dim)
 
 
 def record_row(record: MemIR) -> dict[str, Any]:

@@ -56,12 +56,21 @@ class SQLiteStore(Store):
         self._db = Connection(self.path, busy_timeout_s=float(busy_timeout_s), retry_for_s=float(retry_for_s))
         self._cache = VectorCache()
         try:
-            self._db.write("open (schema migration)", self._prepare)
+            if self._db.read("open", self._needs_preparing):  # most opens find nothing to do: no write lock
+                self._db.write("open (schema migration)", self._prepare)
         except BaseException:
             self._db.close()
             raise
 
     # -- opening --------------------------------------------------------------
+    def _needs_preparing(self, conn: sqlite3.Connection) -> bool:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").fetchone() is None:
+            return True
+        applied = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
+        if applied != set(range(1, schema.SCHEMA_VERSION + 1)):
+            return True  # missing migrations, or a newer database (the write path raises the clear error)
+        return not self.ontology.core_properties() <= self._indexed(conn)
+
     def _prepare(self, conn: sqlite3.Connection) -> None:
         schema.migrate(conn, f"SQLite store {self.path}")
         self._index_core_properties(conn)
@@ -84,43 +93,42 @@ class SQLiteStore(Store):
 
     # -- writing --------------------------------------------------------------
     def write(self, writes: Sequence[Write], *, model_id: str, delete_ids: Sequence[str] = ()) -> None:
-        writes, delete_ids = list(writes), list(delete_ids)
-        prepared = [_check_write(w, i) for i, w in enumerate(writes)]
         if not isinstance(model_id, str) or not model_id:
             raise ValidationError("model_id must name the embedding model", field="model_id", value=model_id)
-        if not all(isinstance(d, str) for d in delete_ids):
-            raise ValidationError("delete_ids must be memory ids", field="delete_ids", value=delete_ids)
-        if not writes and not delete_ids:
+        delete_ids = _id_list(delete_ids, "delete_ids")
+        deleted = set(delete_ids)
+        # all the CPU work (JSON, segmentation, vector checks) happens before the write lock is taken
+        prepared = [_prepare_write(w, i, skip_record=_is_write(w) and w.record.id in deleted)
+                    for i, w in enumerate(writes)]
+        if not prepared and not delete_ids:
             return
-        self._db.write("write", lambda conn: self._write(conn, writes, prepared, model_id, delete_ids))
+        self._db.write("write", lambda conn: self._write(conn, prepared, model_id, delete_ids))
 
-    def _write(self, conn: sqlite3.Connection, writes: list[Write], prepared: list[tuple[bytes, int] | None],
-               model_id: str, delete_ids: list[str]) -> None:
+    def _write(self, conn: sqlite3.Connection, prepared: list[rows.PreparedWrite], model_id: str,
+               delete_ids: list[str]) -> None:
         meta = dict(conn.execute("SELECT key, value FROM meta"))
-        has_vectors = any(p is not None for p in prepared)
         seq = int(meta.get("vector_seq", "0")) + 1
-        if has_vectors:
+        if any(p.vector is not None for p in prepared):
             _check_model(conn, meta, model_id, prepared)
             _set_meta(conn, "vector_seq", str(seq))
         indexed = sorted(json.loads(meta.get("indexed_properties", "[]")))
-        deleted = set(delete_ids)
-        for i, (w, vector) in enumerate(zip(writes, prepared, strict=True)):
+        for i, p in enumerate(prepared):
             conn.executemany("INSERT OR IGNORE INTO history (id, memory_id, at, entry) VALUES (?, ?, ?, ?)",
-                             [(h.id, h.memory_id, rows.iso(h.at), h.model_dump_json()) for h in w.history])
-            if w.record.id in deleted:
+                             p.history)
+            if p.row is None:
                 continue  # written and deleted at once: only its history stays (e.g. a hard delete's entry)
-            rid = self._put_record(conn, w.record, indexed)
-            if vector is not None:
+            rid = self._put_record(conn, p, indexed)
+            if p.vector is not None:
                 conn.execute("INSERT OR REPLACE INTO embeddings (rid, model_id, dim, vector, seq) VALUES "
-                             "(?, ?, ?, ?, ?)", (rid, model_id, vector[1], vector[0], seq))
+                             "(?, ?, ?, ?, ?)", (rid, model_id, p.dim, p.vector, seq))
             elif conn.execute("SELECT 1 FROM embeddings WHERE rid = ?", (rid,)).fetchone() is None:
                 raise ValidationError("a new record needs a vector", field=f"writes[{i}].vector", value=None,
-                                      allowed="the record's embedding", id=w.record.id)
+                                      allowed="the record's embedding", id=p.record.id)
         for chunk in _chunks(delete_ids):
             self._delete(conn, chunk)
 
-    def _put_record(self, conn: sqlite3.Connection, record: MemIR, indexed: list[str]) -> int:
-        row = rows.record_row(record)
+    @staticmethod
+    def _put_record(conn: sqlite3.Connection, p: rows.PreparedWrite, indexed: list[str]) -> int:
         found = conn.execute(
             "INSERT INTO records (id, type, status, user_id, agent_id, session_id, created_at, updated_at, "
             "valid_from, valid_to, props, record) VALUES (:id, :type, :status, :user_id, :agent_id, :session_id, "
@@ -128,17 +136,16 @@ class SQLiteStore(Store):
             "type = excluded.type, status = excluded.status, user_id = excluded.user_id, "
             "agent_id = excluded.agent_id, session_id = excluded.session_id, created_at = excluded.created_at, "
             "updated_at = excluded.updated_at, valid_from = excluded.valid_from, valid_to = excluded.valid_to, "
-            "props = excluded.props, record = excluded.record RETURNING rid", row).fetchone()
+            "props = excluded.props, record = excluded.record RETURNING rid", p.row).fetchone()
         rid = int(found[0])
         conn.execute("DELETE FROM props WHERE rid = ?", (rid,))
         conn.executemany("INSERT INTO props VALUES (?, ?, ?, ?, ?)",
-                         rows.property_rows(rid, record.properties, indexed))
-        conn.execute("DELETE FROM relationships WHERE source = ?", (record.id,))
+                         rows.property_rows(rid, p.record.properties, indexed))
+        conn.execute("DELETE FROM relationships WHERE source = ?", (p.record.id,))
         conn.executemany("INSERT INTO relationships (source, pos, relation, target, properties) VALUES "
-                         "(?, ?, ?, ?, ?)", rows.edge_rows(record))
+                         "(?, ?, ?, ?, ?)", p.edges)
         conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
-        conn.execute("INSERT INTO fts (rowid, words, extra, hanzi) VALUES (?, ?, ?, ?)",
-                     (rid, *rows.fts_columns(record)))
+        conn.execute("INSERT INTO fts (rowid, words, extra, hanzi) VALUES (?, ?, ?, ?)", (rid, *p.fts))
         return rid
 
     @staticmethod
@@ -348,9 +355,9 @@ def _set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
 
 
 def _check_model(conn: sqlite3.Connection, meta: dict[str, str], model_id: str,
-                 prepared: list[tuple[bytes, int] | None]) -> None:
+                 prepared: list[rows.PreparedWrite]) -> None:
     """The first vectors fix the store's model and dimension; later ones must match them."""
-    stored, dims = meta.get("embedding_model"), {p[1] for p in prepared if p is not None}
+    stored, dims = meta.get("embedding_model"), {p.dim for p in prepared if p.vector is not None}
     if stored is not None and stored != model_id:
         raise ModelMismatchError(f"this store holds vectors of model {stored!r}, not {model_id!r}; re-embed the "
                                  "store to change models", stored_model=stored, model_id=model_id)
@@ -363,13 +370,24 @@ def _check_model(conn: sqlite3.Connection, meta: dict[str, str], model_id: str,
         _set_meta(conn, "embedding_dim", str(dims.pop()))
 
 
+def _is_write(write: Any) -> bool:
+    return isinstance(write, Write) and isinstance(write.record, MemIR)
+
+
 def _check_write(write: Write, i: int) -> tuple[bytes, int] | None:
-    if not isinstance(write, Write) or not isinstance(write.record, MemIR):
+    """Check one Write's shape; return its vector as checked, normalised float32 bytes and its dimension.
+    (Shared with the PostgreSQL backend.)"""
+    if not _is_write(write):
         raise ValidationError("expected a Write holding a MemIR record", field=f"writes[{i}]", value=write)
     if not all(isinstance(h, HistoryEntry) for h in write.history):
         raise ValidationError("history entries must be HistoryEntry objects", field=f"writes[{i}].history",
                               value=write.history)
     return None if write.vector is None else rows.vector_blob(write.vector, f"writes[{i}].vector")
+
+
+def _prepare_write(write: Write, i: int, *, skip_record: bool) -> rows.PreparedWrite:
+    vector = _check_write(write, i) if not skip_record else _check_write(Write(write.record, None, write.history), i)
+    return rows.prepare_write(write.record, vector, write.history, skip_record=skip_record)
 
 
 def _check_count(value: Any, field: str) -> None:

@@ -1,0 +1,387 @@
+"""The store contract (mnemir.store.base.Store), checked against every backend in BACKENDS."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+from store_cases import DIM, MODEL, ONTOLOGY, T0, OpenStore, record, unit
+
+from mnemir.embed import USEEmbedder
+from mnemir.errors import ModelMismatchError, NotFoundError, ValidationError
+from mnemir.ir import Action, HistoryEntry, MemoryStatus
+from mnemir.store.base import ANY, Edge, Selection, Store, Write
+from mnemir.store.filters import parse_filter
+
+RNG = np.random.default_rng(11)
+
+
+def put(store: Store, *records: Any, vectors: Any = None) -> None:
+    vecs = unit(RNG, len(records)) if vectors is None else vectors
+    store.write([Write(r, v) for r, v in zip(records, vecs, strict=True)], model_id=MODEL)
+
+
+def ids(items: list[Any]) -> list[str]:
+    return [i.id if hasattr(i, "id") else i[0] for i in items]
+
+
+# -- write / fetch -----------------------------------------------------------------------
+def test_round_trip_keeps_every_field(store: Store) -> None:
+    rec = record("订下周五去上海的机票", "Task", {"goal": "订机票", "status": "未开始", "deadline": "2026-12-04"},
+                 session="s1", agent="planner", valid_from=T0, valid_to=T0 + timedelta(days=3),
+                 relationships=[{"target": "mem_x", "relation": "related_to_entity", "properties": {"e": "上海"}}],
+                 metadata={"source": {"speaker": "user", "session_id": "s1", "turn": 1}, "extra": {"k": [1, 2]}})
+    put(store, rec)
+    (back,) = store.fetch([rec.id])
+    assert back == rec
+    assert back.properties["status"] == "pending"
+
+
+def test_fetch_keeps_the_asked_order_and_skips_unknown_ids(store: Store) -> None:
+    a, b = record("a", id="a"), record("b", id="b")
+    put(store, a, b)
+    assert ids(store.fetch(["b", "nope", "a"])) == ["b", "a"]
+    assert store.fetch([]) == []
+
+
+def test_get_raises_not_found_outside_the_scope(store: Store) -> None:
+    put(store, record("x", id="x", user="alice"))
+    assert store.get("x").id == "x"
+    with pytest.raises(NotFoundError):
+        store.get("x", Selection(user_id="bob"))
+    with pytest.raises(NotFoundError):
+        store.get("missing")
+
+
+def test_new_record_without_vector_is_refused_and_the_batch_is_not_half_written(store: Store) -> None:
+    good, bad = record("good", id="good"), record("bad", id="bad")
+    with pytest.raises(ValidationError) as info:
+        store.write([Write(good, unit(RNG)[0]), Write(bad, None)], model_id=MODEL)
+    assert info.value.field == "writes[1].vector"
+    assert store.fetch(["good", "bad"]) == []
+    assert store.count(Selection(user_id=ANY)) == 0
+
+
+def test_first_write_records_the_model_and_other_models_are_refused(store: Store) -> None:
+    assert store.model_id is None
+    put(store, record("one", id="one"))
+    assert store.model_id == MODEL
+    with pytest.raises(ModelMismatchError):
+        store.write([Write(record("two", id="two"), unit(RNG)[0])], model_id="another-model")
+    with pytest.raises(ValidationError) as info:  # same model, wrong dimension
+        store.write([Write(record("three", id="three"), unit(RNG, 1, DIM + 1)[0])], model_id=MODEL)
+    assert info.value.field == "vector"
+    assert store.fetch(["two", "three"]) == []
+
+
+@pytest.mark.parametrize(("vector", "field"), [
+    (np.zeros(DIM, dtype=np.float32), "writes[0].vector"),
+    (np.full(DIM, np.nan, dtype=np.float32), "writes[0].vector"),
+    (np.ones((2, DIM), dtype=np.float32), "writes[0].vector"),
+])
+def test_bad_vectors_are_refused_naming_the_field(store: Store, vector: Any, field: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        store.write([Write(record("v"), vector)], model_id=MODEL)
+    assert info.value.field == field
+
+
+def test_replacing_a_record_replaces_properties_edges_and_text_but_keeps_the_vector(store: Store) -> None:
+    v = unit(RNG)
+    old = record("black coffee without sugar", "Preference", {"subject": "coffee", "preference_type": "like"},
+                 id="p", relationships=[{"target": "t1", "relation": "about"}])
+    put(store, old, vectors=v)
+    new = old.model_copy(update={"content": old.content.model_copy(update={"text": "green tea in the morning"}),
+                                 "properties": {"subject": "tea", "preference_type": "like"},
+                                 "relationships": []})
+    store.write([Write(new, None)], model_id=MODEL)
+    everyone = Selection(user_id=ANY)
+    assert store.fetch(["p"])[0].properties["subject"] == "tea"
+    assert store.count(everyone.with_(where=parse_filter({"subject": "coffee"}, ONTOLOGY))) == 0
+    assert store.count(everyone.with_(where=parse_filter({"subject": "tea"}, ONTOLOGY))) == 1
+    assert store.text_search(everyone, "coffee", 5) == []
+    assert ids(store.text_search(everyone, "tea", 5)) == ["p"]
+    assert store.edges(["p"]) == []
+    np.testing.assert_allclose(store.vectors(["p"])["p"], v[0], rtol=1e-6)
+    assert ids(store.vector_search(everyone, v[0], 1)) == ["p"]
+
+
+def test_delete_ids_hard_deletes_everything_but_history(store: Store) -> None:
+    a = record("meeting notes about the budget", id="a", relationships=[{"target": "b", "relation": "about"}])
+    b = record("budget spreadsheet", id="b")
+    entry = HistoryEntry(memory_id="a", at=T0, action=Action.created)
+    store.write([Write(a, unit(RNG)[0], [entry]), Write(b, unit(RNG)[0])], model_id=MODEL)
+    store.write([], model_id=MODEL, delete_ids=["a"])
+    everyone = Selection(user_id=ANY)
+    assert store.fetch(["a"]) == []
+    assert store.vectors(["a"]) == {}
+    assert store.edges(["a"]) == []
+    assert ids(store.text_search(everyone, "budget", 5)) == ["b"]
+    assert ids(store.vector_search(everyone, unit(RNG)[0], 5)) == ["b"]
+    assert [h.id for h in store.history("a")] == [entry.id]
+
+
+def test_a_record_written_and_deleted_at_once_leaves_only_its_history(store: Store) -> None:
+    rec = record("to forget", id="f")
+    put(store, rec)
+    gone = HistoryEntry(memory_id="f", at=T0 + timedelta(hours=1), action=Action.deleted, reason="hard delete")
+    store.write([Write(rec, None, [gone])], model_id=MODEL, delete_ids=["f"])
+    assert store.fetch(["f"]) == []
+    assert [h.action for h in store.history("f")] == [Action.deleted]
+
+
+def test_history_is_oldest_first(store: Store) -> None:
+    rec = record("r", id="r")
+    later = HistoryEntry(memory_id="r", at=T0 + timedelta(days=1), action=Action.updated)
+    first = HistoryEntry(memory_id="r", at=T0, action=Action.created)
+    store.write([Write(rec, unit(RNG)[0], [later, first])], model_id=MODEL)
+    store.write([Write(rec, None, [HistoryEntry(memory_id="r", at=T0 + timedelta(days=2),
+                                                action=Action.archived)])], model_id=MODEL)
+    assert [h.action for h in store.history("r")] == [Action.created, Action.updated, Action.archived]
+    assert store.history("unknown") == []
+
+
+# -- selection semantics -------------------------------------------------------------
+SCOPED = [
+    ("a-none", None, None, None), ("alice", "alice", None, None), ("alice-ag1", "alice", "ag1", None),
+    ("alice-ag1-s1", "alice", "ag1", "s1"), ("alice-s2", "alice", None, "s2"), ("bob-ag1", "bob", "ag1", "s1"),
+]
+
+
+@pytest.mark.parametrize(("selection", "expected"), [
+    (Selection(user_id="alice"), {"alice", "alice-ag1", "alice-ag1-s1", "alice-s2"}),
+    (Selection(user_id=None), {"a-none"}),
+    (Selection(), {"a-none"}),
+    (Selection(user_id="alice", agent_id="ag1"), {"alice-ag1", "alice-ag1-s1"}),
+    (Selection(user_id="alice", agent_id=None), {"alice", "alice-ag1", "alice-ag1-s1", "alice-s2"}),
+    (Selection(user_id="alice", session_id="s1"), {"alice-ag1-s1"}),
+    (Selection(user_id=ANY, agent_id="ag1"), {"alice-ag1", "alice-ag1-s1", "bob-ag1"}),
+    (Selection(user_id=ANY), {s[0] for s in SCOPED}),
+    (Selection(user_id="carol"), set()),
+])
+def test_scope_rule(store: Store, selection: Selection, expected: set[str]) -> None:
+    put(store, *[record(n, id=n, user=u, agent=a, session=s) for n, u, a, s in SCOPED])
+    assert set(ids(store.select(selection))) == expected
+    assert store.count(selection) == len(expected)
+    assert set(ids(store.vector_search(selection, unit(RNG)[0], 50))) == expected
+    assert set(ids(store.text_search(selection, "a alice bob", 50))) == expected  # each text holds one
+
+
+def test_statuses_default_to_live_ones(store: Store) -> None:
+    put(store, *[record(s.value, id=s.value, status=s) for s in MemoryStatus])
+    assert set(ids(store.select(Selection(user_id="alice")))) == {"active", "disputed"}
+    assert set(ids(store.select(Selection(user_id="alice", statuses=(MemoryStatus.archived,))))) == {"archived"}
+    assert store.count(Selection(user_id="alice", statuses=())) == 0
+
+
+def test_types_and_ids_restrict(store: Store) -> None:
+    put(store, record("f", "Fact", id="f"), record("t", "Task", id="t"), record("p", "Fact", id="p"))
+    assert set(ids(store.select(Selection(user_id="alice", types=("Fact",))))) == {"f", "p"}
+    assert set(ids(store.select(Selection(user_id="alice", ids=("t", "p", "zz"))))) == {"t", "p"}
+    assert store.select(Selection(user_id="alice", ids=())) == []
+    assert store.select(Selection(user_id="alice", types=())) == []
+
+
+def test_valid_at_is_half_open_and_falls_back_to_created_at(store: Store) -> None:
+    window = record("w", id="window", valid_from=T0, valid_to=T0 + timedelta(days=2))
+    open_ended = record("o", id="open", created=T0 + timedelta(days=1))
+    put(store, window, open_ended)
+
+    def at(delta: timedelta) -> set[str]:
+        return set(ids(store.select(Selection(user_id="alice", valid_at=T0 + delta))))
+
+    assert at(-timedelta(seconds=1)) == set()
+    assert at(timedelta(0)) == {"window"}
+    assert at(timedelta(days=1)) == {"window", "open"}
+    assert at(timedelta(days=2) - timedelta(microseconds=1)) == {"window", "open"}
+    assert at(timedelta(days=2)) == {"open"}
+
+
+def test_where_on_core_and_json_properties(store: Store) -> None:
+    put(store,
+        record("t1", "Task", {"status": "pending", "priority": "high", "deadline": "2026-12-04"}, id="t1"),
+        record("t2", "Task", {"status": "in_progress", "deadline": "2026-12-10T08:00:00Z"}, id="t2"),
+        record("t3", "Task", {"status": "completed", "goal": "write the report"}, id="t3"),
+        record("p1", "Preference", {"subject": "coffee", "preference_type": "like", "strength": 0.9}, id="p1"))
+
+    def where(w: dict[str, Any]) -> set[str]:
+        return set(ids(store.select(Selection(user_id="alice", where=parse_filter(w, ONTOLOGY)))))
+
+    assert where({"status": {"$in": ["pending", "进行中"]}}) == {"t1", "t2"}
+    assert where({"priority": {"$ne": "high"}}) == {"t2", "t3", "p1"}  # missing counts as "not high"
+    assert where({"deadline": {"$lte": "2026-12-05"}}) == {"t1"}
+    assert where({"deadline": {"$exists": False}}) == {"t3", "p1"}
+    assert where({"goal": {"$contains": "report"}}) == {"t3"}
+    assert where({"strength": {"$gte": 0.5}}) == {"p1"}
+    assert where({"$or": [{"subject": "coffee"}, {"status": "completed"}]}) == {"p1", "t3"}
+    assert where({"$not": {"status": "pending"}}) == {"t2", "t3", "p1"}
+    assert where({"@type": "Preference"}) == {"p1"}
+
+
+def test_order_by_limit_and_offset(store: Store) -> None:
+    put(store, *[record(f"t{i}", "Task", {"deadline": f"2026-12-0{9 - i}"} if i % 3 else {}, id=f"t{i}",
+                        created=T0 + timedelta(minutes=i)) for i in range(8)])
+    sel = Selection(user_id="alice")
+    by_deadline = ids(store.select(sel, order_by=[("deadline", True)]))
+    assert by_deadline == ["t7", "t5", "t4", "t2", "t1", "t0", "t3", "t6"]  # missing deadlines last
+    assert ids(store.select(sel, order_by=[("deadline", False)]))[:5] == ["t1", "t2", "t4", "t5", "t7"]
+    newest = ids(store.select(sel, order_by=[("@created_at", False)]))
+    assert newest == [f"t{i}" for i in reversed(range(8))]
+    assert ids(store.select(sel, order_by=[("@created_at", True)], limit=3, offset=2)) == ["t2", "t3", "t4"]
+    assert [r.id for r in store.iter_select(sel, batch=3)] == [f"t{i}" for i in range(8)]
+
+
+@pytest.mark.parametrize(("call", "field"), [
+    (lambda s: s.select(Selection(user_id="a"), order_by=[("@nope", True)]), "order_by[0]"),
+    (lambda s: s.select(Selection(user_id="a"), order_by=[("colour", True)]), "colour"),
+    (lambda s: s.select(Selection(user_id="a"), limit=-1), "limit"),
+    (lambda s: s.select(Selection(user_id="a"), offset=-2), "offset"),
+    (lambda s: s.count(Selection(user_id=3)), "user_id"),  # type: ignore[arg-type]
+    (lambda s: s.count(Selection(statuses=("live",))), "statuses"),  # type: ignore[arg-type]
+    (lambda s: s.count(Selection(where={"status": "pending"})), "where"),  # type: ignore[arg-type]
+    (lambda s: s.vector_search(Selection(), unit(RNG)[0], -1), "k"),
+    (lambda s: s.vector_search(Selection(), np.ones(DIM + 3, dtype=np.float32), 3), "query"),
+    (lambda s: s.text_search(Selection(), 42, 3), "query"),  # type: ignore[arg-type]
+    (lambda s: s.edges(["a"], direction="sideways"), "direction"),
+    (lambda s: s.fetch("abc"), "ids"),
+    (lambda s: s.set_meta("k", 1), "value"),  # type: ignore[arg-type]
+])
+def test_bad_arguments_name_the_field(store: Store, call: Any, field: str) -> None:
+    put(store, record("x"))
+    with pytest.raises(ValidationError) as info:
+        call(store)
+    assert info.value.field == field
+
+
+# -- vector search -----------------------------------------------------------------
+def test_vector_search_is_exact_at_every_selectivity(store: Store) -> None:
+    """Recall 1.0 against numpy brute force over the same filtered set, from 0.5% to 100% of the store."""
+    n, rng = 2000, np.random.default_rng(3)
+    vectors = unit(rng, n)
+    records = [record(f"r{i}", "Fact", {"entity": f"e{i % 200}", "attribute": "a" if i % 7 else "b"},
+                      id=f"r{i:04d}", user="u" if i % 10 else "v") for i in range(n)]
+    put(store, *records, vectors=vectors)
+    cases: dict[str, tuple[dict[str, Any] | None, Any]] = {
+        "0.5%": ({"entity": "e5"}, lambda r: r.properties["entity"] == "e5"),
+        "~14%": ({"attribute": "b"}, lambda r: r.properties["attribute"] == "b"),
+        "~86%": ({"attribute": {"$ne": "b"}}, lambda r: r.properties["attribute"] != "b"),
+        "all": (None, lambda r: True),
+    }
+    for name, (where, keep) in cases.items():
+        selection = Selection(user_id=ANY, where=parse_filter(where, ONTOLOGY))
+        allowed = np.array([i for i, r in enumerate(records) if keep(r)])
+        for q in unit(rng, 5):
+            got = store.vector_search(selection, q, 10)
+            scores = vectors[allowed] @ q
+            want = [records[i].id for i in allowed[np.argsort(-scores)[:10]]]
+            assert ids(got) == want, name
+            np.testing.assert_allclose([s for _, s in got], np.sort(scores)[::-1][:10], atol=1e-5)
+
+
+def test_vector_search_k_larger_than_the_selection_returns_all_best_first(store: Store) -> None:
+    vecs = unit(RNG, 3)
+    put(store, *[record(f"r{i}", id=f"r{i}") for i in range(3)], vectors=vecs)
+    got = store.vector_search(Selection(user_id="alice"), vecs[1], 10)
+    assert len(got) == 3 and got[0][0] == "r1" and got[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+    assert store.vector_search(Selection(user_id="alice"), vecs[1], 0) == []
+
+
+def test_vector_search_on_an_empty_store_is_empty(store: Store) -> None:
+    assert store.vector_search(Selection(user_id=ANY), unit(RNG)[0], 5) == []
+
+
+def test_semantic_search_with_the_default_embedder(open_store: OpenStore, embedder: USEEmbedder) -> None:
+    store = open_store("semantic")
+    texts = {"coffee": "我喜欢喝黑咖啡，不加糖", "flight": "帮我订下周五去上海的机票",
+             "weather": "It will rain in London tomorrow", "cat": "My cat is called Mimi"}
+    recs = [record(t, id=k) for k, t in texts.items()]
+    store.write([Write(r, v) for r, v in zip(recs, embedder.embed(list(texts.values())), strict=True)],
+                model_id=embedder.model_id)
+    sel = Selection(user_id="alice")
+    assert store.vector_search(sel, embedder.embed_query("what coffee do I like?"), 1)[0][0] == "coffee"
+    assert store.vector_search(sel, embedder.embed_query("飞机票预订"), 1)[0][0] == "flight"
+    assert store.vector_search(sel, embedder.embed_query("天气预报 下雨"), 1)[0][0] == "weather"
+
+
+# -- full text -----------------------------------------------------------------------
+def test_text_search_chinese_and_english(store: Store) -> None:
+    put(store, record("帮我订下周五去上海的机票", id="flight"), record("我喜欢喝黑咖啡，不加糖", id="coffee"),
+        record("The weather in Berlin is cold", id="weather"), record("Weathering the storm", id="storm"))
+    sel = Selection(user_id="alice")
+    assert ids(store.text_search(sel, "上海", 5)) == ["flight"]
+    assert ids(store.text_search(sel, "黑咖啡", 5)) == ["coffee"]
+    assert ids(store.text_search(sel, "糖", 5)) == ["coffee"]  # a single hanzi
+    assert ids(store.text_search(sel, "weather", 5)) == ["weather"]
+    assert ids(store.text_search(sel, "WEATHER berlin", 5)) == ["weather"]
+    hits = store.text_search(sel, "上海 weather", 5)
+    assert set(ids(hits)) == {"flight", "weather"} and all(score > 0 for _, score in hits)
+
+
+def test_more_matching_terms_score_higher(store: Store) -> None:
+    put(store, record("rain in London", id="one"), record("rain and wind in London today", id="two"),
+        record("sunny in Madrid", id="none"))
+    hits = store.text_search(Selection(user_id="alice"), "London wind", 5)
+    assert ids(hits) == ["two", "one"] and hits[0][1] > hits[1][1]
+
+
+@pytest.mark.parametrize("query", ['"', "AND", "OR NOT", "*", "a*", "NEAR(a b)", "(", "))", "😀", "", "   ",
+                                   "col:value", "^上海", "'\"; DROP TABLE records; --", "-", "\x00"])
+def test_odd_text_queries_never_raise(store: Store, query: str) -> None:
+    put(store, record("and or not near a b value", id="x"), record("上海", id="y"))
+    hits = store.text_search(Selection(user_id="alice"), query, 5)
+    assert isinstance(hits, list)
+    assert store.count(Selection(user_id="alice")) == 2
+
+
+def test_text_search_respects_where(store: Store) -> None:
+    put(store, record("report due Friday", "Task", {"status": "pending"}, id="open"),
+        record("report sent", "Task", {"status": "completed"}, id="done"))
+    sel = Selection(user_id="alice", where=parse_filter({"status": "pending"}, ONTOLOGY))
+    assert ids(store.text_search(sel, "report", 5)) == ["open"]
+
+
+# -- edges, vectors, meta -------------------------------------------------------------
+def test_edges_both_ways_and_by_relation(store: Store) -> None:
+    put(store,
+        record("task", "Task", id="t", relationships=[{"target": "p1", "relation": "has_step"},
+                                                       {"target": "e", "relation": "about", "properties": {"w": 1}}]),
+        record("step", "Plan", id="p1", relationships=[{"target": "t", "relation": "step_of"}]))
+    assert store.edges(["t"]) == [Edge("t", "has_step", "p1"), Edge("t", "about", "e", {"w": 1})]
+    assert store.edges(["t"], relations=["about"]) == [Edge("t", "about", "e", {"w": 1})]
+    assert store.edges(["t"], direction="in") == [Edge("p1", "step_of", "t")]
+    both = store.edges(["t"], direction="both")
+    assert len(both) == 3 and Edge("p1", "step_of", "t") in both and Edge("t", "has_step", "p1") in both
+    assert store.edges(["t"], relations=[]) == []
+
+
+def test_vectors_are_returned_normalised(store: Store) -> None:
+    raw = np.arange(1, DIM + 1, dtype=np.float32)
+    store.write([Write(record("v", id="v"), raw)], model_id=MODEL)
+    got = store.vectors(["v", "missing"])
+    assert set(got) == {"v"}
+    np.testing.assert_allclose(got["v"], raw / np.linalg.norm(raw), rtol=1e-6)
+
+
+def test_meta_round_trip(store: Store) -> None:
+    assert store.get_meta("owner") is None
+    store.set_meta("owner", "alice")
+    store.set_meta("owner", "bob")
+    assert store.get_meta("owner") == "bob"
+
+
+def test_reopening_sees_everything(open_store: OpenStore) -> None:
+    first = open_store("same")
+    put(first, record("persisted 上海", id="keep"))
+    first.close()
+    again = open_store("same")
+    assert ids(again.fetch(["keep"])) == ["keep"]
+    assert again.model_id == MODEL
+    assert ids(again.text_search(Selection(user_id="alice"), "上海", 3)) == ["keep"]
+
+
+def test_capabilities_are_declared(store: Store) -> None:
+    caps = store.capabilities
+    assert caps.exact_filtered_vectors is True
+    assert set(caps.text_languages) >= {"en", "zh"}
