@@ -18,6 +18,7 @@ from mnemir.lifecycle.config import (
 from mnemir.lifecycle.contradictions import Conflict, find_conflicts, may_supersede, resolve
 from mnemir.lifecycle.decay import decay_weight
 from mnemir.lifecycle.events import GovernanceEvent, WriteReport
+from mnemir.lifecycle.evolution import OntologyDiff, diff_ontologies
 from mnemir.lifecycle.governor import Governor
 from mnemir.lifecycle.hypothesis import apply_evidence, promote, updated_confidence
 from mnemir.lifecycle.maintenance import MaintenanceReport, overdue_tasks, run_maintenance
@@ -49,6 +50,7 @@ __all__ = [
     "MaintenanceReport",
     "Migration",
     "MigrationReport",
+    "OntologyDiff",
     "RenameEnumValue",
     "RenameProperty",
     "RenameType",
@@ -59,6 +61,7 @@ __all__ = [
     "apply_evidence",
     "check_transition",
     "decay_weight",
+    "diff_ontologies",
     "find_conflicts",
     "find_duplicate",
     "is_duplicate",

@@ -33,10 +33,12 @@ from mnemir.lifecycle import (
 from mnemir.lifecycle.config import FactChecker
 from mnemir.lifecycle.contradictions import supersede_pair
 from mnemir.lifecycle.events import GovernanceEvent
+from mnemir.lifecycle.evolution import uncovered_changes
 from mnemir.lifecycle.maintenance import overdue_tasks
 from mnemir.lifecycle.migrations import applied_migrations
 from mnemir.lifecycle.records import LIVE, changed, entry, is_live, start_of
 from mnemir.lifecycle.tasks import STEP_TYPES, cascade_to_steps, check_task
+from mnemir.ontology import Ontology
 from mnemir.retrieve.search import SearchHit
 from mnemir.store.base import ANY, Selection, Write, _Any
 from mnemir.store.filters import parse_filter
@@ -267,14 +269,23 @@ class LifecycleMixin(_Base):
         return run_maintenance(self.store, self.ontology, self.lifecycle_config, now=_now(now), user=user,
                                dry_run=dry_run, fact_checker=fact_checker, model_id=self.embedder.model_id)
 
-    def migrate_ontology(self, migration: Migration | Mapping[str, Any], *, now: datetime | None = None,
-                         dry_run: bool = False, actor: str = "migration") -> MigrationReport:
+    def migrate_ontology(self, migration: Migration | Mapping[str, Any], *, previous: Ontology | None = None,
+                         now: datetime | None = None, dry_run: bool = False,
+                         actor: str = "migration") -> MigrationReport:
         """Upgrade stored memories after a type/property rename or split or an enum value rename.
 
-        Every upgraded record is checked against the current ontology before anything is written; the
-        migration is logged (``migrations()``) and running it again does nothing."""
+        With ``previous`` (the ontology the memories were written under), every breaking change between it and
+        the current ontology must be covered by a step, or nothing is written. Every upgraded record is checked
+        against the current ontology before anything is written; the migration is logged (``migrations()``)
+        and running it again does nothing."""
         if not isinstance(migration, Migration):
             migration = Migration.from_dict(migration)
+        if previous is not None:
+            uncovered = uncovered_changes(previous, self.ontology, migration)
+            if uncovered:
+                raise ValidationError(f"migration {migration.id} leaves breaking ontology changes unhandled: "
+                                      f"{'; '.join(uncovered)}", field="migration.steps", value=migration.id,
+                                      allowed="a rename/split step for each removed name")
         return run_migration(self.store, self.ontology, migration, now=_now(now), actor=actor, dry_run=dry_run,
                              model_id=self.embedder.model_id, batch_size=self.lifecycle_config.batch_size)
 
