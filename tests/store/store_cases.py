@@ -16,9 +16,9 @@ from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology import Ontology, PropertySpec, TypeDef
 from mnemir.store.base import Store
 
-#: every conformance test runs against each backend here; adding PostgreSQL = one entry (marked
-#: ``pytest.mark.postgres``) and one branch in :func:`open_backend`
-BACKENDS = [pytest.param("sqlite", id="sqlite")]
+#: every conformance test runs against each backend here (PostgreSQL: a real embedded server, started once per
+#: session in about a second, so it is not marked and runs in ``make test``)
+BACKENDS = [pytest.param("sqlite", id="sqlite"), pytest.param("postgres", id="postgres")]
 
 #: open_store("name", **options) -> a store of the current backend
 OpenStore = Callable[..., Store]
@@ -60,6 +60,12 @@ def open_backend(backend: str, directory: Path, name: str = "store", *, ontology
         from mnemir.store.sqlite import SQLiteStore
 
         return SQLiteStore(directory / f"{name}.db", ontology=ontology or ONTOLOGY, **options)
+    if backend == "postgres":  # a real server for the session, a database per (directory, name): postgres_cases.py
+        from postgres_cases import database_url
+
+        from mnemir.store.postgres import PostgresStore
+
+        return PostgresStore(database_url(directory, name), ontology=ontology or ONTOLOGY, **options)
     raise AssertionError(f"no way to open backend {backend}")  # pragma: no cover
 
 

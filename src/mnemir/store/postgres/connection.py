@@ -1,0 +1,130 @@
+"""One PostgreSQL connection per store object: transactions that retry on serialization failures and deadlocks.
+
+Several processes (and store objects) may write one database at once;
+PostgreSQL's MVCC does the coordination. A write transaction that loses a
+race (deadlock, serialization failure) is rolled back and run again with
+backoff, until a deadline. A read runs in one REPEATABLE READ, READ ONLY
+transaction, so its statements (e.g. counting candidates, then scoring them)
+see one snapshot. A connection the server dropped is reopened on next use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from mnemir.errors import MissingDependencyError, MnemirError, StoreError, ValidationError
+
+try:
+    import psycopg
+    from psycopg import errors as pg_errors
+except ImportError as exc:  # pragma: no cover - depends on the installed extras
+    raise MissingDependencyError("the PostgreSQL backend needs the 'postgres' extra: pip install 'mnemir[postgres]'",
+                                 package="psycopg") from exc
+
+T = TypeVar("T")
+Cursor = Any  # psycopg.Cursor[tuple[Any, ...]]
+
+_RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected, pg_errors.LockNotAvailable)
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    if "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    credentials, host = rest.rsplit("@", 1)
+    return f"{scheme}://{credentials.split(':', 1)[0]}@{host}"
+
+
+class Connection:
+    def __init__(self, url: str, *, retry_for_s: float, connect_timeout_s: float) -> None:
+        self.url = url
+        self.where = redact(url)
+        self.retry_for_s = retry_for_s
+        self.connect_timeout_s = connect_timeout_s
+        self.lock = threading.RLock()
+        self._conn: psycopg.Connection[Any] | None = None
+        self._closed = False
+        self._connect()
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        try:
+            conn = psycopg.connect(self.url, autocommit=False, connect_timeout=max(1, int(self.connect_timeout_s)),
+                                   application_name="mnemir")
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to PostgreSQL at {self.where}: {str(exc).strip()}",
+                             url=self.where) from exc
+        self._conn = conn
+        return conn
+
+    def _live(self) -> psycopg.Connection[Any]:
+        if self._closed:
+            raise StoreError(f"the PostgreSQL store {self.where} is closed", url=self.where)
+        if self._conn is None or self._conn.closed or self._conn.broken:
+            return self._connect()
+        return self._conn
+
+    def write(self, operation: str, body: Callable[[Cursor], T]) -> T:
+        """Run ``body`` in one read-write transaction: all of it commits or none of it."""
+        return self._transaction(operation, body, None)
+
+    def read(self, operation: str, body: Callable[[Cursor], T]) -> T:
+        """Run ``body`` in one read-only snapshot."""
+        return self._transaction(operation, body, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+
+    def _transaction(self, operation: str, body: Callable[[Cursor], T], begin: str | None) -> T:
+        deadline = time.monotonic() + self.retry_for_s
+        delay = 0.005
+        with self.lock:
+            while True:
+                conn = self._live()
+                try:
+                    with conn.cursor() as cur:
+                        if begin is not None:
+                            cur.execute(begin)
+                        result = body(cur)
+                    conn.commit()
+                    return result
+                except BaseException as exc:
+                    self._rollback(conn)
+                    if isinstance(exc, MnemirError):
+                        raise
+                    if not isinstance(exc, psycopg.Error):
+                        raise
+                    if not isinstance(exc, _RETRYABLE):
+                        raise self._error(operation, exc) from exc
+                    if time.monotonic() >= deadline:
+                        raise StoreError(
+                            f"PostgreSQL store {self.where}: {operation} gave up after {self.retry_for_s:g}s of "
+                            "conflicts with other writers; nothing was written by this call, try again",
+                            url=self.where, operation=operation,
+                        ) from exc
+                time.sleep(delay * random.uniform(0.5, 1.5))
+                delay = min(delay * 2, 0.25)
+
+    def _error(self, operation: str, exc: psycopg.Error) -> MnemirError:
+        if isinstance(exc, pg_errors.UntranslatableCharacter | pg_errors.CharacterNotInRepertoire) or \
+                "\\u0000" in str(exc) or "0x00" in str(exc):
+            return ValidationError("PostgreSQL cannot store NUL characters (\\x00) in text", field=operation,
+                                   value="text holding \\x00", allowed="text without NUL characters")
+        return StoreError(f"PostgreSQL store {self.where}: {operation} failed: {str(exc).strip()}", url=self.where,
+                          operation=operation, sqlstate=exc.sqlstate)
+
+    @staticmethod
+    def _rollback(conn: psycopg.Connection[Any]) -> None:
+        if conn.closed or conn.broken:
+            return
+        with contextlib.suppress(psycopg.Error):  # the original error is the one to report
+            conn.rollback()
+
+    def close(self) -> None:
+        with self.lock:
+            self._closed = True
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None

@@ -1,0 +1,115 @@
+"""The PostgreSQL schema, as ordered recorded migrations (:mod:`mnemir.store.migrations`), and the runner."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mnemir.errors import StoreError
+from mnemir.ir import utcnow
+from mnemir.store.migrations import Migration, latest_version, pending
+
+#: a fixed advisory lock key: two processes opening a new database migrate one after the other
+MIGRATION_LOCK = 0x6D6E656D6972  # "mnemir"
+#: held while the first vectors fix the store's model and the vector column's dimension
+MODEL_LOCK = MIGRATION_LOCK + 1
+
+_V1_CORE = """
+CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
+
+-- one row per memory, props holds every property (JSONB, one GIN index answers equality/membership on any of them)
+CREATE TABLE records (
+    rid bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,  -- insertion order: ties in vector search break on it
+    id text NOT NULL UNIQUE,
+    type text NOT NULL,
+    status text NOT NULL,
+    user_id text,
+    agent_id text,
+    session_id text,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL,
+    valid_from timestamptz,
+    valid_to timestamptz,
+    props jsonb NOT NULL,
+    record jsonb NOT NULL,
+    tsv tsvector NOT NULL
+);
+CREATE INDEX records_scope ON records (user_id, status, type);
+CREATE INDEX records_agent ON records (agent_id);
+CREATE INDEX records_session ON records (session_id);
+CREATE INDEX records_created ON records (created_at);
+CREATE INDEX records_updated ON records (updated_at);
+CREATE INDEX records_props ON records USING gin (props jsonb_path_ops);
+CREATE INDEX records_tsv ON records USING gin (tsv);
+
+CREATE TABLE relationships (
+    source text NOT NULL,
+    pos integer NOT NULL,
+    relation text NOT NULL,
+    target text NOT NULL,
+    properties jsonb NOT NULL,
+    PRIMARY KEY (source, pos)
+);
+CREATE INDEX relationships_source ON relationships (source, relation);
+CREATE INDEX relationships_target ON relationships (target, relation);
+
+CREATE TABLE history (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    memory_id text NOT NULL,
+    at timestamptz NOT NULL,
+    entry jsonb NOT NULL
+);
+CREATE INDEX history_memory ON history (memory_id, at, seq);
+
+-- the column gets its dimension (vector(dim)) and its HNSW index when the first vectors fix the model
+CREATE TABLE embeddings (
+    rid bigint PRIMARY KEY,
+    model_id text NOT NULL,
+    embedding vector NOT NULL
+);
+"""
+
+
+def _v1_core(cur: Any) -> None:
+    cur.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'")
+    if cur.fetchone() is None:
+        cur.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+        if cur.fetchone() is None:
+            raise StoreError("this PostgreSQL server has no pgvector extension; install pgvector (>= 0.8) or use "
+                             "the bundled server (mnemir.store.postgres.server.start_embedded_server)")
+        cur.execute("CREATE EXTENSION vector")
+    for statement in _V1_CORE.split(";"):
+        if statement.strip():
+            cur.execute(statement)
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "records (JSONB properties, tsvector), relationships, history, pgvector embeddings, meta", _v1_core),
+)
+
+SCHEMA_VERSION = latest_version(MIGRATIONS)
+
+
+def migrate(cur: Any, where: str, migrations: Sequence[Migration] = MIGRATIONS) -> list[int]:
+    """Apply the missing migrations (inside the caller's transaction); return the versions applied."""
+    cur.execute("SELECT pg_advisory_xact_lock(%s)", [MIGRATION_LOCK])
+    cur.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
+                "(version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)")
+    cur.execute("SELECT version FROM schema_migrations")
+    applied = {v for (v,) in cur.fetchall()}
+    todo = pending(migrations, applied, where=where)
+    for migration in todo:
+        migration.apply(cur)
+        cur.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (%s, %s, %s)",
+                    [migration.version, migration.name, utcnow()])
+    if todo:
+        cur.execute("INSERT INTO meta (key, value) VALUES ('schema_version', %s) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [str(latest_version(migrations))])
+    return [m.version for m in todo]
+
+
+def fix_dimension(cur: Any, dim: int) -> None:
+    """Give the vector column its dimension and build the HNSW index (cosine) for large unfiltered scopes."""
+    cur.execute(f"ALTER TABLE embeddings ALTER COLUMN embedding TYPE vector({int(dim)})")
+    cur.execute("CREATE INDEX IF NOT EXISTS embeddings_hnsw ON embeddings USING hnsw (embedding vector_cosine_ops)")

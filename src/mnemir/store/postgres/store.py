@@ -1,0 +1,367 @@
+"""The PostgreSQL backend of the store contract (pgvector for vectors, jieba-segmented tsvector for full text).
+
+Same semantics as :class:`mnemir.store.sqlite.SQLiteStore`; the selection
+compiler is shared (:mod:`mnemir.store.sql_filters`), rows are converted with the
+same helpers, so the two backends answer every conformance test alike.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mnemir.embed.base import Vectors
+from mnemir.errors import ModelMismatchError, ValidationError
+from mnemir.ir import HistoryEntry, MemIR
+from mnemir.ontology import Ontology
+from mnemir.store.base import Capabilities, Edge, Selection, Store, Write
+from mnemir.store.postgres import schema
+from mnemir.store.postgres.checks import check_count, check_key, check_write, id_list
+from mnemir.store.postgres.connection import Connection, Cursor
+from mnemir.store.postgres.dialect import PostgresDialect, order_expressions
+from mnemir.store.postgres.text import RANK_NORMALIZATION, RANK_WEIGHTS, tsquery_literal, tsvector_literal
+from mnemir.store.postgres.vectors import ANN_MIN_CANDIDATES, nearest, vector_text
+from mnemir.store.sql_filters import Params, compile_selection
+from mnemir.store.sqlite import rows
+
+#: ordering on record fields (besides property names); ids compare by code point, as in SQLite
+ORDER_FIELDS = {"@created_at": "r.created_at", "@updated_at": "r.updated_at", "@valid_from": "r.valid_from",
+                "@valid_to": "r.valid_to", "@type": "r.type"}
+_DIALECT = PostgresDialect()
+
+
+class PostgresStore(Store):
+    """A PostgreSQL database (with pgvector >= 0.8): records, properties, relationships, history, vectors, full
+    text, meta. One connection per store object.
+
+    ``ann_min_candidates``: vector searches over at least this many candidate rows may use the HNSW index
+    (approximate); below it, and whenever the index is missing, they are exact. ``None`` means always exact.
+    ``retry_for_s``: how long a write that conflicts with other writers is retried before a StoreError.
+    """
+
+    capabilities = Capabilities(name="postgres", exact_filtered_vectors=True, ann=True, text_languages=("en", "zh"),
+                                multi_process=True, embedded=False)
+
+    def __init__(self, url: str, *, ontology: Ontology, ann_min_candidates: int | None = ANN_MIN_CANDIDATES,
+                 retry_for_s: float = 60.0, connect_timeout_s: float = 10.0) -> None:
+        if not isinstance(ontology, Ontology):
+            raise ValidationError("ontology must be an Ontology", field="ontology", value=ontology)
+        if not isinstance(url, str) or not url.startswith(("postgresql://", "postgres://")):
+            raise ValidationError("a PostgreSQL store needs a postgresql:// URL", field="url", value=url,
+                                  allowed="postgresql://user:password@host:port/database")
+        if ann_min_candidates is not None:
+            check_count(ann_min_candidates, "ann_min_candidates")
+        for name, value in (("retry_for_s", retry_for_s), ("connect_timeout_s", connect_timeout_s)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise ValidationError(f"{name} must be a number of seconds >= 0", field=name, value=value)
+        self.ontology = ontology
+        self.ann_min_candidates = ann_min_candidates
+        self._db = Connection(url, retry_for_s=float(retry_for_s), connect_timeout_s=float(connect_timeout_s))
+        try:
+            self._db.write("open (schema migration)", lambda cur: schema.migrate(cur, f"PostgreSQL store "
+                                                                                      f"{self._db.where}"))
+        except BaseException:
+            self._db.close()
+            raise
+
+    # -- writing --------------------------------------------------------------
+    def write(self, writes: Sequence[Write], *, model_id: str, delete_ids: Sequence[str] = ()) -> None:
+        if not isinstance(model_id, str) or not model_id:
+            raise ValidationError("model_id must name the embedding model", field="model_id", value=model_id)
+        delete_ids = id_list(delete_ids, "delete_ids")
+        deleted = set(delete_ids)
+        # the CPU work (JSON, segmentation, vector checks) happens before the transaction starts
+        prepared = [_prepare(check_write(w, i), i, skip_record=w.record.id in deleted) for i, w in enumerate(writes)]
+        if not prepared and not delete_ids:
+            return
+        self._db.write("write", lambda cur: self._write(cur, prepared, model_id, delete_ids))
+
+    def _write(self, cur: Cursor, prepared: list[_Prepared], model_id: str, delete_ids: list[str]) -> None:
+        dims = {p.dim for p in prepared if p.vector is not None}
+        if dims:
+            _check_model(cur, model_id, dims)
+        for i, p in enumerate(prepared):
+            if p.history:
+                cur.executemany("INSERT INTO history (id, memory_id, at, entry) VALUES (%s, %s, %s, %s::jsonb) "
+                                "ON CONFLICT (id) DO NOTHING", p.history)
+            if p.row is None:
+                continue  # written and deleted at once: only its history stays (e.g. a hard delete's entry)
+            rid = self._put_record(cur, p)
+            if p.vector is not None:
+                cur.execute("INSERT INTO embeddings (rid, model_id, embedding) VALUES (%s, %s, %s::vector) "
+                            "ON CONFLICT (rid) DO UPDATE SET model_id = excluded.model_id, "
+                            "embedding = excluded.embedding", [rid, model_id, p.vector])
+            else:
+                cur.execute("SELECT 1 FROM embeddings WHERE rid = %s", [rid])
+                if cur.fetchone() is None:
+                    raise ValidationError("a new record needs a vector", field=f"writes[{i}].vector", value=None,
+                                          allowed="the record's embedding", id=p.record_id)
+        if delete_ids:
+            self._delete(cur, delete_ids)
+
+    @staticmethod
+    def _put_record(cur: Cursor, p: _Prepared) -> int:
+        assert p.row is not None
+        cur.execute(
+            "INSERT INTO records (id, type, status, user_id, agent_id, session_id, created_at, updated_at, "
+            "valid_from, valid_to, props, record, tsv) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, "
+            "%s::jsonb, %s::tsvector) ON CONFLICT (id) DO UPDATE SET type = excluded.type, status = excluded.status, "
+            "user_id = excluded.user_id, agent_id = excluded.agent_id, session_id = excluded.session_id, "
+            "created_at = excluded.created_at, updated_at = excluded.updated_at, valid_from = excluded.valid_from, "
+            "valid_to = excluded.valid_to, props = excluded.props, record = excluded.record, tsv = excluded.tsv "
+            "RETURNING rid", p.row)
+        found = cur.fetchone()
+        assert found is not None
+        rid = int(found[0])
+        cur.execute("DELETE FROM relationships WHERE source = %s", [p.record_id])
+        if p.edges:
+            cur.executemany("INSERT INTO relationships (source, pos, relation, target, properties) VALUES "
+                            "(%s, %s, %s, %s, %s::jsonb)", p.edges)
+        return rid
+
+    @staticmethod
+    def _delete(cur: Cursor, ids: list[str]) -> None:
+        cur.execute("DELETE FROM records WHERE id = ANY(%s::text[]) RETURNING rid", [ids])
+        rids = [r for (r,) in cur.fetchall()]
+        if rids:
+            cur.execute("DELETE FROM embeddings WHERE rid = ANY(%s::bigint[])", [rids])
+        cur.execute("DELETE FROM relationships WHERE source = ANY(%s::text[])", [ids])
+
+    # -- reading --------------------------------------------------------------
+    def fetch(self, ids: Sequence[str]) -> list[MemIR]:
+        ids = id_list(ids, "ids")
+        if not ids:
+            return []
+
+        def body(cur: Cursor) -> list[MemIR]:
+            cur.execute("SELECT id, record::text FROM records WHERE id = ANY(%s::text[])", [list(dict.fromkeys(ids))])
+            found = {mid: rows.load_record(data) for mid, data in cur.fetchall()}
+            return [found[i] for i in ids if i in found]
+
+        return self._db.read("fetch", body)
+
+    def select(self, selection: Selection, *, order_by: Sequence[tuple[str, bool]] = (), limit: int | None = None,
+               offset: int = 0) -> list[MemIR]:
+        if limit is not None:
+            check_count(limit, "limit")
+        check_count(offset, "offset")
+        where, p = _where(selection)
+        order = self._order_sql(order_by, selection)
+        sql = f"SELECT r.record::text FROM records r WHERE {where} ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)}"
+
+        def body(cur: Cursor) -> list[MemIR]:
+            cur.execute(sql, p.values)
+            return [rows.load_record(data) for (data,) in cur.fetchall()]
+
+        return self._db.read("select", body)
+
+    def count(self, selection: Selection) -> int:
+        where, p = _where(selection)
+
+        def body(cur: Cursor) -> int:
+            cur.execute(f"SELECT count(*) FROM records r WHERE {where}", p.values)
+            return int(cur.fetchone()[0])
+
+        return self._db.read("count", body)
+
+    def vector_search(self, selection: Selection, query: Vectors, k: int) -> list[tuple[str, float]]:
+        check_count(k, "k")
+        blob, dim = rows.vector_blob(query, "query")
+        where, p = _where(selection)
+        return self._db.read("vector search", lambda cur: nearest(
+            cur, where, p, vector_text(blob), dim, int(k), self.ann_min_candidates))
+
+    def text_search(self, selection: Selection, query: str, k: int) -> list[tuple[str, float]]:
+        check_count(k, "k")
+        if not isinstance(query, str):
+            raise ValidationError("a text query must be a string", field="query", value=query)
+        expression = tsquery_literal(query)
+        where, p = _where(selection)
+        if expression is None or k == 0:
+            return []
+        sql = (f"SELECT r.id, ts_rank_cd({p(RANK_WEIGHTS)}::real[], r.tsv, q.query, {RANK_NORMALIZATION}) AS score "
+               f"FROM records r, (SELECT {p(expression)}::tsquery AS query) q WHERE r.tsv @@ q.query AND {where} "
+               f'ORDER BY score DESC, r.id COLLATE "C" LIMIT {p(int(k))}')
+
+        def body(cur: Cursor) -> list[tuple[str, float]]:
+            cur.execute(sql, p.values)
+            return [(mid, float(score)) for mid, score in cur.fetchall()]
+
+        return self._db.read("text search", body)
+
+    def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
+              direction: str = "out") -> list[Edge]:
+        ids = id_list(ids, "ids")
+        if direction not in ("out", "in", "both"):
+            raise ValidationError("unknown edge direction", field="direction", value=direction,
+                                  allowed=["out", "in", "both"])
+        if relations is not None:
+            relations = id_list(relations, "relations")
+        if not ids or relations == []:
+            return []
+        unique = list(dict.fromkeys(ids))
+        ends = {"out": "source = ANY(%(ids)s::text[])", "in": "target = ANY(%(ids)s::text[])",
+                "both": "(source = ANY(%(ids)s::text[]) OR target = ANY(%(ids)s::text[]))"}[direction]
+        if relations is not None:
+            ends += " AND relation = ANY(%(relations)s::text[])"
+        sql = f'SELECT source, relation, target, properties::text FROM relationships WHERE {ends} ' \
+              'ORDER BY source COLLATE "C", pos'
+
+        def body(cur: Cursor) -> list[Edge]:
+            cur.execute(sql, {"ids": unique, "relations": relations})
+            return [Edge(s, r, t, json.loads(props)) for s, r, t, props in cur.fetchall()]
+
+        return self._db.read("edges", body)
+
+    def history(self, memory_id: str) -> list[HistoryEntry]:
+        if not isinstance(memory_id, str):
+            raise ValidationError("memory_id must be a string", field="memory_id", value=memory_id)
+
+        def body(cur: Cursor) -> list[tuple[str]]:
+            cur.execute("SELECT entry::text FROM history WHERE memory_id = %s ORDER BY at, seq", [memory_id])
+            return cur.fetchall()
+
+        return [HistoryEntry.model_validate_json(entry) for (entry,) in self._db.read("history", body)]
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, Vectors]:
+        ids = id_list(ids, "ids")
+        if not ids:
+            return {}
+
+        def body(cur: Cursor) -> dict[str, Vectors]:
+            cur.execute("SELECT r.id, e.embedding::real[] FROM records r JOIN embeddings e ON e.rid = r.rid "
+                        "WHERE r.id = ANY(%s::text[])", [list(dict.fromkeys(ids))])
+            return {mid: np.asarray(values, dtype=np.float32) for mid, values in cur.fetchall()}
+
+        return self._db.read("vectors", body)
+
+    def get_meta(self, key: str) -> str | None:
+        check_key(key)
+
+        def body(cur: Cursor) -> str | None:
+            cur.execute("SELECT value FROM meta WHERE key = %s", [key])
+            found = cur.fetchone()
+            return found[0] if found else None
+
+        return self._db.read("get_meta", body)
+
+    def set_meta(self, key: str, value: str) -> None:
+        check_key(key)
+        if not isinstance(value, str):
+            raise ValidationError("meta values are strings", field="value", value=value)
+        self._db.write("set_meta", lambda cur: _set_meta(cur, key, value))
+
+    def close(self) -> None:
+        self._db.close()
+
+    @property
+    def schema_version(self) -> int:
+        def body(cur: Cursor) -> int:
+            cur.execute("SELECT max(version) FROM schema_migrations")
+            return int(cur.fetchone()[0] or 0)
+
+        return self._db.read("schema_version", body)
+
+    # -- helpers --------------------------------------------------------------
+    def _order_sql(self, order_by: Sequence[tuple[str, bool]], selection: Selection) -> str:
+        if isinstance(order_by, (str, bytes)):
+            raise ValidationError("order_by must be a list of (field, ascending) pairs", field="order_by",
+                                  value=order_by)
+        terms = []
+        for i, item in enumerate(order_by):
+            if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str)
+                    and isinstance(item[1], bool)):
+                raise ValidationError("order_by items are (field, ascending) pairs", field=f"order_by[{i}]",
+                                      value=item, allowed="e.g. ('@created_at', False) or ('deadline', True)")
+            name, ascending = item
+            direction = "ASC" if ascending else "DESC"
+            if name.startswith("@"):
+                if name not in ORDER_FIELDS:
+                    raise ValidationError(f"cannot order by {name!r}", field=f"order_by[{i}]", value=name,
+                                          allowed=sorted(ORDER_FIELDS))
+                expr = ORDER_FIELDS[name]
+                terms.append(f'({expr} IS NULL), {expr} COLLATE "C" {direction}' if name == "@type" else
+                             f"({expr} IS NULL), {expr} {direction}")  # missing values last
+            else:
+                self.ontology.property_spec(name, selection.types)  # unknown property -> ValidationError
+                missing, *keys = order_expressions(name, "r")
+                terms.append(", ".join([missing, *(f"{key} {direction} NULLS LAST" for key in keys)]))
+        terms.append('r.created_at ASC, r.id COLLATE "C" ASC')  # a total order, so offset paging is stable
+        return ", ".join(terms)
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self._db.where!r})"
+
+
+@dataclass
+class _Prepared:
+    """One write as row values, made before the transaction starts."""
+
+    record_id: str
+    #: None: only the history is written (the record is deleted in the same call)
+    row: list[Any] | None
+    edges: list[tuple[Any, ...]]
+    history: list[tuple[Any, ...]]
+    vector: str | None
+    dim: int | None
+
+
+def _prepare(write: Write, i: int, *, skip_record: bool) -> _Prepared:
+    record = write.record
+    history = [(h.id, h.memory_id, h.at, h.model_dump_json()) for h in write.history]
+    if skip_record:
+        return _Prepared(record.id, None, [], history, None, None)
+    vector, dim = None, None
+    if write.vector is not None:
+        blob, dim = rows.vector_blob(write.vector, f"writes[{i}].vector")
+        vector = vector_text(blob)
+    scope, meta = record.scope, record.metadata
+    row = [record.id, record.type, str(record.status), scope.user_id, scope.agent_id, scope.session_id,
+           meta.created_at, meta.updated_at, record.valid_from, record.valid_to, rows.dumps(record.properties),
+           record.to_json(), tsvector_literal(*rows.fts_columns(record))]
+    return _Prepared(record.id, row, rows.edge_rows(record), history, vector, dim)
+
+
+def _where(selection: Selection) -> tuple[str, Params]:
+    """The selection's condition and its parameters; callers add theirs to the same ``Params``."""
+    p = _DIALECT.params()
+    where = compile_selection(selection, _DIALECT, p)
+    return where or "TRUE", p
+
+
+def _set_meta(cur: Cursor, key: str, value: str) -> None:
+    cur.execute("INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [key, value])
+
+
+def _check_model(cur: Cursor, model_id: str, dims: set[int]) -> None:
+    """The first vectors fix the store's model and dimension (and the column's type); later ones must match."""
+    meta = _model_meta(cur)
+    if "embedding_model" not in meta:
+        cur.execute("SELECT pg_advisory_xact_lock(%s)", [schema.MODEL_LOCK])  # one first writer at a time
+        meta = _model_meta(cur)
+    stored = meta.get("embedding_model")
+    if stored is not None and stored != model_id:
+        raise ModelMismatchError(f"this store holds vectors of model {stored!r}, not {model_id!r}; re-embed the "
+                                 "store to change models", stored_model=stored, model_id=model_id)
+    want = int(meta["embedding_dim"]) if "embedding_dim" in meta else None
+    if len(dims) > 1 or (want is not None and dims != {want}):
+        raise ValidationError("vectors of one model must all have the same dimension", field="vector",
+                              value=sorted(dims), allowed=want if want is not None else "one dimension")
+    if stored is None:
+        dim = next(iter(dims))
+        _set_meta(cur, "embedding_model", model_id)
+        _set_meta(cur, "embedding_dim", str(dim))
+        schema.fix_dimension(cur, dim)
+
+
+def _model_meta(cur: Cursor) -> dict[str, str]:
+    cur.execute("SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
+    return dict(cur.fetchall())
+
+
+__all__ = ["PostgresStore"]

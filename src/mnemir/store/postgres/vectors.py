@@ -1,0 +1,93 @@
+"""Vector search in PostgreSQL: exact over the SQL-selected rows, HNSW for very large candidate sets.
+
+A search first counts its candidates (scope, types, statuses, ``where`` ...)
+in the same snapshot. Below ``ann_min_candidates`` (the same planner as the
+SQLite backend, :func:`mnemir.store.sqlite.vectors.plan_search`) the rows are
+filtered through the B-tree/GIN indexes and every candidate is scored: the
+ordering uses the inner-product operator ``<#>``, which the cosine HNSW index
+cannot serve, so this path is exact by construction (vectors are stored
+L2-normalised, so inner product = cosine). Above it, the HNSW index (cosine,
+``<=>``) is scanned with ``hnsw.iterative_scan`` so that a filter never makes
+the result come back short; should it still return fewer than ``k`` rows, the
+exact path answers instead.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from mnemir.errors import ValidationError
+from mnemir.store.sql_filters import Params
+from mnemir.store.sqlite.vectors import ANN_MIN_CANDIDATES, plan_search
+
+Cursor = Any
+
+#: HNSW search breadth: at least this, and 2 x k
+EF_SEARCH_MIN = 64
+#: how many index tuples an iterative scan may visit at most (pgvector's default is 20 000)
+MAX_SCAN_TUPLES = 1_000_000
+
+
+def vector_text(blob: bytes) -> str:
+    """pgvector's text form of a float32 vector; repr() of each float32 is exact, so nothing is rounded away."""
+    return "[" + ",".join(map(repr, np.frombuffer(blob, dtype="<f4").tolist())) + "]"
+
+
+def nearest(cur: Cursor, where: str, p: Params, query: str, dim: int, k: int,
+            ann_min_candidates: int | None) -> list[tuple[str, float]]:
+    """(id, cosine) of the ``k`` nearest candidates, best first, ties broken by insertion order."""
+    cur.execute("SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
+    meta = dict(cur.fetchall())
+    if "embedding_model" not in meta:
+        return []
+    stored_dim = int(meta["embedding_dim"])
+    if dim != stored_dim:
+        raise ValidationError(f"the query vector has {dim} dimensions; this store's model "
+                              f"{meta['embedding_model']!r} makes {stored_dim}", field="query",
+                              value=f"dim {dim}", allowed=f"dim {stored_dim}")
+    if k == 0:
+        return []
+    model = meta["embedding_model"]
+    if ann_min_candidates is not None:
+        # counting stops at the threshold: a huge scope costs no more to plan than a threshold-sized one
+        cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM records r WHERE {where} "
+                    f"LIMIT {p(ann_min_candidates)}) c", p.values)
+        candidates = int(cur.fetchone()[0])
+        if candidates == 0:
+            return []
+        plan = plan_search(candidates, ann_available=True, min_ann_candidates=ann_min_candidates)
+        if plan.method == "ann":
+            found = _approximate(cur, where, p, query, model, k, candidates)
+            if len(found) >= min(k, candidates):
+                return found
+    return _exact(cur, where, p, query, model, k)
+
+
+def _exact(cur: Cursor, where: str, p: Params, query: str, model: str, k: int) -> list[tuple[str, float]]:
+    cur.execute(f"SELECT r.id, -(e.embedding <#> q.v) AS score FROM records r JOIN embeddings e ON e.rid = r.rid, "
+                f"(SELECT {p(query)}::vector AS v) q WHERE e.model_id = {p(model)} AND {where} "
+                f"ORDER BY e.embedding <#> q.v, r.rid LIMIT {p(k)}", p.values)
+    return [(mid, float(score)) for mid, score in cur.fetchall()]
+
+
+def _approximate(cur: Cursor, where: str, p: Params, query: str, model: str, k: int,
+                 candidates: int) -> list[tuple[str, float]]:
+    # the table's size (planner estimate) over the candidates: how far an iterative scan may have to go
+    cur.execute("SELECT reltuples FROM pg_class WHERE oid = 'embeddings'::regclass")
+    total = max(int(cur.fetchone()[0]), candidates)
+    budget = min(MAX_SCAN_TUPLES, max(20_000, math.ceil(4 * k * total / max(candidates, 1))))
+    cur.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true), "
+                "set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
+                [str(min(1000, max(EF_SEARCH_MIN, 2 * k))), str(budget)])
+    v = p(query)
+    cur.execute(f"SELECT r.id, 1 - (e.embedding <=> {v}::vector) AS score, r.rid FROM embeddings e "
+                f"JOIN records r ON r.rid = e.rid WHERE e.model_id = {p(model)} AND {where} "
+                f"ORDER BY e.embedding <=> {v}::vector LIMIT {p(k)}", p.values)
+    found = sorted(cur.fetchall(), key=lambda row: (-row[1], row[2]))
+    return [(mid, float(score)) for mid, score, _ in found]
+
+
+__all__ = ["ANN_MIN_CANDIDATES", "nearest", "vector_text"]
