@@ -22,17 +22,14 @@ from mnemir.ir import (
     HistoryEntry,
     MemIR,
     MemoryStatus,
-    Metadata,
     Relationship,
-    Scope,
-    Source,
     ensure_aware,
     iter_jsonl,
     new_id,
     utcnow,
 )
 from mnemir.ir.jsonl import dump_line
-from mnemir.ir.record import from_pydantic
+from mnemir.ir.record import parse_record
 from mnemir.memory.config import MemoryConfig
 from mnemir.ontology import Ontology
 from mnemir.retrieve.search import SearchHit, check_k, hybrid_search
@@ -140,24 +137,17 @@ class MemoryCore:
             _check_scope_value(name, value)
         if not isinstance(text, str):
             raise ValidationError("text must be a string", field="content.text", value=text, allowed="string")
-        try:
-            record = MemIR(
-                id=id if id is not None else new_id(),
-                content=Content(text=text, summary=summary),
-                type=type, properties=dict(properties or {}),
-                scope=Scope(user_id=user, agent_id=agent, session_id=session),
-                metadata=Metadata(created_at=now, updated_at=now,
-                                  source=Source(speaker=speaker, session_id=session, turn=turn, creator=creator,
-                                                at=now)),
-                relationships=[r if isinstance(r, Relationship) else Relationship(**r) for r in relationships],
-                valid_from=valid_from or now,
-            )
-        except Exception as exc:  # pydantic's error -> ours, naming the field
-            import pydantic
-
-            if isinstance(exc, pydantic.ValidationError):
-                raise from_pydantic(exc) from None
-            raise
+        record = parse_record({
+            "id": id if id is not None else new_id(),
+            "content": {"text": text, "summary": summary},
+            "type": type, "properties": dict(properties or {}),
+            "scope": {"user_id": user, "agent_id": agent, "session_id": session},
+            "metadata": {"created_at": now, "updated_at": now,
+                         "source": {"speaker": speaker, "session_id": session, "turn": turn, "creator": creator,
+                                    "at": now}},
+            "relationships": [r.model_dump() if isinstance(r, Relationship) else dict(r) for r in relationships],
+            "valid_from": valid_from or now,
+        })
         stored = self._commit([record], now=now, actor=creator)
         return stored[0]
 
