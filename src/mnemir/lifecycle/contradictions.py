@@ -20,7 +20,7 @@ from typing import Any
 
 from mnemir.ir import Action, HistoryEntry, MemIR, MemoryStatus
 from mnemir.lifecycle.config import ConflictPair, LifecycleConfig, Strategy
-from mnemir.lifecycle.events import GovernanceEvent
+from mnemir.lifecycle.events import EventKind, GovernanceEvent
 from mnemir.lifecycle.hypothesis import apply_evidence
 from mnemir.lifecycle.records import changed, entry, is_live, same_scope, short, start_of, with_relation
 from mnemir.lifecycle.terms import has_cjk, norm_key, terms_overlap
@@ -208,7 +208,7 @@ def _dispute(conflict: Conflict, strategy: str, *, now: datetime, actor: str, wh
     new2 = with_relation(changed(new, now, status=MemoryStatus.disputed), old.id, "contradicts", props)
     old2 = with_relation(changed(old, now, status=MemoryStatus.disputed), new.id, "contradicts", props)
     reason = f"contradicts {new.id} ({conflict.rule}); {why}"
-    kind = "clarify" if question else "disputed"
+    kind: EventKind = "clarify" if question else "disputed"
     event = GovernanceEvent(kind, new.id, f"{new.id} and {old.id} contradict each other ({conflict.rule}); "
                             "both are marked disputed.", old.id, conflict.rule, question)
     return Resolution(new2, old2, [], [entry(old, old2, Action.disputed, now=now, actor=actor, reason=reason,

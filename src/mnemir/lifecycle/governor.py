@@ -44,7 +44,7 @@ class Governor:
         report = WriteReport()
         pending: dict[str, Write] = {}
         batch: list[tuple[MemIR, Vectors]] = []
-        vectors = self.embedder.embed([r.content.text for r in records]) if records else []
+        vectors: Sequence[Vectors] = list(self.embedder.embed([r.content.text for r in records])) if records else []
         for record, vector in zip(records, vectors, strict=True):
             if not is_live(record):  # e.g. a record written as history; nothing to govern
                 pending[record.id] = Write(record, vector, [entry(None, record, Action.created, now=now,

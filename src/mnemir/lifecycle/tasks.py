@@ -59,10 +59,10 @@ def transition(task: MemIR, target: object, *, now: datetime, actor: str,
         return task, None
     closing = status in CLOSED
     props: dict[str, object | None] = {"status": status, "completed_at": format_datetime(now) if closing else None}
-    fields: dict[str, object] = {}
     if not is_live(task) and task.status != MemoryStatus.deleted:
-        fields["status"] = MemoryStatus.active  # reopening an archived task brings it back
-    moved = changed(task, now, properties=props, **fields)
+        moved = changed(task, now, properties=props, status=MemoryStatus.active)  # reopening restores it
+    else:
+        moved = changed(task, now, properties=props)
     why = reason or ("reopened" if current in CLOSED and not closing else f"{current} -> {status}")
     return moved, entry(task, moved, Action.status_changed, now=now, actor=actor, reason=why)
 
