@@ -39,6 +39,7 @@ class RecallMixin(_Base):
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query must be a non-empty string", field="query", value=query,
                                   allowed="a non-empty string")
+        scope = self._selection(user=user, agent=agent, session=session, include_archived=include_archived)
         if intent is None:
             intent = self.intent(query, now=now)  # type: ignore[attr-defined]
         elif not hasattr(intent, "types") or not hasattr(intent, "kind"):
@@ -46,6 +47,5 @@ class RecallMixin(_Base):
                                   allowed="RetrievalIntent (see Memory.intent)")
         elif intent.query != query:
             intent = intent.override(query=query)
-        scope = self._selection(user=user, agent=agent, session=session, include_archived=include_archived)
         return role_aware_recall(self.store, self.embedder, self.ontology, intent, scope, k=k, now=now,
                                  config=self.recall_config)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 import numpy as np
@@ -26,6 +26,8 @@ OPEN_STATUSES = ("pending", "in_progress")
 CLOSED_STATUSES = ("completed", "failed")
 TASK_TYPES = ("Task", "Plan")
 TASK_KINDS = ("open_tasks", "task_status", "plan")
+#: roles that answer the query (the intent's types fit them); the others are context around the answer
+ANSWER_ROLES = ("answer", "task", "hypothesis", "dialogue")
 #: words that name the user as the entity of a Fact
 SELF_ENTITIES = frozenset({"user", "the user", "me", "i", "myself", "self", "我", "用户", "本人", "自己"})
 HOUR = timedelta(hours=1)
@@ -105,6 +107,16 @@ class RankingConfig:
     entity_bonus: float = 0.04
     #: multiplier for types outside the intent's types (the widened part)
     widened_type_fit: float = 0.6
+    #: below this intent confidence, the intent is checked against which family of memories matches best
+    trust_intent: float = 0.7
+    #: ... and another family must match better by this much to take over
+    switch_margin: float = 0.02
+    #: for a status question, tasks this far below the best-matching task are about something else
+    status_focus_margin: float = 0.15
+    #: the least final score a recalled memory needs (after role weighting, fading and demotions)
+    min_score: float = 0.15
+    #: at most this many present-state memories are lifted above background preferences
+    max_current_lifted: int = 2
     role_offsets: Mapping[str, Mapping[str, float]] = field(default_factory=_offsets)
 
     def __post_init__(self) -> None:
@@ -146,6 +158,10 @@ class Scored:
     candidate: Candidate
     role: str
     score: float
+    relevance: float = 0.0
+    #: relevance after the role's weighting, fading and demotions (what the floor judges; score adds the
+    #: role's offset to it, which only orders)
+    strength: float = 0.0
     reasons: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
 
@@ -296,7 +312,7 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     if rel < floor:
         return None
     flags: list[str] = []
-    factor = _type_fit(record, intent, config)
+    factor = _type_fit(record, intent, config) if role in ANSWER_ROLES else 1.0
     if factor < 1.0:
         reasons.append(f"widened beyond the intended types ({record.type})")
     bonus = 0.0
@@ -305,10 +321,10 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
         reasons.append("matches the intent's property filter")
     factor *= _state_factor(record, role, intent, now, config, reasons, flags)
     factor *= _frame_factor(record, frames, config, reasons, flags)
-    factor *= _time_factor(record, intent, config, reasons)
+    factor *= _time_factor(record, intent, now, config, reasons)
     offset = config.role_offsets.get(intent.kind, {}).get(role, 0.0)
-    score = (rel + bonus) * factor + offset
-    return Scored(c, role, round(score, 4), reasons, flags)
+    strength = (rel + bonus) * factor
+    return Scored(c, role, round(strength + offset, 4), rel, round(strength, 4), reasons, flags)
 
 
 def _type_fit(record: MemIR, intent: IntentLike, config: RankingConfig) -> float:
@@ -370,17 +386,37 @@ def _frame_factor(record: MemIR, frames: FrameState, config: RankingConfig, reas
     return config.other_frame_factor
 
 
-def _time_factor(record: MemIR, intent: IntentLike, config: RankingConfig, reasons: list[str]) -> float:
+def _time_factor(record: MemIR, intent: IntentLike, now: datetime, config: RankingConfig,
+                 reasons: list[str]) -> float:
+    """A past time range ("last week") judges when a memory was made; a range reaching into the future ("this
+    week") only favours tasks due in it (it says when something should happen, not when it was said)."""
     span = intent.time_range
     if not span:
         return 1.0
     start, end = span
-    when = record.metadata.created_at
-    if (start is not None and when < start) or (end is not None and when > end):
-        reasons.append("outside the asked time range")
-        return config.out_of_range_factor
-    reasons.append("inside the asked time range")
+    if end is not None and end <= now:
+        when = record.metadata.created_at
+        if (start is not None and when < start) or when > end:
+            reasons.append("outside the asked time range")
+            return config.out_of_range_factor
+        reasons.append("inside the asked time range")
+        return 1.0
+    due = _deadline(record)
+    if due is not None and (start is None or due >= start) and (end is None or due <= end):
+        reasons.append("due inside the asked time range")
+        return 1.1
     return 1.0
+
+
+def _deadline(record: MemIR) -> datetime | None:
+    value = record.properties.get("deadline")
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 # -- cross-memory judgements ---------------------------------------------------------------------
@@ -388,6 +424,7 @@ def demote_replaced(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray],
     """An older memory replaced by a newer one on the same thing is outdated; a low-confidence fact that
     disagrees with a better-sourced one is unconfirmed. Changes ``scored`` in place."""
     _facts_in_conflict([s for s in scored if s.record.type == "Fact"], config)
+    _confident_first([s for s in scored if s.record.type in ("Fact", "Hypothesis")], config)
     prefs = sorted((s for s in scored if s.record.type == "Preference"),
                    key=lambda s: s.record.metadata.created_at)
     for i, older in enumerate(prefs):
@@ -426,10 +463,31 @@ def _facts_in_conflict(facts: Sequence[Scored], config: RankingConfig) -> None:
                 _mark_outdated(s, best, config, "same entity and attribute")
 
 
+def _confident_first(facts: Sequence[Scored], config: RankingConfig) -> None:
+    """About the same entity, a half-remembered fact or a guess never outranks a confident fact."""
+    by_entity: dict[str, list[Scored]] = {}
+    for s in facts:
+        entity = _norm(s.record.properties.get("entity"))
+        if entity:
+            by_entity.setdefault(entity, []).append(s)
+    for group in by_entity.values():
+        sure = [s for s in group if s.record.type == "Fact" and (confidence_of(s.record) or 0.7) >= 0.8]
+        if not sure:
+            continue
+        best = max(sure, key=lambda s: s.score)
+        for s in group:
+            conf = confidence_of(s.record)
+            weak = s.record.type == "Hypothesis" or (conf is not None and conf < config.unconfirmed_below)
+            if weak and s.score >= best.score:
+                s.score = round(best.score - 0.01, 4)
+                s.reasons.append(f"ranked below a more confident fact about the same thing ({best.record.id})")
+
+
 def _mark_outdated(older: Scored, newer: Scored, config: RankingConfig, why: str) -> None:
     if "outdated" in older.flags:
         return
-    older.score = round(older.score * config.outdated_factor if older.score > 0 else older.score - 0.2, 4)
+    older.score = round(older.score - older.strength * (1 - config.outdated_factor), 4)
+    older.strength = round(older.strength * config.outdated_factor, 4)
     older.flags.append("outdated")
     older.reasons.append(f"likely replaced by a newer memory {newer.record.id} ({why})")
 
@@ -444,3 +502,35 @@ def _cos(a: np.ndarray | None, b: np.ndarray | None) -> float:
 def order_hits(scored: Iterable[Scored]) -> list[Scored]:
     """Best first; ties by recency then id (deterministic)."""
     return sorted(scored, key=lambda s: (-s.score, -s.record.metadata.created_at.timestamp(), s.record.id))
+
+
+# -- final shaping ---------------------------------------------------------------------------------
+def focus_status(scored: list[Scored], kind: str, config: RankingConfig) -> list[Scored]:
+    """A status question is about one task (or a few alike): tasks far below the best-matching one go."""
+    if kind != "task_status":
+        return scored
+    tasks = [s for s in scored if s.record.type in TASK_TYPES and s.candidate.via is None]
+    if not tasks:
+        return scored
+    best = max(s.relevance for s in tasks)
+    return [s for s in scored
+            if s.record.type not in TASK_TYPES or s.candidate.via is not None
+            or s.relevance >= best - config.status_focus_margin]
+
+
+def lift_present(scored: list[Scored], kind: str, config: RankingConfig) -> None:
+    """The user's present state comes before background preferences (seed 2.1, symptom two)."""
+    if kind not in ("preference", "general"):
+        return
+    prefs = [s.score for s in scored if s.role == "background"]
+    if not prefs:
+        return
+    current = sorted((s for s in scored if s.role == "current"), key=lambda s: -s.relevance)
+    for s in current[: config.max_current_lifted]:
+        if s.score <= max(prefs):
+            s.score = round(max(prefs) + 0.001, 4)
+            s.reasons.append("the present state ranks above background preferences")
+
+
+def above_floor(scored: Iterable[Scored], config: RankingConfig) -> list[Scored]:
+    return [s for s in scored if s.strength >= config.min_score]

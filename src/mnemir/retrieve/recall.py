@@ -24,6 +24,7 @@ from mnemir.errors import ValidationError
 from mnemir.ir import MemIR, ensure_aware
 from mnemir.ontology import Ontology, format_datetime
 from mnemir.retrieve.context import Context
+from mnemir.retrieve.evidence import Settled, settle
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, expand
 from mnemir.retrieve.ranking import (
     Candidate,
@@ -31,8 +32,11 @@ from mnemir.retrieve.ranking import (
     IntentLike,
     RankingConfig,
     Scored,
+    above_floor,
     demote_replaced,
+    focus_status,
     gate,
+    lift_present,
     order_hits,
     role_of,
     score_candidate,
@@ -131,13 +135,19 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
     pool = _gather(store, scope, intent, types, where, qvec, now, max(config.candidates, 4 * k), config)
+    settled = settle(intent, pool.values(), config.ranking)
+    notes = [settled.note] if settled.note else []
+    if settled.switched:
+        intent, where = _switched(intent, settled), None
     frames = _frames(store, scope, now, pool)
     ranked = _rank(pool, intent, where, now, config, ontology, frames, store)
+    ranked = focus_status(ranked, intent.kind, config.ranking)
     ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool)
-    ranked = order_hits(ranked)
-    widened, notes = _widening(ranked, intent, k)
+    lift_present(ranked, intent.kind, config.ranking)
+    ranked = order_hits(above_floor(ranked, config.ranking))
+    widened, widen_notes = _widening(ranked, intent, k)
     hits = [_hit(s) for s in ranked[:k]]
-    notes += walk_notes
+    notes += widen_notes + walk_notes
     if not hits:
         notes.append("no stored memory in this scope is close enough to the query")
     context = Context.build(intent.query, now, hits, frames.active, notes)
@@ -252,7 +262,8 @@ def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: Intent
     for target, by in walk.superseded.items():
         if target in best and by in best:
             s = best[target]
-            s.score = round(s.score * config.ranking.outdated_factor, 4)
+            s.score = round(s.score - s.strength * (1 - config.ranking.outdated_factor), 4)
+            s.strength = round(s.strength * config.ranking.outdated_factor, 4)
             s.flags.append("outdated")
             s.reasons.append(f"superseded by {by}")
     for source, targets in walk.contradicted.items():
@@ -269,6 +280,13 @@ def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: Intent
 def _useful_link(relation: str) -> bool:
     """Relations whose other end inherits some of the relevance of the memory it hangs on."""
     return relation in ("step_of", "subtask_of", "part_of", "supports", "related_to_entity")
+
+
+def _switched(intent: Any, settled: Settled) -> Any:
+    """The intent with the kind and types the evidence settled on (visible in its reasons)."""
+    if hasattr(intent, "override"):
+        return intent.override(kind=settled.kind, types=settled.types, where=None)
+    return replace(intent, kind=settled.kind, types=settled.types, where=None)
 
 
 def _widening(ranked: Sequence[Scored], intent: IntentLike, k: int) -> tuple[bool, list[str]]:

@@ -1,0 +1,51 @@
+"""The collapse benchmark's data and metrics (the full run is `mnemir eval collapse`, not a test)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mnemir.eval import collapse
+from mnemir.eval.collapse import Query, judge
+
+
+def test_benchmark_size_and_split() -> None:
+    dev, held = collapse.load("dev"), collapse.load("heldout")
+    assert len(dev) + len(held) >= 40
+    assert sum(len(s.queries) for s in dev + held) >= 150
+    assert {s.id for s in dev}.isdisjoint(s.id for s in held)
+    assert abs(len(dev) - len(held)) <= 1
+    assert {s.lang for s in held} == {"zh", "en"}
+    assert {s.symptom for s in held} == {s.symptom for s in dev}
+
+
+def test_judge_metrics() -> None:
+    ids = {"a": "A", "b": "B", "x": "X", "p": "P"}
+    q = Query("q", relevant=("a", "b"), forbidden=("x",), above=(("a", "p"),))
+    clean = judge(["A", "P", "Q"], q, ids, 3)
+    assert clean.isolated and not clean.collapsed and clean.recall == 0.5 and clean.order_ok == 1
+    dirty = judge(["P", "X", "A"], q, ids, 3)
+    assert dirty.collapsed and not dirty.isolated and dirty.order_ok == 0
+    assert judge(["P", "X", "A"], q, ids, 1).recall == 0.0
+
+
+def test_a_scenario_builds_into_a_real_store(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    scenario = next(s for s in collapse.load("dev") if s.id == "tf-zh-shanghai-trip")
+    mem, ids = collapse.build(scenario, tmp_path / "s", embedder, collapse.noise())
+    try:
+        assert mem.count(user=collapse.USER) == len(ids)
+        weather = mem.get(ids["weather"], user=collapse.USER)
+        assert weather.metadata.created_at == scenario.now - collapse.parse_age("2h")
+        query = scenario.queries[0]
+        ranked = collapse.rank_vector(mem, scenario, query, ids, 5)
+        assert len(ranked) == 5
+    finally:
+        mem.close()
+
+
+@pytest.mark.parametrize("bad", ["train", "", "HELDOUT"])
+def test_unknown_split_is_an_error(bad: str) -> None:
+    with pytest.raises(collapse.ValidationError) as err:
+        collapse.load(bad)
+    assert err.value.context["field"] == "split"

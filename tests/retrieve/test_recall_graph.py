@@ -1,0 +1,85 @@
+"""Following relationships: plan steps with their task, supersedes, depth limits, and never across a scope."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from recall_helpers import add, intent
+
+import mnemir
+from mnemir.retrieve.graph import expand
+from mnemir.store.base import Selection
+
+
+@pytest.fixture
+def launch(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]:
+    task = add(mem, now, "Launch the new pricing page", "Task", {"goal": "launch", "status": "in_progress"}, days=9)
+    steps = {}
+    for order, (text, status) in enumerate([("Get legal sign-off on the copy", "completed"),
+                                            ("A/B test the two layouts", "in_progress"),
+                                            ("Switch the default layout", "pending")], start=1):
+        steps[order] = add(mem, now, text, "Plan", {"associated_task_id": task.id, "order": order, "status": status},
+                           days=8, relationships=[{"target": task.id, "relation": "step_of"}])
+    return {"task": task, **{f"step{o}": s for o, s in steps.items()}}
+
+
+def test_open_steps_come_with_their_task(mem: mnemir.Memory, now: datetime, launch: dict[str, mnemir.MemIR]) -> None:
+    query = "What's left for the pricing page launch?"
+    wanted = intent(query, "open_tasks", ("Task", "Plan"), where={"status": {"$in": ["pending", "in_progress"]}})
+
+    result = mem.recall(query, user="alice", k=5, now=now, intent=wanted)
+    ids = {h.id for h in result.hits}
+
+    assert {launch["task"].id, launch["step2"].id, launch["step3"].id} <= ids
+    assert launch["step1"].id not in ids  # completed
+
+
+def test_expand_follows_steps_within_depth(mem: mnemir.Memory, launch: dict[str, mnemir.MemIR]) -> None:
+    scope = Selection(user_id="alice")
+    one = expand(mem.store, scope, [launch["step2"]], depth=1)
+    two = expand(mem.store, scope, [launch["step2"]], depth=2)
+
+    assert {link.record.id for link in one.links} == {launch["task"].id}
+    assert {launch["step1"].id, launch["step3"].id} <= {link.record.id for link in two.links}
+    assert all(link.depth <= 2 for link in two.links)
+    assert expand(mem.store, scope, [launch["step2"]], depth=0).links == []
+
+
+def test_walk_never_crosses_scope(mem: mnemir.Memory, now: datetime) -> None:
+    secret = add(mem, now, "Bob's salary is 95k", "Fact", {"entity": "Bob", "attribute": "salary", "value": "95k"},
+                 user="bob", days=3)
+    mine = add(mem, now, "Bob is my manager", "Fact", {"entity": "Bob", "attribute": "role", "value": "manager"},
+               days=2, relationships=[{"target": secret.id, "relation": "related_to_entity",
+                                       "properties": {"entity": "Bob"}}])
+
+    walk = expand(mem.store, Selection(user_id="alice"), [mine], depth=2)
+    assert walk.links == [] and walk.out_of_scope == 1
+
+    query = "What do I know about Bob?"
+    result = mem.recall(query, user="alice", k=5, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
+    assert secret.id not in {h.id for h in result.hits}
+    assert mine.id in {h.id for h in result.hits}
+    assert "secret" not in result.context.render() and "95k" not in result.context.render()
+
+
+def test_supersedes_marks_the_older_memory(mem: mnemir.Memory, now: datetime) -> None:
+    old = add(mem, now, "The Pro plan costs $29 per month", "Fact",
+              {"entity": "Pro plan (2025)", "attribute": "price", "value": "$29"}, days=40)
+    new = add(mem, now, "The Pro plan price goes up to $35 per month", "Fact",
+              {"entity": "Pro plan", "attribute": "price", "value": "$35"}, days=6,
+              relationships=[{"target": old.id, "relation": "supersedes"}])
+    query = "How much is the Pro plan?"
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
+    ids = [h.id for h in result.hits]
+
+    assert ids[0] == new.id
+    if old.id in ids:
+        assert "outdated" in result.hits[ids.index(old.id)].flags
+
+
+def test_bad_depth_is_rejected(mem: mnemir.Memory, launch: dict[str, mnemir.MemIR]) -> None:
+    with pytest.raises(mnemir.ValidationError) as err:
+        expand(mem.store, Selection(user_id="alice"), [launch["task"]], depth=9)
+    assert err.value.context["field"] == "graph_depth"
