@@ -126,3 +126,13 @@ def test_import_checks_everything_before_writing(mem: mnemir.Memory, tmp_path: P
     with pytest.raises(ValidationError, match="status"):
         mem.import_jsonl(path)
     assert mem.count(user=ANY) == 0
+
+
+def test_a_repeat_returns_the_memory_it_was_merged_into(mem: mnemir.Memory, now: datetime) -> None:
+    first = mem.add("I like black coffee", "Preference", {"subject": "black coffee", "preference_type": "like"},
+                    user="alice", now=now)
+    again = mem.add("I really like black coffee", "Preference",
+                    {"subject": "black coffee", "preference_type": "like"}, user="alice", now=now + timedelta(days=1))
+    assert again.id == first.id
+    assert again.properties["strength"] > first.properties["strength"]
+    assert mem.count(user="alice") == 1

@@ -93,14 +93,19 @@ class MemoryCore:
         })
         return record.model_copy(update={"type": type_name, "properties": props, "metadata": meta})
 
-    def _govern(self, records: list[MemIR], *, now: datetime, actor: str) -> tuple[list[Write], list[str]]:
-        """Write-time governance hook: turn prepared records into writes (the lifecycle mixin overrides this)."""
+    def _govern(self, records: list[MemIR], *, now: datetime,
+                actor: str) -> tuple[list[Write], list[str], dict[str, str]]:
+        """Write-time governance hook: turn prepared records into writes (the lifecycle mixin overrides this).
+
+        Returns the writes, ids to hard-delete, and ``merged``: input id -> id of the existing memory it was
+        merged into (so callers get back the memory that now stands for what they wrote).
+        """
         writes = [
             Write(r, None, [HistoryEntry(memory_id=r.id, at=now, action=Action.created, actor=actor,
                                          reason="added", after={"type": r.type, "properties": r.properties})])
             for r in records
         ]
-        return writes, []
+        return writes, [], {}
 
     def _commit(self, records: Sequence[MemIR], *, now: datetime | None = None, actor: str = "api",
                 govern: bool = True) -> list[MemIR]:
@@ -108,11 +113,12 @@ class MemoryCore:
         now = resolve_now(now)
         prepared = [self._prepare(r, now, actor) for r in records]
         if govern:
-            writes, delete_ids = self._govern(prepared, now=now, actor=actor)
+            writes, delete_ids, merged = self._govern(prepared, now=now, actor=actor)
         else:
-            writes, delete_ids = [Write(r, None) for r in prepared], []
+            writes, delete_ids, merged = [Write(r, None) for r in prepared], [], {}
         self._write(writes, delete_ids)
-        return [w.record for w in writes if w.record.id in {r.id for r in prepared}] or [w.record for w in writes]
+        written = {w.record.id: w.record for w in writes}
+        return [written[merged.get(r.id, r.id)] for r in prepared if merged.get(r.id, r.id) in written]
 
     def _write(self, writes: list[Write], delete_ids: Sequence[str] = ()) -> None:
         """Embed whatever is new or changed, then write everything in one store transaction."""

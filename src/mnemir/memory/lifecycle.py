@@ -88,10 +88,12 @@ class LifecycleMixin(_Base):
         return Governor(self.store, self.ontology, self.embedder, self.lifecycle_config)
 
     # -- write-time governance (called by MemoryCore._commit) ----------------------------
-    def _govern(self, records: list[MemIR], *, now: datetime, actor: str) -> tuple[list[Write], list[str]]:
+    def _govern(self, records: list[MemIR], *, now: datetime,
+                actor: str) -> tuple[list[Write], list[str], dict[str, str]]:
         writes, report = self._governor().govern(records, now=now, actor=actor)
         self.last_write_report = report
-        return writes, []
+        merged = {e.other_id: e.memory_id for e in report.merged if e.other_id is not None}
+        return writes, [], merged
 
     # -- history and time ----------------------------------------------------------------
     def history(self, id: str, *, user: str | _Any | None = None) -> list[HistoryEntry]:
