@@ -109,6 +109,11 @@ class RankingConfig:
     widened_type_fit: float = 0.6
     #: below this intent confidence, the intent is checked against which family of memories matches best
     trust_intent: float = 0.7
+    #: how much the query's wording (task / feeling cues) counts in that check, in relevance units
+    cue_weight: float = 0.1
+    #: in task queries, tasks lose up to this share of their weight with age (recent ones are what is meant)
+    task_age_weight: float = 0.15
+    task_half_life: timedelta = 30 * DAY
     #: ... and another family must match better by this much to take over
     switch_margin: float = 0.02
     #: for a status question, tasks this far below the best-matching task are about something else
@@ -120,7 +125,8 @@ class RankingConfig:
     role_offsets: Mapping[str, Mapping[str, float]] = field(default_factory=_offsets)
 
     def __post_init__(self) -> None:
-        for name in ("emotion_half_life", "emotion_answer_half_life", "present_window", "preference_half_life"):
+        for name in ("emotion_half_life", "emotion_answer_half_life", "present_window", "preference_half_life",
+                     "task_half_life"):
             value = getattr(self, name)
             if not isinstance(value, timedelta) or value <= timedelta(0):
                 raise ValidationError(f"{name} must be a positive timedelta", field=name, value=str(value),
@@ -358,6 +364,8 @@ def _state_factor(record: MemIR, role: str, intent: IntentLike, now: datetime, c
     elif record.type == "Preference":
         factor = config.preference_floor + (1 - config.preference_floor) * halving(age, config.preference_half_life)
     elif record.type in TASK_TYPES:
+        if intent.kind in TASK_KINDS:
+            factor = 1 - config.task_age_weight * (1 - halving(age, config.task_half_life))
         status = task_status(record)
         if status in OPEN_STATUSES:
             reasons.append(f"open task ({status})")

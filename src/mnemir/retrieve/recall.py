@@ -247,15 +247,20 @@ def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: Intent
     best = {s.record.id: s for s in ranked}
     parent_rel = {s.record.id: max(s.score, 0.0) for s in seeds}
     new: list[Candidate] = []
+    relinked: list[Candidate] = []
     for link in walk.links:
-        if link.record.id in pool:
+        inherited = parent_rel.get(link.source, 0.0) if _useful_link(link.relation) else 0.0
+        known = pool.get(link.record.id)
+        if known is not None:  # already found by search: the link may still lift it
+            if inherited * 0.75 ** link.depth > (best[known.id].relevance if known.id in best else 0.0):
+                known.via, known.parent_relevance = (link.relation, link.source, link.depth), inherited
+                relinked.append(known)
             continue
-        c = Candidate(link.record, via=(link.relation, link.source, link.depth),
-                      parent_relevance=parent_rel.get(link.source, 0.0) if _useful_link(link.relation) else 0.0)
+        c = Candidate(link.record, via=(link.relation, link.source, link.depth), parent_relevance=inherited)
         pool[c.id] = c
         new.append(c)
     _fill_similarity(store, pool, [c.id for c in new], qvec)
-    for c in new:
+    for c in [*new, *relinked]:
         s = _score(c, intent, where, now, config, ontology, frames)
         if s is not None:
             best[c.id] = s
