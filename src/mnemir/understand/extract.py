@@ -216,7 +216,8 @@ class Extractor:
     def _pieces(self, text: str, now: datetime) -> list[Draft]:
         pieces = [p.text for p in split_pieces(text)]
         predictions = self.classify(pieces)
-        labelled = [(piece, pred[0][0], pred[0][1]) for piece, pred in zip(pieces, predictions, strict=True)]
+        labelled = [(piece, _report_rule(piece, pred[0][0]), pred[0][1])
+                    for piece, pred in zip(pieces, predictions, strict=True)]
         groups = _group(labelled)
         drafts = []
         for label, piece_text, confidence in groups:
@@ -262,6 +263,18 @@ class Extractor:
             return Draft("ContextualFrame", piece, fill.frame_properties(piece), confidence=confidence,
                          entities=entities, reasons=reasons)
         return None
+
+
+_FINISHED = re.compile(r"已经|已.{0,6}(?:好|完)了|\b(?:already|i'?ve|we'?ve|has been|have been|is (?:done|booked|"
+                       r"finished|sent|paid))\b", re.I)
+
+
+def _report_rule(piece: str, label: str) -> str:
+    """A finished-work report ("已经帮你订好了", "I've booked it") is an update even if it reads like a request."""
+    if label in ("Task", "NONE") and CUES["done"].search(piece) and _FINISHED.search(piece) \
+            and not CUES["request"].search(piece) and not CUES["question"].search(piece):
+        return "TaskUpdate"
+    return label
 
 
 def _group(labelled: list[tuple[str, str, float]]) -> list[tuple[str, str, float]]:

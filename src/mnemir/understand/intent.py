@@ -94,7 +94,25 @@ class RetrievalIntent:
                 "language": self.language, "reasons": list(self.reasons)}
 
 
+#: precise cues that raise one kind's probability (the model sees the whole query; these see exact wording)
+_KIND_RULES: dict[str, re.Pattern[str]] = {
+    "open_tasks": re.compile(r"让你(?:帮我)?(?:做|办|弄|处理|跟进)的|交代(?:给)?你的|待办|还有(?:哪些|什么|啥)(?:事|任务|活)|"
+                             r"没(?:做|完成|办|处理|弄)完?的(?:事|任务|活)|\b(?:on my (?:list|plate)|to-?dos?|still (?:need|have) to|"
+                             r"pending|outstanding|what'?s left|haven'?t (?:finished|done)|asked you to do)\b", re.I),
+    "preference": re.compile(r"我(?:最)?(?:喜欢|爱|偏好|讨厌|不喜欢|爱吃|爱喝).{0,8}(?:什么|哪|啥)|\bdo i (?:like|love|prefer|enjoy|"
+                             r"hate)\b|\bmy favou?rite\b|\bwhat .{0,25}\b(?:do i|i) (?:like|love|prefer|enjoy)\b", re.I),
+    "emotion": re.compile(r"(?:为什么|为啥).{0,6}(?:生气|难过|焦虑|烦|开心|伤心|紧张|委屈|沮丧|激动)|心情|情绪|"
+                          r"\bwhy was i (?:so )?(?:angry|upset|sad|anxious|stressed|mad|happy|down)\b|\bmood\b", re.I),
+    "fact_lookup": re.compile(r"天气|气温|下雨吗|\bweather\b|\bforecast\b|我住(?:在)?哪|\bwhere do i live\b", re.I),
+    "plan": re.compile(r"下一步|步骤|\bnext step\b|\bthe steps\b", re.I),
+}
+RULE_BOOST = 0.35
+
 _LIKE_Q = re.compile(r"喜欢|爱|偏好|最爱|\b(?:like|love|enjoy|prefer|favou?rite|fan of)\b", re.I)
+
+
+def _rule_kinds(query: str) -> list[str]:
+    return [kind for kind, pattern in _KIND_RULES.items() if pattern.search(query)]
 
 
 class IntentRecognizer:
@@ -106,8 +124,13 @@ class IntentRecognizer:
         self.model.check(embedder)
 
     def predict_kinds(self, query: str) -> list[tuple[str, float]]:
+        """Kinds with probabilities, best first: the model's, raised where a precise rule matches."""
         vector = self.embedder.embed_query(query)[None, :]
-        return self.model.predict(vector, [query])[0]
+        scores = dict(self.model.predict(vector, [query])[0])
+        for kind in _rule_kinds(query):
+            scores[kind] = scores.get(kind, 0.0) + RULE_BOOST
+        total = sum(scores.values())
+        return sorted(((k, v / total) for k, v in scores.items()), key=lambda kv: -kv[1])
 
     def recognize(self, query: str, now: datetime | None = None) -> RetrievalIntent:
         query = check_text(query, "query")
@@ -115,6 +138,8 @@ class IntentRecognizer:
         ranked = self.predict_kinds(query)
         kind, confidence = ranked[0]
         reasons = [f"kind {kind} (p={confidence:.2f})"]
+        if kind in _rule_kinds(query):
+            reasons.append(f"wording typical of {kind}")
         types = KIND_TYPES[kind]
         unsure = confidence < UNSURE_BELOW
         if unsure:

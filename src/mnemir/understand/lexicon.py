@@ -63,6 +63,21 @@ CUES: dict[str, re.Pattern[str]] = {
     "third_party": _rx(r"他|她|我(?:妈|爸|老婆|老公|女儿|儿子|朋友|同事|老板|哥|姐|弟|妹)|\b(?:he|she|they|his|her|"
                        r"their|my (?:wife|husband|mom|dad|mother|father|son|daughter|friend|boss|colleague|sister|brother)"
                        r")\b"),
+    "passive_done": _rx(r"\b(?:is|are|was|were|been|got|'s|has been|have been)\s+(?:all\s+|finally\s+|already\s+)?"
+                        r"(?:\w+ed|done|sent|paid|sold|taken|written|made|gone|built|set up)\b|好了|完了|过了|掉了|上了"),
+    "feeling": _rx(r"心情|感觉|情绪|觉得.{0,4}(?:难|好|累|烦)|\b(?:feel|feeling|felt|mood|emotional)\b"),
+    "preference_q": _rx(r"口味|偏好|习惯|喜欢|爱(?:吃|喝|看|听|去)|讨厌|受不了|\b(?:favou?rite|prefer|like|into|taste|enjoy|"
+                        r"hate|can'?t stand|picky|habits?)\b"),
+    "list_q": _rx(r"哪些|还有|清单|待办|没(?:做|完成|处理|干|弄)|快到期|截止|\b(?:list|left|still|pending|due|deadlines?|"
+                  r"to-?dos?|outstanding|open|unfinished|agenda|remaining)\b"),
+    "status_q": _rx(r"了吗|了没|没有$|好了没|怎么样了|进展|到哪了|办成|\b(?:yet|status|progress|how far|did (?:you|i|we|the)|"
+                    r"has (?:the|my)|is (?:the|my) .{1,30}(?:done|booked|ready|finished|renewed|sent|paid))\b"),
+    "why_past": _rx(r"为什么|为啥|什么事让|上次|之前|那天|那次|\b(?:why|what made|last time|that day|that time|before)\b"),
+    "plan_q": _rx(r"步骤|计划|下一步|第.步|流程|顺序|分几步|\b(?:steps?|plan|next|order|process|after .{1,20}what)\b"),
+    "frame_q": _rx(r"会议|场景|角色|规则|主题|议题|培训|身份|\b(?:session|meeting|role|rules|topic|agenda|mode|setting|"
+                   r"training|playing)\b"),
+    "general_q": _rx(r"一切|所有|都记得|了解多少|说过(?:哪些|什么)|\b(?:everything|all you know|remember about|recall about|"
+                     r"what have i (?:told|said)|know about me)\b"),
     "urgency": _rx(r"紧急|尽快|马上|立刻|赶紧|急|\b(?:asap|urgent|urgently|right away|immediately|as soon as|quickly|"
                    r"priority)\b"),
 }
@@ -113,6 +128,21 @@ EMOTION_WORDS: dict[str, str] = {
     "surprised": "surprise", "shocked": "surprise", "stunned": "surprise",
     "embarrassed": "embarrassment", "ashamed": "embarrassment", "disgusted": "disgust", "grossed out": "disgust",
     "in love": "love",
+    # more everyday wording
+    "心情很差": "sadness", "心情不好": "sadness", "心情差": "sadness", "心情不错": "joy", "心情很好": "joy",
+    "心情好": "joy", "气疯": "anger", "气坏": "anger", "不爽": "frustration", "烦": "frustration", "闹心": "frustration",
+    "意外": "surprise", "惊喜": "surprise", "没力气": "tiredness", "掏空": "tiredness", "撑不住": "tiredness",
+    "松了口气": "calm", "安心": "calm", "丢脸": "embarrassment", "寂寞": "sadness", "想家": "sadness", "心疼": "sadness",
+    "吃醋": "anger", "后悔": "sadness", "惭愧": "embarrassment", "欣慰": "joy", "骄傲": "joy", "得意": "joy",
+    "terrible": "sadness", "awful": "sadness", "horrible": "sadness", "hurt": "sadness", "bummed": "sadness",
+    "blue": "sadness", "low": "sadness", "crying": "sadness", "homesick": "sadness", "stoked": "excitement",
+    "ecstatic": "joy", "great mood": "joy", "good mood": "joy", "cheerful": "joy", "elated": "joy",
+    "freaking out": "anxiety", "panic": "anxiety", "tense": "anxiety", "uneasy": "anxiety", "nervous wreck": "anxiety",
+    "enraged": "anger", "infuriated": "anger", "irate": "anger", "seething": "anger", "fuming": "anger",
+    "drives me nuts": "frustration", "driving me nuts": "frustration", "drives me crazy": "frustration",
+    "wiped out": "tiredness", "beat": "tiredness", "knackered": "tiredness", "moved": "gratitude",
+    "what a surprise": "surprise", "shock": "surprise", "embarrassing": "embarrassment", "humiliated": "embarrassment",
+    "regret": "sadness", "jealous": "anger", "content": "calm", "at ease": "calm",
 }
 _EMOTION_PATTERN = re.compile("|".join(
     (re.escape(w) if re.search(r"[\u4e00-\u9fff]", w) else r"\b" + re.escape(w) + r"\b")

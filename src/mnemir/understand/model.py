@@ -29,8 +29,8 @@ CUE_SCALE = 0.5
 FEATURE_LAYOUT = "vector+cues:" + ",".join(CUE_NAMES) + ",short,long"
 
 
-def featurize(vectors: Array, texts: list[str]) -> Array:
-    cues = np.array([cue_vector(t) for t in texts], dtype=np.float32).reshape(len(texts), -1) * CUE_SCALE
+def featurize(vectors: Array, texts: list[str], cue_scale: float = CUE_SCALE) -> Array:
+    cues = np.array([cue_vector(t) for t in texts], dtype=np.float32).reshape(len(texts), -1) * cue_scale
     return np.hstack([np.asarray(vectors, dtype=np.float32), cues])
 
 
@@ -41,6 +41,8 @@ class SoftmaxModel:
     bias: Array  # (classes,)
     embedder_id: str
     layout: str = FEATURE_LAYOUT
+    #: weight of the 0/1 cue features against the unit-length sentence vector (chosen on the training split)
+    cue_scale: float = CUE_SCALE
 
     def check(self, embedder: Embedder) -> None:
         if embedder.model_id != self.embedder_id:
@@ -59,7 +61,7 @@ class SoftmaxModel:
 
     def predict(self, vectors: Array, texts: list[str]) -> list[list[tuple[str, float]]]:
         """For each text, labels with probabilities, best first."""
-        probs = self.proba(featurize(vectors, texts))
+        probs = self.proba(featurize(vectors, texts, self.cue_scale))
         out = []
         for row in probs:
             order = np.argsort(-row)
@@ -70,7 +72,8 @@ class SoftmaxModel:
         path = Path(path)
         np.savez_compressed(path.with_suffix(".npz"), weights=self.weights.astype(np.float32),
                             bias=self.bias.astype(np.float32))
-        header = {"labels": list(self.labels), "embedder_id": self.embedder_id, "layout": self.layout}
+        header = {"labels": list(self.labels), "embedder_id": self.embedder_id, "layout": self.layout,
+                  "cue_scale": self.cue_scale}
         path.with_suffix(".json").write_text(json.dumps(header, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
@@ -84,12 +87,13 @@ def load_model(name: str, directory: str | Path | None = None) -> SoftmaxModel:
     header = json.loads(header_path.read_text(encoding="utf-8"))
     with np.load(weights_path) as data:
         weights, bias = data["weights"], data["bias"]
-    return SoftmaxModel(tuple(header["labels"]), weights, bias, header["embedder_id"], header["layout"])
+    return SoftmaxModel(tuple(header["labels"]), weights, bias, header["embedder_id"], header["layout"],
+                        float(header.get("cue_scale", CUE_SCALE)))
 
 
 def train_softmax(features: Array, labels: list[str], *, classes: tuple[str, ...], embedder_id: str,
                   l2: float = 1e-3, epochs: int = 600, lr: float = 0.05, seed: int = 0,
-                  class_weight: bool = True) -> SoftmaxModel:
+                  class_weight: bool = True, cue_scale: float = CUE_SCALE) -> SoftmaxModel:
     """Multinomial logistic regression, full batch, Adam; classes balanced by inverse frequency."""
     rng = np.random.default_rng(seed)
     x = np.asarray(features, dtype=np.float64)
@@ -119,4 +123,4 @@ def train_softmax(features: Array, labels: list[str], *, classes: tuple[str, ...
             v *= beta2
             v += (1 - beta2) * g * g
             param -= lr * (m / (1 - beta1**step)) / (np.sqrt(v / (1 - beta2**step)) + eps)
-    return SoftmaxModel(classes, w.astype(np.float32), b.astype(np.float32), embedder_id)
+    return SoftmaxModel(classes, w.astype(np.float32), b.astype(np.float32), embedder_id, cue_scale=cue_scale)

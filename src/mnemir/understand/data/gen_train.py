@@ -279,6 +279,197 @@ def write(name: str, rows: list[dict[str, object]]) -> None:
     print(f"{name}: {len(rows)} rows")
 
 
+
+
+# ---------------------------------------------------------------------------- handwritten extras (train only)
+# Natural, one-off utterances on topics the templates do not cover. Written for training; none is in held-out.
+EXTRA_EXTRACTION: dict[tuple[str, str], list[str]] = {
+    ("zh", "Fact"): ["我奶奶今年九十了，身体还挺硬朗", "我在学钢琴，已经考到六级了", "我们家装的是地暖", "我房贷还有十八年",
+                     "我的工位在七楼靠窗", "小区的快递柜在三号门旁边", "我上学期选了机器学习这门课", "我每周二晚上踢球",
+                     "我丈夫不吃辣", "我家狗狗叫豆豆，是只泰迪", "我左耳听力不太好", "我们组下个季度要扩招两个人",
+                     "我的笔记本是MacBook Pro", "我鞋码是42", "公司的打卡时间是九点半", "我表哥在加拿大开餐馆",
+                     "楼下那家咖啡店周一不开门", "我以前在银行干过三年"],
+    ("zh", "Preference"): ["打游戏我更喜欢单机的", "我偏爱简约风的装修", "我不太爱看综艺", "冬天我喜欢泡温泉",
+                           "我喜欢纸质书多过电子书", "我吃不惯太甜的菜", "旅行我比较喜欢自由行", "我最喜欢的季节是秋天",
+                           "我不喜欢别人给我打电话，发消息就好", "开车的话我喜欢听播客", "看球我只看巴萨",
+                           "我对牌子没什么要求，好用就行"],
+    ("zh", "Task"): ["周四之前帮我把会议室订好", "记得提醒我下周一给花浇水", "帮我把这个月的账单汇总一下",
+                     "明天早上八点叫我起床", "帮我找几家评分高的牙科诊所", "我得在月中之前把车检做了",
+                     "帮我问一下物业停车位还有没有", "这周末之前帮我把旧衣服捐了", "下周二前给王总回个邮件",
+                     "帮我把播客的剪辑做一下，不着急", "给我列个装修预算清单", "提醒我下个月初交房租"],
+    ("zh", "TaskUpdate"): ["会议室订好了", "账单我汇总完了", "车检做完了，没问题", "旧衣服已经捐掉了",
+                           "王总的邮件我回过了", "停车位问过了，没有了", "牙科诊所的事先不弄了", "预算清单我做了一半",
+                           "剪辑还在弄，今晚能好", "花浇过了", "捐衣服那个算了，我直接扔了", "房租交完了"],
+    ("zh", "EmotionalState"): ["今天股票跌惨了，心情很差", "被堵在路上两个小时，烦得要命", "收到了妈妈寄来的包裹，好感动",
+                               "明天要上台演讲，紧张死了", "猫咪走丢了，我好难受", "周末终于能休息了，很放松",
+                               "加班到现在，已经没力气了", "面试没通过，有点失落", "邻居半夜装修，我快气疯了",
+                               "考试居然过了，太意外了"],
+    ("zh", "ContextualFrame"): ["接下来我们讨论一下年会的节目安排", "现在请你扮演一位严格的数学老师", "这是一次产品需求评审会",
+                                "下面开始模拟英语面试，你来提问", "我们来复盘一下上周的线上事故", "这轮对话是帮我准备相亲的",
+                                "今天的主题是理财入门，讲得通俗一点", "现在进入调试模式，帮我看日志"],
+    ("zh", "NONE"): ["嗯，好的", "哈哈哈哈笑死", "你在吗", "那你说呢", "可以可以", "我懂了", "你好呀", "谢谢啦",
+                     "好的，辛苦你了", "稍等一下", "我看看", "真的假的", "你记得我吗？", "刚才那个再说一遍",
+                     "北京今天冷吗", "我明天要干嘛来着？", "这是什么意思", "没事了"],
+    ("en", "Fact"): ["My grandma just turned ninety and she's still sharp", "I'm learning piano, I passed grade six",
+                     "We have underfloor heating at home", "I've got eighteen years left on the mortgage",
+                     "My desk is on the seventh floor by the window", "The parcel lockers are next to gate three",
+                     "I'm taking a machine learning class this semester", "I play five-a-side every Tuesday night",
+                     "My husband doesn't eat spicy food", "Our poodle is called Bean", "I'm partially deaf in my left ear",
+                     "My laptop is a ThinkPad", "I wear a size 10 shoe", "Work starts at 9:30 for us",
+                     "My cousin runs a restaurant in Vancouver", "The cafe downstairs is closed on Mondays",
+                     "I used to work at a bank for three years", "Our team is hiring two more people next quarter"],
+    ("en", "Preference"): ["I'd pick single-player games over online ones", "Minimalist interiors are my style",
+                           "I'm not into reality TV", "In winter I love going to hot springs",
+                           "Paper books beat e-books for me", "Overly sweet dishes don't agree with me",
+                           "I prefer traveling without a tour group", "Autumn is my favorite season",
+                           "Please text instead of calling, I dislike phone calls", "I like podcasts when I drive",
+                           "The only team I follow is Barcelona", "I'm not picky about brands as long as it works"],
+    ("en", "Task"): ["Book the meeting room before Thursday", "Remind me to water the plants next Monday",
+                     "Add up this month's bills for me", "Wake me up at 8 tomorrow", "Find a few well-rated dentists nearby",
+                     "I need to get the car inspected by mid-month", "Ask the building manager if a parking spot is free",
+                     "Donate the old clothes before the weekend", "Reply to Mr. Wang's email by next Tuesday",
+                     "Edit the podcast episode when you get a chance", "Make me a renovation budget list",
+                     "Remind me early next month to pay rent"],
+    ("en", "TaskUpdate"): ["Meeting room's booked", "I've totaled the bills", "Car inspection done, all good",
+                           "The old clothes have been donated", "Replied to Mr. Wang already", "Asked about parking, none left",
+                           "Let's drop the dentist search for now", "I'm partway through the budget list",
+                           "Still editing the episode, should be done tonight", "Watered the plants",
+                           "Forget donating, I just threw them out", "Rent is paid"],
+    ("en", "EmotionalState"): ["My stocks tanked today and I feel terrible", "Stuck in traffic for two hours, so irritated",
+                               "Mom sent me a care package and I'm really touched", "I'm giving a talk tomorrow and I'm a nervous wreck",
+                               "My cat ran away and I'm heartbroken", "Finally a free weekend, I feel so relaxed",
+                               "Been working since dawn, I'm wiped out", "Didn't pass the interview, kind of disappointed",
+                               "The neighbors are drilling at midnight and I'm furious", "I can't believe I passed, what a shock"],
+    ("en", "ContextualFrame"): ["Next up, let's plan the acts for the company party", "Play a strict math teacher for me now",
+                                "This is a product requirements review", "Let's simulate an English job interview, you ask",
+                                "We're doing a postmortem of last week's outage", "This chat is to help me prep for a date",
+                                "Today's topic is investing basics, keep it simple", "Switch to debugging mode and read these logs"],
+    ("en", "NONE"): ["mhm ok", "lmao", "you there?", "what would you say", "sure sure", "I get it now", "hey hey",
+                     "thanks a lot", "ok, appreciate the help", "one sec", "let me check", "no way, really?",
+                     "do you remember me?", "say that again?", "is it cold in Oslo today", "what was I doing tomorrow?",
+                     "what does that mean", "never mind, all good"],
+}
+
+EXTRA_INTENT: dict[tuple[str, str], list[str]] = {
+    ("zh", "fact_lookup"): ["我奶奶多大年纪了", "我钢琴考到几级了", "我鞋码多少", "我表哥在哪开餐馆", "楼下咖啡店哪天休息",
+                            "我房贷还剩几年", "我以前在哪工作过", "我丈夫能吃辣吗"],
+    ("zh", "open_tasks"): ["我还有哪些事情要办", "有什么任务快到期了吗", "我这周的待办有哪些", "还有什么没交的",
+                           "我的清单上还剩什么", "最近有哪些截止日期"],
+    ("zh", "task_status"): ["会议室订了吗", "车检做了没", "账单汇总好了吗", "给王总的邮件回了吗", "停车位问了没有"],
+    ("zh", "preference"): ["我喜欢什么样的游戏", "我装修偏好什么风格", "我喜欢什么季节", "我开车时喜欢听什么",
+                           "我看书喜欢纸质的还是电子的", "我不喜欢别人怎么联系我"],
+    ("zh", "emotion"): ["我那天为什么心情很差", "我之前为什么紧张", "什么事让我很感动", "我上次什么时候很放松",
+                        "我为什么会失落", "我那次为什么气疯了"],
+    ("zh", "plan"): ["年会准备的步骤是什么", "装修的计划下一步是什么", "这件事我们分几步走", "计划里最后一步是啥"],
+    ("zh", "frame"): ["我们现在是在复盘吗", "你现在是什么身份", "这轮对话的目的是什么", "今天讨论的主题是啥"],
+    ("zh", "general"): ["你还记得关于我奶奶的什么", "说说你知道的关于我的一切", "关于钢琴我跟你说过什么"],
+    ("en", "fact_lookup"): ["How old is my grandma?", "What piano grade did I pass?", "What's my shoe size?",
+                            "Where does my cousin run his restaurant?", "Which day is the cafe downstairs closed?",
+                            "How long is left on my mortgage?", "Where did I work before?", "Can my husband eat spicy food?"],
+    ("en", "open_tasks"): ["What else do I have to take care of?", "Any tasks about to be due?", "What's on my to-do list this week?",
+                           "Anything I haven't handed in?", "What's left on my list?", "Which deadlines are coming up soon?"],
+    ("en", "task_status"): ["Is the meeting room booked?", "Did the car inspection happen?", "Are the bills totaled?",
+                            "Did I reply to Mr. Wang?", "Did you ask about the parking spot?"],
+    ("en", "preference"): ["What games do I like?", "What interior style do I prefer?", "What's my favorite season?",
+                           "What do I listen to while driving?", "Do I prefer paper books or e-books?",
+                           "How do I not like to be contacted?"],
+    ("en", "emotion"): ["Why was I in such a bad mood that day?", "Why was I nervous before?", "What touched me so much?",
+                        "When did I last feel relaxed?", "Why was I disappointed?", "Why was I furious that time?"],
+    ("en", "plan"): ["What are the steps for the party prep?", "What's next in the renovation plan?",
+                     "How many steps is this in?", "What's the last step of the plan?"],
+    ("en", "frame"): ["Are we doing a postmortem now?", "Who are you playing right now?", "What's the purpose of this chat?",
+                      "What's today's topic?"],
+    ("en", "general"): ["What do you remember about my grandma?", "Tell me all you know about me",
+                        "What have I said about piano?"],
+}
+
+
+def extra_rows() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    extraction = [{"lang": lang, "speaker": "user", "text": text, "expect": [] if label == "NONE" else [{"type": label}]}
+                  for (lang, label), texts in EXTRA_EXTRACTION.items() for text in texts]
+    intent = [{"lang": lang, "query": q, "kind": kind} for (lang, kind), qs in EXTRA_INTENT.items() for q in qs]
+    return extraction, intent
+
+
+# a second handwritten batch (train only), written after the first dev round to widen phrasing
+EXTRA_INTENT_2: dict[tuple[str, str], list[str]] = {
+    ("en", "preference"): ["Which cuisines am I into?", "What sort of music do I enjoy?", "Do I take sugar in my tea?",
+                           "What snacks do I like?", "Which airline do I prefer?", "What kind of books do I read for fun?",
+                           "Do I like spicy food?", "What's my go-to order at cafes?", "Which sports do I enjoy watching?",
+                           "How do I like my steak?", "What shows am I a fan of?", "Is there food I won't touch?"],
+    ("en", "fact_lookup"): ["What's my husband's job?", "Where's my office?", "How many kids do I have?",
+                            "What's the forecast for Osaka?", "When did I move here?", "What's my wife's name?",
+                            "Which gym am I a member of?", "What medication am I on?", "What's my address?",
+                            "How tall am I?", "What's the wifi password at home?", "When does the post office open?"],
+    ("en", "task_status"): ["Has the plumber been booked?", "Did the package get returned?", "Where are we with the visa?",
+                            "Is the report submitted yet?", "Did anyone fix the printer?", "Was the refund processed?",
+                            "Have the tickets been bought?", "Is the invoice paid?"],
+    ("en", "open_tasks"): ["What's pending for me?", "Anything overdue?", "What am I behind on?", "Any unfinished errands?",
+                           "What do I have coming up that's not done?", "List my open items"],
+    ("en", "emotion"): ["What was bothering me yesterday?", "Why did I feel low last month?", "What made me cry?",
+                        "When was I stressed about money?", "How was I feeling after the trip?"],
+    ("en", "plan"): ["What's the roadmap for the garden project?", "Which step comes after the permits?",
+                     "Walk me through the plan again", "What order did we decide on?"],
+    ("en", "frame"): ["What are we practicing right now?", "What's the context of this conversation?",
+                      "Which persona did I ask you to use?"],
+    ("zh", "preference"): ["我爱吃哪些零食", "我坐飞机喜欢哪家航空公司", "我喝茶放糖吗", "我喜欢看什么书", "我能吃辣吗",
+                           "我去咖啡店一般点什么", "我喜欢看什么比赛", "牛排我要几分熟", "我追哪些剧", "有什么东西我绝对不吃"],
+    ("zh", "fact_lookup"): ["我老公做什么工作", "我办公室在哪", "我有几个孩子", "大阪天气预报怎么说", "我什么时候搬来的",
+                            "我老婆叫什么", "我在哪家健身房办的卡", "我在吃什么药", "我家地址是什么", "我多高"],
+    ("zh", "task_status"): ["水管工约了吗", "包裹退回去了没", "签证办到哪一步了", "报告提交了吗", "打印机修好了没",
+                            "退款到账了吗", "票买了吗", "发票付了没"],
+    ("zh", "open_tasks"): ["我还有什么没办的", "有没有过期没做的事", "我落下了哪些事", "还有哪些杂事没弄", "列一下我没完成的"],
+    ("zh", "emotion"): ["我昨天为什么心烦", "上个月我为什么情绪低落", "什么事让我哭了", "我什么时候为钱发愁", "旅行回来我感觉怎么样"],
+    ("zh", "plan"): ["花园改造的计划是什么", "办完许可之后是哪一步", "再跟我说一遍计划", "我们定的顺序是什么"],
+    ("zh", "frame"): ["我们现在在练什么", "这次对话的背景是什么", "我让你用什么人设"],
+}
+EXTRA_EXTRACTION_2: dict[tuple[str, str], list[str]] = {
+    ("en", "Fact"): ["My office is in the old brewery building", "We have three kids, all under ten",
+                     "I'm on blood thinners", "My wife's name is Leila", "I'm a member at the climbing gym on Pine Street",
+                     "I'm six foot two", "The post office opens at nine", "I moved here in 2021"],
+    ("en", "Preference"): ["I'm really into Korean food lately", "I only fly with airlines that have legroom",
+                           "No sugar in my tea, ever", "Crime novels are my guilty pleasure", "Medium-rare for steak, always",
+                           "I can't stand horror movies", "Salty snacks over sweet ones for me", "I'm a sucker for live music"],
+    ("en", "TaskUpdate"): ["The plumber is booked for Friday", "Package returned, refund pending", "Tickets are bought",
+                           "The printer got fixed", "I'm still waiting on the visa, halfway through the forms",
+                           "Invoice paid this morning", "We called off the garden project", "Report's in"],
+    ("en", "EmotionalState"): ["I've been feeling really low since the breakup", "Money worries are keeping me up at night",
+                               "I'm buzzing after that concert", "Honestly the trip left me drained",
+                               "I'm so proud of my daughter today", "The news really shook me", "I'm bored out of my mind",
+                               "I felt so stupid in that meeting"],
+    ("en", "NONE"): ["Hmm, okay then", "right on", "can you repeat that", "what's the capital of Peru?", "you're the best",
+                     "I don't know", "maybe", "ha, true"],
+    ("zh", "Fact"): ["我办公室在老厂房那栋楼里", "我家三个孩子，都不到十岁", "我在吃抗凝药", "我老婆叫李娜",
+                     "我在松江那家攀岩馆办了卡", "我身高一米八五", "邮局九点开门", "我是2021年搬来的"],
+    ("zh", "Preference"): ["最近特别爱吃韩餐", "坐飞机我只选腿部空间大的", "我喝茶从来不放糖", "推理小说是我的心头好",
+                           "牛排我要五分熟", "我最受不了恐怖片", "零食我偏爱咸的", "我特别爱看现场演出"],
+    ("zh", "TaskUpdate"): ["水管工约好周五来", "包裹退回去了，等退款", "票买好了", "打印机修好了", "签证表格填了一半",
+                           "发票今天早上付了", "花园那个项目取消了", "报告交上去了"],
+    ("zh", "EmotionalState"): ["分手以后一直很低落", "钱的事愁得我睡不着", "看完演唱会太嗨了", "这趟旅行下来累瘫了",
+                               "今天特别为女儿骄傲", "这个新闻让我很震惊", "无聊得要死", "在会上觉得自己好蠢"],
+}
+
+
+def extra_rows_2() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    extraction = [{"lang": lang, "speaker": "user", "text": text, "expect": [] if label == "NONE" else [{"type": label}]}
+                  for (lang, label), texts in EXTRA_EXTRACTION_2.items() for text in texts]
+    intent = [{"lang": lang, "query": q, "kind": kind} for (lang, kind), qs in EXTRA_INTENT_2.items() for q in qs]
+    return extraction, intent
+
+
+def build() -> None:
+    extraction, intent = extraction_rows(), intent_rows()
+    more_extraction, more_intent = extra_rows()
+    second_extraction, second_intent = extra_rows_2()
+    more_extraction += second_extraction
+    more_intent += second_intent
+    for i, row in enumerate(more_extraction):
+        row["id"] = f"{row['lang']}-train-extra-{i:04d}"
+    for i, row in enumerate(more_intent):
+        row["id"] = f"{row['lang']}-itrain-extra-{i:04d}"
+    write("extraction_train.jsonl", extraction + more_extraction)
+    write("intent_train.jsonl", intent + more_intent)
+
+
 if __name__ == "__main__":
-    write("extraction_train.jsonl", extraction_rows())
-    write("intent_train.jsonl", intent_rows())
+    build()
