@@ -68,11 +68,15 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig)
         if family not in best or rel > best[family][0]:
             best[family] = (rel, c)
     task_words, feeling_words = cues(intent.query, TASK_CUES), cues(intent.query, FEELING_CUES)
+    if not task_words and len(best) > 1:
+        best.pop("task", None)  # unsure, and the wording does not ask about tasks: a task cannot take over
     votes = {family: rel + _cue_bonus(family, task_words, feeling_words, config) for family, (rel, _) in best.items()}
     if not votes:
         return keep
     target = max(votes, key=lambda f: votes[f])
     own = KIND_FAMILY.get(intent.kind)
+    if own == "task" and "task" not in votes and best[target][0] >= config.min_relevance:
+        own = None  # the intent's own family was ruled out by the wording
     if target == own:
         return _refine_task_kind(intent, task_words, keep)
     if best[target][0] < config.min_relevance:

@@ -9,9 +9,11 @@ active contextual frame demotes memories tied to another frame. Every number is 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Any, Protocol
 
 import numpy as np
@@ -19,6 +21,7 @@ import numpy as np
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR, MemoryStatus
 from mnemir.store.filters import FilterNode, matches
+from mnemir.understand.entities import aliases
 
 #: the roles a recalled memory plays, in the order a Context presents them
 RECALL_ROLES = ("answer", "current", "task", "background", "caution", "hypothesis", "context", "dialogue")
@@ -300,11 +303,28 @@ def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[
     return value, reasons
 
 
+#: properties that hold a closed vocabulary (status words), never an entity
+_ENUM_LIKE = frozenset({"status", "priority", "preference_type", "emotion_type", "act_type", "frame_type", "source"})
+
+
 def _mentions(record: MemIR, entity: str) -> bool:
-    needle = entity.lower()
-    if needle in record.content.text.lower():
-        return True
-    return any(isinstance(v, str) and needle in v.lower() for v in record.properties.values())
+    """Whether the memory names ``entity`` (or one of its zh/en aliases) in its text or a descriptive property."""
+    haystacks = [record.content.text] + [v for k, v in record.properties.items()
+                                         if isinstance(v, str) and k not in _ENUM_LIKE]
+    for name in {entity, *aliases(entity)}:
+        pattern = _entity_pattern(name)
+        if any(pattern.search(h) for h in haystacks):
+            return True
+    return False
+
+
+@lru_cache(maxsize=1024)
+def _entity_pattern(name: str) -> re.Pattern[str]:
+    """Latin names match as whole words ("pro" is not in "in_progress"); CJK names as substrings."""
+    escaped = re.escape(name)
+    if name.isascii():
+        return re.compile(rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])", re.IGNORECASE)
+    return re.compile(escaped)
 
 
 def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNode | None, now: datetime,
@@ -313,7 +333,7 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     record = c.record
     rel, reasons = relevance(c, intent, config)
     floor = config.current_min_relevance if role == "current" else config.min_relevance
-    if intent.kind in TASK_KINDS and role == "task" and c.primary:
+    if intent.kind == "open_tasks" and role == "task" and where is not None and matches(where, record):
         floor = 0.0  # an open task is an answer to "what is left" whatever its wording
     if rel < floor:
         return None
