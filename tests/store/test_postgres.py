@@ -55,12 +55,17 @@ def test_migrations_are_recorded_and_a_newer_schema_is_refused(tmp_path: Path) -
         open_pg(tmp_path)
 
 
-def test_first_vectors_fix_the_column_dimension_and_build_the_hnsw_index(tmp_path: Path) -> None:
+def test_first_vectors_fix_the_column_dimension_and_the_hnsw_index_comes_on_request(tmp_path: Path) -> None:
     store = open_pg(tmp_path)
+    with pytest.raises(ValidationError):
+        store.build_ann_index()  # no vectors, no dimension yet
     store.write([Write(record("x", id="x"), unit(np.random.default_rng(0))[0])], model_id=MODEL)
     url = database_url(tmp_path, "store")
     assert sql(url, "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = "
                     "'embeddings'::regclass AND attname = 'embedding'") == [("vector(16)",)]
+    assert not store.has_ann_index
+    store.build_ann_index()
+    assert store.has_ann_index
     assert sql(url, "SELECT indexdef LIKE '%hnsw%' FROM pg_indexes WHERE indexname = 'embeddings_hnsw'") == [(True,)]
     store.close()
 
@@ -76,17 +81,19 @@ def test_the_ann_path_never_comes_back_short_and_agrees_with_exact_search(tmp_pa
     exact = open_pg(tmp_path, ann_min_candidates=None)
     exact.write([Write(r, v) for r, v in zip(records, vectors, strict=True)], model_id=MODEL)
     ann = open_pg(tmp_path, ann_min_candidates=1)
+    ann.build_ann_index()
     selective = Selection(user_id="v", where=parse_filter({"entity": "e7"}, ONTOLOGY))  # 10 of 1500 rows
     recalls = []
     for q in unit(rng, 10):
         want = exact.vector_search(selective, q, 10)
         got = ann.vector_search(selective, q, 10)
+        assert ann.last_search_path in ("ann", "ann+exact") and exact.last_search_path == "exact"
         assert len(want) == 10 and len(got) == 10
         recalls.append(len({i for i, _ in got} & {i for i, _ in want}) / 10)
         everyone = Selection(user_id=ANY)
         full_exact = {i for i, _ in exact.vector_search(everyone, q, 10)}
         full_ann = ann.vector_search(everyone, q, 10)
-        assert len(full_ann) == 10
+        assert ann.last_search_path == "ann" and len(full_ann) == 10
         recalls.append(len({i for i, _ in full_ann} & full_exact) / 10)
     assert np.mean(recalls) >= 0.95
     exact.close()
@@ -157,7 +164,7 @@ def test_a_closed_store_and_a_bad_url_are_clear_errors(tmp_path: Path) -> None:
 def test_mnemir_open_with_a_postgresql_url(tmp_path: Path, embedder: USEEmbedder) -> None:
     with mnemir.open(database_url(tmp_path, "facade"), embedder=embedder) as mem:
         assert isinstance(mem.store, PostgresStore)
-        added = mem.add("我喜欢喝黑咖啡，不加糖", "Preference", {"subject": "咖啡", "preference_type": "like"},
-                        user="alice")
+        added = mem.add("我喜欢喝黑咖啡，不加糖", "Preference",
+                        {"subject": "咖啡", "preference_type": "like"}, user="alice")
         hits = mem.search("咖啡", user="alice")
         assert [h.id for h in hits][:1] == [added.id]

@@ -38,8 +38,9 @@ class PostgresStore(Store):
     """A PostgreSQL database (with pgvector >= 0.8): records, properties, relationships, history, vectors, full
     text, meta. One connection per store object.
 
-    ``ann_min_candidates``: vector searches over at least this many candidate rows may use the HNSW index
-    (approximate); below it, and whenever the index is missing, they are exact. ``None`` means always exact.
+    ``ann_min_candidates``: once :meth:`build_ann_index` has been called, vector searches over at least this many
+    candidate rows use the HNSW index (approximate); below it, and without the index, they are exact.
+    ``None`` means always exact.
     ``retry_for_s``: how long a write that conflicts with other writers is retried before a StoreError.
     """
 
@@ -60,6 +61,8 @@ class PostgresStore(Store):
                 raise ValidationError(f"{name} must be a number of seconds >= 0", field=name, value=value)
         self.ontology = ontology
         self.ann_min_candidates = ann_min_candidates
+        #: how the last vector search ran: "exact", "ann", or "ann+exact" (the index came back short)
+        self.last_search_path = "exact"
         self._db = Connection(url, retry_for_s=float(retry_for_s), connect_timeout_s=float(connect_timeout_s))
         try:
             self._db.write("open (schema migration)", lambda cur: schema.migrate(cur, f"PostgreSQL store "
@@ -85,45 +88,49 @@ class PostgresStore(Store):
         if dims:
             _check_model(cur, model_id, dims)
         # rows are locked in id order, so two writes touching the same records cannot deadlock; the sort is
-        # stable, so several writes of one id keep their order
-        for p in sorted(prepared, key=lambda p: p.record_id):
-            if p.history:
-                cur.executemany("INSERT INTO history (id, memory_id, at, entry) VALUES (%s, %s, %s, %s::jsonb) "
-                                "ON CONFLICT (id) DO NOTHING", p.history)
-            if p.row is None:
-                continue  # written and deleted at once: only its history stays (e.g. a hard delete's entry)
-            rid = self._put_record(cur, p)
-            if p.vector is not None:
-                cur.execute("INSERT INTO embeddings (rid, model_id, embedding) VALUES (%s, %s, %s::vector) "
-                            "ON CONFLICT (rid) DO UPDATE SET model_id = excluded.model_id, "
-                            "embedding = excluded.embedding", [rid, model_id, p.vector])
-            else:
-                cur.execute("SELECT 1 FROM embeddings WHERE rid = %s", [rid])
-                if cur.fetchone() is None:
-                    raise ValidationError("a new record needs a vector", field=f"writes[{p.index}].vector", value=None,
-                                          allowed="the record's embedding", id=p.record_id)
+        # stable, so several writes of one id keep their order (the last one wins)
+        ordered = sorted(prepared, key=lambda p: p.record_id)
+        history = [h for p in ordered for h in p.history]
+        if history:
+            cur.executemany("INSERT INTO history (id, memory_id, at, entry) VALUES (%s, %s, %s, %s::jsonb) "
+                            "ON CONFLICT (id) DO NOTHING", history)
+        live = [p for p in ordered if p.row is not None]  # the others are deleted in this same call
+        if live:
+            rids = self._put_records(cur, live)
+            vectors = [(rid, model_id, p.vector) for p, rid in zip(live, rids, strict=True) if p.vector is not None]
+            if vectors:
+                cur.executemany("INSERT INTO embeddings (rid, model_id, embedding) VALUES (%s, %s, %s::vector) "
+                                "ON CONFLICT (rid) DO UPDATE SET model_id = excluded.model_id, "
+                                "embedding = excluded.embedding", vectors)
+            _check_vectors_exist(cur, live, rids)
         if delete_ids:
             self._delete(cur, delete_ids)
 
     @staticmethod
-    def _put_record(cur: Cursor, p: _Prepared) -> int:
-        assert p.row is not None
-        cur.execute(
+    def _put_records(cur: Cursor, live: list[_Prepared]) -> list[int]:
+        """Upsert the records (one pipelined batch) and replace their edges; return their rids in order."""
+        cur.executemany(
             "INSERT INTO records (id, type, status, user_id, agent_id, session_id, created_at, updated_at, "
             "valid_from, valid_to, props, record, tsv) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, "
             "%s::jsonb, %s::tsvector) ON CONFLICT (id) DO UPDATE SET type = excluded.type, status = excluded.status, "
             "user_id = excluded.user_id, agent_id = excluded.agent_id, session_id = excluded.session_id, "
             "created_at = excluded.created_at, updated_at = excluded.updated_at, valid_from = excluded.valid_from, "
             "valid_to = excluded.valid_to, props = excluded.props, record = excluded.record, tsv = excluded.tsv "
-            "RETURNING rid", p.row)
-        found = cur.fetchone()
-        assert found is not None
-        rid = int(found[0])
-        cur.execute("DELETE FROM relationships WHERE source = %s", [p.record_id])
-        if p.edges:
+            "RETURNING rid", [p.row for p in live], returning=True)
+        rids = []
+        while True:
+            found = cur.fetchone()
+            assert found is not None
+            rids.append(int(found[0]))
+            if not cur.nextset():
+                break
+        last = {p.record_id: p for p in live}  # a record written twice in one call keeps its last edges
+        cur.execute("DELETE FROM relationships WHERE source = ANY(%s::text[])", [list(last)])
+        edges = [edge for p in last.values() for edge in p.edges]
+        if edges:
             cur.executemany("INSERT INTO relationships (source, pos, relation, target, properties) VALUES "
-                            "(%s, %s, %s, %s, %s::jsonb)", p.edges)
-        return rid
+                            "(%s, %s, %s, %s, %s::jsonb)", edges)
+        return rids
 
     @staticmethod
     def _delete(cur: Cursor, ids: list[str]) -> None:
@@ -174,8 +181,9 @@ class PostgresStore(Store):
         check_count(k, "k")
         blob, dim = rows.vector_blob(query, "query")
         where, p = _where(selection)
-        return self._db.read("vector search", lambda cur: nearest(
+        found, self.last_search_path = self._db.read("vector search", lambda cur: nearest(
             cur, where, p, vector_text(blob), dim, int(k), self.ann_min_candidates))
+        return found
 
     def text_search(self, selection: Selection, query: str, k: int) -> list[tuple[str, float]]:
         check_count(k, "k")
@@ -257,6 +265,21 @@ class PostgresStore(Store):
             raise ValidationError("meta values are strings", field="value", value=value)
         self._db.write("set_meta", lambda cur: _set_meta(cur, key, value))
 
+    def build_ann_index(self, *, maintenance_work_mem: str = "512MB") -> None:
+        """Build the HNSW index (cosine) that vector searches over at least ``ann_min_candidates`` rows use.
+
+        Worth it for stores of hundreds of thousands of vectors; below that every search is exact and fast.
+        Once built, PostgreSQL keeps it up to date on every write (which makes writes slower)."""
+        if self.model_id is None:
+            raise ValidationError("the store holds no vectors yet: write some before building the index",
+                                  field="embeddings", value=0, allowed="a store with vectors")
+        self._db.write("build ANN index", lambda cur: schema.build_ann_index(cur, maintenance_work_mem))
+        self._db.write("analyze", lambda cur: cur.execute("ANALYZE records, embeddings"))
+
+    @property
+    def has_ann_index(self) -> bool:
+        return self._db.read("has_ann_index", schema.has_ann_index)
+
     def close(self) -> None:
         self._db.close()
 
@@ -334,6 +357,20 @@ def _where(selection: Selection) -> tuple[str, Params]:
     p = _DIALECT.params()
     where = compile_selection(selection, _DIALECT, p)
     return where or "TRUE", p
+
+
+def _check_vectors_exist(cur: Cursor, live: list[_Prepared], rids: list[int]) -> None:
+    """A record written without a vector must already have one (a new record without a vector is an error)."""
+    keep = {rid: p for p, rid in zip(live, rids, strict=True) if p.vector is None}
+    if not keep:
+        return
+    cur.execute("SELECT rid FROM embeddings WHERE rid = ANY(%s::bigint[])", [list(keep)])
+    have = {r for (r,) in cur.fetchall()}
+    missing = sorted((p.index, p.record_id) for rid, p in keep.items() if rid not in have)
+    if missing:
+        index, record_id = missing[0]
+        raise ValidationError("a new record needs a vector", field=f"writes[{index}].vector", value=None,
+                              allowed="the record's embedding", id=record_id)
 
 
 def _set_meta(cur: Cursor, key: str, value: str) -> None:

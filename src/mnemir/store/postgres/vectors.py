@@ -1,7 +1,8 @@
 """Vector search in PostgreSQL: exact over the SQL-selected rows, HNSW for very large candidate sets.
 
-A search first counts its candidates (scope, types, statuses, ``where`` ...)
-in the same snapshot. Below ``ann_min_candidates`` (the same planner as the
+When the store has an HNSW index (built on request: ``build_ann_index``), a
+search first counts its candidates (scope, types, statuses, ``where`` ...) in
+the same snapshot, up to ``ann_min_candidates``. Below it (the same planner as the
 SQLite backend, :func:`mnemir.store.sqlite.vectors.plan_search`) the rows are
 filtered through the B-tree/GIN indexes and every candidate is scored: the
 ordering uses the inner-product operator ``<#>``, which the cosine HNSW index
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from mnemir.errors import ValidationError
+from mnemir.store.postgres import schema
 from mnemir.store.sql_filters import Params
 from mnemir.store.sqlite.vectors import ANN_MIN_CANDIDATES, plan_search
 
@@ -37,33 +39,35 @@ def vector_text(blob: bytes) -> str:
 
 
 def nearest(cur: Cursor, where: str, p: Params, query: str, dim: int, k: int,
-            ann_min_candidates: int | None) -> list[tuple[str, float]]:
-    """(id, cosine) of the ``k`` nearest candidates, best first, ties broken by insertion order."""
+            ann_min_candidates: int | None) -> tuple[list[tuple[str, float]], str]:
+    """(id, cosine) of the ``k`` nearest candidates, best first, ties broken by insertion order; and the path
+    taken: ``exact``, ``ann`` or ``ann+exact`` (the index scan came back short, exact search answered)."""
     cur.execute("SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
     meta = dict(cur.fetchall())
     if "embedding_model" not in meta:
-        return []
+        return [], "exact"
     stored_dim = int(meta["embedding_dim"])
     if dim != stored_dim:
         raise ValidationError(f"the query vector has {dim} dimensions; this store's model "
                               f"{meta['embedding_model']!r} makes {stored_dim}", field="query",
                               value=f"dim {dim}", allowed=f"dim {stored_dim}")
     if k == 0:
-        return []
+        return [], "exact"
     model = meta["embedding_model"]
-    if ann_min_candidates is not None:
+    if ann_min_candidates is not None and schema.has_ann_index(cur):
         # counting stops at the threshold: a huge scope costs no more to plan than a threshold-sized one
         cur.execute(f"SELECT count(*) FROM (SELECT 1 FROM records r WHERE {where} "
                     f"LIMIT {p(ann_min_candidates)}) c", p.values)
         candidates = int(cur.fetchone()[0])
         if candidates == 0:
-            return []
+            return [], "exact"
         plan = plan_search(candidates, ann_available=True, min_ann_candidates=ann_min_candidates)
         if plan.method == "ann":
             found = _approximate(cur, where, p, query, model, k, candidates)
             if len(found) >= min(k, candidates):
-                return found
-    return _exact(cur, where, p, query, model, k)
+                return found, "ann"
+            return _exact(cur, where, p, query, model, k), "ann+exact"
+    return _exact(cur, where, p, query, model, k), "exact"
 
 
 def _exact(cur: Cursor, where: str, p: Params, query: str, model: str, k: int) -> list[tuple[str, float]]:
@@ -79,8 +83,11 @@ def _approximate(cur: Cursor, where: str, p: Params, query: str, model: str, k: 
     cur.execute("SELECT reltuples FROM pg_class WHERE oid = 'embeddings'::regclass")
     total = max(int(cur.fetchone()[0]), candidates)
     budget = min(MAX_SCAN_TUPLES, max(20_000, math.ceil(4 * k * total / max(candidates, 1))))
-    cur.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true), "
-                "set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
+    # the plan is decided (many candidates): an explicit sort would mean scoring them all, so forbid it and the
+    # planner walks the HNSW index in distance order
+    cur.execute("SELECT set_config('enable_sort', 'off', true), "
+                "set_config('hnsw.iterative_scan', 'strict_order', true), set_config('hnsw.ef_search', %s, true)"
+                ", set_config('hnsw.max_scan_tuples', %s, true)",
                 [str(min(1000, max(EF_SEARCH_MIN, 2 * k))), str(budget)])
     v = p(query)
     cur.execute(f"SELECT r.id, 1 - (e.embedding <=> {v}::vector) AS score, r.rid FROM embeddings e "
