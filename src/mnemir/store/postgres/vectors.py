@@ -27,8 +27,8 @@ from mnemir.store.sqlite.vectors import ANN_MIN_CANDIDATES, plan_search
 
 Cursor = Any
 
-#: HNSW search breadth: at least this, and 2 x k
-EF_SEARCH_MIN = 64
+#: HNSW search breadth: at least this, and 4 x k
+EF_SEARCH_MIN = 100
 #: how many index tuples an iterative scan may visit at most (pgvector's default is 20 000)
 MAX_SCAN_TUPLES = 1_000_000
 
@@ -71,10 +71,11 @@ def nearest(cur: Cursor, where: str, p: Params, query: str, dim: int, k: int,
 
 
 def _exact(cur: Cursor, where: str, p: Params, query: str, model: str, k: int) -> list[tuple[str, float]]:
-    cur.execute(f"SELECT r.id, -(e.embedding <#> q.v) AS score FROM records r JOIN embeddings e ON e.rid = r.rid, "
-                f"(SELECT {p(query)}::vector AS v) q WHERE e.model_id = {p(model)} AND {where} "
-                f"ORDER BY e.embedding <#> q.v, r.rid LIMIT {p(k)}", p.values)
-    return [(mid, float(score)) for mid, score in cur.fetchall()]
+    # one distance per row (ORDER BY the output column, not the expression again)
+    cur.execute(f"SELECT r.id, (e.embedding <#> q.v) AS distance, r.rid FROM records r JOIN embeddings e "
+                f"ON e.rid = r.rid, (SELECT {p(query)}::vector AS v) q WHERE e.model_id = {p(model)} AND {where} "
+                f"ORDER BY distance, r.rid LIMIT {p(k)}", p.values)
+    return [(mid, -float(distance)) for mid, distance, _ in cur.fetchall()]
 
 
 def _approximate(cur: Cursor, where: str, p: Params, query: str, model: str, k: int,
@@ -88,7 +89,7 @@ def _approximate(cur: Cursor, where: str, p: Params, query: str, model: str, k: 
     cur.execute("SELECT set_config('enable_sort', 'off', true), "
                 "set_config('hnsw.iterative_scan', 'strict_order', true), set_config('hnsw.ef_search', %s, true)"
                 ", set_config('hnsw.max_scan_tuples', %s, true)",
-                [str(min(1000, max(EF_SEARCH_MIN, 2 * k))), str(budget)])
+                [str(min(1000, max(EF_SEARCH_MIN, 4 * k))), str(budget)])
     v = p(query)
     cur.execute(f"SELECT r.id, 1 - (e.embedding <=> {v}::vector) AS score, r.rid FROM embeddings e "
                 f"JOIN records r ON r.rid = e.rid WHERE e.model_id = {p(model)} AND {where} "
