@@ -23,9 +23,9 @@ _RECORD_FIELDS = {
     "@updated_at": "substr({a}.updated_at, 1, 19) || 'Z'",
     "@valid_from": "substr({a}.valid_from, 1, 19) || 'Z'",
     "@valid_to": "substr({a}.valid_to, 1, 19) || 'Z'",
-    "@speaker": "json_extract({a}.record, '$.metadata.source.speaker')",
-    "@session_id": "json_extract({a}.record, '$.metadata.source.session_id')",
-    "@creator": "json_extract({a}.record, '$.metadata.source.creator')",
+    "@speaker": "{a}.speaker",
+    "@session_id": "{a}.source_session_id",
+    "@creator": "{a}.creator",
 }
 
 #: SQLite json_type() names of values that compare as numbers (booleans are 1/0 in SQL and in Python)

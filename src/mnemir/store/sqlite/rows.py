@@ -58,12 +58,14 @@ def prepare_write(record: MemIR, vector: tuple[bytes, int] | None, history: Sequ
 
 
 def record_row(record: MemIR) -> dict[str, Any]:
-    scope, meta = record.scope, record.metadata
+    """The ``records`` row of a record (plus ``record``, the JSON that goes to ``documents``)."""
+    scope, meta, source = record.scope, record.metadata, record.metadata.source
     return {
         "id": record.id, "type": record.type, "status": str(record.status),
         "user_id": scope.user_id, "agent_id": scope.agent_id, "session_id": scope.session_id,
         "created_at": iso(meta.created_at), "updated_at": iso(meta.updated_at),
         "valid_from": iso_or_none(record.valid_from), "valid_to": iso_or_none(record.valid_to),
+        "speaker": source.speaker, "source_session_id": source.session_id, "creator": source.creator,
         "props": dumps(record.properties), "record": record.to_json(),
     }
 

@@ -12,7 +12,9 @@ from mnemir.store.sqlite import rows
 _V1_CORE = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
--- one row per memory: times are fixed-width UTC text (sortable), props and record are JSON
+-- one row per memory: the columns selections filter and sort on (times are fixed-width UTC text, so they sort)
+-- and the properties as JSON. Kept narrow so that scans and rowid lookups touch few pages: the full record
+-- JSON is in documents, one row per record.
 CREATE TABLE records (
     rid INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: the vector cache relies on it
     id TEXT NOT NULL UNIQUE,
@@ -25,9 +27,12 @@ CREATE TABLE records (
     updated_at TEXT NOT NULL,
     valid_from TEXT,
     valid_to TEXT,
-    props TEXT NOT NULL,
-    record TEXT NOT NULL
+    speaker TEXT,
+    source_session_id TEXT,
+    creator TEXT,
+    props TEXT NOT NULL
 );
+CREATE TABLE documents (rid INTEGER PRIMARY KEY, record TEXT NOT NULL);
 CREATE INDEX records_scope ON records (user_id, status, type);
 CREATE INDEX records_agent ON records (agent_id);
 CREATE INDEX records_session ON records (session_id);
@@ -87,7 +92,7 @@ def _v1_core(conn: sqlite3.Connection) -> None:
 def _v2_full_text(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE VIRTUAL TABLE fts USING fts5(words, extra, hanzi, tokenize = 'unicode61 remove_diacritics 2')")
     # a database from before the index existed: index what it holds
-    for rid, data in conn.execute("SELECT rid, record FROM records").fetchall():
+    for rid, data in conn.execute("SELECT rid, record FROM documents").fetchall():
         conn.execute("INSERT INTO fts (rowid, words, extra, hanzi) VALUES (?, ?, ?, ?)",
                      (rid, *rows.fts_columns(rows.load_record(data))))
 

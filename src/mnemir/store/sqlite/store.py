@@ -69,11 +69,12 @@ class SQLiteStore(Store):
         applied = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
         if applied != set(range(1, schema.SCHEMA_VERSION + 1)):
             return True  # missing migrations, or a newer database (the write path raises the clear error)
-        return not self.ontology.core_properties() <= self._indexed(conn)
+        return not self.ontology.core_properties() <= self._indexed(conn) or _stale_statistics(conn)
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
         schema.migrate(conn, f"SQLite store {self.path}")
         self._index_core_properties(conn)
+        _refresh_statistics(conn)
 
     def _index_core_properties(self, conn: sqlite3.Connection) -> None:
         """Make the props table cover every core property of this ontology (back-filling older records)."""
@@ -117,7 +118,7 @@ class SQLiteStore(Store):
                              p.history)
             if p.row is None:
                 continue  # written and deleted at once: only its history stays (e.g. a hard delete's entry)
-            rid = self._put_record(conn, p, indexed)
+            rid = self._put_record(conn, p, p.row, indexed)
             if p.vector is not None:
                 conn.execute("INSERT OR REPLACE INTO embeddings (rid, model_id, dim, vector, seq) VALUES "
                              "(?, ?, ?, ?, ?)", (rid, model_id, p.dim, p.vector, seq))
@@ -126,18 +127,17 @@ class SQLiteStore(Store):
                                       allowed="the record's embedding", id=p.record.id)
         for chunk in _chunks(delete_ids):
             self._delete(conn, chunk)
+        _refresh_statistics(conn)
 
     @staticmethod
-    def _put_record(conn: sqlite3.Connection, p: rows.PreparedWrite, indexed: list[str]) -> int:
+    def _put_record(conn: sqlite3.Connection, p: rows.PreparedWrite, row: dict[str, Any], indexed: list[str]) -> int:
+        columns = [c for c in row if c != "record"]
+        updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
         found = conn.execute(
-            "INSERT INTO records (id, type, status, user_id, agent_id, session_id, created_at, updated_at, "
-            "valid_from, valid_to, props, record) VALUES (:id, :type, :status, :user_id, :agent_id, :session_id, "
-            ":created_at, :updated_at, :valid_from, :valid_to, :props, :record) ON CONFLICT (id) DO UPDATE SET "
-            "type = excluded.type, status = excluded.status, user_id = excluded.user_id, "
-            "agent_id = excluded.agent_id, session_id = excluded.session_id, created_at = excluded.created_at, "
-            "updated_at = excluded.updated_at, valid_from = excluded.valid_from, valid_to = excluded.valid_to, "
-            "props = excluded.props, record = excluded.record RETURNING rid", p.row).fetchone()
+            f"INSERT INTO records ({', '.join(columns)}) VALUES ({', '.join(':' + c for c in columns)}) "
+            f"ON CONFLICT (id) DO UPDATE SET {updates} RETURNING rid", row).fetchone()
         rid = int(found[0])
+        conn.execute("INSERT OR REPLACE INTO documents (rid, record) VALUES (?, ?)", (rid, row["record"]))
         conn.execute("DELETE FROM props WHERE rid = ?", (rid,))
         conn.executemany("INSERT INTO props VALUES (?, ?, ?, ?, ?)",
                          rows.property_rows(rid, p.record.properties, indexed))
@@ -155,7 +155,8 @@ class SQLiteStore(Store):
         rids = [r for (r,) in found]
         if rids:
             rid_marks = ", ".join("?" * len(rids))
-            for table, column in (("props", "rid"), ("embeddings", "rid"), ("fts", "rowid"), ("records", "rid")):
+            for table, column in (("props", "rid"), ("embeddings", "rid"), ("fts", "rowid"), ("documents", "rid"),
+                                  ("records", "rid")):
                 conn.execute(f"DELETE FROM {table} WHERE {column} IN ({rid_marks})", rids)
         conn.execute(f"DELETE FROM relationships WHERE source IN ({marks})", ids)
 
@@ -167,7 +168,7 @@ class SQLiteStore(Store):
             found: dict[str, MemIR] = {}
             for chunk in _chunks(list(dict.fromkeys(ids))):
                 marks = ", ".join("?" * len(chunk))
-                for mid, data in conn.execute(f"SELECT id, record FROM records WHERE id IN ({marks})", chunk):
+                for mid, data in conn.execute(f"SELECT r.id, d.record FROM records r JOIN documents d ON d.rid = r.rid WHERE r.id IN ({marks})", chunk):
                     found[mid] = rows.load_record(data)
             return [found[i] for i in ids if i in found]
 
@@ -183,7 +184,7 @@ class SQLiteStore(Store):
         def body(conn: sqlite3.Connection) -> list[MemIR]:
             p = Params()
             where = self._where(conn, selection, p)
-            sql = (f"SELECT r.record FROM records r WHERE {where} ORDER BY {order} "
+            sql = (f"SELECT d.record FROM records r JOIN documents d ON d.rid = r.rid WHERE {where} ORDER BY {order} "
                    f"LIMIT {p(-1 if limit is None else limit)} OFFSET {p(offset)}")
             found = conn.execute(sql, p.values).fetchall()
             return [rows.load_record(data) for (data,) in found]
@@ -213,8 +214,10 @@ class SQLiteStore(Store):
                 return []
             p = Params()
             where = self._where(conn, selection, p)
-            found = conn.execute(f"SELECT r.rid FROM records r WHERE {where}", p.values).fetchall()
-            candidates = np.fromiter((r for (r,) in found), dtype=np.int64, count=len(found))
+            # one string from SQLite instead of a Python tuple per row: the row-by-row fetch dominated at 100k
+            joined = conn.execute(f"SELECT group_concat(r.rid, ' ') FROM records r WHERE {where}",
+                                  p.values).fetchone()[0]
+            candidates = np.array(joined.split(), dtype=np.int64) if joined else np.zeros(0, dtype=np.int64)
             plan = plan_search(len(candidates), ann_available=False)
             assert plan.method == "exact"  # the ANN path arrives with its index (see vectors.plan_search)
             best = self._cache.top_k(candidates, vector, k)
@@ -352,6 +355,27 @@ class SQLiteStore(Store):
 def _set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
     conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                  (key, value))
+
+
+def _stale_statistics(conn: sqlite3.Connection) -> bool:
+    """Whether the table has doubled (plus 1000 rows) since the planner's statistics were taken. ``max(rid)``
+    stands for the row count: rids only grow, and reading it costs one b-tree descent."""
+    top = conn.execute("SELECT max(rid) FROM records").fetchone()[0] or 0
+    found = conn.execute("SELECT value FROM meta WHERE key = 'analyzed_at_rid'").fetchone()
+    return top > 2 * (int(found[0]) if found else 0) + 1000
+
+
+def _refresh_statistics(conn: sqlite3.Connection) -> None:
+    """Keep ANALYZE statistics roughly current (geometric schedule: O(log n) runs in a store's life).
+
+    Without them SQLite assumes ``user_id = ?`` is very selective and scans the whole scope index even when
+    a core-property filter matches 0.1 % of the rows: 10 ms instead of 0.2 ms at 100k records."""
+    if not _stale_statistics(conn):
+        return
+    conn.execute("PRAGMA analysis_limit = 1000")  # sample; a full ANALYZE reads every index
+    conn.execute("ANALYZE")
+    top = conn.execute("SELECT max(rid) FROM records").fetchone()[0] or 0
+    _set_meta(conn, "analyzed_at_rid", str(top))
 
 
 def _check_model(conn: sqlite3.Connection, meta: dict[str, str], model_id: str,

@@ -54,8 +54,9 @@ def tokens(text: str) -> Iterator[str]:
 def index_columns(main: list[str], extra: list[str]) -> tuple[str, str, str]:
     """The three FTS columns: words of ``main`` (text, summary), words of ``extra`` (property values), and the
     single Chinese characters of both."""
-    main_words = [t for text in main for t in tokens(text)]
-    extra_words = [t for text in extra for t in tokens(text)]
+    # one segmenter call per column (jieba never joins words across a line break)
+    main_words = list(tokens("\n".join(main)))
+    extra_words = list(tokens("\n".join(extra)))
     hanzi = [ch for word in (*main_words, *extra_words) if len(word) > 1 for ch in word if _is_hanzi(ch)]
     return " ".join(main_words), " ".join(extra_words), " ".join(hanzi)
 

@@ -29,7 +29,8 @@ from mnemir.embed.base import Vectors
 #: below this many candidates exact scoring is fast enough that an ANN index would not pay off
 ANN_MIN_CANDIDATES = 200_000
 #: above this share of the cache, scoring every row and picking the candidates beats gathering them first
-SCORE_ALL_SHARE = 0.6
+#: (gathering copies rows and is memory-bound: measured on 2 cores, the two cross at about 10-15 %)
+SCORE_ALL_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -126,10 +127,12 @@ class VectorCache:
         pos = pos[known]
         if not len(pos) or k <= 0:
             return []
+        # einsum's own SIMD loop, not BLAS: a threaded BLAS matrix-vector product stalls for milliseconds when
+        # the cores are busy, and one pass over memory is all this needs
         if len(pos) > SCORE_ALL_SHARE * self.size:
-            scores = (self.matrix[: self.size] @ query)[pos]
+            scores = np.einsum("ij,j->i", self.matrix[: self.size], query)[pos]
         else:
-            scores = self.matrix[pos] @ query
+            scores = np.einsum("ij,j->i", np.take(self.matrix, pos, axis=0), query)
         if k < len(pos):
             best = np.argpartition(-scores, k - 1)[:k]
         else:
