@@ -158,8 +158,22 @@ def score_row(row: dict[str, Any], drafts: list[Draft], scores: LanguageScores) 
                                       "got": got})
 
 
-def run(split: str = "heldout", extractor: Extractor | None = None) -> ExtractionReport:
-    rows = load_split(split)
+def sample_rows(rows: list[dict[str, Any]], per_language: int | None) -> list[dict[str, Any]]:
+    """The first ``per_language`` rows of each language (all rows when None): for quick smoke runs."""
+    if per_language is None:
+        return rows
+    seen: dict[str, int] = defaultdict(int)
+    out = []
+    for row in rows:
+        if seen[row["lang"]] < per_language:
+            seen[row["lang"]] += 1
+            out.append(row)
+    return out
+
+
+def run(split: str = "heldout", extractor: Extractor | None = None, *,
+        per_language: int | None = None) -> ExtractionReport:
+    rows = sample_rows(load_split(split), per_language)
     extractor = extractor or Extractor(default_embedder())
     languages: dict[str, LanguageScores] = {}
     for row in rows:

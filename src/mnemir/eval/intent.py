@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mnemir.embed import default_embedder
-from mnemir.eval.extraction import ANCHOR_NOW, load_split
+from mnemir.eval.extraction import ANCHOR_NOW, load_split, sample_rows
 from mnemir.understand.intent import KIND_TYPES, IntentRecognizer
 
 
@@ -66,8 +66,9 @@ def expected_type(kind: str) -> str:
     return "*" if kind == "general" else KIND_TYPES[kind][0]
 
 
-def run(split: str = "heldout", recognizer: IntentRecognizer | None = None) -> IntentReport:
-    rows = load_split(split, "intent")
+def run(split: str = "heldout", recognizer: IntentRecognizer | None = None, *,
+        per_language: int | None = None) -> IntentReport:
+    rows = sample_rows(load_split(split, "intent"), per_language)
     recognizer = recognizer or IntentRecognizer(default_embedder())
     languages: dict[str, IntentScores] = {}
     for row in rows:

@@ -39,7 +39,8 @@ from mnemir.understand.lexicon import CUES, language_of
 from mnemir.understand.model import SoftmaxModel, load_model
 from mnemir.understand.segment import is_plan, split_pieces, split_plan
 
-__all__ = ["EXTRACTION_LABELS", "SPEAKERS", "Draft", "Extraction", "Extractor", "check_speaker", "check_text"]
+__all__ = ["EXTRACTION_LABELS", "SPEAKERS", "Draft", "Extraction", "Extractor", "check_speaker", "check_text", "finalize",
+           "has_words", "local_now"]
 
 EXTRACTION_LABELS = ("NONE", "Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
 SPEAKERS = ("user", "assistant", "system", "tool")
@@ -90,6 +91,30 @@ def local_now(now: datetime | None) -> datetime:
         return datetime.now().astimezone()
     ensure_aware(now)
     return now
+
+
+def finalize(result: Extraction, drafts: list[Draft]) -> Extraction:
+    """Apply the speaker policy, and keep only the dialogue act when nothing is memory-worthy."""
+    speaker = result.speaker
+    allowed = _ALLOWED_BY_SPEAKER[speaker]
+    kept = []
+    for draft in drafts:
+        label = "TaskUpdate" if draft.kind == "update" else draft.type
+        if label not in allowed:
+            result.notes.append(f"dropped a {label} said by the {speaker} (speaker policy)")
+            continue
+        if draft.type == "Fact":
+            draft.properties["source"] = {"user": "user", "assistant": "assistant"}.get(speaker, "external")
+        kept.append(draft)
+    if not kept:
+        kept = [Draft("DialogueAct", result.text, {"act_type": result.act, "utterance": result.text[:2000]},
+                      reasons=["nothing memory-worthy: kept only the dialogue act"])]
+    result.drafts = kept
+    return result
+
+
+def has_words(text: str) -> bool:
+    return _has_words(text)
 
 
 def _has_words(text: str) -> bool:
@@ -177,21 +202,7 @@ class Extractor:
         drafts = self._plan(text, now) if is_plan(text) else []
         if not drafts:
             drafts = self._pieces(text, now)
-        allowed = _ALLOWED_BY_SPEAKER[speaker]
-        kept = []
-        for draft in drafts:
-            label = "TaskUpdate" if draft.kind == "update" else draft.type
-            if label not in allowed:
-                result.notes.append(f"dropped a {label} said by the {speaker} (speaker policy)")
-                continue
-            if draft.type == "Fact":
-                draft.properties["source"] = {"user": "user", "assistant": "assistant"}.get(speaker, "external")
-            kept.append(draft)
-        if not kept:
-            kept = [Draft("DialogueAct", text, {"act_type": result.act, "utterance": text[:2000]},
-                          reasons=["nothing memory-worthy: kept only the dialogue act"])]
-        result.drafts = kept
-        return result
+        return finalize(result, drafts)
 
     # -- plans ----------------------------------------------------------------------
     def _plan(self, text: str, now: datetime) -> list[Draft]:

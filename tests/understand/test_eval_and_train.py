@@ -1,0 +1,70 @@
+"""The held-out reports, the independence of the splits, and training reproducibility."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mnemir.embed import USEEmbedder
+from mnemir.eval import extraction as eval_extraction
+from mnemir.eval import intent as eval_intent
+from mnemir.understand import Extractor, IntentRecognizer
+from mnemir.understand.model import load_model
+from mnemir.understand.train import extraction_examples, fit, read_jsonl
+
+
+def test_heldout_texts_never_appear_in_training() -> None:
+    train = {r["text"] for r in eval_extraction.load_split("train")}
+    heldout = {r["text"] for r in eval_extraction.load_split("heldout")}
+    assert not train & heldout
+    train_q = {r["query"] for r in eval_extraction.load_split("train", "intent")}
+    heldout_q = {r["query"] for r in eval_extraction.load_split("heldout", "intent")}
+    assert not train_q & heldout_q
+
+
+def test_heldout_split_is_big_enough_per_language() -> None:
+    for kind in ("extraction", "intent"):
+        rows = eval_extraction.load_split("heldout", kind)
+        for lang in ("zh", "en"):
+            assert sum(r["lang"] == lang for r in rows) >= 150
+
+
+@pytest.mark.parametrize("per_language", [pytest.param(None, marks=pytest.mark.slow), 12])
+def test_extraction_report_per_language(extractor: Extractor, per_language: int | None) -> None:
+    report = eval_extraction.run("heldout", extractor, per_language=per_language)
+    data = report.to_dict()
+    assert set(data["languages"]) == {"zh", "en"}
+    for scores in data["languages"].values():
+        assert 0.0 <= scores["macro_f1"] <= 1.0
+        assert set(scores["per_type"]) == set(eval_extraction.TYPES)
+        if per_language is None:
+            assert {"status", "deadline", "polarity", "emotion"} <= set(scores["properties"])
+    text = report.render()
+    assert "[zh]" in text and "[en]" in text and "macro-F1" in text
+    json.dumps(data, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("per_language", [pytest.param(None, marks=pytest.mark.slow), 12])
+def test_intent_report_per_language(recognizer: IntentRecognizer, per_language: int | None) -> None:
+    report = eval_intent.run("heldout", recognizer, per_language=per_language)
+    data = report.to_dict()
+    assert set(data["languages"]) == {"zh", "en"}
+    assert all(0.0 <= s["type_accuracy"] <= 1.0 for s in data["languages"].values())
+    assert "type accuracy" in report.render()
+
+
+def test_training_is_deterministic_and_round_trips(embedder: USEEmbedder, tmp_path: Path) -> None:
+    rows = read_jsonl(Path(eval_extraction.corpus_path("extraction_train.jsonl")))[::8]
+    texts, labels = extraction_examples(rows)
+    classes = tuple(sorted(set(labels)))
+    first = fit(texts, labels, classes, embedder, cue_scale=0.15, l2=1e-4)
+    second = fit(texts, labels, classes, embedder, cue_scale=0.15, l2=1e-4)
+    assert np.allclose(first.weights, second.weights)
+    first.save(tmp_path / "tiny")
+    loaded = load_model("tiny", tmp_path)
+    vectors = embedder.embed(texts[:5])
+    assert loaded.predict(vectors, texts[:5]) == first.predict(vectors, texts[:5])
+    assert loaded.cue_scale == 0.15
