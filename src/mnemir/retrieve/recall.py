@@ -43,14 +43,15 @@ from mnemir.retrieve.ranking import (
 )
 from mnemir.retrieve.search import check_k
 from mnemir.store.base import Selection, Store
-from mnemir.store.filters import Cmp, FilterNode, parse_filter
+from mnemir.store.filters import Cmp, FilterNode, matches, parse_filter
 
 
 @dataclass(frozen=True)
 class RecallConfig:
     ranking: RankingConfig = field(default_factory=RankingConfig)
-    #: how many candidates each search returns (at least; grows with k)
-    candidates: int = 40
+    #: how many candidates the searches under the intent return (at least; grows with k); the search over
+    #: every type returns half as many
+    candidates: int = 30
     #: how many steps relationships are followed from the best hits (0 = off)
     graph_depth: int = 2
     graph_relations: tuple[str, ...] = FOLLOW_RELATIONS
@@ -160,18 +161,17 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
     """Candidates from: hybrid search under the intent (primary), the same over every type (roles, widening)
     and the user's recent facts and feelings (the present state, whatever words they share with the query)."""
     signals: dict[str, dict[str, Any]] = {}
-    primary = scope.with_(types=types, where=where)
-    for selection, is_primary in ((primary, True), (scope, False)):
-        for rank, (mid, sim) in enumerate(store.vector_search(selection, qvec, n), start=1):
+    wide = max(n // 2, 10)
+    for selection, count, is_primary in ((scope.with_(types=types, where=where), n, True), (scope, wide, False)):
+        for rank, (mid, sim) in enumerate(store.vector_search(selection, qvec, count), start=1):
             sig = signals.setdefault(mid, {"primary": False})
             sig["similarity"] = float(sim)
             sig["vector_rank"] = min(sig.get("vector_rank", rank), rank)
             sig["primary"] = sig["primary"] or is_primary
-        for rank, (mid, bm25) in enumerate(store.text_search(selection, intent.query, n), start=1):
-            sig = signals.setdefault(mid, {"primary": False})
-            sig["primary"] = sig["primary"] or is_primary
-            if rank < sig.get("text_rank", rank + 1):
-                sig["text_rank"], sig["text_score"] = rank, float(bm25)
+    # one keyword search over the whole scope; whether a hit is also "primary" is decided below in Python
+    for rank, (mid, bm25) in enumerate(store.text_search(scope, intent.query, n), start=1):
+        sig = signals.setdefault(mid, {"primary": False})
+        sig["text_rank"], sig["text_score"] = rank, float(bm25)
     recent = scope.with_(types=("Fact", "EmotionalState"),
                          where=Cmp("@created_at", "$gte", format_datetime(now - config.ranking.present_window),
                                    "datetime"))
@@ -181,7 +181,8 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
                            vector_rank=signals.get(mid, {}).get("vector_rank"),
                            text_rank=signals.get(mid, {}).get("text_rank"),
                            text_score=signals.get(mid, {}).get("text_score"),
-                           primary=bool(signals.get(mid, {}).get("primary")))
+                           primary=bool(signals.get(mid, {}).get("primary"))
+                           or (record.type in types and (where is None or matches(where, record))))
             for mid, record in records.items()}
     _fill_similarity(store, pool, [mid for mid, c in pool.items() if c.vector_rank is None], qvec)
     return pool

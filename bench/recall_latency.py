@@ -1,0 +1,144 @@
+"""Benchmark: mem.recall() latency on a 100k-memory store, side by side with plain hybrid search.
+
+Records are written straight through the store contract (random unit vectors: the embedder is not what is
+measured) over many users and all built-in types; 5% of them are noisy copies of the query vectors so that
+every query has close candidates to rank, expand and judge (as in real use). The query embedding is excluded:
+every query is embedded once before timing and the embedder's query cache serves it afterwards; intent
+inference (the shipped classifier) IS included in recall's time.
+
+    .venv/bin/python bench/recall_latency.py                 # 100k memories, 100 users (1k each)
+    .venv/bin/python bench/recall_latency.py --users 10      # 10k memories per user
+    .venv/bin/python bench/recall_latency.py --n 20000       # quicker
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+import mnemir
+from mnemir.embed.base import normalize_rows
+from mnemir.ir import Content, MemIR, Metadata, Relationship, Scope, Source
+from mnemir.store.base import Selection, Write
+
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+MIX = {"Fact": 0.3, "Preference": 0.15, "Task": 0.15, "Plan": 0.1, "EmotionalState": 0.12, "DialogueAct": 0.08,
+       "Hypothesis": 0.05, "ContextualFrame": 0.05}
+WORDS = ["上海", "天气", "机票", "报告", "咖啡", "搬家", "会议", "预算", "Lisbon", "weather", "flight", "report",
+         "coffee", "invoice", "dentist", "museum", "plan", "budget", "car", "insurance", "dog", "vet", "tea"]
+QUERIES = ["上海天气怎么样？", "我让你订的机票订好了吗？", "还有什么事没做？", "我喜欢喝什么咖啡？", "上次开会我是什么心情？",
+           "What's the weather in Lisbon?", "What's left to do for the move?", "Did the invoice get sent?",
+           "What should I drink this afternoon?", "Where is the dentist?", "How much is the car insurance?",
+           "What did the vet say about the dog?", "装修预算还剩多少？", "明天的会议是几点？", "Which museum opens on Monday?"]
+
+
+def make_record(type_: str, i: int, rng: random.Random, users: int) -> MemIR:
+    user = f"user{rng.randrange(users)}"
+    at = NOW - timedelta(minutes=rng.randrange(60 * 24 * 90))
+    words = " ".join(rng.sample(WORDS, 3))
+    props: dict[str, object]
+    if type_ == "Fact":
+        props = {"entity": rng.choice(WORDS), "attribute": f"attr{i % 50}", "value": str(i),
+                 "confidence": rng.choice([0.3, 0.7, 0.95]), "source": rng.choice(["user", "external"])}
+    elif type_ == "Preference":
+        props = {"subject": rng.choice(WORDS), "preference_type": rng.choice(["like", "dislike"]), "strength": 0.6}
+    elif type_ in ("Task", "Plan"):
+        props = {"status": rng.choice(["pending", "in_progress", "completed", "failed"])}
+        props["goal" if type_ == "Task" else "order"] = f"goal {i}" if type_ == "Task" else rng.randrange(1, 6)
+    elif type_ == "EmotionalState":
+        props = {"emotion_type": rng.choice(["anger", "joy", "anxiety"]), "intensity": round(rng.random(), 2)}
+    elif type_ == "DialogueAct":
+        props = {"act_type": "inform"}
+    elif type_ == "Hypothesis":
+        props = {"entity": rng.choice(WORDS), "attribute": "guess", "value": "x", "confidence": 0.3}
+    else:
+        props = {"frame_type": "meeting", "topic": words, "active": rng.random() < 0.1}
+    return MemIR(content=Content(text=f"{words} {type_} memory {i}"), type=type_, properties=props,
+                 scope=Scope(user_id=user), valid_from=at,
+                 metadata=Metadata(created_at=at, updated_at=at, source=Source(speaker="user", creator="bench", at=at)))
+
+
+def build(mem: mnemir.Memory, n: int, users: int, queries: np.ndarray, seed: int) -> float:
+    rng = random.Random(seed)
+    nprng = np.random.default_rng(seed)
+    types = [t for t, share in MIX.items() for _ in range(round(share * 1000))]
+    started = time.perf_counter()
+    batch: list[Write] = []
+    previous: dict[str, str] = {}
+    for i in range(n):
+        record = make_record(types[i % len(types)], i, rng, users)
+        user = record.scope.user_id or ""
+        if user in previous and rng.random() < 0.2:  # some relationships for the graph walk to follow
+            record = record.model_copy(update={"relationships": [Relationship(target=previous[user],
+                                                                              relation="related_to_entity")]})
+        previous[user] = record.id
+        if rng.random() < 0.05:  # close to one of the queries
+            vec = queries[rng.randrange(len(queries))] + nprng.normal(0, 0.04, queries.shape[1])
+        else:
+            vec = nprng.normal(0, 1, queries.shape[1])
+        batch.append(Write(record, normalize_rows(vec)[0]))
+        if len(batch) == 2000:
+            mem.store.write(batch, model_id=mem.embedder.model_id)
+            batch = []
+    if batch:
+        mem.store.write(batch, model_id=mem.embedder.model_id)
+    return time.perf_counter() - started
+
+
+def timed(fn: Callable[[], object], repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--users", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=3, help="passes over the query set")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="mnemir-recall-bench-") as tmp:
+        mem = mnemir.open(Path(tmp) / "mem")
+        qvecs = np.vstack([mem.embedder.embed_query(q) for q in QUERIES])  # warms the query cache
+        seconds = build(mem, args.n, args.users, qvecs, args.seed)
+        print(f"built {args.n} memories over {args.users} users in {seconds:.1f} s")
+        rng = random.Random(args.seed)
+        plan = [(q, f"user{rng.randrange(args.users)}") for _ in range(args.rounds) for q in QUERIES]
+        for q, user in plan[:5]:  # warm-up: vector cache load, intent model load
+            mem.recall(q, user=user, k=5, now=NOW)
+        results: dict[str, list[float]] = {"recall": [], "search": [], "vector_search": [], "intent": []}
+        hits = []
+        for q, user in plan:
+            qv = mem.embedder.embed_query(q)
+            results["vector_search"] += timed(lambda q=q, u=user, qv=qv: mem.store.vector_search(
+                Selection(user_id=u), qv, 20), 1)
+            results["search"] += timed(lambda q=q, u=user: mem.search(q, user=u, k=5, now=NOW), 1)
+            results["intent"] += timed(lambda q=q: mem.intent(q, now=NOW), 1)
+            results["recall"] += timed(lambda q=q, u=user: hits.append(len(mem.recall(q, user=u, k=5, now=NOW).hits)),
+                                       1)
+        per_user = mem.store.count(Selection(user_id="user0"))
+        mem.close()
+    base = statistics.median(results["search"])
+    print(f"{len(plan)} queries, ~{per_user} memories per user scope, mean hits per recall {np.mean(hits):.1f}")
+    print(f"{'operation':<32}{'p50 ms':>9}{'p95 ms':>9}{'p50 / search':>14}")
+    for name, label in (("vector_search", "store.vector_search (k=20)"), ("search", "mem.search (hybrid, k=5)"),
+                        ("intent", "mem.intent (in recall)"), ("recall", "mem.recall (k=5)")):
+        values = sorted(results[name])
+        p50, p95 = statistics.median(values), values[int(0.95 * (len(values) - 1))]
+        print(f"{label:<32}{p50:>9.2f}{p95:>9.2f}{p50 / base:>14.2f}")
+
+
+if __name__ == "__main__":
+    main()
