@@ -11,25 +11,10 @@ from mnemir.errors import ConfigError
 from mnemir.memory.aio import AsyncMemory
 from mnemir.memory.config import MemoryConfig, default_location, resolve_sqlite_path
 from mnemir.memory.core import MemoryCore
+from mnemir.memory.lifecycle import LifecycleMixin
+from mnemir.memory.recall import RecallMixin
+from mnemir.memory.understanding import UnderstandingMixin
 from mnemir.ontology import Ontology
-
-try:  # feature mixins land independently; each is optional until it exists
-    from mnemir.memory.understanding import UnderstandingMixin
-except ImportError:  # pragma: no cover
-    class UnderstandingMixin:  # type: ignore[no-redef]
-        pass
-
-try:
-    from mnemir.memory.recall import RecallMixin
-except ImportError:  # pragma: no cover
-    class RecallMixin:  # type: ignore[no-redef]
-        pass
-
-try:
-    from mnemir.memory.lifecycle import LifecycleMixin
-except ImportError:  # pragma: no cover
-    class LifecycleMixin:  # type: ignore[no-redef]
-        pass
 
 
 class Memory(LifecycleMixin, RecallMixin, UnderstandingMixin, MemoryCore):
