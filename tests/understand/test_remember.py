@@ -136,3 +136,13 @@ def test_intent_on_the_facade(mem: mnemir.Memory, wed: datetime) -> None:
     assert intent.where == {"status": {"$in": ["pending", "in_progress"]}}
     hits = mem.search(intent.query, types=intent.types, where=intent.where, user="nobody")
     assert hits == []
+
+
+def test_a_report_on_a_plan_step_moves_that_step(mem: mnemir.Memory, wed: datetime) -> None:
+    stored = mem.remember("为了下个月去日本旅游，我们先办签证，再订机票，最后做攻略", user="lee", now=wed)
+    visa = next(m for m in stored if m.type == "Plan" and m.content.text == "办签证")
+    result = mem.remember("签证已经办好了", user="lee", now=wed)
+    assert [m.id for m in result.updated] == [visa.id]
+    assert mem.get(visa.id, user="lee").properties["status"] == "completed"
+    others = [m for m in mem.list(types=["Plan"], user="lee") if m.id != visa.id]
+    assert {m.properties["status"] for m in others} == {"pending"}

@@ -30,12 +30,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from mnemir.embed.base import Embedder
 from mnemir.errors import ValidationError
 from mnemir.ir import MAX_TEXT_CHARS, ensure_aware
 from mnemir.understand import fill
 from mnemir.understand.entities import Entity, find_entities
-from mnemir.understand.lexicon import CUES, language_of
+from mnemir.understand.lexicon import CUES, EMOTION_PROTOTYPES, language_of
 from mnemir.understand.model import SoftmaxModel, load_model
 from mnemir.understand.segment import is_plan, split_pieces, split_plan
 
@@ -53,6 +55,8 @@ _ALLOWED_BY_SPEAKER = {
     "tool": {"Fact"},
 }
 CREATOR = "mnemir.understand.rules+softmax"
+#: below this classifier probability an EmotionalState with no emotion word is not stored
+PROTOTYPE_MIN_P = 0.6
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 
 
@@ -185,6 +189,7 @@ class Extractor:
         self.embedder = embedder
         self.model = model if model is not None else load_model("extractor")
         self.model.check(embedder)
+        self._prototypes: tuple[list[str], Any] | None = None
 
     def classify(self, texts: list[str]) -> list[list[tuple[str, float]]]:
         if not texts:
@@ -224,20 +229,31 @@ class Extractor:
         return drafts
 
     # -- pieces ---------------------------------------------------------------------
+    def _emotion_by_prototype(self, vector: Any) -> str:
+        if self._prototypes is None:
+            labels = [e for e, phrases in EMOTION_PROTOTYPES.items() for _ in phrases]
+            phrases = [p for ps in EMOTION_PROTOTYPES.values() for p in ps]
+            self._prototypes = (labels, self.embedder.embed(phrases))
+        labels, matrix = self._prototypes
+        return labels[int(np.argmax(matrix @ vector))]
+
     def _pieces(self, text: str, now: datetime) -> list[Draft]:
         pieces = [p.text for p in split_pieces(text)]
-        predictions = self.classify(pieces)
+        vectors = self.embedder.embed(pieces)
+        by_text = dict(zip(pieces, vectors, strict=True))
+        predictions = self.model.predict(vectors, pieces)
         labelled = [(piece, _report_rule(piece, pred[0][0]), pred[0][1])
                     for piece, pred in zip(pieces, predictions, strict=True)]
         groups = _group(labelled)
         drafts = []
         for label, piece_text, confidence in groups:
-            draft = self._draft(label, piece_text, text, now, confidence)
+            draft = self._draft(label, piece_text, text, now, confidence, by_text.get(piece_text))
             if draft is not None:
                 drafts.append(draft)
         return drafts
 
-    def _draft(self, label: str, piece: str, whole: str, now: datetime, confidence: float) -> Draft | None:
+    def _draft(self, label: str, piece: str, whole: str, now: datetime, confidence: float,
+               vector: Any = None) -> Draft | None:
         reasons = [f"classified {label} (p={confidence:.2f})"]
         entities = find_entities(piece)
         if label == "NONE":
@@ -266,10 +282,15 @@ class Extractor:
             return Draft("Preference", piece, fill.preference_properties(piece), confidence=confidence,
                          entities=entities, reasons=reasons)
         if label == "EmotionalState":
-            props = fill.emotion_properties(piece) or fill.emotion_properties(whole)
-            if props is None:  # the classifier's guess without any emotion word: not enough to store
-                return None
-            return Draft("EmotionalState", piece, props, confidence=confidence, entities=entities, reasons=reasons)
+            emotion = fill.emotion_properties(piece) or fill.emotion_properties(whole)
+            if emotion is None:
+                if confidence < PROTOTYPE_MIN_P:  # a weak guess with no emotion word: not enough to store
+                    return None
+                if vector is None:
+                    vector = self.embedder.embed([piece])[0]
+                emotion = {"emotion_type": self._emotion_by_prototype(vector), "intensity": 0.5}
+                reasons.append("emotion type by nearest prototype (no emotion word in the lexicon)")
+            return Draft("EmotionalState", piece, emotion, confidence=confidence, entities=entities, reasons=reasons)
         if label == "ContextualFrame":
             return Draft("ContextualFrame", piece, fill.frame_properties(piece), confidence=confidence,
                          entities=entities, reasons=reasons)

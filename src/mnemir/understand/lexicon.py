@@ -160,3 +160,23 @@ INTENSIFIERS = re.compile(r"特别|非常|超级?|太|极其|十分|真的|好|�
                           re.I)
 SOFTENERS = re.compile(r"有点|有些|稍微|一点|还行|还好|略|\b(?:a bit|a little|kind of|kinda|sort of|somewhat|slightly|"
                        r"not too|mildly|okay with)\b", re.I)
+
+
+#: a few typical phrasings per emotion type: the fallback when the classifier hears an emotion but no emotion
+#: word is in the lexicon (the nearest prototype by sentence vector decides the type)
+EMOTION_PROTOTYPES: dict[str, tuple[str, ...]] = {
+    "joy": ("我太开心了", "心情特别好", "I'm so happy", "this made my day"),
+    "anger": ("我气死了", "太让人生气了", "I'm furious", "this makes me so angry"),
+    "sadness": ("我好难过", "心里很失落", "I feel so sad", "I'm really down"),
+    "fear": ("我好害怕", "吓死我了", "I'm scared", "that terrified me"),
+    "anxiety": ("我很焦虑", "担心得睡不着", "I'm so worried", "I'm anxious about it"),
+    "frustration": ("烦死了", "真让人抓狂", "I'm so frustrated", "this is driving me crazy"),
+    "surprise": ("太意外了", "没想到会这样", "what a surprise", "I can't believe it"),
+    "disgust": ("太恶心了", "I'm disgusted", "that's gross"),
+    "gratitude": ("真的很感激", "太感谢了", "I'm so grateful", "I really appreciate it"),
+    "excitement": ("好兴奋", "太期待了", "I'm so excited", "I can't wait"),
+    "calm": ("我很平静", "终于放松了", "I feel calm", "I'm relieved"),
+    "tiredness": ("累死了", "没力气了", "I'm exhausted", "I'm worn out"),
+    "embarrassment": ("太尴尬了", "好丢人", "so embarrassing", "I felt stupid"),
+    "love": ("我爱上他了", "I'm in love"),
+}

@@ -25,7 +25,7 @@ def split_pieces(text: str) -> list[Piece]:
     """Pieces of an utterance, each with leading conjunctions removed; tiny fragments stay with their neighbour."""
     out: list[str] = []
     for hard in _HARD.split(text):
-        for soft in _SOFT_ZH.split(hard):
+        for soft in _zh_clauses(hard):
             for piece in _SOFT_EN.split(soft):
                 cleaned = _LEADING_JOINER.sub("", piece.strip(" ，,")).strip()
                 if not cleaned:
@@ -41,11 +41,27 @@ def split_pieces(text: str) -> list[Piece]:
     return [Piece(p) for p in out]
 
 
+_ABOUT_USER = re.compile(r"我|帮|请|麻烦|记得|提醒")
+
+
+def _zh_clauses(text: str) -> list[str]:
+    """Split at a comma before a contrast or a new "我" clause; a clause that is not itself about the user
+    ("项目延期了，我很焦虑") stays with the "我" clause after it, as its cause."""
+    parts = _SOFT_ZH.split(text)
+    out: list[str] = []
+    for part in parts:
+        if out and part.startswith("我") and not _ABOUT_USER.search(out[-1]):
+            out[-1] = out[-1] + "，" + part
+        else:
+            out.append(part)
+    return out
+
+
 def _too_small(text: str) -> bool:
     letters = re.sub(r"[\W_]", "", text)
     if re.search(r"[\u4e00-\u9fff]", text):
-        return len(letters) < 4
-    return len(text.split()) < 3
+        return len(letters) < 3
+    return len(text.split()) < 2
 
 
 _PLAN_ZH = re.compile(r"(?:先|首先|第一步|第一)[，,：:]?.{1,60}?(?:然后|再|接着|之后|最后|其次|第二步|第二)")

@@ -385,9 +385,11 @@ EXTRA_INTENT: dict[tuple[str, str], list[str]] = {
 
 
 def extra_rows() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
-    extraction = [{"lang": lang, "speaker": "user", "text": text, "expect": [] if label == "NONE" else [{"type": label}]}
-                  for (lang, label), texts in EXTRA_EXTRACTION.items() for text in texts]
-    intent = [{"lang": lang, "query": q, "kind": kind} for (lang, kind), qs in EXTRA_INTENT.items() for q in qs]
+    extraction: list[dict[str, object]] = [
+        {"lang": lang, "speaker": "user", "text": text, "expect": [] if label == "NONE" else [{"type": label}]}
+        for (lang, label), texts in EXTRA_EXTRACTION.items() for text in texts]
+    intent: list[dict[str, object]] = [{"lang": lang, "query": q, "kind": kind}
+                                       for (lang, kind), qs in EXTRA_INTENT.items() for q in qs]
     return extraction, intent
 
 
@@ -451,9 +453,11 @@ EXTRA_EXTRACTION_2: dict[tuple[str, str], list[str]] = {
 
 
 def extra_rows_2() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
-    extraction = [{"lang": lang, "speaker": "user", "text": text, "expect": [] if label == "NONE" else [{"type": label}]}
-                  for (lang, label), texts in EXTRA_EXTRACTION_2.items() for text in texts]
-    intent = [{"lang": lang, "query": q, "kind": kind} for (lang, kind), qs in EXTRA_INTENT_2.items() for q in qs]
+    extraction: list[dict[str, object]] = [
+        {"lang": lang, "speaker": "user", "text": text, "expect": [] if label == "NONE" else [{"type": label}]}
+        for (lang, label), texts in EXTRA_EXTRACTION_2.items() for text in texts]
+    intent: list[dict[str, object]] = [{"lang": lang, "query": q, "kind": kind}
+                                       for (lang, kind), qs in EXTRA_INTENT_2.items() for q in qs]
     return extraction, intent
 
 
