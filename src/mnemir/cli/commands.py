@@ -24,13 +24,20 @@ def remember(state: State, text: str, speaker: str, user: str | None, session: s
     """Extract typed memories from an utterance and store them (no LLM needed)."""
     result = state.mem.remember(text, speaker=speaker, user=user, session=session, turn=turn, now=parse_now(now))
     if state.as_json:
-        emit_json(result.to_dict() if hasattr(result, "to_dict") else [r.to_dict() for r in result])
+        emit_json(result.to_dict())
         return
-    console.print(memory_table(list(result), title="remembered"))
-    for attr in ("updated", "questions"):
-        extra = getattr(result, attr, None)
-        if extra:
-            console.print(f"{attr}: {extra}")
+    if result.created:
+        console.print(memory_table(result.created, title="new memories"))
+    if result.updated:
+        console.print(memory_table(result.updated, title="updated memories"))
+    for confirmation in result.confirmations:
+        console.print(f"[bold yellow]needs confirmation[/]: {confirmation.question}")
+        for c in confirmation.candidates:
+            console.print(f"  - {c.id}: {c.text} ({'; '.join(c.reasons)})")
+    for note in result.notes:
+        console.print(f"[dim]note: {note}[/]")
+    if not (result.created or result.updated or result.confirmations):
+        console.print("nothing worth keeping in this utterance")
 
 
 @cli.command()
