@@ -52,6 +52,7 @@ def expand(store: Store, scope: Selection, seeds: Sequence[MemIR], *, depth: int
     relations = tuple(relations)
     walk = Walk()
     seen = {r.id for r in seeds}
+    seed_ids = frozenset(seen)
     frontier = [r for r in seeds if scope.admits(r)]
     for record in frontier:
         _note_claims(record, walk)
@@ -61,6 +62,9 @@ def expand(store: Store, scope: Selection, seeds: Sequence[MemIR], *, depth: int
         reached = _neighbours(store, scope, frontier, relations, walk)
         frontier = []
         for relation, source, record in reached:
+            if record.id in seed_ids and record.id != source:  # a seed reached from another seed: note the link
+                walk.links.append(Link(record, relation, source, level))
+                continue
             if record.id in seen or len(walk.links) >= limit:
                 continue
             seen.add(record.id)

@@ -173,6 +173,8 @@ class Scored:
     strength: float = 0.0
     reasons: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    #: listed whatever its relevance (an open task answering "what is left")
+    listed: bool = False
 
     @property
     def record(self) -> MemIR:
@@ -333,13 +335,14 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     record = c.record
     rel, reasons = relevance(c, intent, config)
     floor = config.current_min_relevance if role == "current" else config.min_relevance
-    if intent.kind == "open_tasks" and role == "task" and where is not None and matches(where, record):
+    listed = intent.kind == "open_tasks" and role == "task" and where is not None and matches(where, record)
+    if listed:
         floor = 0.0  # an open task is an answer to "what is left" whatever its wording
     if rel < floor:
         return None
     flags: list[str] = []
     factor = _type_fit(record, intent, config) if role in ANSWER_ROLES else 1.0
-    if factor < 1.0:
+    if role in ANSWER_ROLES and record.type not in intent.types:
         reasons.append(f"widened beyond the intended types ({record.type})")
     bonus = 0.0
     if where is not None and record.type in intent.types and matches(where, record):
@@ -350,7 +353,7 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     factor *= _time_factor(record, intent, now, config, reasons)
     offset = config.role_offsets.get(intent.kind, {}).get(role, 0.0)
     strength = (rel + bonus) * factor
-    return Scored(c, role, round(strength + offset, 4), rel, round(strength, 4), reasons, flags)
+    return Scored(c, role, round(strength + offset, 4), rel, round(strength, 4), reasons, flags, listed)
 
 
 def _type_fit(record: MemIR, intent: IntentLike, config: RankingConfig) -> float:
@@ -561,4 +564,4 @@ def lift_present(scored: list[Scored], kind: str, config: RankingConfig) -> None
 
 
 def above_floor(scored: Iterable[Scored], config: RankingConfig) -> list[Scored]:
-    return [s for s in scored if s.strength >= config.min_score]
+    return [s for s in scored if s.strength >= config.min_score or s.listed]

@@ -253,7 +253,9 @@ def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: Intent
         inherited = parent_rel.get(link.source, 0.0) if _useful_link(link.relation) else 0.0
         known = pool.get(link.record.id)
         if known is not None:  # already found by search: the link may still lift it
-            if inherited * 0.75 ** link.depth > (best[known.id].relevance if known.id in best else 0.0):
+            lifted = max((c.parent_relevance * 0.75 ** c.via[2] for c in [known] if c.via), default=0.0)
+            current = max(best[known.id].relevance if known.id in best else 0.0, lifted)
+            if inherited * 0.75 ** link.depth > current:
                 known.via, known.parent_relevance = (link.relation, link.source, link.depth), inherited
                 relinked.append(known)
             continue
@@ -261,7 +263,7 @@ def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: Intent
         pool[c.id] = c
         new.append(c)
     _fill_similarity(store, pool, [c.id for c in new], qvec)
-    for c in [*new, *relinked]:
+    for c in [*new, *{id(c): c for c in relinked}.values()]:
         s = _score(c, intent, where, now, config, ontology, frames)
         if s is not None:
             best[c.id] = s
