@@ -146,3 +146,15 @@ def test_a_report_on_a_plan_step_moves_that_step(mem: mnemir.Memory, wed: dateti
     assert mem.get(visa.id, user="lee").properties["status"] == "completed"
     others = [m for m in mem.list(types=["Plan"], user="lee") if m.id != visa.id]
     assert {m.properties["status"] for m in others} == {"pending"}
+
+
+@pytest.mark.parametrize("turns", [
+    "just one string",
+    [{"text": "帮我订机票", "now": datetime(2026, 3, 4, 10)}],
+    [("user",)],
+    [{"speaker": "user"}],
+])
+def test_ingest_rejects_malformed_conversations(mem: mnemir.Memory, wed: datetime, turns: object) -> None:
+    with pytest.raises(ValidationError):
+        mem.ingest(turns, user="max", now=wed)  # type: ignore[arg-type]
+    assert mem.count(user="max") == 0

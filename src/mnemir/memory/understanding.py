@@ -180,6 +180,11 @@ class UnderstandingMixin(_Base):
         Each turn is a dict ``{"text", "speaker"?, "turn"?, "now"?}``, a ``(speaker, text)`` pair or a plain
         string (said by the user). Every turn is checked before anything is written.
         """
+        if isinstance(turns, (str, bytes, Mapping)):
+            raise ValidationError("turns must be a list of turns, not a single turn", field="turns",
+                                  value=type(turns).__name__, allowed="a list of strings, (speaker, text) pairs or dicts")
+        if now is not None:
+            ensure_aware(now)
         parsed = [_parse_turn(item, i) for i, item in enumerate(turns)]
         out = Remembered()
         for speaker, text, turn, when in parsed:
@@ -314,13 +319,16 @@ class UnderstandingMixin(_Base):
         best = candidates[0]
         runner_up = candidates[1].score if len(candidates) > 1 else 0.0
         if best.score >= MATCH_SURE and best.score - runner_up >= MATCH_MARGIN:
+            why = "; ".join(best.reasons)
+            said = f"{ctx.speaker}" + (f", session {ctx.session}" if ctx.session else "") + (
+                f", turn {ctx.turn}" if ctx.turn is not None else "")
             try:
                 updated = self._set_task_status(best.id, status, user=ctx.user, now=ctx.now,
-                                                reason=f"reported ({'; '.join(best.reasons)}): {text}",
-                                                actor=ctx.creator)
+                                                reason=f"reported by {said} ({why}): {text}", actor=ctx.creator)
             except (InvalidTransitionError, ConflictError, NotFoundError) as exc:
                 ctx.out.notes.append(f"could not move task {best.id} to {status}: {exc}")
                 return
+            ctx.out.notes.append(f"moved {best.id} ({best.text!r}) to {status}: {why}")
             ctx.out.updated.append(updated)
             ctx.out.append(updated)
             return
@@ -403,6 +411,8 @@ def _parse_turn(item: Any, index: int) -> tuple[str, str, int, datetime | None]:
         when = item.get("now")
         if when is not None and not isinstance(when, datetime):
             raise ValidationError(f"{field_name}.now must be a datetime", field=f"{field_name}.now", value=when)
+        if when is not None:
+            ensure_aware(when, f"{field_name}.now")
         return (check_speaker(item.get("speaker", "user")), check_text(item["text"], f"{field_name}.text"), turn,
                 when)
     if isinstance(item, (tuple, list)) and len(item) == 2:
