@@ -94,12 +94,13 @@ class IndexedProperties(PropertyAccess):
         texts = [v for v in values if not is_number(v)]
         numbers = [v for v in values if is_number(v)]
         parts = []
+        # scalars and list items alike; OPAQUE rows hold no value, so they never equal anything
         if texts:
             head = self._rows(name, p)
-            parts.append(f"{head}tval IN ({p.many(texts)}) AND item IN ({SCALAR}, {ITEM}))")
+            parts.append(f"{head}tval IN ({p.many(texts)}))")
         if numbers:
             head = self._rows(name, p)
-            parts.append(f"{head}nval IN ({p.many(numbers)}) AND item IN ({SCALAR}, {ITEM}))")
+            parts.append(f"{head}nval IN ({p.many(numbers)}))")
         return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
 
     def compare(self, name: str, op: str, value: Scalar, p: Params) -> str:

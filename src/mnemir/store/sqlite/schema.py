@@ -47,8 +47,9 @@ CREATE TABLE props (
     tval TEXT,
     nval                    -- no declared type, so integers stay integers
 );
-CREATE INDEX props_text ON props (key, tval, rid);
-CREATE INDEX props_number ON props (key, nval, rid);
+-- covering: a property filter is answered from the index alone
+CREATE INDEX props_text ON props (key, tval, item, rid);
+CREATE INDEX props_number ON props (key, nval, item, rid);
 CREATE INDEX props_rid ON props (rid);
 
 CREATE TABLE relationships (

@@ -29,8 +29,8 @@ from mnemir.embed.base import Vectors
 #: below this many candidates exact scoring is fast enough that an ANN index would not pay off
 ANN_MIN_CANDIDATES = 200_000
 #: above this share of the cache, scoring every row and picking the candidates beats gathering them first
-#: (gathering copies rows and is memory-bound: measured on 2 cores, the two cross at about 10-15 %)
-SCORE_ALL_SHARE = 0.1
+#: (gathering copies rows and is memory-bound: measured on 2 cores, the two cross at about 15 %)
+SCORE_ALL_SHARE = 0.15
 
 
 @dataclass(frozen=True)
