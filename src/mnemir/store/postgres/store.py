@@ -84,7 +84,7 @@ class PostgresStore(Store):
         self._db.write("write", lambda cur: self._write(cur, prepared, model_id, delete_ids))
 
     def _write(self, cur: Cursor, prepared: list[_Prepared], model_id: str, delete_ids: list[str]) -> None:
-        dims = {p.dim for p in prepared if p.vector is not None}
+        dims = {p.dim for p in prepared if p.dim is not None}
         if dims:
             _check_model(cur, model_id, dims)
         # rows are locked in id order, so two writes touching the same records cannot deadlock; the sort is
