@@ -126,7 +126,7 @@ EVAL_SUITES = {
 
 @cli.command(name="eval")
 @click.argument("suite", type=click.Choice([*EVAL_SUITES, "all"]))
-@click.option("--split", default="heldout", show_default=True, help="Which split to evaluate (heldout or dev).")
+@click.option("--split", default="heldout", show_default=True, help="heldout (default), fresh (written blind after development), or the tuning split (train / dev).")
 @click.pass_obj
 @handle_errors
 def eval_(state: State, suite: str, split: str) -> None:

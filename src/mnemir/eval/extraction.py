@@ -25,7 +25,11 @@ from mnemir.errors import ValidationError
 from mnemir.understand.extract import Draft, Extractor
 
 TYPES = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
-SPLITS = {"heldout": "extraction_heldout.jsonl", "train": "extraction_train.jsonl"}
+#: train: what the model learns from; heldout: never trained on (aggregate numbers were seen while developing);
+#: fresh: written blind by a separate author after development, evaluated without any tuning afterwards
+SPLITS = {"heldout": "extraction_heldout.jsonl", "train": "extraction_train.jsonl",
+          "fresh": "extraction_fresh.jsonl"}
+INTENT_SPLITS = {"heldout": "intent_heldout.jsonl", "train": "intent_train.jsonl", "fresh": "intent_fresh.jsonl"}
 #: every utterance in the corpus is resolved against this instant (a Wednesday, UTC+8)
 ANCHOR_NOW = datetime.fromisoformat("2026-03-04T10:00:00+08:00")
 PROPERTY_KEYS = {"status": "status", "deadline": "deadline", "polarity": "preference_type", "emotion": "emotion_type"}
@@ -36,7 +40,7 @@ def corpus_path(name: str) -> Path:
 
 
 def load_split(split: str, kind: str = "extraction") -> list[dict[str, Any]]:
-    files = {"extraction": SPLITS, "intent": {"heldout": "intent_heldout.jsonl", "train": "intent_train.jsonl"}}[kind]
+    files = {"extraction": SPLITS, "intent": INTENT_SPLITS}[kind]
     if split not in files:
         raise ValidationError("unknown split", field="split", value=split, allowed=list(files))
     with open(corpus_path(files[split]), encoding="utf-8") as fh:
