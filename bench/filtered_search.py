@@ -91,7 +91,7 @@ def write_all(store: SQLiteStore, props: list[dict[str, Any]], vectors: np.ndarr
 def open_cached(path: Path, n: int, dim: int, seed: int, rebuild: bool, onto: Ontology
                 ) -> tuple[SQLiteStore, float | None, bool]:
     """The benchmark store: reused when it was built with the same parameters, else (re)built."""
-    fingerprint = json.dumps({"n": n, "dim": dim, "seed": seed, "v": 2})
+    fingerprint = json.dumps({"n": n, "dim": dim, "seed": seed, "v": 3})
     if path.exists() and not rebuild:
         store = SQLiteStore(path, ontology=onto)
         if store.get_meta("bench_fingerprint") == fingerprint:
@@ -116,31 +116,34 @@ def percentile(values: list[float], q: float) -> float:
 
 def measure_search(store: SQLiteStore, onto: Ontology, props: list[dict[str, Any]], vectors: np.ndarray,
                    queries: np.ndarray, k: int) -> list[dict[str, Any]]:
-    rows = []
+    """Every query runs every case in turn (interleaved), so a load spike on a shared machine hits all cases
+    alike and the ratios stay comparable."""
     ids = np.array([f"m{i:07d}" for i in range(len(props))])
+    cases = []
     for name, where in CASES.items():
         node = parse_filter(where, onto)
         allowed = np.array([i for i, p in enumerate(props) if matches(node, SimpleNamespace(properties=p))])
-        selection = Selection(user_id=USER, where=node)
-        candidate_matrix = np.ascontiguousarray(vectors[allowed])
-        store_ms, brute_ms, recalls = [], [], []
-        for q in queries:
+        cases.append({"name": name, "where": where, "selection": Selection(user_id=USER, where=node),
+                      "allowed": allowed, "matrix": np.ascontiguousarray(vectors[allowed]),
+                      "store_ms": [], "brute_ms": [], "recall": []})
+    for q in queries:
+        for case in cases:
             began = time.perf_counter()
-            got = store.vector_search(selection, q, k)
-            store_ms.append((time.perf_counter() - began) * 1000)
+            got = store.vector_search(case["selection"], q, k)
+            case["store_ms"].append((time.perf_counter() - began) * 1000)
             began = time.perf_counter()
-            scores = np.einsum("ij,j->i", candidate_matrix, q)  # the same kernel the store uses
+            scores = np.einsum("ij,j->i", case["matrix"], q)  # the same kernel the store uses
             best = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
-            brute_ms.append((time.perf_counter() - began) * 1000)
-            want = set(ids[allowed[best]])
-            recalls.append(len(want & {i for i, _ in got}) / len(want))
-        rows.append({
-            "filter": name, "where": where, "selected": len(allowed), "share": len(allowed) / len(props),
-            "p50_ms": statistics.median(store_ms), "p95_ms": percentile(store_ms, 95),
-            "recall_at_k": float(np.mean(recalls)), "min_recall": float(np.min(recalls)),
-            "brute_p50_ms": statistics.median(brute_ms),
-        })
-    return rows
+            case["brute_ms"].append((time.perf_counter() - began) * 1000)
+            want = set(ids[case["allowed"][best]])
+            case["recall"].append(len(want & {i for i, _ in got}) / len(want))
+    return [{
+        "filter": c["name"], "where": c["where"], "selected": len(c["allowed"]),
+        "share": len(c["allowed"]) / len(props),
+        "p50_ms": statistics.median(c["store_ms"]), "p95_ms": percentile(c["store_ms"], 95),
+        "recall_at_k": float(np.mean(c["recall"])), "min_recall": float(np.min(c["recall"])),
+        "brute_p50_ms": statistics.median(c["brute_ms"]),
+    } for c in cases]
 
 
 def measure_inserts(dim: int, seed: int, n: int, onto: Ontology) -> list[dict[str, Any]]:

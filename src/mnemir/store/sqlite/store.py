@@ -20,7 +20,7 @@ from mnemir.store.sql_filters import Params, compile_selection
 from mnemir.store.sqlite import rows, schema, text
 from mnemir.store.sqlite.connection import Connection
 from mnemir.store.sqlite.dialect import SQLiteDialect, json_path
-from mnemir.store.sqlite.vectors import VectorCache, plan_search
+from mnemir.store.sqlite.vectors import AnnIndex, VectorCache, plan_search
 
 #: ordering on record fields (besides property names)
 ORDER_FIELDS = {"@created_at": "r.created_at", "@updated_at": "r.updated_at", "@valid_from": "r.valid_from",
@@ -55,6 +55,8 @@ class SQLiteStore(Store):
         self.ontology = ontology
         self._db = Connection(self.path, busy_timeout_s=float(busy_timeout_s), retry_for_s=float(retry_for_s))
         self._cache = VectorCache()
+        #: an approximate index for very large candidate sets; none yet (see vectors.plan_search)
+        self._ann: AnnIndex | None = None
         try:
             if self._db.read("open", self._needs_preparing):  # most opens find nothing to do: no write lock
                 self._db.write("open (schema migration)", self._prepare)
@@ -168,7 +170,8 @@ class SQLiteStore(Store):
             found: dict[str, MemIR] = {}
             for chunk in _chunks(list(dict.fromkeys(ids))):
                 marks = ", ".join("?" * len(chunk))
-                for mid, data in conn.execute(f"SELECT r.id, d.record FROM records r JOIN documents d ON d.rid = r.rid WHERE r.id IN ({marks})", chunk):
+                sql = f"SELECT r.id, d.record FROM records r JOIN documents d USING (rid) WHERE r.id IN ({marks})"
+                for mid, data in conn.execute(sql, chunk):
                     found[mid] = rows.load_record(data)
             return [found[i] for i in ids if i in found]
 
@@ -184,8 +187,8 @@ class SQLiteStore(Store):
         def body(conn: sqlite3.Connection) -> list[MemIR]:
             p = Params()
             where = self._where(conn, selection, p)
-            sql = (f"SELECT d.record FROM records r JOIN documents d ON d.rid = r.rid WHERE {where} ORDER BY {order} "
-                   f"LIMIT {p(-1 if limit is None else limit)} OFFSET {p(offset)}")
+            sql = (f"SELECT d.record FROM records r JOIN documents d USING (rid) WHERE {where} "
+                   f"ORDER BY {order} LIMIT {p(-1 if limit is None else limit)} OFFSET {p(offset)}")
             found = conn.execute(sql, p.values).fetchall()
             return [rows.load_record(data) for (data,) in found]
 
@@ -218,9 +221,11 @@ class SQLiteStore(Store):
             joined = conn.execute(f"SELECT group_concat(r.rid, ' ') FROM records r WHERE {where}",
                                   p.values).fetchone()[0]
             candidates = np.array(joined.split(), dtype=np.int64) if joined else np.zeros(0, dtype=np.int64)
-            plan = plan_search(len(candidates), ann_available=False)
-            assert plan.method == "exact"  # the ANN path arrives with its index (see vectors.plan_search)
-            best = self._cache.top_k(candidates, vector, k)
+            plan = plan_search(len(candidates), ann_available=self._ann is not None)
+            if plan.method == "ann" and self._ann is not None:
+                best = self._ann.search(candidates, vector, k)
+            else:
+                best = self._cache.top_k(candidates, vector, k)
             ids = self._ids_of(conn, [rid for rid, _ in best])
             return [(ids[rid], score) for rid, score in best if rid in ids]
 
@@ -410,8 +415,8 @@ def _check_write(write: Write, i: int) -> tuple[bytes, int] | None:
 
 
 def _prepare_write(write: Write, i: int, *, skip_record: bool) -> rows.PreparedWrite:
-    vector = _check_write(write, i) if not skip_record else _check_write(Write(write.record, None, write.history), i)
-    return rows.prepare_write(write.record, vector, write.history, skip_record=skip_record)
+    vector = _check_write(write, i)
+    return rows.prepare_write(write.record, None if skip_record else vector, write.history, skip_record=skip_record)
 
 
 def _check_count(value: Any, field: str) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +38,14 @@ class SearchPlan:
     method: Literal["exact", "ann"]
     candidates: int
     reason: str
+
+
+class AnnIndex(Protocol):
+    """What an approximate index must offer to be planned in (none exists yet)."""
+
+    def search(self, rids: npt.NDArray[np.int64], query: Vectors, k: int) -> list[tuple[int, float]]:
+        """(rid, cosine) of about the ``k`` best among ``rids``, best first."""
+        ...
 
 
 def plan_search(candidates: int, *, ann_available: bool = False,
