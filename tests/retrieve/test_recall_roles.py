@@ -166,3 +166,17 @@ def test_bad_input_is_a_clear_error(mem: mnemir.Memory, now: datetime, call, fie
     with pytest.raises(mnemir.ValidationError) as err:
         call(mem, now)
     assert err.value.context.get("field") == field
+
+
+def test_never_silently_nothing_when_something_is_loosely_related(mem: mnemir.Memory, now: datetime) -> None:
+    loose = add(mem, now, "We moved the team call to Google Meet", "Fact",
+                {"entity": "team call", "attribute": "tool", "value": "Google Meet"}, days=3)
+    query = "Which tool do I send the invite with?"
+    strict = RecallConfig(ranking=RankingConfig(min_relevance=0.0, min_score=0.99))
+    mem.recall_config = strict
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
+
+    assert [h.id for h in result.hits] == [loose.id]
+    assert "weak" in result.hits[0].flags and result.widened
+    assert "weak match" in result.context.render()

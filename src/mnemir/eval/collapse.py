@@ -167,7 +167,7 @@ def _memory_id(scenario_id: str, key: str) -> str:
 
 
 def _speaker(memory: Mapping[str, Any]) -> str:
-    source = (memory.get("props") or {}).get("source")
+    source = str((memory.get("props") or {}).get("source"))
     return {"external": "tool", "assistant": "assistant"}.get(source, "user")
 
 

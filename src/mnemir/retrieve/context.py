@@ -35,6 +35,7 @@ FLAG_TEXT: dict[str, str] = {
     "outdated": "POSSIBLY OUTDATED: a newer memory replaces it",
     "faded": "faded: an old feeling",
     "other_frame": "from another setting",
+    "weak": "weak match: only loosely related",
 }
 
 

@@ -91,13 +91,13 @@ def _neighbours(store: Store, scope: Selection, frontier: Sequence[MemIR], relat
     found = {r.id: r for r in store.fetch(list(dict.fromkeys(target for _, _, target in pairs)))}
     out: list[tuple[str, str, MemIR]] = []
     for relation, source, target in pairs:
-        record = found.get(target)
-        if record is None:
+        reached = found.get(target)
+        if reached is None:
             continue
-        if not scope.with_(types=None).admits(record):
+        if not scope.with_(types=None).admits(reached):
             walk.out_of_scope += 1
             continue
-        out.append((relation, source, record))
+        out.append((relation, source, reached))
     out.extend(steps)
     return out
 

@@ -59,6 +59,8 @@ class RecallConfig:
     graph_seeds: int = 5
     #: how many recent memories are read as the user's present state
     present_limit: int = 20
+    #: when nothing passes the relevance floor, at most this many of the closest admitted memories are shown
+    weak_fallback: int = 3
 
     def __post_init__(self) -> None:
         if isinstance(self.candidates, bool) or not isinstance(self.candidates, int) or self.candidates < 1:
@@ -145,8 +147,16 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     ranked = focus_status(ranked, intent.kind, config.ranking)
     ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool)
     lift_present(ranked, intent.kind, config.ranking)
-    ranked = order_hits(above_floor(ranked, config.ranking))
+    kept = order_hits(above_floor(ranked, config.ranking))
+    if not kept and ranked:  # never nothing when something passed the role gates: the closest, labelled weak
+        kept = sorted(ranked, key=lambda s: (-s.relevance, s.record.id))[: min(k, config.weak_fallback)]
+        for s in kept:
+            s.flags.append("weak")
+            s.reasons.append("below the relevance floor: shown because nothing closer was found")
+        notes.append("nothing passed the relevance floor; showing the closest memories, labelled weak")
+    ranked = kept
     widened, widen_notes = _widening(ranked, intent, k)
+    widened = widened or any("weak" in s.flags for s in ranked)
     hits = [_hit(s) for s in ranked[:k]]
     notes += widen_notes + walk_notes
     if not hits:
