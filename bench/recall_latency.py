@@ -32,6 +32,9 @@ from mnemir.store.base import Selection, Write
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 MIX = {"Fact": 0.3, "Preference": 0.15, "Task": 0.15, "Plan": 0.1, "EmotionalState": 0.12, "DialogueAct": 0.08,
        "Hypothesis": 0.05, "ContextualFrame": 0.05}
+#: words the queries use; each text carries one of them with probability TOPICAL, else only filler words
+TOPICAL = 0.02
+FILLER = [f"w{i:04d}" for i in range(5000)]
 WORDS = ["上海", "天气", "机票", "报告", "咖啡", "搬家", "会议", "预算", "Lisbon", "weather", "flight", "report",
          "coffee", "invoice", "dentist", "museum", "plan", "budget", "car", "insurance", "dog", "vet", "tea"]
 QUERIES = ["上海天气怎么样？", "我让你订的机票订好了吗？", "还有什么事没做？", "我喜欢喝什么咖啡？", "上次开会我是什么心情？",
@@ -43,13 +46,14 @@ QUERIES = ["上海天气怎么样？", "我让你订的机票订好了吗？", "
 def make_record(type_: str, i: int, rng: random.Random, users: int) -> MemIR:
     user = f"user{rng.randrange(users)}"
     at = NOW - timedelta(minutes=rng.randrange(60 * 24 * 90))
-    words = " ".join(rng.sample(WORDS, 3))
+    filler = rng.sample(FILLER, 6)
+    words = " ".join(filler + ([rng.choice(WORDS)] if rng.random() < TOPICAL else []))
     props: dict[str, object]
     if type_ == "Fact":
-        props = {"entity": rng.choice(WORDS), "attribute": f"attr{i % 50}", "value": str(i),
+        props = {"entity": filler[0], "attribute": f"attr{i % 50}", "value": str(i),
                  "confidence": rng.choice([0.3, 0.7, 0.95]), "source": rng.choice(["user", "external"])}
     elif type_ == "Preference":
-        props = {"subject": rng.choice(WORDS), "preference_type": rng.choice(["like", "dislike"]), "strength": 0.6}
+        props = {"subject": filler[0], "preference_type": rng.choice(["like", "dislike"]), "strength": 0.6}
     elif type_ in ("Task", "Plan"):
         props = {"status": rng.choice(["pending", "in_progress", "completed", "failed"])}
         props["goal" if type_ == "Task" else "order"] = f"goal {i}" if type_ == "Task" else rng.randrange(1, 6)
@@ -58,7 +62,7 @@ def make_record(type_: str, i: int, rng: random.Random, users: int) -> MemIR:
     elif type_ == "DialogueAct":
         props = {"act_type": "inform"}
     elif type_ == "Hypothesis":
-        props = {"entity": rng.choice(WORDS), "attribute": "guess", "value": "x", "confidence": 0.3}
+        props = {"entity": filler[0], "attribute": "guess", "value": "x", "confidence": 0.3}
     else:
         props = {"frame_type": "meeting", "topic": words, "active": rng.random() < 0.1}
     return MemIR(content=Content(text=f"{words} {type_} memory {i}"), type=type_, properties=props,
