@@ -16,6 +16,7 @@ import pytest
 from store_cases import MODEL, ONTOLOGY, make_ontology, record, unit, write_many
 
 from mnemir.errors import StoreError
+from mnemir.ir import MemoryStatus
 from mnemir.ontology import Ontology, PropertySpec, TypeDef
 from mnemir.store.base import ANY, Selection, Write
 from mnemir.store.filters import parse_filter
@@ -83,18 +84,24 @@ def test_migrations_are_recorded_in_order(tmp_path: Path) -> None:
 
 
 def test_an_old_database_is_upgraded_on_open(tmp_path: Path) -> None:
-    """A store made before the full-text index (schema 1) gets the index, back-filled, when opened."""
+    """A store made before the full-text index (schema 1) gets the index, back-filled, and the later columns,
+    when opened."""
     path = tmp_path / "old.db"
     with open_db(path) as store:
         put(store, record("帮我订下周五去上海的机票", id="flight"), record("rain in London", id="rain"))
-    conn = sqlite3.connect(path, isolation_level=None)
+    conn = sqlite3.connect(path, isolation_level=None)  # turn it back into a schema-1 database
     conn.execute("DROP TABLE fts")
+    conn.execute("ALTER TABLE records DROP COLUMN fts_key")
     conn.execute("DELETE FROM schema_migrations WHERE version > 1")
     conn.close()
     with open_db(path) as store:
         assert store.schema_version == SCHEMA_VERSION
         assert [i for i, _ in store.text_search(EVERYONE, "上海", 5)] == ["flight"]
         assert [i for i, _ in store.text_search(EVERYONE, "london", 5)] == ["rain"]
+        flight = store.fetch(["flight"])[0]
+        store.write([Write(flight.model_copy(update={"status": MemoryStatus.archived}), None)], model_id=MODEL)
+        assert store.text_search(Selection(user_id=ANY, statuses=(MemoryStatus.archived,)), "上海", 5)[0][0] == \
+            "flight"
 
 
 def test_a_database_from_a_newer_mnemir_is_refused_clearly(tmp_path: Path) -> None:
@@ -271,3 +278,24 @@ def test_planner_statistics_are_kept_so_a_selective_property_drives_the_query(tm
         "r.rid IN (SELECT rid FROM props WHERE key = 'entity' AND tval IN ('e7') AND item IN (0, 1))"))
     assert "props_text" in plan and "INTEGER PRIMARY KEY" in plan, plan
     conn.close()
+
+
+def test_a_replace_that_keeps_the_text_does_not_segment_it_again(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Status and time changes (archiving, decay) are most replaces: the full-text columns are kept as they are."""
+    from mnemir.store.sqlite import rows
+
+    with open_db(tmp_path / "m.db") as store:
+        rec = record("帮我订下周五去上海的机票", "Task", {"goal": "订机票"}, id="t")
+        put(store, rec)
+        segmented: list[str] = []
+        original = rows.fts_columns
+        monkeypatch.setattr(rows, "fts_columns", lambda r: segmented.append(r.id) or original(r))
+        store.write([Write(rec.model_copy(update={"status": MemoryStatus.archived}), None)], model_id=MODEL)
+        assert segmented == []
+        archived = Selection(user_id="alice", statuses=(MemoryStatus.archived,))
+        assert [i for i, _ in store.text_search(archived, "上海", 5)] == ["t"]
+        changed = rec.model_copy(update={"properties": {"goal": "改签火车票"}})
+        store.write([Write(changed, None)], model_id=MODEL)
+        assert segmented == ["t"]
+        assert [i for i, _ in store.text_search(Selection(user_id="alice"), "火车票", 5)] == ["t"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -40,7 +41,10 @@ class PreparedWrite:
     record: MemIR
     #: None: only the history is written (the record is deleted in the same call)
     row: dict[str, Any] | None
-    fts: tuple[str, str, str]
+    #: the FTS columns; None until segmented (skipped when the stored record has the same ``fts_key``)
+    fts: tuple[str, str, str] | None
+    #: a digest of the text the FTS columns are made from
+    fts_key: str
     edges: list[tuple[Any, ...]]
     history: list[tuple[str, str, str, str]]
     vector: bytes | None
@@ -53,8 +57,8 @@ def prepare_write(record: MemIR, vector: tuple[bytes, int] | None, history: Sequ
     blob, dim = vector if vector is not None else (None, None)
     entries = [(h.id, h.memory_id, iso(h.at), h.model_dump_json()) for h in history]
     if skip_record:
-        return PreparedWrite(record, None, ("", "", ""), [], entries, None, None)
-    return PreparedWrite(record, record_row(record), fts_columns(record), edge_rows(record), entries, blob, dim)
+        return PreparedWrite(record, None, None, "", [], entries, None, None)
+    return PreparedWrite(record, record_row(record), None, fts_key(record), edge_rows(record), entries, blob, dim)
 
 
 def record_row(record: MemIR) -> dict[str, Any]:
@@ -108,9 +112,22 @@ def edge_rows(record: MemIR) -> list[tuple[Any, ...]]:
             for pos, rel in enumerate(record.relationships)]
 
 
-def fts_columns(record: MemIR) -> tuple[str, str, str]:
+def fts_inputs(record: MemIR) -> tuple[list[str], list[str]]:
+    """What the full-text index is made from: text and summary, and the string property values."""
     main = [record.content.text] + ([record.content.summary] if record.content.summary else [])
-    return text.index_columns(main, list(_strings(record.properties.values())))
+    return main, list(_strings(record.properties.values()))
+
+
+def fts_columns(record: MemIR) -> tuple[str, str, str]:
+    return text.index_columns(*fts_inputs(record))
+
+
+def fts_key(record: MemIR) -> str:
+    """A digest of :func:`fts_inputs`: a replace whose digest is unchanged (a status change, a new time) does
+    not segment the text again."""
+    main, extra = fts_inputs(record)
+    blob = "\x1f".join(main) + "\x1e" + "\x1f".join(extra)
+    return hashlib.blake2b(blob.encode("utf-8"), digest_size=16).hexdigest()
 
 
 def _strings(values: Iterable[Any]) -> Iterator[str]:

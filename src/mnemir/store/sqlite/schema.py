@@ -98,9 +98,15 @@ def _v2_full_text(conn: sqlite3.Connection) -> None:
                      (rid, *rows.fts_columns(rows.load_record(data))))
 
 
+def _v3_fts_key(conn: sqlite3.Connection) -> None:
+    # NULL for existing rows: their first replace segments the text again and fills it in
+    conn.execute("ALTER TABLE records ADD COLUMN fts_key TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "records, core properties, relationships, history, embeddings, meta", _v1_core),
     Migration(2, "full-text index (jieba-segmented FTS5 with BM25)", _v2_full_text),
+    Migration(3, "records.fts_key: skip re-segmenting unchanged text on replace", _v3_fts_key),
 )
 
 SCHEMA_VERSION = latest_version(MIGRATIONS)

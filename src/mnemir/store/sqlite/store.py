@@ -105,7 +105,25 @@ class SQLiteStore(Store):
                     for i, w in enumerate(writes)]
         if not prepared and not delete_ids:
             return
+        self._segment(prepared)
         self._db.write("write", lambda conn: self._write(conn, prepared, model_id, delete_ids))
+
+    def _segment(self, prepared: list[rows.PreparedWrite]) -> None:
+        """Segment the text of the records whose indexed text changed (or that are new), outside the write lock.
+        A record replaced meanwhile by another process is segmented inside the transaction instead."""
+        ids = [p.record.id for p in prepared if p.row is not None]
+        stored: dict[str, str] = {}
+
+        def body(conn: sqlite3.Connection) -> None:
+            for chunk in _chunks(list(dict.fromkeys(ids))):
+                marks = ", ".join("?" * len(chunk))
+                stored.update(conn.execute(f"SELECT id, fts_key FROM records WHERE id IN ({marks}) "
+                                           "AND fts_key IS NOT NULL", chunk).fetchall())
+
+        self._db.read("write (read text keys)", body)
+        for p in prepared:
+            if p.row is not None and stored.get(p.record.id) != p.fts_key:
+                p.fts = rows.fts_columns(p.record)
 
     def _write(self, conn: sqlite3.Connection, prepared: list[rows.PreparedWrite], model_id: str,
                delete_ids: list[str]) -> None:
@@ -133,6 +151,9 @@ class SQLiteStore(Store):
 
     @staticmethod
     def _put_record(conn: sqlite3.Connection, p: rows.PreparedWrite, row: dict[str, Any], indexed: list[str]) -> int:
+        found = conn.execute("SELECT fts_key FROM records WHERE id = ?", (p.record.id,)).fetchone()
+        text_unchanged = found is not None and found[0] == p.fts_key
+        row = {**row, "fts_key": p.fts_key}
         columns = [c for c in row if c != "record"]
         updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
         found = conn.execute(
@@ -146,8 +167,10 @@ class SQLiteStore(Store):
         conn.execute("DELETE FROM relationships WHERE source = ?", (p.record.id,))
         conn.executemany("INSERT INTO relationships (source, pos, relation, target, properties) VALUES "
                          "(?, ?, ?, ?, ?)", p.edges)
-        conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
-        conn.execute("INSERT INTO fts (rowid, words, extra, hanzi) VALUES (?, ?, ?, ?)", (rid, *p.fts))
+        if not text_unchanged:
+            fts = p.fts if p.fts is not None else rows.fts_columns(p.record)
+            conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
+            conn.execute("INSERT INTO fts (rowid, words, extra, hanzi) VALUES (?, ?, ?, ?)", (rid, *fts))
         return rid
 
     @staticmethod
