@@ -41,7 +41,10 @@ from mnemir.ir import MemoryStatus
 from mnemir.retrieve.search import hybrid_search
 from mnemir.store.base import ANY, Selection
 
-SPLITS = ("dev", "heldout", "all")
+#: dev: tuned on; heldout: never tuned on (decided by scenario before tuning); fresh: written blind by a separate
+#: author after development; "all" = dev + heldout (fresh is only ever run on its own)
+SPLITS = ("dev", "heldout", "fresh", "all")
+SCENARIO_SPLITS = ("dev", "heldout", "fresh")
 SYSTEMS = ("vector", "bm25", "oracle", "oracle_live", "recall")
 SYSTEM_TITLES = {
     "vector": "plain vector (seed, unfiltered)",
@@ -51,7 +54,8 @@ SYSTEM_TITLES = {
     "recall": "mnemir recall()",
 }
 USER = "bench-user"
-DATA_FILES = ("task_fact.yaml", "preference_present.yaml", "emotion_fact.yaml", "task_status.yaml", "mixed.yaml")
+DATA_FILES = ("task_fact.yaml", "preference_present.yaml", "emotion_fact.yaml", "task_status.yaml", "mixed.yaml",
+              "fresh.yaml")
 EVERY_STATUS = tuple(s for s in MemoryStatus if s != MemoryStatus.deleted)
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
 
@@ -83,7 +87,7 @@ def data_dir() -> Path:
 
 
 def load(split: str = "heldout", *, directory: Path | None = None) -> list[Scenario]:
-    """The scenarios of one split (``dev``, ``heldout`` or ``all``)."""
+    """The scenarios of one split (``dev``, ``heldout``, ``fresh`` or ``all`` = dev + heldout)."""
     if split not in SPLITS:
         raise ValidationError("unknown split", field="split", value=split, allowed=list(SPLITS))
     directory = directory or data_dir()
@@ -94,7 +98,7 @@ def load(split: str = "heldout", *, directory: Path | None = None) -> list[Scena
     ids = [s.id for s in out]
     if len(set(ids)) != len(ids):
         raise ValidationError("duplicate scenario ids", field="scenarios", value=sorted(ids))
-    return [s for s in out if split == "all" or s.split == split]
+    return [s for s in out if s.split == split or (split == "all" and s.split != "fresh")]
 
 
 def noise(directory: Path | None = None) -> list[Mapping[str, Any]]:
@@ -114,9 +118,9 @@ def _scenario(raw: Mapping[str, Any], source: str) -> Scenario:
             raise ValidationError(f"{source}: scenario {raw['id']}: query {q['q']!r} names unknown or no memories",
                                   field="queries", value=unknown, allowed=sorted(keys))
         queries.append(query)
-    if raw["split"] not in ("dev", "heldout"):
+    if raw["split"] not in SCENARIO_SPLITS:
         raise ValidationError("unknown split", field=f"{raw['id']}.split", value=raw["split"],
-                              allowed=["dev", "heldout"])
+                              allowed=list(SCENARIO_SPLITS))
     return Scenario(raw["id"], raw["split"], raw["symptom"], raw["lang"], raw["domain"],
                     datetime.fromisoformat(raw["now"]), tuple(raw["memories"]), tuple(queries))
 
