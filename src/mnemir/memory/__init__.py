@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from mnemir.embed import Embedder, make_embedder
-from mnemir.errors import ConfigError
 from mnemir.memory.aio import AsyncMemory
 from mnemir.memory.config import MemoryConfig, default_location, resolve_sqlite_path
 from mnemir.memory.core import MemoryCore
@@ -15,6 +14,7 @@ from mnemir.memory.lifecycle import LifecycleMixin
 from mnemir.memory.recall import RecallMixin
 from mnemir.memory.understanding import UnderstandingMixin
 from mnemir.ontology import Ontology
+from mnemir.store.base import Store
 
 
 class Memory(LifecycleMixin, RecallMixin, UnderstandingMixin, MemoryCore):
@@ -37,18 +37,19 @@ def open(path: str | os.PathLike[str] | None = None, *, embedder: Embedder | Non
         for pack in packs:
             ontology.load_pack(pack)
     embedder = embedder or make_embedder(config.embedder)
-    target = os.fspath(path) if path is not None else None
-    if target is not None and target.startswith(("postgresql://", "postgres://")):
-        try:
-            from mnemir.store.postgres import PostgresStore  # type: ignore[import-not-found]
-        except ImportError as exc:
-            raise ConfigError("the PostgreSQL backend is not available in this build", path=target) from exc
-        store = PostgresStore(target, ontology=ontology)
-    else:
-        from mnemir.store.sqlite import SQLiteStore
-
-        store = SQLiteStore(resolve_sqlite_path(target), ontology=ontology, busy_timeout_s=config.busy_timeout_s)
+    store = _open_store(os.fspath(path) if path is not None else None, ontology, config)
     return Memory(store, embedder=embedder, ontology=ontology, config=config)
+
+
+def _open_store(target: str | None, ontology: Ontology, config: MemoryConfig) -> Store:
+    """The backend for a location: ``postgresql://`` URLs go to PostgreSQL, anything else is a SQLite path."""
+    if target is not None and target.startswith(("postgresql://", "postgres://")):
+        from mnemir.store.postgres import PostgresStore  # psycopg is imported only when connecting
+
+        return PostgresStore(target, ontology=ontology)
+    from mnemir.store.sqlite import SQLiteStore
+
+    return SQLiteStore(resolve_sqlite_path(target), ontology=ontology, busy_timeout_s=config.busy_timeout_s)
 
 
 async def open_async(path: str | os.PathLike[str] | None = None, **kwargs: Any) -> AsyncMemory:

@@ -23,8 +23,7 @@ try:
     import psycopg
     from psycopg import errors as pg_errors
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise MissingDependencyError("the PostgreSQL backend needs the 'postgres' extra: pip install 'mnemir[postgres]'",
-                                 package="psycopg") from exc
+    raise MissingDependencyError("the PostgreSQL backend", "psycopg", extra="postgres") from exc
 
 T = TypeVar("T")
 Cursor = Any  # psycopg.Cursor[tuple[Any, ...]]
