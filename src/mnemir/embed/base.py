@@ -56,3 +56,30 @@ class QueryCache:
         self._data.move_to_end(text)
         while len(self._data) > self.size:
             self._data.popitem(last=False)
+
+
+class QueryCachingEmbedder:
+    """Shared behaviour of the concrete embedders: ``embed_query`` is ``embed`` of one text, cached."""
+
+    model_id: str
+    dim: int
+
+    def __init__(self) -> None:
+        self._cache = QueryCache()
+
+    def embed(self, texts: Sequence[str]) -> Vectors:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
+
+    def _embed_one_query(self, text: str) -> Vectors:
+        """Override when queries are encoded differently from passages (e5's "query:" prefix)."""
+        return self.embed([text])[0]
+
+    def embed_query(self, text: str) -> Vectors:
+        cached = self._cache.get(text)
+        if cached is None:
+            cached = self._embed_one_query(text)
+            self._cache.put(text, cached)
+        return cached
+
+    def _empty(self) -> Vectors:
+        return np.zeros((0, self.dim), dtype=np.float32)

@@ -7,21 +7,19 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from mnemir.embed.base import QueryCache, Vectors, normalize_rows
+from mnemir.embed.base import QueryCachingEmbedder, Vectors, normalize_rows
 from mnemir.errors import MissingDependencyError
 
 
-class E5Embedder:
+class E5Embedder(QueryCachingEmbedder):
     model_id = "multilingual-e5-small-q4-384"
     dim = 384
 
     def __init__(self, threads: int = 1) -> None:
+        super().__init__()
         self.threads = threads
         self._model: Any = None
         self._lock = threading.Lock()
-        self._cache = QueryCache()
 
     def _load(self) -> Any:
         with self._lock:
@@ -36,12 +34,8 @@ class E5Embedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
+            return self._empty()
         return normalize_rows(self._load().passage(list(texts)))
 
-    def embed_query(self, text: str) -> Vectors:
-        cached = self._cache.get(text)
-        if cached is None:
-            cached = normalize_rows(self._load().query([text]))[0]
-            self._cache.put(text, cached)
-        return cached
+    def _embed_one_query(self, text: str) -> Vectors:
+        return normalize_rows(self._load().query([text]))[0]

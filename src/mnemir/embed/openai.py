@@ -9,13 +9,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mnemir.embed.base import QueryCache, Vectors, normalize_rows
+from mnemir.embed.base import QueryCachingEmbedder, Vectors, normalize_rows
 from mnemir.errors import EndpointError
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(QueryCachingEmbedder):
     def __init__(self, base_url: str, model: str, dim: int, *, api_key: str | None = None,
                  timeout: float = 30.0, batch_size: int = 64) -> None:
+        super().__init__()
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.dim = dim
@@ -23,7 +24,6 @@ class OpenAIEmbedder:
         self.api_key = api_key
         self.timeout = timeout
         self.batch_size = batch_size
-        self._cache = QueryCache()
 
     def _post(self, texts: list[str]) -> Vectors:
         body = json.dumps({"model": self.model, "input": texts}).encode()
@@ -54,13 +54,6 @@ class OpenAIEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
+            return self._empty()
         items = list(texts)
         return np.vstack([self._post(items[i : i + self.batch_size]) for i in range(0, len(items), self.batch_size)])
-
-    def embed_query(self, text: str) -> Vectors:
-        cached = self._cache.get(text)
-        if cached is None:
-            cached = self.embed([text])[0]
-            self._cache.put(text, cached)
-        return cached

@@ -12,22 +12,22 @@ from typing import Any
 
 import numpy as np
 
-from mnemir.embed.base import QueryCache, Vectors, normalize_rows
+from mnemir.embed.base import QueryCachingEmbedder, Vectors, normalize_rows
 from mnemir.errors import MissingDependencyError
 
 MODEL_ID = "use-multilingual-v3-512"
 
 
-class USEEmbedder:
+class USEEmbedder(QueryCachingEmbedder):
     model_id = MODEL_ID
     dim = 512
 
     def __init__(self, threads: int = 1, batch_size: int = 64) -> None:
+        super().__init__()
         self.threads = threads
         self.batch_size = batch_size
         self._model: Any = None
         self._lock = threading.Lock()
-        self._cache = QueryCache()
 
     def _load(self) -> Any:
         with self._lock:
@@ -41,14 +41,7 @@ class USEEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
+            return self._empty()
         model = self._load()
         chunks = [model.encode(list(texts[i : i + self.batch_size])) for i in range(0, len(texts), self.batch_size)]
         return normalize_rows(np.vstack(chunks))
-
-    def embed_query(self, text: str) -> Vectors:
-        cached = self._cache.get(text)
-        if cached is None:
-            cached = self.embed([text])[0]
-            self._cache.put(text, cached)
-        return cached
