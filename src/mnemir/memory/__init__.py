@@ -38,7 +38,11 @@ def open(path: str | os.PathLike[str] | None = None, *, embedder: Embedder | Non
             ontology.load_pack(pack)
     embedder = embedder or make_embedder(config.embedder)
     store = _open_store(os.fspath(path) if path is not None else None, ontology, config)
-    return Memory(store, embedder=embedder, ontology=ontology, config=config)
+    try:
+        return Memory(store, embedder=embedder, ontology=ontology, config=config)
+    except BaseException:
+        store.close()
+        raise
 
 
 def _open_store(target: str | None, ontology: Ontology, config: MemoryConfig) -> Store:

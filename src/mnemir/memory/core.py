@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from mnemir.embed.base import Embedder
-from mnemir.errors import ValidationError
+from mnemir.errors import ModelMismatchError, ValidationError
 from mnemir.ir import (
     Action,
     Content,
@@ -59,6 +59,14 @@ class MemoryCore:
         self.embedder = embedder
         self.ontology = ontology
         self.config = config or MemoryConfig()
+        stored_model = store.model_id
+        if stored_model is not None and stored_model != embedder.model_id:
+            raise ModelMismatchError(
+                f"this store holds vectors of the model {stored_model!r}, but the embedder is "
+                f"{embedder.model_id!r}; open it with the same embedder (changing models needs a re-embedding "
+                "migration: export without embeddings and import into a new store)",
+                store_model=stored_model, embedder_model=embedder.model_id,
+            )
 
     # -- scope -----------------------------------------------------------------
     def _selection(self, *, user: str | _Any | None = None, agent: str | _Any | None = None,

