@@ -26,10 +26,12 @@ from mnemir.understand.extract import Draft, Extractor
 
 TYPES = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
 #: train: what the model learns from; heldout: never trained on (aggregate numbers were seen while developing);
-#: fresh: written blind by a separate author after development, evaluated without any tuning afterwards
+#: fresh: written blind by a separate author after development, evaluated without any tuning afterwards;
+#: dev: handwritten for the generalisation work, never trained on, the split development decisions were measured on
 SPLITS = {"heldout": "extraction_heldout.jsonl", "train": "extraction_train.jsonl",
-          "fresh": "extraction_fresh.jsonl"}
-INTENT_SPLITS = {"heldout": "intent_heldout.jsonl", "train": "intent_train.jsonl", "fresh": "intent_fresh.jsonl"}
+          "fresh": "extraction_fresh.jsonl", "dev": "extraction_dev.jsonl"}
+INTENT_SPLITS = {"heldout": "intent_heldout.jsonl", "train": "intent_train.jsonl", "fresh": "intent_fresh.jsonl",
+                 "dev": "intent_dev.jsonl"}
 #: every utterance in the corpus is resolved against this instant (a Wednesday, UTC+8)
 ANCHOR_NOW = datetime.fromisoformat("2026-03-04T10:00:00+08:00")
 PROPERTY_KEYS = {"status": "status", "deadline": "deadline", "polarity": "preference_type", "emotion": "emotion_type"}
