@@ -64,33 +64,121 @@ def _too_small(text: str) -> bool:
     return len(text.split()) < 2
 
 
-_PLAN_ZH = re.compile(r"(?:先|首先|第一步|第一)[，,：:]?.{1,60}?(?:然后|再|接着|之后|最后|其次|第二步|第二)")
-_PLAN_EN = re.compile(r"\b(?:first(?:ly)?|step (?:1|one)|to start)\b.{1,120}?\b(?:then|after that|next|finally|second(?:ly)?|"
-                      r"step (?:2|two)|afterwards|and lastly)\b", re.I)
-_STEP_SPLIT = re.compile(r"[，,;；。.]?\s*(?:首先|第[一二三四五六七八九十\d]步|然后再|然后|接着|之后再|之后|最后再|最后|其次|再)\s*[，,:：]?|"
-                         r"[,;.]?\s*\b(?:first(?:ly)?|then|after that|next|finally|lastly|second(?:ly)?|third(?:ly)?|"
-                         r"afterwards|step \d+:?|and then)\b[,:]?\s*", re.I)
-_PLAN_GOAL = re.compile(r"^(?:为了|我打算|我计划|计划|打算|我想|我要|关于)?(?P<g>.{2,40}?)(?:的话|的计划是?|的步骤是?|计划是|[，,：:])\s*"
-                        r"(?:我们?|咱们)?(?:先|首先|第一步)|"
-                        r"^(?:to|in order to|for|my plan for|the plan for|plan for|here'?s (?:my|the) plan for)\s+"
-                        r"(?P<g2>.{2,80}?)(?:[,:]|\s+(?:i'?ll|we'?ll|i will|we will|is to))\s*(?:i'?ll\s+|we'?ll\s+)?"
-                        r"(?:first|step 1)", re.I)
+# -- plans --------------------------------------------------------------------------------------------------------
+# A plan is an utterance that lays out ordered steps. The shapes people use: sequence words ("先…再…然后…最后",
+# "first…, then…, finally…", "start with…, after that…"), ordinal steps ("第一步…第二步", "step one…step two",
+# "一是…二是"), numbered lists ("1. … 2. …", "1) … 2) …", "①…②") and a goal before a colon ("Marathon prep: …").
+_DIGITS = "1-9１-９"
+_NUMBERED = re.compile(rf"(?:^|(?<=[\s，,；;。.:：!！?？]))(?:[(（]?([{_DIGITS}])[.)、）．](?!\d)|[(（]([{_DIGITS}])[)）]|"
+                       r"([①②③④⑤⑥⑦⑧⑨]))\s*")
+_CIRCLED = "①②③④⑤⑥⑦⑧⑨"
+_ZH_START = r"先|首先|第一步|第一[，,、：:]|一是|起初"
+_ZH_THEN = r"然后|再(?!见|会|说吧)|接着|之后|最后|其次|第二步|第二[，,、：:]|二是|随后|完了再"
+_PLAN_ZH = re.compile(rf"(?:{_ZH_START}).{{1,80}}?(?:{_ZH_THEN})")
+_PLAN_ZH_CHAIN = re.compile(r"(?:然后|接着|之后|随后).{1,60}?(?:然后|接着|之后|最后|再)")
+_EN_NUMBER_WORDS = r"(?:one|two|three|four|five|six|1|2|3|4|5|6)"
+_EN_START = (r"first(?:ly)?|first of all|to (?:start|begin)(?: with)?|start(?:ing)? (?:with|by|off)|begin (?:with|by)|"
+             r"step (?:1|one)|stage (?:1|one)|phase (?:1|one)|the first step is")
+_EN_THEN = (r"then|after that|afterwards|after which|next(?=[,:]|\s+(?:i|we|you)\b)|finally|lastly|last(?=[,:])|"
+            r"followed by|once (?:that'?s|that is|it'?s|this is) (?:done|sorted|finished)|second(?:ly)?|third(?:ly)?|"
+            r"step (?:2|two|3|three)|stage (?:2|two)|phase (?:2|two)|and to finish|to finish(?: up)?")
+_PLAN_EN = re.compile(rf"\b(?:{_EN_START})\b.{{1,160}}?\b(?:{_EN_THEN})\b", re.I)
+_EN_THEN_RX = re.compile(rf"\b(?:{_EN_THEN})\b", re.I)
+_PLAN_WORD = re.compile(r"\b(?:plan|steps?|to-?do|checklist|process|roadmap)\b\s*(?:is|are|for [^,:]{1,60})?\s*(?:to\b|[:：])|"
+                        r"计划|步骤|流程|安排如下|打算", re.I)
+_STEP_SPLIT = re.compile(
+    rf"[，,;；。.]?\s*(?:首先|第[一二三四五六七八九十\d]步|一是|二是|三是|四是|然后再|然后|接着|之后再|之后|随后|最后再|最后|其次|"
+    rf"第[一二三四五][，,、：:]|完了再|再)\s*[，,:：]?|"
+    rf"[,;.]?\s*\b(?:{_EN_START}|{_EN_THEN}|and then|step \d+:?|stage \d+|phase \d+|step {_EN_NUMBER_WORDS})\b[,:]?\s*|"
+    rf"(?:^|(?<=[\s，,；;。.:：!！?？]))(?:[(（]?[{_DIGITS}][.)、）．](?!\d)|[(（][{_DIGITS}][)）]|[{_CIRCLED}])\s*",
+    re.I)
+_GOAL_PREFIX = re.compile(r"^(?:为了|我打算|我计划|我准备|我想|我要|关于|计划|打算|准备|in order to|to|for|about|re|"
+                          r"(?:here'?s |this is )?(?:my|the|our) (?:plan|steps|game plan|to-?do list|checklist) "
+                          r"(?:for|to)|plan for|steps for)\s*", re.I)
+_GOAL_SUFFIX = re.compile(r"(?:的话|的计划是?|的步骤是?|的流程是?|计划(?:是|如下)?|步骤(?:是|如下)?|流程(?:是|如下)?|这事儿?|这件事|"
+                          r"这块|呢|\s+(?:i'?ll|we'?ll|i will|we will|i need to|we need to|i have to|we have to|i'?m going to|"
+                          r"we'?re going to|i plan to|i want to)|'?s? (?:plan|steps|process|game plan)(?: is| are)?(?: to)?|"
+                          r"\s+plan|\s+steps|\s+process|\s+is to)$", re.I)
+_FILLER = re.compile(r"^(?:ok(?:ay)?|so|well|right|alright|i think|i guess|basically|honestly|好的?|嗯+|那|那么|我觉得|"
+                     r"我想想|这样吧|行)$", re.I)
+
+
+def _numbered_steps(text: str) -> list[int]:
+    """The numbers of list markers ("1." "2)" "③") in order."""
+    out = []
+    for m in _NUMBERED.finditer(text):
+        raw = next(g for g in m.groups() if g)
+        out.append(_CIRCLED.index(raw) + 1 if raw in _CIRCLED else int(raw.translate(_FULLWIDTH)))
+    return out
+
+
+_FULLWIDTH = str.maketrans("１２３４５６７８９", "123456789")
+
+
+def _is_numbered_list(text: str) -> bool:
+    numbers = _numbered_steps(text)
+    return len(numbers) >= 2 and numbers[0] == 1 and numbers[1] == 2
 
 
 def is_plan(text: str) -> bool:
-    return bool(_PLAN_ZH.search(text) or _PLAN_EN.search(text))
+    """True when the text lays out at least two ordered steps (see the shapes above)."""
+    if _is_numbered_list(text) or _PLAN_ZH.search(text) or _PLAN_EN.search(text) or _PLAN_ZH_CHAIN.search(text):
+        return True
+    # "polish the CV, then apply, then prep": two sequence words after a first clause; or one after a plan word
+    # ("the plan is to pick a date, book the venue, then send invites", "Getting the cat spayed: book it, then ...")
+    thens = len(_EN_THEN_RX.findall(text))
+    if thens >= 2 and re.search(r"[,;]", text):
+        return True
+    return thens >= 1 and bool(_PLAN_WORD.search(text) or re.search(r"^[^,:：]{2,60}[:：]\s*\S.*[,，;；]", text))
+
+
+def _first_step_at(text: str) -> int:
+    """Where the steps begin: at a start word, a list marker, after a plan word or colon, else 0."""
+    candidates = []
+    for pattern in (rf"{_ZH_START}", rf"\b(?:{_EN_START})\b"):
+        m = re.search(pattern, text, re.I)
+        if m:
+            candidates.append(m.start())
+    m = _NUMBERED.search(text)
+    if m and _is_numbered_list(text):
+        candidates.append(m.start())
+    start = min(candidates) if candidates else None
+    colon = re.search(r"[:：]", text)
+    if colon and colon.start() <= 60 and (start is None or colon.start() < start):
+        return colon.end() if start is None else start
+    plan_word = re.search(r"\b(?:plan|steps?) (?:is|are) to\b|计划是|步骤是", text, re.I)
+    if plan_word and (start is None or plan_word.end() <= start):
+        return plan_word.end() if start is None else start
+    return start or 0
+
+
+def _goal_of(head: str) -> str | None:
+    """The goal stated before the steps; only when the head is marked as one (a colon or comma after it, "为了…",
+    "to …", "… I'll", "the plan is to"), so "open the account first, then …" keeps its first step."""
+    marked = bool(re.search(r"[:：,，]\s*$", head))
+    head = head.strip(" ，,：:。.;；-—")
+    if not head:
+        return None
+    marked = marked or bool(_GOAL_PREFIX.match(head) or _GOAL_SUFFIX.search(head))
+    if not marked:
+        return None
+    goal = head
+    for _ in range(2):
+        goal = _GOAL_PREFIX.sub("", goal).strip(" ，,：:")
+        goal = _GOAL_SUFFIX.sub("", goal).strip(" ，,：:")
+    goal = re.sub(r"^(?:我们?|咱们|the|my|our)\s*(?=\S)", "", goal, flags=re.I) if len(goal) > 6 else goal
+    if len(re.sub(r"\W", "", goal)) < 2 or _FILLER.match(goal) or len(goal) > 80:
+        return None
+    return goal
 
 
 def split_plan(text: str) -> tuple[str | None, list[str]]:
     """(goal, steps) of a plan utterance; steps in order, goal None when the text states none."""
-    goal_match = _PLAN_GOAL.search(text)
-    goal = None
-    body = text
-    if goal_match:
-        goal = (goal_match.group("g") or goal_match.group("g2") or "").strip(" ，,：:") or None
-        first_marker = re.search(r"先|首先|第一步|\bfirst\b|\bstep 1\b", text[goal_match.start():], re.I)
-        body = text[goal_match.start() + (first_marker.start() if first_marker else 0):]
-    steps = [s.strip(" ，,。.;；:：") for s in _STEP_SPLIT.split(body)]
-    steps = [re.sub(r"^(?:先|we'?ll|i'?ll|我们?|咱们)\s*", "", s, flags=re.I).strip() for s in steps]
+    start = _first_step_at(text)
+    goal = _goal_of(text[:start]) if start else None
+    body = text[start:] if goal else text
+    steps = [re.sub(r"[\s,，]+(?:and|&)$", "", s.strip(" ，,。.;；:："), flags=re.I).strip(" ，,")
+             for s in _STEP_SPLIT.split(body) if s]
+    steps = [re.sub(r"^(?:先|and |we'?ll|i'?ll|we|i|我们?|咱们)\s*", "", s, flags=re.I).strip() for s in steps]
     steps = [s for s in steps if len(re.sub(r"\W", "", s)) >= 2]
     return goal, steps
