@@ -461,6 +461,23 @@ def extra_rows_2() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     return extraction, intent
 
 
+def handwritten_rows() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """The third handwritten batch (``handwritten.py``); plan rows are labelled Plan only (the whole utterance is
+    one Plan example for the classifier; whether a goal Task is stated is the segmenter's business)."""
+    from handwritten import EXTRACTION_3, INTENT_3  # same directory; this file runs as a script
+
+    extraction: list[dict[str, object]] = [
+        {"lang": lang, "speaker": "user", "text": text, "expect": [] if label == "NONE" else [{"type": label}]}
+        for (lang, label), texts in EXTRACTION_3.items() for text in texts]
+    intent: list[dict[str, object]] = [{"lang": lang, "query": q, "kind": kind}
+                                       for (lang, kind), qs in INTENT_3.items() for q in qs]
+    for i, row in enumerate(extraction):
+        row["id"] = f"{row['lang']}-train-hw-{i:04d}"
+    for i, row in enumerate(intent):
+        row["id"] = f"{row['lang']}-itrain-hw-{i:04d}"
+    return extraction, intent
+
+
 def build() -> None:
     extraction, intent = extraction_rows(), intent_rows()
     more_extraction, more_intent = extra_rows()
@@ -471,8 +488,9 @@ def build() -> None:
         row["id"] = f"{row['lang']}-train-extra-{i:04d}"
     for i, row in enumerate(more_intent):
         row["id"] = f"{row['lang']}-itrain-extra-{i:04d}"
-    write("extraction_train.jsonl", extraction + more_extraction)
-    write("intent_train.jsonl", intent + more_intent)
+    third_extraction, third_intent = handwritten_rows()
+    write("extraction_train.jsonl", extraction + more_extraction + third_extraction)
+    write("intent_train.jsonl", intent + more_intent + third_intent)
 
 
 if __name__ == "__main__":
