@@ -32,7 +32,7 @@ class _StubEmbeddings(BaseHTTPRequestHandler):
     dim = 8
     mode = "ok"
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         if self.mode == "error":
             self.send_response(503)
