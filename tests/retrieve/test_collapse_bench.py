@@ -15,9 +15,17 @@ def test_benchmark_size_and_split() -> None:
     assert len(dev) + len(held) >= 40
     assert sum(len(s.queries) for s in dev + held) >= 150
     assert {s.id for s in dev}.isdisjoint(s.id for s in held)
-    assert abs(len(dev) - len(held)) <= 1
+    assert len(dev) >= len(held)  # dev = the first half (21) + dev2.yaml (tuning data written later)
+    assert {s.lang for s in dev} == {"zh", "en"}
     assert {s.lang for s in held} == {"zh", "en"}
     assert {s.symptom for s in held} == {s.symptom for s in dev}
+
+
+def test_dev2_is_dev_only_and_covers_every_symptom() -> None:
+    dev2 = [s for s in collapse.load("dev") if s.id.startswith("d2-")]
+    assert len(dev2) >= 16 and all(len(s.queries) == 4 for s in dev2)
+    assert {s.symptom for s in dev2} == {s.symptom for s in collapse.load("heldout")}
+    assert not [s for s in collapse.load("heldout") + collapse.load("fresh") if s.id.startswith("d2-")]
 
 
 def test_judge_metrics() -> None:

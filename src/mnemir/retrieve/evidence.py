@@ -3,12 +3,15 @@
 The intent is a prior. When its confidence is low, two witnesses are heard: the memories (which family's best
 memory is closest to the query) and the query's own wording, read with the understanding layer's cue lexicon
 (a question about tasks says so: "了吗", "进展", "what's left", "did you ..."). A task family without a task cue
-loses ground, since a task that shares the entity of a fact question is the collapse to avoid. Feelings take
-over only when the query asks about feelings ("how did I feel", "心情").
+loses ground, since a task that shares the entity of a fact question is the collapse to avoid, unless the best
+task matches the query clearly better than any other memory (the question is about that task, in words the
+lexicon does not know: "Where do things stand with the visa letter?"). Feelings take over only when the query asks
+about feelings ("how did I feel", "心情", "how am I holding up", "我是什么感受").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -18,6 +21,27 @@ from mnemir.understand.lexicon import CUES
 #: cue groups that mark a question about tasks, about what is left, or about feelings
 TASK_CUES = ("status_q", "list_q", "plan_q", "done", "progress", "abandon")
 FEELING_CUES = ("feeling",)
+
+#: wording that asks how the user reacted or is coping (a question about feelings without the word "feel")
+REACTION_FORM = re.compile(
+    r"感受|心态|情绪|心里|受得了|扛得住|难受吗|还好吗|什么反应|\bhow (?:am|was|were|have) i (?:doing|holding up|coping|"
+    r"taking|handling|getting on|been)\b|\bhow did i (?:take|handle|cope|react|deal|feel|find)\b|"
+    r"\b(?:leave|left) me\b|\b(?:react|reacted|reaction|coping|holding up|in what mood|state of mind)\b", re.I)
+#: wording that asks where a piece of work stands (a task question without "done", "yet" or "进展")
+PROGRESS_FORM = re.compile(
+    r"那件事|那事|的事儿?呢|那边呢|办得|弄得|搞得|咋样|有消息|落实|\bwhere (?:do|does|did) .{0,30}\bstand\b|"
+    r"\bwhere (?:are|is) (?:we|things|it|that) (?:with|on)\b|"
+    r"\b(?:worked out|go(?:ne)? through|come through|on track|any news|blocking|blocked|owe)\b|"
+    r"\bhow(?:'s| is| are) .{1,30} (?:going|coming along)\b", re.I)
+#: wording that asks what the user is to do (a question about doing, not about a thing's attribute)
+DOING_FORM = re.compile(
+    r"安排|要做什么|要干什么|要办什么|需要我|要我|该做|\b(?:what am i doing|what are we doing|(?:need|have|got|supposed) "
+    r"to do|my plans?|on my plate)\b", re.I)
+#: wording that asks for an attribute's value (which, where, when, how much): a question a fact answers
+FACT_FORM = re.compile(
+    r"哪家|哪里|哪儿|在哪|多少|几(?:点|号|天|个|次|岁|公里|块|件|月)|什么时候|哪天|是什么|叫什么|多大|多重|多高|多长|多远|多久|"
+    r"\b(?:what(?:'s| is| are| was| were)|where(?:'s| is| are| was)|when(?:'s| is| does| do| are| was)|which|"
+    r"who(?:'s| is| was)|how (?:much|many|long|old|far|big|often|slow|fast|heavy))\b", re.I)
 
 #: memory families a query may be about, the types in each and the kind of query that asks for them
 FAMILY_TYPES: dict[str, tuple[str, ...]] = {
@@ -51,7 +75,14 @@ def family_of(type_name: str) -> str | None:
 
 
 def cues(query: str, groups: tuple[str, ...]) -> list[str]:
-    return [g for g in groups if CUES[g].search(query)]
+    found = [g for g in groups if CUES[g].search(query)]
+    if groups == TASK_CUES and PROGRESS_FORM.search(query):
+        found.append("progress_form")
+    if groups == TASK_CUES and DOING_FORM.search(query):
+        found.append("doing_form")
+    if groups == FEELING_CUES and REACTION_FORM.search(query):
+        found.append("reaction_form")
+    return found
 
 
 def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig) -> Settled:
@@ -68,7 +99,8 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig)
         if family not in best or rel > best[family][0]:
             best[family] = (rel, c)
     task_words, feeling_words = cues(intent.query, TASK_CUES), cues(intent.query, FEELING_CUES)
-    if not task_words and len(best) > 1:
+    if not task_words and len(best) > 1 and (FACT_FORM.search(intent.query)
+                                             or not _clear_lead(best, "task", config.task_lead)):
         best.pop("task", None)  # unsure, and the wording does not ask about tasks: a task cannot take over
     votes = {family: rel + _cue_bonus(family, task_words, feeling_words, config) for family, (rel, _) in best.items()}
     if not votes:
@@ -90,6 +122,14 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig)
     note = (f"the intent was unsure ({intent.kind}, p={intent.confidence:.2f}); the closest memories are of type "
             f"{witness.record.type}{heard}; ranked as {kind}")
     return Settled(kind, types, True, note)
+
+
+def _clear_lead(best: dict[str, tuple[float, Candidate]], family: str, margin: float) -> bool:
+    """Whether ``family``'s best memory matches the query better than every other family's by ``margin``."""
+    if family not in best:
+        return False
+    others = [rel for f, (rel, _) in best.items() if f != family]
+    return best[family][0] >= max(others, default=0.0) + margin
 
 
 def _cue_bonus(family: str, task_words: list[str], feeling_words: list[str], config: RankingConfig) -> float:
@@ -117,7 +157,7 @@ def _kind_for(family: str, intent_kind: str, witness: Candidate, task_words: lis
         return "fact_lookup"
     if family in ("preference", "emotion"):
         return family
-    if "list_q" in task_words and "status_q" not in task_words:
+    if ("list_q" in task_words or "doing_form" in task_words) and "status_q" not in task_words:
         return "open_tasks"
     if "status_q" in task_words:
         return "task_status"

@@ -83,6 +83,8 @@ class RankingConfig:
     preference_floor: float = 0.75
     #: two preferences at least this similar are about the same thing: the older one is likely outdated
     stale_preference_similarity: float = 0.5
+    #: ... or at least this similar when the newer one says the habit changed ("switched to", "改成", "现在")
+    changed_preference_similarity: float = 0.3
     #: how much an outdated (replaced) memory still counts
     outdated_factor: float = 0.3
     #: a fact below this confidence is labelled unconfirmed
@@ -117,6 +119,8 @@ class RankingConfig:
     #: in task queries, tasks lose up to this share of their weight with age (recent ones are what is meant)
     task_age_weight: float = 0.15
     task_half_life: timedelta = 30 * DAY
+    #: unsure and without task wording, tasks still answer when the best task leads every other family by this much
+    task_lead: float = 0.1
     #: ... and another family must match better by this much to take over
     switch_margin: float = 0.02
     #: for a status question, tasks this far below the best-matching task are about something else
@@ -173,7 +177,8 @@ class Scored:
     strength: float = 0.0
     reasons: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
-    #: listed whatever its relevance (an open task answering "what is left")
+    #: listed whatever its final strength (an open task answering "what is left", a recent feeling answering
+    #: "how am I?")
     listed: bool = False
 
     @property
@@ -334,10 +339,12 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     """The role-aware score of one admitted candidate, or None when it is not relevant enough."""
     record = c.record
     rel, reasons = relevance(c, intent, config)
-    floor = config.current_min_relevance if role == "current" else config.min_relevance
+    present_feeling = _present_feeling(record, intent, now, config)
+    floor = config.current_min_relevance if role == "current" or present_feeling else config.min_relevance
     listed = intent.kind == "open_tasks" and role == "task" and where is not None and matches(where, record)
     if listed:
         floor = 0.0  # an open task is an answer to "what is left" whatever its wording
+    listed = listed or present_feeling  # a recent feeling answers "how am I?" whatever its wording
     if rel < floor:
         return None
     flags: list[str] = []
@@ -354,6 +361,11 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     offset = config.role_offsets.get(intent.kind, {}).get(role, 0.0)
     strength = (rel + bonus) * factor
     return Scored(c, role, round(strength + offset, 4), rel, round(strength, 4), reasons, flags, listed)
+
+
+def _present_feeling(record: MemIR, intent: IntentLike, now: datetime, config: RankingConfig) -> bool:
+    """A recent feeling answers a question about feelings even in other words ("how am I holding up?")."""
+    return record.type == "EmotionalState" and intent.kind == "emotion" and age_of(record, now) <= config.present_window
 
 
 def _type_fit(record: MemIR, intent: IntentLike, config: RankingConfig) -> float:
@@ -465,9 +477,23 @@ def demote_replaced(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray],
             same_subject = _norm(older.record.properties.get("subject")) == _norm(
                 newer.record.properties.get("subject"))
             sim = _cos(vectors.get(older.record.id), vectors.get(newer.record.id))
-            if same_subject or sim >= config.stale_preference_similarity:
-                _mark_outdated(older, newer, config, f"similarity {sim:.2f}" if not same_subject else "same subject")
+            changed = sim >= config.changed_preference_similarity and says_change(newer.record.text)
+            if same_subject or sim >= config.stale_preference_similarity or changed:
+                why = "same subject" if same_subject else f"similarity {sim:.2f}" + (
+                    ", and the newer one says it changed" if changed else "")
+                _mark_outdated(older, newer, config, why)
                 break
+
+
+#: wording by which a preference says it replaces an earlier habit ("I've switched to decaf", "现在改成早上去")
+CHANGE_WORDS = re.compile(
+    r"改成|改为|换成|改喝|改吃|不再|戒了|不.{0,2}了|现在|最近|以后|如今|开始|\b(?:switched|switch(?:ing)? to|changed|"
+    r"gone off|gone|went|turned|become|no longer|not any ?more|anymore|stopped|quit|gave up|given up|instead|"
+    r"these days|nowadays|lately|now|from now on|rather)\b", re.I)
+
+
+def says_change(text: str) -> bool:
+    return bool(CHANGE_WORDS.search(text))
 
 
 def _facts_in_conflict(facts: Sequence[Scored], config: RankingConfig) -> None:
