@@ -59,3 +59,27 @@ def run_demo(path: str | None = None, k: int = 3) -> None:
                 console.print(_table(f"recall() with its own intent: {result.intent.kind} {list(result.intent.types)}",
                                      [(f"{h.memory.type} ({h.role})", h.memory.content.text, "; ".join(h.reasons))
                                       for h in result.hits]))
+        _dialogue_demo(mem, sample["dialogue"])
+
+
+def _dialogue_demo(mem: Any, dialogue: dict[str, Any]) -> None:
+    """Raw turns in, typed memories out; a completion report updates the task instead of adding one."""
+    console.rule("[bold]remember(): dialogue in, typed memories out")
+    user = dialogue["user"]
+    table = Table(title=f"what mnemir kept from {user}'s conversation", title_justify="left")
+    for col in ("turn", "said", "kept"):
+        table.add_column(col, overflow="fold")
+    for turn, item in enumerate(dialogue["turns"], start=1):
+        result = mem.remember(item["text"], speaker=item["speaker"], user=user, session="demo", turn=turn,
+                              now=DEMO_NOW)
+        kept = [f"new {r.type} {_brief(r.properties)}" for r in result.created]
+        kept += [f"updated {r.type} -> {r.properties.get('status', '')}" for r in result.updated]
+        kept += [f"asks: {c.question}" for c in result.confirmations]
+        table.add_row(str(turn), f"{item['speaker']}: {item['text']}", "\n".join(kept) or "(nothing worth keeping)")
+    console.print(table)
+
+
+def _brief(props: dict[str, Any]) -> str:
+    keys = ("status", "deadline", "entity", "attribute", "value", "subject", "preference_type", "emotion_type",
+            "act_type")
+    return ", ".join(f"{k}={props[k]}" for k in keys if k in props)
