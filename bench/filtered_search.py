@@ -44,11 +44,15 @@ MODEL = "bench-random-512"
 USER = "bench"
 ATTRIBUTES = ["weather", "residence", "allergy", "job", "hobby", "birthday", "pet", "car"]
 CITIES = ["上海", "北京", "London", "Berlin", "Paris", "深圳", "Tokyo", "Madrid"]
-CASES: dict[str, dict[str, Any] | None] = {
-    "0.1% (core property, indexed)": {"entity": "e42"},
-    "15% (core property, indexed)": {"attribute": "weather"},
-    "15% (JSON property, json_extract)": {"confidence": {"$gte": 0.85}},
-    "100% (no filter)": None,
+#: full-text queries: a rare token (one record), a value on 1/8 of the records, a word in half of them
+TEXT_QUERIES = ["记录编号 4242", "Tokyo", "weather of e42 in London"]
+#: name -> (where, types); the last two restrict only scope (and types), so the cache's scope codes answer them
+CASES: dict[str, tuple[dict[str, Any] | None, tuple[str, ...] | None]] = {
+    "0.1% (core property, indexed)": ({"entity": "e42"}, None),
+    "15% (core property, indexed)": ({"attribute": "weather"}, None),
+    "15% (JSON property, json_extract)": ({"confidence": {"$gte": 0.85}}, None),
+    "100% (scope + types, as recall asks)": (None, ("Fact", "Preference", "Task")),
+    "100% (no filter)": (None, None),
 }
 
 
@@ -117,33 +121,55 @@ def percentile(values: list[float], q: float) -> float:
 def measure_search(store: SQLiteStore, onto: Ontology, props: list[dict[str, Any]], vectors: np.ndarray,
                    queries: np.ndarray, k: int) -> list[dict[str, Any]]:
     """Every query runs every case in turn (interleaved), so a load spike on a shared machine hits all cases
-    alike and the ratios stay comparable."""
+    alike and the ratios stay comparable. Each case runs twice per query: with the store's scope fast path (numpy
+    masks over the vector cache's scope codes: "fast") and with it switched off (SQL selects the candidates, the
+    only path before the fast path existed: "sql"). Cases with a ``where`` take the SQL path either way."""
     ids = np.array([f"m{i:07d}" for i in range(len(props))])
     cases = []
-    for name, where in CASES.items():
+    for name, (where, types) in CASES.items():
         node = parse_filter(where, onto)
         allowed = np.array([i for i, p in enumerate(props) if matches(node, SimpleNamespace(properties=p))])
-        cases.append({"name": name, "where": where, "selection": Selection(user_id=USER, where=node),
+        cases.append({"name": name, "where": where, "types": types,
+                      "selection": Selection(user_id=USER, types=types, where=node),
                       "allowed": allowed, "matrix": np.ascontiguousarray(vectors[allowed]),
-                      "store_ms": [], "brute_ms": [], "recall": []})
-    for q in queries:
+                      "fast_ms": [], "sql_ms": [], "brute_ms": [], "recall": []})
+    for n, q in enumerate(queries):
         for case in cases:
-            began = time.perf_counter()
-            got = store.vector_search(case["selection"], q, k)
-            case["store_ms"].append((time.perf_counter() - began) * 1000)
+            for path in ("fast", "sql") if n % 2 else ("sql", "fast"):  # neither always runs on warm caches
+                store.scope_fast_path = path == "fast"
+                began = time.perf_counter()
+                got = store.vector_search(case["selection"], q, k)
+                case[f"{path}_ms"].append((time.perf_counter() - began) * 1000)
             began = time.perf_counter()
             scores = np.einsum("ij,j->i", case["matrix"], q)  # the same kernel the store uses
             best = np.argpartition(-scores, k - 1)[:k] if len(scores) > k else np.arange(len(scores))
             case["brute_ms"].append((time.perf_counter() - began) * 1000)
             want = set(ids[case["allowed"][best]])
             case["recall"].append(len(want & {i for i, _ in got}) / len(want))
+    store.scope_fast_path = True
     return [{
-        "filter": c["name"], "where": c["where"], "selected": len(c["allowed"]),
+        "filter": c["name"], "where": c["where"], "types": c["types"], "selected": len(c["allowed"]),
         "share": len(c["allowed"]) / len(props),
-        "p50_ms": statistics.median(c["store_ms"]), "p95_ms": percentile(c["store_ms"], 95),
+        "p50_ms": statistics.median(c["fast_ms"]), "p95_ms": percentile(c["fast_ms"], 95),
+        "sql_p50_ms": statistics.median(c["sql_ms"]), "sql_p95_ms": percentile(c["sql_ms"], 95),
         "recall_at_k": float(np.mean(c["recall"])), "min_recall": float(np.min(c["recall"])),
         "brute_p50_ms": statistics.median(c["brute_ms"]),
     } for c in cases]
+
+
+def measure_text(store: SQLiteStore, queries: list[str], k: int, rounds: int) -> list[dict[str, Any]]:
+    """``text_search(k)`` in the bench user's scope: p50/p95 per query text and how many rows match it."""
+    out = []
+    for text in queries:
+        times = []
+        for _ in range(rounds):
+            began = time.perf_counter()
+            store.text_search(Selection(user_id=USER), text, k)
+            times.append((time.perf_counter() - began) * 1000)
+        matched = len(store.text_search(Selection(user_id=USER), text, 1_000_000))
+        out.append({"query": text, "matched": matched, "p50_ms": statistics.median(times),
+                    "p95_ms": percentile(times, 95)})
+    return out
 
 
 def measure_inserts(dim: int, seed: int, n: int, onto: Ontology) -> list[dict[str, Any]]:
@@ -197,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     store.vector_search(Selection(user_id=USER), queries[0], args.k)  # loads the vector cache
     cold_ms = (time.perf_counter() - began) * 1000
     search = measure_search(store, onto, props, vectors, queries, args.k)
+    texts = measure_text(store, TEXT_QUERIES, args.k, rounds=max(5, args.queries // 10))
     store.close()
     inserts = measure_inserts(args.dim, args.seed, args.insert_n, onto)
 
@@ -205,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
                    f"{platform.python_version()}, numpy {np.__version__}",
         "n": args.n, "dim": args.dim, "k": args.k, "queries": args.queries,
         "build_records_per_s": build_rate, "built_now": built, "cold_first_search_ms": cold_ms,
-        "search": search, "inserts": inserts,
+        "search": search, "text": texts, "inserts": inserts,
     }
     report(result)
     if args.json:
@@ -223,14 +250,20 @@ def report(r: dict[str, Any]) -> None:
     build = f"{r['build_records_per_s']:.0f} records/s" if r["build_records_per_s"] else "unknown"
     print(f"build (write() in batches of 1000): {build}{'' if r['built_now'] else ' (measured when cached)'}")
     print(f"first search (loads the vector cache): {r['cold_first_search_ms']:.0f} ms\n")
-    print("| filter | selected | p50 ms | p95 ms | recall@k | numpy on pre-gathered rows p50 ms | ratio |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| filter | selected | SQL path p50 / p95 ms | fast path p50 / p95 ms | SQL / fast p50 | recall@k | "
+          "numpy on pre-gathered rows p50 ms | fast / floor |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for s in r["search"]:
-        print(f"| {s['filter']} | {s['selected']} ({s['share']:.1%}) | {s['p50_ms']:.2f} | {s['p95_ms']:.2f} | "
+        print(f"| {s['filter']} | {s['selected']} ({s['share']:.1%}) | {s['sql_p50_ms']:.2f} / {s['sql_p95_ms']:.2f} | "
+              f"{s['p50_ms']:.2f} / {s['p95_ms']:.2f} | {s['sql_p50_ms'] / s['p50_ms']:.2f}x | "
               f"{s['recall_at_k']:.3f} | {s['brute_p50_ms']:.2f} | {s['p50_ms'] / s['brute_p50_ms']:.1f}x |")
     base = r["search"][-1]["p50_ms"]
-    print("\nfiltered p50 / unfiltered p50: " + ", ".join(
+    print("\nfiltered p50 / unfiltered p50 (fast path): " + ", ".join(
         f"{s['filter'].split(' ')[0]} {s['p50_ms'] / base:.2f}" for s in r["search"]))
+    print("\n| text_search query | rows matching | p50 ms | p95 ms |")
+    print("|---|---:|---:|---:|")
+    for t in r["text"]:
+        print(f"| {t['query']} | {t['matched']} | {t['p50_ms']:.2f} | {t['p95_ms']:.2f} |")
     print("\n| write() | batch | records/s | vs insert, batch 1000 |")
     print("|---|---:|---:|---:|")
     top = next(i["records_per_s"] for i in r["inserts"] if i["what"] == "insert" and i["batch"] == 1000)

@@ -139,3 +139,27 @@ def write_many(path: str, worker: int, n: int) -> int:
     finally:
         store.close()
     return n
+
+
+def mutate(path: str, seed: int) -> list[str]:
+    """From another process: change scopes, types and statuses, insert and hard-delete records of the store at
+    ``path`` (a random store of :func:`random_gadget` records); return the ids deleted."""
+    from mnemir.store.base import ANY, Selection, Write
+    from mnemir.store.sqlite import SQLiteStore
+
+    rnd, rng = random.Random(seed), np.random.default_rng(seed)
+    store = SQLiteStore(path, ontology=ONTOLOGY)
+    try:
+        held = store.select(Selection(user_id=ANY, statuses=tuple(MemoryStatus)))
+        changed = [r.model_copy(update={"status": rnd.choice(list(MemoryStatus)),
+                                        "scope": r.scope.model_copy(update={"user_id": rnd.choice(["alice", "dan"])}),
+                                        "type": rnd.choice(["Gadget", "Fact"])})
+                   for r in rnd.sample(held, len(held) // 4)]
+        store.write([Write(r, None) for r in changed], model_id=MODEL)  # same vectors, new scope codes
+        new = [random_gadget(1000 + i, rnd) for i in range(20)]
+        store.write([Write(r, v) for r, v in zip(new, unit(rng, len(new)), strict=True)], model_id=MODEL)
+        deleted = [r.id for r in rnd.sample(held, len(held) // 5)]
+        store.write([], model_id=MODEL, delete_ids=deleted)
+    finally:
+        store.close()
+    return deleted

@@ -21,9 +21,9 @@ from mnemir.ontology import Ontology, PropertySpec, TypeDef
 from mnemir.store.base import ANY, Selection, Write
 from mnemir.store.filters import parse_filter
 from mnemir.store.migrations import Migration
+from mnemir.store.planner import plan_search
 from mnemir.store.sqlite import MIGRATIONS, SCHEMA_VERSION, SQLiteStore
 from mnemir.store.sqlite.schema import migrate
-from mnemir.store.sqlite.vectors import plan_search
 
 RNG = np.random.default_rng(5)
 EVERYONE = Selection(user_id=ANY)
@@ -92,6 +92,10 @@ def test_an_old_database_is_upgraded_on_open(tmp_path: Path) -> None:
     conn = sqlite3.connect(path, isolation_level=None)  # turn it back into a schema-1 database
     conn.execute("DROP TABLE fts")
     conn.execute("ALTER TABLE records DROP COLUMN fts_key")
+    conn.execute("DROP INDEX records_seq")
+    conn.execute("ALTER TABLE records DROP COLUMN seq")
+    conn.execute("DROP TABLE deleted")
+    conn.execute("UPDATE meta SET key = 'vector_seq' WHERE key = 'write_seq'")
     conn.execute("DELETE FROM schema_migrations WHERE version > 1")
     conn.close()
     with open_db(path) as store:
@@ -283,7 +287,7 @@ def test_planner_statistics_are_kept_so_a_selective_property_drives_the_query(tm
 def test_a_replace_that_keeps_the_text_does_not_segment_it_again(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Status and time changes (archiving, decay) are most replaces: the full-text columns are kept as they are."""
-    from mnemir.store.sqlite import rows
+    from mnemir.store import records as rows
 
     with open_db(tmp_path / "m.db") as store:
         rec = record("帮我订下周五去上海的机票", "Task", {"goal": "订机票"}, id="t")

@@ -17,7 +17,7 @@ store conformance tests check that on random stores and filters.
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -77,13 +77,19 @@ class Dialect(abc.ABC):
 
     placeholder = ":{}"
     false = "0"
+    #: ``@field`` -> a SQL template (``{a}``: the records table's alias) giving the field exactly as
+    #: :func:`mnemir.store.filters.record_value` does
+    record_fields: Mapping[str, str] = {}
 
     def params(self) -> Params:
         return Params(self.placeholder)
 
-    @abc.abstractmethod
     def record_field(self, name: str, alias: str) -> str:
-        """An expression giving ``@field`` exactly as :func:`mnemir.store.filters.record_value` does."""
+        try:
+            return self.record_fields[name].format(a=alias)
+        except KeyError:
+            raise ValidationError(f"unknown record field {name!r}", field=name, value=name,
+                                  allowed=sorted(self.record_fields)) from None
 
     @abc.abstractmethod
     def substring(self, haystack: str, needle: str) -> str:

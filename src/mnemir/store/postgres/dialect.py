@@ -102,13 +102,7 @@ class JsonbProperties(PropertyAccess):
 class PostgresDialect(Dialect):
     placeholder = "%({})s"  # named: psycopg's pyformat
     false = "FALSE"
-
-    def record_field(self, name: str, alias: str) -> str:
-        try:
-            return _RECORD_FIELDS[name].format(a=alias)
-        except KeyError:
-            raise ValidationError(f"unknown record field {name!r}", field=name, value=name,
-                                  allowed=sorted(_RECORD_FIELDS)) from None
+    record_fields = _RECORD_FIELDS
 
     def substring(self, haystack: str, needle: str) -> str:
         return f"strpos({haystack}, {needle}::text) > 0"

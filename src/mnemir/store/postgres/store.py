@@ -15,18 +15,32 @@ from typing import Any
 import numpy as np
 
 from mnemir.embed.base import Vectors
-from mnemir.errors import ModelMismatchError, ValidationError
+from mnemir.errors import ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
+from mnemir.store import records
 from mnemir.store.base import Capabilities, Edge, Selection, Store, Write
+from mnemir.store.checks import (
+    check_count,
+    check_direction,
+    check_key,
+    check_memory_id,
+    check_meta_value,
+    check_model_id,
+    check_ontology,
+    check_seconds,
+    check_text_query,
+    check_vector_model,
+    check_write,
+    id_list,
+    order_items,
+)
 from mnemir.store.postgres import schema
-from mnemir.store.postgres.checks import check_count, check_key, check_write, id_list
 from mnemir.store.postgres.connection import Connection, Cursor
 from mnemir.store.postgres.dialect import PostgresDialect, order_expressions
 from mnemir.store.postgres.text import RANK_NORMALIZATION, RANK_WEIGHTS, tsquery_literal, tsvector_literal
 from mnemir.store.postgres.vectors import ANN_MIN_CANDIDATES, nearest, vector_text
 from mnemir.store.sql_filters import Params, compile_selection
-from mnemir.store.sqlite import rows
 
 #: ordering on record fields (besides property names); ids compare by code point, as in SQLite
 ORDER_FIELDS = {"@created_at": "r.created_at", "@updated_at": "r.updated_at", "@valid_from": "r.valid_from",
@@ -49,16 +63,13 @@ class PostgresStore(Store):
 
     def __init__(self, url: str, *, ontology: Ontology, ann_min_candidates: int | None = ANN_MIN_CANDIDATES,
                  retry_for_s: float = 60.0, connect_timeout_s: float = 10.0) -> None:
-        if not isinstance(ontology, Ontology):
-            raise ValidationError("ontology must be an Ontology", field="ontology", value=ontology)
+        check_ontology(ontology)
         if not isinstance(url, str) or not url.startswith(("postgresql://", "postgres://")):
             raise ValidationError("a PostgreSQL store needs a postgresql:// URL", field="url", value=url,
                                   allowed="postgresql://user:password@host:port/database")
         if ann_min_candidates is not None:
             check_count(ann_min_candidates, "ann_min_candidates")
-        for name, value in (("retry_for_s", retry_for_s), ("connect_timeout_s", connect_timeout_s)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise ValidationError(f"{name} must be a number of seconds >= 0", field=name, value=value)
+        check_seconds(retry_for_s=retry_for_s, connect_timeout_s=connect_timeout_s)
         self.ontology = ontology
         self.ann_min_candidates = ann_min_candidates
         #: how the last vector search ran: "exact", "ann", or "ann+exact" (the index came back short)
@@ -73,8 +84,7 @@ class PostgresStore(Store):
 
     # -- writing --------------------------------------------------------------
     def write(self, writes: Sequence[Write], *, model_id: str, delete_ids: Sequence[str] = ()) -> None:
-        if not isinstance(model_id, str) or not model_id:
-            raise ValidationError("model_id must name the embedding model", field="model_id", value=model_id)
+        check_model_id(model_id)
         delete_ids = id_list(delete_ids, "delete_ids")
         deleted = set(delete_ids)
         # the CPU work (JSON, segmentation, vector checks) happens before the transaction starts
@@ -148,7 +158,7 @@ class PostgresStore(Store):
 
         def body(cur: Cursor) -> list[MemIR]:
             cur.execute("SELECT id, record::text FROM records WHERE id = ANY(%s::text[])", [list(dict.fromkeys(ids))])
-            found = {mid: rows.load_record(data) for mid, data in cur.fetchall()}
+            found = {mid: records.load_record(data) for mid, data in cur.fetchall()}
             return [found[i] for i in ids if i in found]
 
         return self._db.read("fetch", body)
@@ -164,7 +174,7 @@ class PostgresStore(Store):
 
         def body(cur: Cursor) -> list[MemIR]:
             cur.execute(sql, p.values)
-            return [rows.load_record(data) for (data,) in cur.fetchall()]
+            return [records.load_record(data) for (data,) in cur.fetchall()]
 
         return self._db.read("select", body)
 
@@ -179,7 +189,7 @@ class PostgresStore(Store):
 
     def vector_search(self, selection: Selection, query: Vectors, k: int) -> list[tuple[str, float]]:
         check_count(k, "k")
-        blob, dim = rows.vector_blob(query, "query")
+        blob, dim = records.vector_blob(query, "query")
         where, p = _where(selection)
         found, self.last_search_path = self._db.read("vector search", lambda cur: nearest(
             cur, where, p, vector_text(blob), dim, int(k), self.ann_min_candidates))
@@ -187,8 +197,7 @@ class PostgresStore(Store):
 
     def text_search(self, selection: Selection, query: str, k: int) -> list[tuple[str, float]]:
         check_count(k, "k")
-        if not isinstance(query, str):
-            raise ValidationError("a text query must be a string", field="query", value=query)
+        check_text_query(query)
         expression = tsquery_literal(query)
         where, p = _where(selection)
         if expression is None or k == 0:
@@ -206,9 +215,7 @@ class PostgresStore(Store):
     def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
               direction: str = "out") -> list[Edge]:
         ids = id_list(ids, "ids")
-        if direction not in ("out", "in", "both"):
-            raise ValidationError("unknown edge direction", field="direction", value=direction,
-                                  allowed=["out", "in", "both"])
+        check_direction(direction)
         if relations is not None:
             relations = id_list(relations, "relations")
         if not ids or relations == []:
@@ -228,8 +235,7 @@ class PostgresStore(Store):
         return self._db.read("edges", body)
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
-        if not isinstance(memory_id, str):
-            raise ValidationError("memory_id must be a string", field="memory_id", value=memory_id)
+        check_memory_id(memory_id)
 
         def body(cur: Cursor) -> list[tuple[str]]:
             cur.execute("SELECT entry::text FROM history WHERE memory_id = %s ORDER BY at, seq", [memory_id])
@@ -261,8 +267,7 @@ class PostgresStore(Store):
 
     def set_meta(self, key: str, value: str) -> None:
         check_key(key)
-        if not isinstance(value, str):
-            raise ValidationError("meta values are strings", field="value", value=value)
+        check_meta_value(value)
         self._db.write("set_meta", lambda cur: _set_meta(cur, key, value))
 
     def build_ann_index(self, *, maintenance_work_mem: str = "512MB") -> None:
@@ -293,26 +298,14 @@ class PostgresStore(Store):
 
     # -- helpers --------------------------------------------------------------
     def _order_sql(self, order_by: Sequence[tuple[str, bool]], selection: Selection) -> str:
-        if isinstance(order_by, (str, bytes)):
-            raise ValidationError("order_by must be a list of (field, ascending) pairs", field="order_by",
-                                  value=order_by)
         terms = []
-        for i, item in enumerate(order_by):
-            if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str)
-                    and isinstance(item[1], bool)):
-                raise ValidationError("order_by items are (field, ascending) pairs", field=f"order_by[{i}]",
-                                      value=item, allowed="e.g. ('@created_at', False) or ('deadline', True)")
-            name, ascending = item
+        for name, ascending in order_items(order_by, ORDER_FIELDS, self.ontology, selection.types):
             direction = "ASC" if ascending else "DESC"
             if name.startswith("@"):
-                if name not in ORDER_FIELDS:
-                    raise ValidationError(f"cannot order by {name!r}", field=f"order_by[{i}]", value=name,
-                                          allowed=sorted(ORDER_FIELDS))
                 expr = ORDER_FIELDS[name]
                 terms.append(f'({expr} IS NULL), {expr} COLLATE "C" {direction}' if name == "@type" else
                              f"({expr} IS NULL), {expr} {direction}")  # missing values last
             else:
-                self.ontology.property_spec(name, selection.types)  # unknown property -> ValidationError
                 missing, *keys = order_expressions(name, "r")
                 terms.append(", ".join([missing, *(f"{key} {direction} NULLS LAST" for key in keys)]))
         terms.append('r.created_at ASC, r.id COLLATE "C" ASC')  # a total order, so offset paging is stable
@@ -343,13 +336,13 @@ def _prepare(write: Write, i: int, *, skip_record: bool) -> _Prepared:
         return _Prepared(i, record.id, None, [], history, None, None)
     vector, dim = None, None
     if write.vector is not None:
-        blob, dim = rows.vector_blob(write.vector, f"writes[{i}].vector")
+        blob, dim = records.vector_blob(write.vector, f"writes[{i}].vector")
         vector = vector_text(blob)
     scope, meta = record.scope, record.metadata
     row = [record.id, record.type, str(record.status), scope.user_id, scope.agent_id, scope.session_id,
-           meta.created_at, meta.updated_at, record.valid_from, record.valid_to, rows.dumps(record.properties),
-           record.to_json(), tsvector_literal(*rows.fts_columns(record))]
-    return _Prepared(i, record.id, row, rows.edge_rows(record), history, vector, dim)
+           meta.created_at, meta.updated_at, record.valid_from, record.valid_to, records.dumps(record.properties),
+           record.to_json(), tsvector_literal(*records.fts_columns(record))]
+    return _Prepared(i, record.id, row, records.edge_rows(record), history, vector, dim)
 
 
 def _where(selection: Selection) -> tuple[str, Params]:
@@ -384,15 +377,7 @@ def _check_model(cur: Cursor, model_id: str, dims: set[int]) -> None:
     if "embedding_model" not in meta:
         cur.execute("SELECT pg_advisory_xact_lock(%s)", [schema.MODEL_LOCK])  # one first writer at a time
         meta = _model_meta(cur)
-    stored = meta.get("embedding_model")
-    if stored is not None and stored != model_id:
-        raise ModelMismatchError(f"this store holds vectors of model {stored!r}, not {model_id!r}; re-embed the "
-                                 "store to change models", stored_model=stored, model_id=model_id)
-    want = int(meta["embedding_dim"]) if "embedding_dim" in meta else None
-    if len(dims) > 1 or (want is not None and dims != {want}):
-        raise ValidationError("vectors of one model must all have the same dimension", field="vector",
-                              value=sorted(dims), allowed=want if want is not None else "one dimension")
-    if stored is None:
+    if check_vector_model(meta, model_id, dims):
         dim = next(iter(dims))
         _set_meta(cur, "embedding_model", model_id)
         _set_meta(cur, "embedding_dim", str(dim))

@@ -1,8 +1,8 @@
-"""Full text for PostgreSQL: the SQLite backend's jieba segmentation, written as ``tsvector``/``tsquery`` literals.
+"""Full text for PostgreSQL: the shared jieba segmentation, written as ``tsvector``/``tsquery`` literals.
 
 PostgreSQL has no Chinese parser, and its parsers would re-split our tokens.
 So documents and queries are segmented client-side exactly as for SQLite
-(:mod:`mnemir.store.sqlite.text`: jieba search mode, lowercased, single hanzi
+(:mod:`mnemir.store.segment`: jieba search mode, lowercased, single hanzi
 in their own low-weight part) and sent as ``tsvector`` / ``tsquery`` *input
 literals*: quoted lexemes that PostgreSQL stores verbatim, with positions and
 weights (A: text and summary, B: property values, D: single hanzi) so that
@@ -11,7 +11,7 @@ weights (A: text and summary, B: property values, D: single hanzi) so that
 
 from __future__ import annotations
 
-from mnemir.store.sqlite.text import tokens
+from mnemir.store.segment import tokens
 
 #: ts_rank_cd weights in PostgreSQL's order {D, C, B, A}; mirrors the SQLite backend's FTS column weights
 RANK_WEIGHTS = "{0.2, 0.2, 0.5, 1.0}"
@@ -32,7 +32,7 @@ def _usable(token: str) -> bool:
 
 def tsvector_literal(words: str, extra: str, hanzi: str) -> str:
     """The ``tsvector`` input text for the three space-separated token strings of
-    :func:`mnemir.store.sqlite.rows.fts_columns`."""
+    :func:`mnemir.store.records.fts_columns`."""
     positions: dict[str, list[str]] = {}
     position = 0
     for part, weight in ((words, "A"), (extra, "B"), (hanzi, "D")):

@@ -3,7 +3,7 @@
 When the store has an HNSW index (built on request: ``build_ann_index``), a
 search first counts its candidates (scope, types, statuses, ``where`` ...) in
 the same snapshot, up to ``ann_min_candidates``. Below it (the same planner as the
-SQLite backend, :func:`mnemir.store.sqlite.vectors.plan_search`) the rows are
+SQLite backend, :func:`mnemir.store.planner.plan_search`) the rows are
 filtered through the B-tree/GIN indexes and every candidate is scored: the
 ordering uses the inner-product operator ``<#>``, which the cosine HNSW index
 cannot serve, so this path is exact by construction (vectors are stored
@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from mnemir.errors import ValidationError
+from mnemir.store.checks import check_query_dim
+from mnemir.store.planner import ANN_MIN_CANDIDATES, plan_search
 from mnemir.store.postgres import schema
 from mnemir.store.sql_filters import Params
-from mnemir.store.sqlite.vectors import ANN_MIN_CANDIDATES, plan_search
 
 Cursor = Any
 
@@ -46,11 +46,7 @@ def nearest(cur: Cursor, where: str, p: Params, query: str, dim: int, k: int,
     meta = dict(cur.fetchall())
     if "embedding_model" not in meta:
         return [], "exact"
-    stored_dim = int(meta["embedding_dim"])
-    if dim != stored_dim:
-        raise ValidationError(f"the query vector has {dim} dimensions; this store's model "
-                              f"{meta['embedding_model']!r} makes {stored_dim}", field="query",
-                              value=f"dim {dim}", allowed=f"dim {stored_dim}")
+    check_query_dim(dim, meta["embedding_model"], int(meta["embedding_dim"]))
     if k == 0:
         return [], "exact"
     model = meta["embedding_model"]

@@ -120,15 +120,10 @@ class IndexedProperties(PropertyAccess):
 class SQLiteDialect(Dialect):
     """``indexed`` names the properties that the ``props`` table holds for every record."""
 
+    record_fields = _RECORD_FIELDS
+
     def __init__(self, indexed: Collection[str]) -> None:
         self.indexed = frozenset(indexed)
-
-    def record_field(self, name: str, alias: str) -> str:
-        try:
-            return _RECORD_FIELDS[name].format(a=alias)
-        except KeyError:
-            raise ValidationError(f"unknown record field {name!r}", field=name, value=name,
-                                  allowed=sorted(_RECORD_FIELDS)) from None
 
     def substring(self, haystack: str, needle: str) -> str:
         return f"instr({haystack}, {needle}) > 0"

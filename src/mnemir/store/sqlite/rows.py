@@ -1,20 +1,14 @@
-"""Converting records, properties, edges and vectors to and from SQLite rows."""
+"""Converting records and properties to SQLite rows (the backend-neutral part: :mod:`mnemir.store.records`)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import numpy as np
-
-from mnemir.embed.base import Vectors
-from mnemir.errors import ValidationError
-from mnemir.ir import MEMIR_VERSION, HistoryEntry, MemIR
-from mnemir.store.sqlite import text
+from mnemir.ir import HistoryEntry, MemIR
+from mnemir.store.records import dumps, edge_rows, fts_key
 
 #: props.item: a scalar value, one item of a list, or a value that is present but compares with nothing
 #: (an empty list, an object, a nested list or a null inside a list)
@@ -28,10 +22,6 @@ def iso(value: datetime) -> str:
 
 def iso_or_none(value: datetime | None) -> str | None:
     return iso(value) if value is not None else None
-
-
-def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass
@@ -74,13 +64,6 @@ def record_row(record: MemIR) -> dict[str, Any]:
     }
 
 
-def load_record(data: str) -> MemIR:
-    """A stored record; older MemIR versions go through the upgrade path."""
-    if f'"memir_version":"{MEMIR_VERSION}"' in data[:40]:
-        return MemIR.model_validate_json(data)
-    return MemIR.from_json(data)
-
-
 def property_rows(rid: int, properties: dict[str, Any], keys: Iterable[str]) -> list[tuple[Any, ...]]:
     """Side-table rows for the indexed (core) properties of one record."""
     rows: list[tuple[Any, ...]] = []
@@ -107,52 +90,3 @@ def _value_row(rid: int, key: str, value: Any, item: int) -> tuple[Any, ...]:
     return (rid, key, OPAQUE, None, None)
 
 
-def edge_rows(record: MemIR) -> list[tuple[Any, ...]]:
-    return [(record.id, pos, rel.relation, rel.target, dumps(rel.properties))
-            for pos, rel in enumerate(record.relationships)]
-
-
-def fts_inputs(record: MemIR) -> tuple[list[str], list[str]]:
-    """What the full-text index is made from: text and summary, and the string property values."""
-    main = [record.content.text] + ([record.content.summary] if record.content.summary else [])
-    return main, list(_strings(record.properties.values()))
-
-
-def fts_columns(record: MemIR) -> tuple[str, str, str]:
-    return text.index_columns(*fts_inputs(record))
-
-
-def fts_key(record: MemIR) -> str:
-    """A digest of :func:`fts_inputs`: a replace whose digest is unchanged (a status change, a new time) does
-    not segment the text again."""
-    main, extra = fts_inputs(record)
-    blob = "\x1f".join(main) + "\x1e" + "\x1f".join(extra)
-    return hashlib.blake2b(blob.encode("utf-8"), digest_size=16).hexdigest()
-
-
-def _strings(values: Iterable[Any]) -> Iterator[str]:
-    for value in values:
-        if isinstance(value, str):
-            yield value
-        elif isinstance(value, list):
-            yield from (v for v in value if isinstance(v, str))
-
-
-def vector_blob(vector: Vectors, field: str) -> tuple[bytes, int]:
-    """A checked, L2-normalised float32 vector as bytes, and its dimension."""
-    arr = np.asarray(vector, dtype=np.float32)
-    if arr.ndim == 2 and arr.shape[0] == 1:
-        arr = arr[0]
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValidationError("a vector must be one row of floats", field=field, value=f"shape {arr.shape}",
-                              allowed="shape (dim,) or (1, dim)")
-    if not np.all(np.isfinite(arr)):
-        raise ValidationError("a vector must hold finite numbers", field=field, value="NaN or inf")
-    norm = float(np.linalg.norm(arr))
-    if norm == 0.0:
-        raise ValidationError("a vector must not be all zeros", field=field, value="zero vector")
-    return (arr / norm).astype("<f4").tobytes(), int(arr.size)
-
-
-def blob_vector(blob: bytes) -> Vectors:
-    return np.frombuffer(blob, dtype="<f4").astype(np.float32)

@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from mnemir.ir import utcnow
+from mnemir.store import records
 from mnemir.store.migrations import Migration, latest_version, pending
 from mnemir.store.sqlite import rows
 
@@ -72,7 +73,8 @@ CREATE TABLE history (
 );
 CREATE INDEX history_memory ON history (memory_id, at, seq);
 
--- seq = meta.vector_seq of the transaction that wrote the vector: readers refresh their cache from it
+-- seq = meta.vector_seq (meta.write_seq since migration 4) of the transaction that wrote the vector: readers
+-- refresh their cache from it
 CREATE TABLE embeddings (
     rid INTEGER PRIMARY KEY,
     model_id TEXT NOT NULL,
@@ -85,9 +87,7 @@ CREATE INDEX embeddings_seq ON embeddings (seq);
 
 
 def _v1_core(conn: sqlite3.Connection) -> None:
-    for statement in _V1_CORE.split(";"):
-        if statement.strip():
-            conn.execute(statement)
+    _run_script(conn, _V1_CORE)
 
 
 def _v2_full_text(conn: sqlite3.Connection) -> None:
@@ -95,7 +95,7 @@ def _v2_full_text(conn: sqlite3.Connection) -> None:
     # a database from before the index existed: index what it holds
     for rid, data in conn.execute("SELECT rid, record FROM documents").fetchall():
         conn.execute("INSERT INTO fts (rowid, words, extra, hanzi) VALUES (?, ?, ?, ?)",
-                     (rid, *rows.fts_columns(rows.load_record(data))))
+                     (rid, *records.fts_columns(records.load_record(data))))
 
 
 def _v3_fts_key(conn: sqlite3.Connection) -> None:
@@ -103,10 +103,33 @@ def _v3_fts_key(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE records ADD COLUMN fts_key TEXT")
 
 
+_V4_WRITE_SEQ = """
+-- the write_seq of the transaction that last wrote the row, and the rows hard-deleted (never reused rids): readers
+-- refresh the scope codes of their vector cache, and drop deleted rows, from these
+ALTER TABLE records ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX records_seq ON records (seq);
+CREATE TABLE deleted (rid INTEGER PRIMARY KEY, seq INTEGER NOT NULL);
+CREATE INDEX deleted_seq ON deleted (seq);
+-- one counter for every write transaction (it counted vector writes only)
+UPDATE meta SET key = 'write_seq' WHERE key = 'vector_seq'
+"""
+
+
+def _v4_write_seq(conn: sqlite3.Connection) -> None:
+    _run_script(conn, _V4_WRITE_SEQ)
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "records, core properties, relationships, history, embeddings, meta", _v1_core),
     Migration(2, "full-text index (jieba-segmented FTS5 with BM25)", _v2_full_text),
     Migration(3, "records.fts_key: skip re-segmenting unchanged text on replace", _v3_fts_key),
+    Migration(4, "records.seq, deleted rows, meta.write_seq: the vector cache keeps each row's scope", _v4_write_seq),
 )
 
 SCHEMA_VERSION = latest_version(MIGRATIONS)

@@ -10,17 +10,36 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from mnemir.embed.base import Vectors
-from mnemir.errors import ModelMismatchError, StoreError, ValidationError
+from mnemir.errors import StoreError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
+from mnemir.store import records
 from mnemir.store.base import Capabilities, Edge, Selection, Store, Write
-from mnemir.store.sql_filters import Params, compile_selection
+from mnemir.store.checks import (
+    check_count,
+    check_direction,
+    check_key,
+    check_memory_id,
+    check_meta_value,
+    check_model_id,
+    check_ontology,
+    check_query_dim,
+    check_seconds,
+    check_text_query,
+    check_vector_model,
+    check_write,
+    id_list,
+    order_items,
+)
+from mnemir.store.planner import AnnIndex, plan_search
+from mnemir.store.sql_filters import Params, check_selection, compile_selection
 from mnemir.store.sqlite import rows, schema, text
 from mnemir.store.sqlite.connection import Connection
 from mnemir.store.sqlite.dialect import SQLiteDialect, json_path
-from mnemir.store.sqlite.vectors import AnnIndex, VectorCache, plan_search
+from mnemir.store.sqlite.vectors import VectorCache
 
 #: ordering on record fields (besides property names)
 ORDER_FIELDS = {"@created_at": "r.created_at", "@updated_at": "r.updated_at", "@valid_from": "r.valid_from",
@@ -42,11 +61,8 @@ class SQLiteStore(Store):
 
     def __init__(self, path: str | os.PathLike[str], *, ontology: Ontology, busy_timeout_s: float = 5.0,
                  retry_for_s: float = 60.0) -> None:
-        if not isinstance(ontology, Ontology):
-            raise ValidationError("ontology must be an Ontology", field="ontology", value=ontology)
-        for name, value in (("busy_timeout_s", busy_timeout_s), ("retry_for_s", retry_for_s)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise ValidationError(f"{name} must be a number of seconds >= 0", field=name, value=value)
+        check_ontology(ontology)
+        check_seconds(busy_timeout_s=busy_timeout_s, retry_for_s=retry_for_s)
         self.path = Path(path)
         if self.path.is_dir():
             raise ValidationError("the SQLite store path is a directory; give a database file", field="path",
@@ -55,8 +71,11 @@ class SQLiteStore(Store):
         self.ontology = ontology
         self._db = Connection(self.path, busy_timeout_s=float(busy_timeout_s), retry_for_s=float(retry_for_s))
         self._cache = VectorCache()
-        #: an approximate index for very large candidate sets; none yet (see vectors.plan_search)
+        #: an approximate index for very large candidate sets; none yet (see mnemir.store.planner)
         self._ann: AnnIndex | None = None
+        #: answer vector searches that restrict only scope, types and statuses from the cache's scope codes, without
+        #: SQL (False: always select the candidates in SQL; the benchmark and the tests compare the two)
+        self.scope_fast_path = True
         try:
             if self._db.read("open", self._needs_preparing):  # most opens find nothing to do: no write lock
                 self._db.write("open (schema migration)", self._prepare)
@@ -96,12 +115,11 @@ class SQLiteStore(Store):
 
     # -- writing --------------------------------------------------------------
     def write(self, writes: Sequence[Write], *, model_id: str, delete_ids: Sequence[str] = ()) -> None:
-        if not isinstance(model_id, str) or not model_id:
-            raise ValidationError("model_id must name the embedding model", field="model_id", value=model_id)
-        delete_ids = _id_list(delete_ids, "delete_ids")
+        check_model_id(model_id)
+        delete_ids = id_list(delete_ids, "delete_ids")
         deleted = set(delete_ids)
         # all the CPU work (JSON, segmentation, vector checks) happens before the write lock is taken
-        prepared = [_prepare_write(w, i, skip_record=_is_write(w) and w.record.id in deleted)
+        prepared = [_prepare_write(check_write(w, i), i, skip_record=w.record.id in deleted)
                     for i, w in enumerate(writes)]
         if not prepared and not delete_ids:
             return
@@ -123,22 +141,24 @@ class SQLiteStore(Store):
         self._db.read("write (read text keys)", body)
         for p in prepared:
             if p.row is not None and stored.get(p.record.id) != p.fts_key:
-                p.fts = rows.fts_columns(p.record)
+                p.fts = records.fts_columns(p.record)
 
     def _write(self, conn: sqlite3.Connection, prepared: list[rows.PreparedWrite], model_id: str,
                delete_ids: list[str]) -> None:
         meta = dict(conn.execute("SELECT key, value FROM meta"))
-        seq = int(meta.get("vector_seq", "0")) + 1
-        if any(p.vector is not None for p in prepared):
-            _check_model(conn, meta, model_id, prepared)
-            _set_meta(conn, "vector_seq", str(seq))
+        seq = int(meta.get("write_seq", "0")) + 1  # stamps what this transaction writes: readers' caches follow
+        _set_meta(conn, "write_seq", str(seq))
+        dims = [p.dim for p in prepared if p.dim is not None]
+        if dims and check_vector_model(meta, model_id, dims):  # the first vectors fix the model and dimension
+            _set_meta(conn, "embedding_model", model_id)
+            _set_meta(conn, "embedding_dim", str(dims[0]))
         indexed = sorted(json.loads(meta.get("indexed_properties", "[]")))
         for i, p in enumerate(prepared):
             conn.executemany("INSERT OR IGNORE INTO history (id, memory_id, at, entry) VALUES (?, ?, ?, ?)",
                              p.history)
             if p.row is None:
                 continue  # written and deleted at once: only its history stays (e.g. a hard delete's entry)
-            rid = self._put_record(conn, p, p.row, indexed)
+            rid = self._put_record(conn, p, {**p.row, "seq": seq}, indexed)
             if p.vector is not None:
                 conn.execute("INSERT OR REPLACE INTO embeddings (rid, model_id, dim, vector, seq) VALUES "
                              "(?, ?, ?, ?, ?)", (rid, model_id, p.dim, p.vector, seq))
@@ -146,7 +166,7 @@ class SQLiteStore(Store):
                 raise ValidationError("a new record needs a vector", field=f"writes[{i}].vector", value=None,
                                       allowed="the record's embedding", id=p.record.id)
         for chunk in _chunks(delete_ids):
-            self._delete(conn, chunk)
+            self._delete(conn, chunk, seq)
         _refresh_statistics(conn)
 
     @staticmethod
@@ -168,17 +188,18 @@ class SQLiteStore(Store):
         conn.executemany("INSERT INTO relationships (source, pos, relation, target, properties) VALUES "
                          "(?, ?, ?, ?, ?)", p.edges)
         if not text_unchanged:
-            fts = p.fts if p.fts is not None else rows.fts_columns(p.record)
+            fts = p.fts if p.fts is not None else records.fts_columns(p.record)
             conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
             conn.execute("INSERT INTO fts (rowid, words, extra, hanzi) VALUES (?, ?, ?, ?)", (rid, *fts))
         return rid
 
     @staticmethod
-    def _delete(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+    def _delete(conn: sqlite3.Connection, ids: Sequence[str], seq: int) -> None:
         marks = ", ".join("?" * len(ids))
         found = conn.execute(f"SELECT rid FROM records WHERE id IN ({marks})", ids).fetchall()
         rids = [r for (r,) in found]
         if rids:
+            conn.executemany("INSERT OR REPLACE INTO deleted (rid, seq) VALUES (?, ?)", [(r, seq) for r in rids])
             rid_marks = ", ".join("?" * len(rids))
             for table, column in (("props", "rid"), ("embeddings", "rid"), ("fts", "rowid"), ("documents", "rid"),
                                   ("records", "rid")):
@@ -187,7 +208,7 @@ class SQLiteStore(Store):
 
     # -- reading --------------------------------------------------------------
     def fetch(self, ids: Sequence[str]) -> list[MemIR]:
-        ids = _id_list(ids, "ids")
+        ids = id_list(ids, "ids")
 
         def body(conn: sqlite3.Connection) -> list[MemIR]:
             found: dict[str, MemIR] = {}
@@ -195,7 +216,7 @@ class SQLiteStore(Store):
                 marks = ", ".join("?" * len(chunk))
                 sql = f"SELECT r.id, d.record FROM records r JOIN documents d USING (rid) WHERE r.id IN ({marks})"
                 for mid, data in conn.execute(sql, chunk):
-                    found[mid] = rows.load_record(data)
+                    found[mid] = records.load_record(data)
             return [found[i] for i in ids if i in found]
 
         return self._db.read("fetch", body)
@@ -203,8 +224,8 @@ class SQLiteStore(Store):
     def select(self, selection: Selection, *, order_by: Sequence[tuple[str, bool]] = (), limit: int | None = None,
                offset: int = 0) -> list[MemIR]:
         if limit is not None:
-            _check_count(limit, "limit")
-        _check_count(offset, "offset")
+            check_count(limit, "limit")
+        check_count(offset, "offset")
         order = self._order_sql(order_by, selection)
 
         def body(conn: sqlite3.Connection) -> list[MemIR]:
@@ -213,7 +234,7 @@ class SQLiteStore(Store):
             sql = (f"SELECT d.record FROM records r JOIN documents d USING (rid) WHERE {where} "
                    f"ORDER BY {order} LIMIT {p(-1 if limit is None else limit)} OFFSET {p(offset)}")
             found = conn.execute(sql, p.values).fetchall()
-            return [rows.load_record(data) for (data,) in found]
+            return [records.load_record(data) for (data,) in found]
 
         return self._db.read("select", body)
 
@@ -226,38 +247,34 @@ class SQLiteStore(Store):
         return self._db.read("count", body)
 
     def vector_search(self, selection: Selection, query: Vectors, k: int) -> list[tuple[str, float]]:
-        _check_count(k, "k")
-        blob, dim = rows.vector_blob(query, "query")
-        vector = rows.blob_vector(blob)
+        check_count(k, "k")
+        blob, dim = records.vector_blob(query, "query")
+        vector = records.blob_vector(blob)
 
         def body(conn: sqlite3.Connection) -> list[tuple[str, float]]:
+            check_selection(selection)
             self._cache.sync(conn)
-            if self._cache.size and dim != self._cache.dim:
-                raise ValidationError(f"the query vector has {dim} dimensions; this store's model "
-                                      f"{self._cache.model!r} makes {self._cache.dim}", field="query",
-                                      value=f"dim {dim}", allowed=f"dim {self._cache.dim}")
+            if self._cache.size:
+                check_query_dim(dim, self._cache.model, self._cache.dim)
             if k == 0 or not self._cache.size:
                 return []
-            p = Params()
-            where = self._where(conn, selection, p)
-            # one string from SQLite instead of a Python tuple per row: the row-by-row fetch dominated at 100k
-            joined = conn.execute(f"SELECT group_concat(r.rid, ' ') FROM records r WHERE {where}",
-                                  p.values).fetchone()[0]
-            candidates = np.array(joined.split(), dtype=np.int64) if joined else np.zeros(0, dtype=np.int64)
-            plan = plan_search(len(candidates), ann_available=self._ann is not None)
-            if plan.method == "ann" and self._ann is not None:
-                best = self._ann.search(candidates, vector, k)
+            if self.scope_fast_path and self._cache.answers(selection):
+                pos = self._cache.scope_positions(selection)  # numpy masks over the cached scope codes
             else:
-                best = self._cache.top_k(candidates, vector, k)
+                pos = self._cache.rid_positions(self._candidates(conn, selection))
+            plan = plan_search(len(pos), ann_available=self._ann is not None)
+            if plan.method == "ann" and self._ann is not None:
+                best = self._ann.search(self._cache.rids[pos], vector, k)
+            else:
+                best = self._cache.top_k(pos, vector, k)
             ids = self._ids_of(conn, [rid for rid, _ in best])
             return [(ids[rid], score) for rid, score in best if rid in ids]
 
         return self._db.read("vector search", body)
 
     def text_search(self, selection: Selection, query: str, k: int) -> list[tuple[str, float]]:
-        _check_count(k, "k")
-        if not isinstance(query, str):
-            raise ValidationError("a text query must be a string", field="query", value=query)
+        check_count(k, "k")
+        check_text_query(query)
         expression = text.match_expression(query)
         if expression is None or k == 0:
             return []
@@ -275,12 +292,10 @@ class SQLiteStore(Store):
 
     def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
               direction: str = "out") -> list[Edge]:
-        ids = _id_list(ids, "ids")
-        if direction not in ("out", "in", "both"):
-            raise ValidationError("unknown edge direction", field="direction", value=direction,
-                                  allowed=["out", "in", "both"])
+        ids = id_list(ids, "ids")
+        check_direction(direction)
         if relations is not None:
-            relations = _id_list(relations, "relations")
+            relations = id_list(relations, "relations")
 
         def body(conn: sqlite3.Connection) -> list[Edge]:
             out: list[Edge] = []
@@ -300,14 +315,13 @@ class SQLiteStore(Store):
         return self._db.read("edges", body)
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
-        if not isinstance(memory_id, str):
-            raise ValidationError("memory_id must be a string", field="memory_id", value=memory_id)
+        check_memory_id(memory_id)
         found = self._db.read("history", lambda conn: conn.execute(
             "SELECT entry FROM history WHERE memory_id = ? ORDER BY at, seq", (memory_id,)).fetchall())
         return [HistoryEntry.model_validate_json(entry) for (entry,) in found]
 
     def vectors(self, ids: Sequence[str]) -> dict[str, Vectors]:
-        ids = _id_list(ids, "ids")
+        ids = id_list(ids, "ids")
 
         def body(conn: sqlite3.Connection) -> dict[str, Vectors]:
             out: dict[str, Vectors] = {}
@@ -315,21 +329,20 @@ class SQLiteStore(Store):
                 marks = ", ".join("?" * len(chunk))
                 sql = (f"SELECT r.id, e.vector FROM records r JOIN embeddings e ON e.rid = r.rid "
                        f"WHERE r.id IN ({marks})")
-                out.update((mid, rows.blob_vector(blob)) for mid, blob in conn.execute(sql, chunk))
+                out.update((mid, records.blob_vector(blob)) for mid, blob in conn.execute(sql, chunk))
             return out
 
         return self._db.read("vectors", body)
 
     def get_meta(self, key: str) -> str | None:
-        _check_key(key)
+        check_key(key)
         found = self._db.read("get_meta", lambda conn: conn.execute(
             "SELECT value FROM meta WHERE key = ?", (key,)).fetchone())
         return found[0] if found else None
 
     def set_meta(self, key: str, value: str) -> None:
-        _check_key(key)
-        if not isinstance(value, str):
-            raise ValidationError("meta values are strings", field="value", value=value)
+        check_key(key)
+        check_meta_value(value)
         self._db.write("set_meta", lambda conn: _set_meta(conn, key, value))
 
     def close(self) -> None:
@@ -342,28 +355,21 @@ class SQLiteStore(Store):
         return int(found[0] or 0)
 
     # -- helpers --------------------------------------------------------------
+    def _candidates(self, conn: sqlite3.Connection, selection: Selection) -> npt.NDArray[np.int64]:
+        """The rids SQL selects."""
+        p = Params()
+        where = self._where(conn, selection, p)
+        # one string from SQLite instead of a Python tuple per row: the row-by-row fetch dominated at 100k
+        joined = conn.execute(f"SELECT group_concat(r.rid, ' ') FROM records r WHERE {where}", p.values).fetchone()[0]
+        return np.array(joined.split(), dtype=np.int64) if joined else np.zeros(0, dtype=np.int64)
+
     def _where(self, conn: sqlite3.Connection, selection: Selection, p: Params) -> str:
         return compile_selection(selection, SQLiteDialect(self._indexed(conn)), p) or "1"
 
     def _order_sql(self, order_by: Sequence[tuple[str, bool]], selection: Selection) -> str:
-        if isinstance(order_by, (str, bytes)):
-            raise ValidationError("order_by must be a list of (field, ascending) pairs", field="order_by",
-                                  value=order_by)
         terms = []
-        for i, item in enumerate(order_by):
-            if not (isinstance(item, (tuple, list)) and len(item) == 2 and isinstance(item[0], str)
-                    and isinstance(item[1], bool)):
-                raise ValidationError("order_by items are (field, ascending) pairs", field=f"order_by[{i}]",
-                                      value=item, allowed="e.g. ('@created_at', False) or ('deadline', True)")
-            name, ascending = item
-            if name.startswith("@"):
-                if name not in ORDER_FIELDS:
-                    raise ValidationError(f"cannot order by {name!r}", field=f"order_by[{i}]", value=name,
-                                          allowed=sorted(ORDER_FIELDS))
-                expr = ORDER_FIELDS[name]
-            else:
-                self.ontology.property_spec(name, selection.types)  # unknown property -> ValidationError
-                expr = f"json_extract(r.props, {json_path(name)})"
+        for name, ascending in order_items(order_by, ORDER_FIELDS, self.ontology, selection.types):
+            expr = ORDER_FIELDS[name] if name.startswith("@") else f"json_extract(r.props, {json_path(name)})"
             # missing values last in both directions
             terms.append(f"({expr} IS NULL), {expr} {'ASC' if ascending else 'DESC'}")
         terms.append("r.created_at ASC, r.id ASC")  # a total order, so offset paging is stable
@@ -406,56 +412,10 @@ def _refresh_statistics(conn: sqlite3.Connection) -> None:
     _set_meta(conn, "analyzed_at_rid", str(top))
 
 
-def _check_model(conn: sqlite3.Connection, meta: dict[str, str], model_id: str,
-                 prepared: list[rows.PreparedWrite]) -> None:
-    """The first vectors fix the store's model and dimension; later ones must match them."""
-    stored, dims = meta.get("embedding_model"), {p.dim for p in prepared if p.vector is not None}
-    if stored is not None and stored != model_id:
-        raise ModelMismatchError(f"this store holds vectors of model {stored!r}, not {model_id!r}; re-embed the "
-                                 "store to change models", stored_model=stored, model_id=model_id)
-    want = int(meta["embedding_dim"]) if "embedding_dim" in meta else None
-    if len(dims) > 1 or (want is not None and dims != {want}):
-        raise ValidationError("vectors of one model must all have the same dimension", field="vector",
-                              value=sorted(dims), allowed=want if want is not None else "one dimension")
-    if stored is None:
-        _set_meta(conn, "embedding_model", model_id)
-        _set_meta(conn, "embedding_dim", str(dims.pop()))
-
-
-def _is_write(write: Any) -> bool:
-    return isinstance(write, Write) and isinstance(write.record, MemIR)
-
-
-def _check_write(write: Write, i: int) -> tuple[bytes, int] | None:
-    """Check one Write's shape; return its vector as checked, normalised float32 bytes and its dimension.
-    (Shared with the PostgreSQL backend.)"""
-    if not _is_write(write):
-        raise ValidationError("expected a Write holding a MemIR record", field=f"writes[{i}]", value=write)
-    if not all(isinstance(h, HistoryEntry) for h in write.history):
-        raise ValidationError("history entries must be HistoryEntry objects", field=f"writes[{i}].history",
-                              value=write.history)
-    return None if write.vector is None else rows.vector_blob(write.vector, f"writes[{i}].vector")
-
-
 def _prepare_write(write: Write, i: int, *, skip_record: bool) -> rows.PreparedWrite:
-    vector = _check_write(write, i)
-    return rows.prepare_write(write.record, None if skip_record else vector, write.history, skip_record=skip_record)
-
-
-def _check_count(value: Any, field: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValidationError(f"{field} must be a whole number >= 0", field=field, value=value)
-
-
-def _check_key(key: Any) -> None:
-    if not isinstance(key, str) or not key:
-        raise ValidationError("meta keys are non-empty strings", field="key", value=key)
-
-
-def _id_list(ids: Any, field: str) -> list[str]:
-    if isinstance(ids, str) or not all(isinstance(i, str) for i in ids):
-        raise ValidationError(f"{field} must be a list of strings", field=field, value=ids)
-    return list(ids)
+    vector = None if write.vector is None else records.vector_blob(write.vector, f"writes[{i}].vector")
+    return rows.prepare_write(write.record, None if skip_record else vector, write.history,
+                             skip_record=skip_record)
 
 
 def _chunks(items: list[str], size: int = _CHUNK) -> list[list[str]]:

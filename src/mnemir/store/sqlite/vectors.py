@@ -1,64 +1,65 @@
-"""Exact vector search: an in-process matrix of every vector, scored on the rows SQL selected.
+"""Exact vector search: an in-process matrix of every vector, with each row's scope beside it.
 
-A search is: SQL picks the candidate rows (scope, types, statuses, ``where``,
-ids, ``valid_at``) -> their rows in the cached matrix -> one matrix-vector
-product -> ``argpartition``. Exact whatever the filter's selectivity.
+The cache holds, ordered by ``rid``, every vector of the store's model and, per
+row, small integer codes of the record's ``user_id``, ``agent_id``,
+``session_id``, ``type`` and ``status``. A search is:
 
-The cache is kept in step with the database through ``meta.vector_seq``: every
-write transaction that stores vectors bumps it and stamps its rows with it, so a
-reader (this process or another) loads just the rows newer than the ones it
-holds, in the same read transaction as its candidate query (one snapshot).
-Row ids (``records.rid``) are never reused, so a deleted record's stale row in
-the cache is harmless: SQL never selects it again.
+* scope, types and statuses only (what recall asks most): numpy boolean masks
+  over the codes pick the candidate rows, no SQL at all (:meth:`VectorCache.scope_positions`);
+* anything else (``where``, ``ids``, ``valid_at``): SQL picks the candidate rows;
 
-:func:`plan_search` is the seam for an approximate index for large unfiltered
-scopes (a later step); today every plan is exact.
+then one matrix-vector product over the candidates -> ``argpartition``. Exact
+whatever the filter's selectivity, and both ways score the same rows the same way.
+
+The cache is kept in step with the database through ``meta.write_seq``: every
+write transaction bumps it and stamps what it touched with it (``embeddings.seq``
+for new vectors, ``records.seq`` for every written record, ``deleted.seq`` for
+every hard-deleted one), so a reader (this process or another) loads just what
+changed since the sequence number it holds, in the same read transaction as its
+search (one snapshot). Row ids (``records.rid``) are never reused. A deleted
+record's row is masked out at once and its memory given back once deleted rows
+make up a sixteenth of the cache (amortised: one copy of the matrix per many deletes).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from typing import Literal, Protocol
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from mnemir.embed.base import Vectors
+from mnemir.store.base import ANY, Selection
 
-#: below this many candidates exact scoring is fast enough that an ANN index would not pay off
-ANN_MIN_CANDIDATES = 200_000
 #: above this share of the cache, scoring every row and picking the candidates beats gathering them first
 #: (gathering copies rows and is memory-bound: measured on 2 cores, the two cross at about 15 %)
 SCORE_ALL_SHARE = 0.15
+#: the per-row scope columns the cache keeps (records columns)
+SCOPE_COLUMNS = ("user_id", "agent_id", "session_id", "type", "status")
+#: give deleted rows' memory back once they are this share of the cache
+COMPACT_SHARE = 1 / 16
+
+Positions = npt.NDArray[np.intp]
 
 
-@dataclass(frozen=True)
-class SearchPlan:
-    method: Literal["exact", "ann"]
-    candidates: int
-    reason: str
+class CodeBook:
+    """Small integer codes for the distinct values of one column, ``None`` included; codes are never reused."""
 
+    def __init__(self) -> None:
+        self._codes: dict[str | None, int] = {}
 
-class AnnIndex(Protocol):
-    """What an approximate index must offer to be planned in (none exists yet)."""
+    def encode(self, values: Sequence[str | None]) -> npt.NDArray[np.int32]:
+        codes = self._codes
+        return np.fromiter((codes.setdefault(v, len(codes)) for v in values), dtype=np.int32, count=len(values))
 
-    def search(self, rids: npt.NDArray[np.int64], query: Vectors, k: int) -> list[tuple[int, float]]:
-        """(rid, cosine) of about the ``k`` best among ``rids``, best first."""
-        ...
-
-
-def plan_search(candidates: int, *, ann_available: bool = False,
-                min_ann_candidates: int = ANN_MIN_CANDIDATES) -> SearchPlan:
-    """Exact for selective filters and small stores; ANN (when an index exists) for very large candidate sets."""
-    if ann_available and candidates >= min_ann_candidates:
-        return SearchPlan("ann", candidates, f"{candidates} candidates >= {min_ann_candidates}")
-    reason = "no ANN index" if not ann_available else f"{candidates} candidates < {min_ann_candidates}"
-    return SearchPlan("exact", candidates, reason)
+    def find(self, values: Sequence[str | None]) -> list[int]:
+        """The codes of the values seen so far (a value never stored selects nothing)."""
+        return [self._codes[v] for v in values if v in self._codes]
 
 
 class VectorCache:
-    """Every vector of the store's embedding model, as one float32 matrix ordered by ``rid``."""
+    """Every vector of the store's embedding model, as one float32 matrix ordered by ``rid``, and each row's scope."""
 
     def __init__(self) -> None:
         self._reset(None)
@@ -69,19 +70,36 @@ class VectorCache:
         self.size = 0
         self.rids: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.matrix: Vectors = np.zeros((0, 0), dtype=np.float32)
+        #: the row's record exists (False: deleted, or its scope not loaded yet)
+        self.live: npt.NDArray[np.bool_] = np.zeros(0, dtype=bool)
+        self.codes = {c: np.zeros(0, dtype=np.int32) for c in SCOPE_COLUMNS}
+        self.books = {c: CodeBook() for c in SCOPE_COLUMNS}
+        self.dead = 0
 
     @property
     def dim(self) -> int:
         return int(self.matrix.shape[1])
 
+    @property
+    def capacity(self) -> int:
+        return len(self.rids)
+
+    # -- keeping in step ---------------------------------------------------------------
     def sync(self, conn: sqlite3.Connection) -> None:
-        """Load the vectors written since the last sync (all of them the first time or after a model change)."""
-        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('vector_seq', 'embedding_model')"))
-        model, seq = meta.get("embedding_model"), int(meta.get("vector_seq", "0"))
+        """Load what was written since the last sync (everything the first time or after a model change)."""
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('write_seq', 'embedding_model')"))
+        model, seq = meta.get("embedding_model"), int(meta.get("write_seq", "0"))
         if model != self.model:
             self._reset(model)
         if seq == self.seq or model is None:
             return
+        self._load_vectors(conn, model)
+        self._load_scopes(conn)
+        if self.seq >= 0:  # a first load never sees deleted rows
+            self._drop_deleted(conn)
+        self.seq = seq
+
+    def _load_vectors(self, conn: sqlite3.Connection, model: str) -> None:
         found = conn.execute("SELECT rid, vector FROM embeddings WHERE seq > ? AND model_id = ? ORDER BY rid",
                              (self.seq, model)).fetchall()
         if found:
@@ -89,39 +107,72 @@ class VectorCache:
             dim = len(found[0][1]) // 4
             matrix = np.frombuffer(b"".join(b for _, b in found), dtype="<f4").reshape(len(found), dim)
             self._merge(rids, matrix.astype(np.float32, copy=False))
-        self.seq = seq
+
+    def _load_scopes(self, conn: sqlite3.Connection) -> None:
+        columns = ", ".join(SCOPE_COLUMNS)
+        # a first load reads the table in rid order; later ones only the rows written since (records_seq index)
+        since = "" if self.seq < 0 else f"WHERE seq > {int(self.seq)}"
+        found = conn.execute(f"SELECT rid, {columns} FROM records {since}").fetchall()
+        if not found:
+            return
+        rids = np.fromiter((row[0] for row in found), dtype=np.int64, count=len(found))
+        pos, known = self.positions(rids)
+        pos = pos[known]
+        for i, column in enumerate(SCOPE_COLUMNS, start=1):
+            values = [row[i] for row in found]
+            self.codes[column][pos] = self.books[column].encode(values)[known]
+        self.live[pos] = True
+
+    def _drop_deleted(self, conn: sqlite3.Connection) -> None:
+        found = conn.execute("SELECT rid FROM deleted WHERE seq > ?", (self.seq,)).fetchall()
+        if not found:
+            return
+        pos, known = self.positions(np.array([r for (r,) in found], dtype=np.int64))
+        pos = pos[known]
+        self.dead += int(np.count_nonzero(self.live[pos]))
+        self.live[pos] = False
+        if self.dead > COMPACT_SHARE * self.size:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Keep only the rows of records that exist (a copy of the matrix: hence only now and then)."""
+        keep = np.flatnonzero(self.live[: self.size])
+        self.rids, self.matrix, self.live = self.rids[keep], self.matrix[keep], self.live[keep]
+        self.codes = {c: codes[keep] for c, codes in self.codes.items()}
+        self.size, self.dead = len(keep), 0
 
     def _merge(self, rids: npt.NDArray[np.int64], rows: Vectors) -> None:
-        if self.size == 0:
-            self.rids, self.matrix, self.size = rids.copy(), rows.copy(), len(rids)
-            return
         pos, known = self.positions(rids)
-        self.matrix[pos[known]] = rows[known]
+        if known.any():
+            self.matrix[pos[known]] = rows[known]
         new_rids, new_rows = rids[~known], rows[~known]
         if not len(new_rids):
             return
-        if new_rids[0] > self.rids[self.size - 1]:  # the usual case: rids only grow
-            self._append(new_rids, new_rows)
-        else:  # defensive: keep the order by rid
-            all_rids = np.concatenate([self.rids[: self.size], new_rids])
-            all_rows = np.vstack([self.matrix[: self.size], new_rows])
-            order = np.argsort(all_rids, kind="stable")
-            self.rids, self.matrix, self.size = all_rids[order], all_rows[order], len(all_rids)
+        start = self.size
+        self._resize(start + len(new_rids), rows.shape[1])
+        self.rids[start : self.size] = new_rids
+        self.matrix[start : self.size] = new_rows
+        self.live[start : self.size] = False  # until its scope is loaded
+        if start and new_rids[0] < self.rids[start - 1]:  # defensive (rids only grow): keep the order by rid
+            order = np.argsort(self.rids[: self.size], kind="stable")
+            self.rids, self.matrix, self.live = self.rids[order], self.matrix[order], self.live[order]
+            self.codes = {c: codes[order] for c, codes in self.codes.items()}
 
-    def _append(self, rids: npt.NDArray[np.int64], rows: Vectors) -> None:
-        need = self.size + len(rids)
-        if need > len(self.rids):  # grow geometrically so appends stay cheap
-            capacity = max(need, int(len(self.rids) * 1.5) + 16)
-            grown_rids = np.zeros(capacity, dtype=np.int64)
-            grown_rids[: self.size] = self.rids[: self.size]
-            grown = np.zeros((capacity, self.dim), dtype=np.float32)
-            grown[: self.size] = self.matrix[: self.size]
-            self.rids, self.matrix = grown_rids, grown
-        self.rids[self.size : need] = rids
-        self.matrix[self.size : need] = rows
-        self.size = need
+    def _resize(self, size: int, dim: int) -> None:
+        """Make room for ``size`` rows, growing geometrically so that appends stay cheap."""
+        if size > self.capacity:
+            capacity = max(size, int(self.capacity * 1.5) + 16)
+            self.rids = _grown(self.rids[: self.size], capacity)
+            self.live = _grown(self.live[: self.size], capacity)
+            self.codes = {c: _grown(codes[: self.size], capacity) for c, codes in self.codes.items()}
+            matrix = np.zeros((capacity, dim), dtype=np.float32)
+            if self.size:
+                matrix[: self.size] = self.matrix[: self.size]
+            self.matrix = matrix
+        self.size = size
 
-    def positions(self, rids: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
+    # -- searching -----------------------------------------------------------------------
+    def positions(self, rids: npt.NDArray[np.int64]) -> tuple[Positions, npt.NDArray[np.bool_]]:
         """Row positions of ``rids`` and which of them the cache holds."""
         held = self.rids[: self.size]
         pos = np.searchsorted(held, rids)
@@ -129,10 +180,44 @@ class VectorCache:
         known = held[pos] == rids if self.size else np.zeros(len(rids), dtype=bool)
         return pos, known
 
-    def top_k(self, rids: npt.NDArray[np.int64], query: Vectors, k: int) -> list[tuple[int, float]]:
-        """(rid, cosine) of the ``k`` best among ``rids``, best first; ties broken by rid. Exact."""
+    def rid_positions(self, rids: npt.NDArray[np.int64]) -> Positions:
+        """The positions of the live rows among ``rids`` (what SQL selected)."""
         pos, known = self.positions(rids)
         pos = pos[known]
+        return pos[self.live[pos]]
+
+    @staticmethod
+    def answers(selection: Selection) -> bool:
+        """Whether :meth:`scope_positions` can answer the selection alone (no ``where``, ``ids``, ``valid_at``)."""
+        return selection.where is None and selection.ids is None and selection.valid_at is None
+
+    def scope_positions(self, selection: Selection) -> Positions:
+        """The positions of the live rows inside a scope/types/statuses selection (see :meth:`answers`), by the
+        rule of :func:`mnemir.store.sql_filters.compile_selection`."""
+        mask = self.live[: self.size].copy()
+        wanted: list[tuple[str, list[str | None]]] = []
+        if selection.user_id is not ANY:
+            wanted.append(("user_id", [selection.user_id]))  # type: ignore[list-item]
+        for column in ("agent_id", "session_id"):
+            value = getattr(selection, column)
+            if value is not ANY and value is not None:  # restrict only when given
+                wanted.append((column, [value]))
+        if selection.types is not None:
+            wanted.append(("type", list(selection.types)))
+        wanted.append(("status", [str(s) for s in selection.statuses]))
+        for column, values in wanted:
+            codes = self.books[column].find(values)
+            if not codes:
+                return np.zeros(0, dtype=np.intp)
+            column_codes = self.codes[column][: self.size]
+            match = column_codes == codes[0]
+            for code in codes[1:]:
+                match |= column_codes == code
+            mask &= match
+        return np.flatnonzero(mask)
+
+    def top_k(self, pos: Positions, query: Vectors, k: int) -> list[tuple[int, float]]:
+        """(rid, cosine) of the ``k`` best rows at positions ``pos``, best first; ties broken by rid. Exact."""
         if not len(pos) or k <= 0:
             return []
         # einsum's own SIMD loop, not BLAS: a threaded BLAS matrix-vector product stalls for milliseconds when
@@ -148,3 +233,9 @@ class VectorCache:
         chosen_rids = self.rids[pos[best]]
         order = np.lexsort((chosen_rids, -scores[best]))
         return [(int(chosen_rids[i]), float(scores[best][i])) for i in order]
+
+
+def _grown(values: npt.NDArray[np.generic], capacity: int) -> npt.NDArray[np.generic]:
+    out = np.zeros(capacity, dtype=values.dtype)
+    out[: len(values)] = values
+    return out

@@ -1,0 +1,43 @@
+"""Exact or approximate: the vector-search planner shared by the backends.
+
+Exact scoring is the default at every selectivity. An approximate (ANN) index is
+planned in only when one exists and the candidate set is very large, where exact
+scoring would be too slow and an ANN index pays off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from mnemir.embed.base import Vectors
+
+#: below this many candidates exact scoring is fast enough that an ANN index would not pay off
+ANN_MIN_CANDIDATES = 200_000
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    method: Literal["exact", "ann"]
+    candidates: int
+    reason: str
+
+
+class AnnIndex(Protocol):
+    """What an approximate index must offer to be planned in."""
+
+    def search(self, rids: npt.NDArray[np.int64], query: Vectors, k: int) -> list[tuple[int, float]]:
+        """(rid, cosine) of about the ``k`` best among ``rids``, best first."""
+        ...
+
+
+def plan_search(candidates: int, *, ann_available: bool = False,
+                min_ann_candidates: int = ANN_MIN_CANDIDATES) -> SearchPlan:
+    """Exact for selective filters and small stores; ANN (when an index exists) for very large candidate sets."""
+    if ann_available and candidates >= min_ann_candidates:
+        return SearchPlan("ann", candidates, f"{candidates} candidates >= {min_ann_candidates}")
+    reason = "no ANN index" if not ann_available else f"{candidates} candidates < {min_ann_candidates}"
+    return SearchPlan("exact", candidates, reason)

@@ -1,0 +1,132 @@
+"""The SQLite vector search's fast path (scope, types and statuses answered from the vector cache's scope codes)
+agrees with the SQL path and with a Python reference: same ids, same scores, also after other processes wrote,
+replaced and deleted records."""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from store_cases import MODEL, ONTOLOGY, mutate, random_gadget, record, unit
+
+from mnemir.ir import MemIR, MemoryStatus
+from mnemir.store.base import ANY, Selection, Write
+from mnemir.store.sqlite import SQLiteStore
+
+EVERYTHING = Selection(user_id=ANY, statuses=tuple(MemoryStatus))
+K = 7
+
+
+def random_selection(rnd: random.Random) -> Selection:
+    return Selection(
+        user_id=rnd.choice([ANY, "alice", "bob", None, "dan", "nobody"]),
+        agent_id=rnd.choice([ANY, ANY, None, "a1", "a9"]),
+        session_id=rnd.choice([ANY, ANY, None, "s2"]),
+        types=rnd.choice([None, ("Gadget",), ("Fact",), ("Fact", "Gadget"), (), ("Nope",)]),
+        statuses=tuple(rnd.sample(list(MemoryStatus), rnd.randint(0, 3))),
+    )
+
+
+def fill(path: Path, n: int = 150, seed: int = 3) -> SQLiteStore:
+    rnd = random.Random(seed)
+    records = [random_gadget(i, rnd) for i in range(n)]
+    records += [record(f"fact {i}", "Fact", user=rnd.choice(["alice", "bob"]), id=f"f{i}") for i in range(20)]
+    store = SQLiteStore(path, ontology=ONTOLOGY)
+    store.write([Write(r, v) for r, v in zip(records, unit(np.random.default_rng(seed), len(records)), strict=True)],
+                model_id=MODEL)
+    return store
+
+
+def search(store: SQLiteStore, selection: Selection, query: np.ndarray, *, fast: bool) -> list[tuple[str, float]]:
+    store.scope_fast_path = fast
+    try:
+        return store.vector_search(selection, query, K)
+    finally:
+        store.scope_fast_path = True
+
+
+def reference(records: list[MemIR], vectors: dict[str, np.ndarray], selection: Selection,
+              query: np.ndarray) -> list[str]:
+    admitted = [r.id for r in records if selection.admits(r)]
+    scores = np.array([float(vectors[i] @ query) for i in admitted])
+    return [admitted[i] for i in np.argsort(-scores, kind="stable")[:K]]
+
+
+def check_agreement(store: SQLiteStore, seed: int, rounds: int = 150) -> int:
+    """Fast path == SQL path (ids and scores, to the bit) == reference (ids); return how many were non-empty."""
+    rnd, rng = random.Random(seed), np.random.default_rng(seed)
+    records = store.select(EVERYTHING)
+    vectors = store.vectors([r.id for r in records])
+    non_empty = 0
+    for _ in range(rounds):
+        selection, query = random_selection(rnd), unit(rng)[0]
+        fast = search(store, selection, query, fast=True)
+        assert fast == search(store, selection, query, fast=False), selection
+        assert [i for i, _ in fast] == reference(records, vectors, selection, query), selection
+        non_empty += bool(fast)
+    return non_empty
+
+
+def test_the_fast_path_agrees_with_sql_and_the_reference_on_a_random_store(tmp_path: Path) -> None:
+    with fill(tmp_path / "m.db") as store:
+        assert check_agreement(store, seed=1) > 30  # not vacuous: many selections find something
+
+
+def test_it_agrees_after_another_process_replaced_inserted_and_deleted(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    with fill(path) as store:
+        check_agreement(store, seed=2, rounds=20)  # the cache is loaded before the other process writes
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            deleted = pool.apply(mutate, (str(path), 9))
+        assert deleted
+        assert check_agreement(store, seed=3) > 30
+        everyone = store.vector_search(EVERYTHING, unit(np.random.default_rng(4))[0], 10_000)
+        assert not {i for i, _ in everyone} & set(deleted)
+        with SQLiteStore(path, ontology=ONTOLOGY) as fresh:  # a cache loaded from scratch answers alike
+            query = unit(np.random.default_rng(5))[0]
+            for selection in (EVERYTHING, Selection(user_id="dan"), Selection(user_id="alice", types=("Fact",))):
+                assert fresh.vector_search(selection, query, K) == store.vector_search(selection, query, K)
+
+
+def test_status_and_scope_changes_move_a_record_in_and_out_of_the_fast_path(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    reader, writer = SQLiteStore(path, ontology=ONTOLOGY), SQLiteStore(path, ontology=ONTOLOGY)
+    target = unit(np.random.default_rng(6))[0]
+    rec = record("x", id="x")
+    writer.write([Write(rec, target), Write(record("y", id="y"), unit(np.random.default_rng(7))[0])], model_id=MODEL)
+    alice = Selection(user_id="alice")
+    assert reader.vector_search(alice, target, 1)[0][0] == "x"
+    writer.write([Write(rec.model_copy(update={"status": MemoryStatus.archived}), None)], model_id=MODEL)
+    assert [i for i, _ in reader.vector_search(alice, target, 5)] == ["y"]
+    archived = alice.with_(statuses=(MemoryStatus.archived,))
+    assert [i for i, _ in reader.vector_search(archived, target, 5)] == ["x"]
+    moved = rec.model_copy(update={"scope": rec.scope.model_copy(update={"user_id": "bob"}), "type": "Task"})
+    writer.write([Write(moved, None)], model_id=MODEL)
+    assert [i for i, _ in reader.vector_search(Selection(user_id="bob", types=("Task",)), target, 5)] == ["x"]
+    assert reader.vector_search(Selection(user_id="bob", types=("Fact",)), target, 5) == []
+    reader.close()
+    writer.close()
+
+
+def test_deleted_records_leave_the_cache(tmp_path: Path) -> None:
+    """Their rows are masked out at once and their memory given back (compaction) once they are a sixteenth of
+    the cache."""
+    path = tmp_path / "m.db"
+    reader, writer = SQLiteStore(path, ontology=ONTOLOGY), SQLiteStore(path, ontology=ONTOLOGY)
+    vectors = unit(np.random.default_rng(8), 64)
+    writer.write([Write(record(f"r{i}", id=f"r{i}"), v) for i, v in enumerate(vectors)], model_id=MODEL)
+    everyone = Selection(user_id=ANY)
+    assert len(reader.vector_search(everyone, vectors[0], 100)) == 64
+    writer.write([], model_id=MODEL, delete_ids=["r0", "r1"])
+    assert {i for i, _ in reader.vector_search(everyone, vectors[0], 100)} == {f"r{i}" for i in range(2, 64)}
+    assert reader._cache.dead == 2 and reader._cache.size == 64  # 2 of 64: masked, not yet compacted
+    writer.write([], model_id=MODEL, delete_ids=[f"r{i}" for i in range(2, 10)])
+    found = reader.vector_search(everyone, vectors[20], 100)
+    assert found[0] == ("r20", pytest.approx(1.0, abs=1e-5)) and len(found) == 54
+    assert reader._cache.size == 54 and reader._cache.dead == 0  # compacted
+    assert reader.vector_search(everyone, vectors[20], K) == search(reader, everyone, vectors[20], fast=False)
+    reader.close()
+    writer.close()
