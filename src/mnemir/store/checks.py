@@ -52,6 +52,13 @@ def check_count(value: Any, field: str) -> int:
     return int(value)
 
 
+def check_paging(limit: Any, offset: Any) -> None:
+    """``select(limit=..., offset=...)``: whole numbers >= 0 (``limit=None``: no limit)."""
+    if limit is not None:
+        check_count(limit, "limit")
+    check_count(offset, "offset")
+
+
 def check_key(key: Any) -> str:
     if not isinstance(key, str) or not key:
         raise ValidationError("meta keys are non-empty strings", field="key", value=key)
@@ -59,27 +66,33 @@ def check_key(key: Any) -> str:
 
 
 def check_meta_value(value: Any) -> str:
-    if not isinstance(value, str):
-        raise ValidationError("meta values are strings", field="value", value=value)
-    return value
+    return _string(value, "value", "meta values are strings")
 
 
 def check_memory_id(memory_id: Any) -> str:
-    if not isinstance(memory_id, str):
-        raise ValidationError("memory_id must be a string", field="memory_id", value=memory_id)
-    return memory_id
+    return _string(memory_id, "memory_id", "memory_id must be a string")
 
 
 def check_text_query(query: Any) -> str:
-    if not isinstance(query, str):
-        raise ValidationError("a text query must be a string", field="query", value=query)
-    return query
+    return _string(query, "query", "a text query must be a string")
+
+
+def _string(value: Any, field: str, message: str) -> str:
+    if not isinstance(value, str):
+        raise ValidationError(message, field=field, value=value)
+    return value
 
 
 def check_direction(direction: Any) -> str:
     if direction not in DIRECTIONS:
         raise ValidationError("unknown edge direction", field="direction", value=direction, allowed=list(DIRECTIONS))
     return str(direction)
+
+
+def edge_arguments(ids: Any, relations: Any, direction: Any) -> tuple[list[str], list[str] | None]:
+    """``edges(ids, relations=..., direction=...)``: the ids and relations as lists (``relations=None``: any)."""
+    check_direction(direction)
+    return id_list(ids, "ids"), None if relations is None else id_list(relations, "relations")
 
 
 def id_list(ids: Any, field: str) -> list[str]:

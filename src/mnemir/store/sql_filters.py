@@ -162,6 +162,11 @@ def _compile_property(node: Cmp, dialect: Dialect, p: Params, alias: str) -> str
     return dialect.negate(cond) if op in ("$ne", "$nin") else cond
 
 
+def record_order_fields(alias: str) -> dict[str, str]:
+    """The record fields ``select(order_by=...)`` accepts, as columns of the records table."""
+    return {name: f"{alias}.{name[1:]}" for name in ("@created_at", "@updated_at", "@valid_from", "@valid_to", "@type")}
+
+
 def is_number(value: Any) -> bool:
     """Numbers (and booleans, which equal 0/1 in Python as in SQL) compare numerically; the rest as text."""
     return isinstance(value, (int, float))

@@ -18,33 +18,17 @@ from mnemir.embed.base import Vectors
 from mnemir.errors import ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
-from mnemir.store import records
+from mnemir.store import checks, records
 from mnemir.store.base import Capabilities, Edge, Selection, Store, Write
-from mnemir.store.checks import (
-    check_count,
-    check_direction,
-    check_key,
-    check_memory_id,
-    check_meta_value,
-    check_model_id,
-    check_ontology,
-    check_seconds,
-    check_text_query,
-    check_vector_model,
-    check_write,
-    id_list,
-    order_items,
-)
 from mnemir.store.postgres import schema
 from mnemir.store.postgres.connection import Connection, Cursor
 from mnemir.store.postgres.dialect import PostgresDialect, order_expressions
 from mnemir.store.postgres.text import RANK_NORMALIZATION, RANK_WEIGHTS, tsquery_literal, tsvector_literal
 from mnemir.store.postgres.vectors import ANN_MIN_CANDIDATES, nearest, vector_text
-from mnemir.store.sql_filters import Params, compile_selection
+from mnemir.store.sql_filters import Params, compile_selection, record_order_fields
 
 #: ordering on record fields (besides property names); ids compare by code point, as in SQLite
-ORDER_FIELDS = {"@created_at": "r.created_at", "@updated_at": "r.updated_at", "@valid_from": "r.valid_from",
-                "@valid_to": "r.valid_to", "@type": "r.type"}
+ORDER_FIELDS = record_order_fields("r")
 _DIALECT = PostgresDialect()
 
 
@@ -63,13 +47,13 @@ class PostgresStore(Store):
 
     def __init__(self, url: str, *, ontology: Ontology, ann_min_candidates: int | None = ANN_MIN_CANDIDATES,
                  retry_for_s: float = 60.0, connect_timeout_s: float = 10.0) -> None:
-        check_ontology(ontology)
+        checks.check_ontology(ontology)
         if not isinstance(url, str) or not url.startswith(("postgresql://", "postgres://")):
             raise ValidationError("a PostgreSQL store needs a postgresql:// URL", field="url", value=url,
                                   allowed="postgresql://user:password@host:port/database")
         if ann_min_candidates is not None:
-            check_count(ann_min_candidates, "ann_min_candidates")
-        check_seconds(retry_for_s=retry_for_s, connect_timeout_s=connect_timeout_s)
+            checks.check_count(ann_min_candidates, "ann_min_candidates")
+        checks.check_seconds(retry_for_s=retry_for_s, connect_timeout_s=connect_timeout_s)
         self.ontology = ontology
         self.ann_min_candidates = ann_min_candidates
         #: how the last vector search ran: "exact", "ann", or "ann+exact" (the index came back short)
@@ -84,11 +68,11 @@ class PostgresStore(Store):
 
     # -- writing --------------------------------------------------------------
     def write(self, writes: Sequence[Write], *, model_id: str, delete_ids: Sequence[str] = ()) -> None:
-        check_model_id(model_id)
-        delete_ids = id_list(delete_ids, "delete_ids")
+        checks.check_model_id(model_id)
+        delete_ids = checks.id_list(delete_ids, "delete_ids")
         deleted = set(delete_ids)
         # the CPU work (JSON, segmentation, vector checks) happens before the transaction starts
-        prepared = [_prepare(check_write(w, i), i, skip_record=w.record.id in deleted) for i, w in enumerate(writes)]
+        prepared = [_prepare(checks.check_write(w, i), i, skip_record=w.record.id in deleted) for i, w in enumerate(writes)]
         if not prepared and not delete_ids:
             return
         self._db.write("write", lambda cur: self._write(cur, prepared, model_id, delete_ids))
@@ -152,7 +136,7 @@ class PostgresStore(Store):
 
     # -- reading --------------------------------------------------------------
     def fetch(self, ids: Sequence[str]) -> list[MemIR]:
-        ids = id_list(ids, "ids")
+        ids = checks.id_list(ids, "ids")
         if not ids:
             return []
 
@@ -165,9 +149,7 @@ class PostgresStore(Store):
 
     def select(self, selection: Selection, *, order_by: Sequence[tuple[str, bool]] = (), limit: int | None = None,
                offset: int = 0) -> list[MemIR]:
-        if limit is not None:
-            check_count(limit, "limit")
-        check_count(offset, "offset")
+        checks.check_paging(limit, offset)
         where, p = _where(selection)
         order = self._order_sql(order_by, selection)
         sql = f"SELECT r.record::text FROM records r WHERE {where} ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)}"
@@ -188,7 +170,7 @@ class PostgresStore(Store):
         return self._db.read("count", body)
 
     def vector_search(self, selection: Selection, query: Vectors, k: int) -> list[tuple[str, float]]:
-        check_count(k, "k")
+        checks.check_count(k, "k")
         blob, dim = records.vector_blob(query, "query")
         where, p = _where(selection)
         found, self.last_search_path = self._db.read("vector search", lambda cur: nearest(
@@ -196,8 +178,8 @@ class PostgresStore(Store):
         return found
 
     def text_search(self, selection: Selection, query: str, k: int) -> list[tuple[str, float]]:
-        check_count(k, "k")
-        check_text_query(query)
+        checks.check_count(k, "k")
+        checks.check_text_query(query)
         expression = tsquery_literal(query)
         where, p = _where(selection)
         if expression is None or k == 0:
@@ -214,10 +196,7 @@ class PostgresStore(Store):
 
     def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
               direction: str = "out") -> list[Edge]:
-        ids = id_list(ids, "ids")
-        check_direction(direction)
-        if relations is not None:
-            relations = id_list(relations, "relations")
+        ids, relations = checks.edge_arguments(ids, relations, direction)
         if not ids or relations == []:
             return []
         unique = list(dict.fromkeys(ids))
@@ -235,7 +214,7 @@ class PostgresStore(Store):
         return self._db.read("edges", body)
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
-        check_memory_id(memory_id)
+        checks.check_memory_id(memory_id)
 
         def body(cur: Cursor) -> list[tuple[str]]:
             cur.execute("SELECT entry::text FROM history WHERE memory_id = %s ORDER BY at, seq", [memory_id])
@@ -244,7 +223,7 @@ class PostgresStore(Store):
         return [HistoryEntry.model_validate_json(entry) for (entry,) in self._db.read("history", body)]
 
     def vectors(self, ids: Sequence[str]) -> dict[str, Vectors]:
-        ids = id_list(ids, "ids")
+        ids = checks.id_list(ids, "ids")
         if not ids:
             return {}
 
@@ -256,7 +235,7 @@ class PostgresStore(Store):
         return self._db.read("vectors", body)
 
     def get_meta(self, key: str) -> str | None:
-        check_key(key)
+        checks.check_key(key)
 
         def body(cur: Cursor) -> str | None:
             cur.execute("SELECT value FROM meta WHERE key = %s", [key])
@@ -266,8 +245,8 @@ class PostgresStore(Store):
         return self._db.read("get_meta", body)
 
     def set_meta(self, key: str, value: str) -> None:
-        check_key(key)
-        check_meta_value(value)
+        checks.check_key(key)
+        checks.check_meta_value(value)
         self._db.write("set_meta", lambda cur: _set_meta(cur, key, value))
 
     def build_ann_index(self, *, maintenance_work_mem: str = "512MB") -> None:
@@ -299,7 +278,7 @@ class PostgresStore(Store):
     # -- helpers --------------------------------------------------------------
     def _order_sql(self, order_by: Sequence[tuple[str, bool]], selection: Selection) -> str:
         terms = []
-        for name, ascending in order_items(order_by, ORDER_FIELDS, self.ontology, selection.types):
+        for name, ascending in checks.order_items(order_by, ORDER_FIELDS, self.ontology, selection.types):
             direction = "ASC" if ascending else "DESC"
             if name.startswith("@"):
                 expr = ORDER_FIELDS[name]
@@ -377,7 +356,7 @@ def _check_model(cur: Cursor, model_id: str, dims: set[int]) -> None:
     if "embedding_model" not in meta:
         cur.execute("SELECT pg_advisory_xact_lock(%s)", [schema.MODEL_LOCK])  # one first writer at a time
         meta = _model_meta(cur)
-    if check_vector_model(meta, model_id, dims):
+    if checks.check_vector_model(meta, model_id, dims):
         dim = next(iter(dims))
         _set_meta(cur, "embedding_model", model_id)
         _set_meta(cur, "embedding_dim", str(dim))

@@ -16,34 +16,17 @@ from mnemir.embed.base import Vectors
 from mnemir.errors import StoreError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
-from mnemir.store import records
+from mnemir.store import checks, records
 from mnemir.store.base import Capabilities, Edge, Selection, Store, Write
-from mnemir.store.checks import (
-    check_count,
-    check_direction,
-    check_key,
-    check_memory_id,
-    check_meta_value,
-    check_model_id,
-    check_ontology,
-    check_query_dim,
-    check_seconds,
-    check_text_query,
-    check_vector_model,
-    check_write,
-    id_list,
-    order_items,
-)
 from mnemir.store.planner import AnnIndex, plan_search
-from mnemir.store.sql_filters import Params, check_selection, compile_selection
+from mnemir.store.sql_filters import Params, check_selection, compile_selection, record_order_fields
 from mnemir.store.sqlite import rows, schema, text
 from mnemir.store.sqlite.connection import Connection
 from mnemir.store.sqlite.dialect import SQLiteDialect, json_path
 from mnemir.store.sqlite.vectors import VectorCache
 
 #: ordering on record fields (besides property names)
-ORDER_FIELDS = {"@created_at": "r.created_at", "@updated_at": "r.updated_at", "@valid_from": "r.valid_from",
-                "@valid_to": "r.valid_to", "@type": "r.type"}
+ORDER_FIELDS = record_order_fields("r")
 #: BM25 weights of the FTS columns: words of text/summary, words of property values, single hanzi
 FTS_WEIGHTS = (1.0, 0.5, 0.2)
 _CHUNK = 500  # ids per IN (...) list
@@ -61,8 +44,8 @@ class SQLiteStore(Store):
 
     def __init__(self, path: str | os.PathLike[str], *, ontology: Ontology, busy_timeout_s: float = 5.0,
                  retry_for_s: float = 60.0) -> None:
-        check_ontology(ontology)
-        check_seconds(busy_timeout_s=busy_timeout_s, retry_for_s=retry_for_s)
+        checks.check_ontology(ontology)
+        checks.check_seconds(busy_timeout_s=busy_timeout_s, retry_for_s=retry_for_s)
         self.path = Path(path)
         if self.path.is_dir():
             raise ValidationError("the SQLite store path is a directory; give a database file", field="path",
@@ -115,11 +98,11 @@ class SQLiteStore(Store):
 
     # -- writing --------------------------------------------------------------
     def write(self, writes: Sequence[Write], *, model_id: str, delete_ids: Sequence[str] = ()) -> None:
-        check_model_id(model_id)
-        delete_ids = id_list(delete_ids, "delete_ids")
+        checks.check_model_id(model_id)
+        delete_ids = checks.id_list(delete_ids, "delete_ids")
         deleted = set(delete_ids)
         # all the CPU work (JSON, segmentation, vector checks) happens before the write lock is taken
-        prepared = [_prepare_write(check_write(w, i), i, skip_record=w.record.id in deleted)
+        prepared = [_prepare_write(checks.check_write(w, i), i, skip_record=w.record.id in deleted)
                     for i, w in enumerate(writes)]
         if not prepared and not delete_ids:
             return
@@ -149,7 +132,7 @@ class SQLiteStore(Store):
         seq = int(meta.get("write_seq", "0")) + 1  # stamps what this transaction writes: readers' caches follow
         _set_meta(conn, "write_seq", str(seq))
         dims = [p.dim for p in prepared if p.dim is not None]
-        if dims and check_vector_model(meta, model_id, dims):  # the first vectors fix the model and dimension
+        if dims and checks.check_vector_model(meta, model_id, dims):  # the first vectors fix the model and dimension
             _set_meta(conn, "embedding_model", model_id)
             _set_meta(conn, "embedding_dim", str(dims[0]))
         indexed = sorted(json.loads(meta.get("indexed_properties", "[]")))
@@ -208,7 +191,7 @@ class SQLiteStore(Store):
 
     # -- reading --------------------------------------------------------------
     def fetch(self, ids: Sequence[str]) -> list[MemIR]:
-        ids = id_list(ids, "ids")
+        ids = checks.id_list(ids, "ids")
 
         def body(conn: sqlite3.Connection) -> list[MemIR]:
             found: dict[str, MemIR] = {}
@@ -223,9 +206,7 @@ class SQLiteStore(Store):
 
     def select(self, selection: Selection, *, order_by: Sequence[tuple[str, bool]] = (), limit: int | None = None,
                offset: int = 0) -> list[MemIR]:
-        if limit is not None:
-            check_count(limit, "limit")
-        check_count(offset, "offset")
+        checks.check_paging(limit, offset)
         order = self._order_sql(order_by, selection)
 
         def body(conn: sqlite3.Connection) -> list[MemIR]:
@@ -247,7 +228,7 @@ class SQLiteStore(Store):
         return self._db.read("count", body)
 
     def vector_search(self, selection: Selection, query: Vectors, k: int) -> list[tuple[str, float]]:
-        check_count(k, "k")
+        checks.check_count(k, "k")
         blob, dim = records.vector_blob(query, "query")
         vector = records.blob_vector(blob)
 
@@ -255,7 +236,7 @@ class SQLiteStore(Store):
             check_selection(selection)
             self._cache.sync(conn)
             if self._cache.size:
-                check_query_dim(dim, self._cache.model, self._cache.dim)
+                checks.check_query_dim(dim, self._cache.model, self._cache.dim)
             if k == 0 or not self._cache.size:
                 return []
             if self.scope_fast_path and self._cache.answers(selection):
@@ -273,8 +254,8 @@ class SQLiteStore(Store):
         return self._db.read("vector search", body)
 
     def text_search(self, selection: Selection, query: str, k: int) -> list[tuple[str, float]]:
-        check_count(k, "k")
-        check_text_query(query)
+        checks.check_count(k, "k")
+        checks.check_text_query(query)
         expression = text.match_expression(query)
         if expression is None or k == 0:
             return []
@@ -292,10 +273,7 @@ class SQLiteStore(Store):
 
     def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
               direction: str = "out") -> list[Edge]:
-        ids = id_list(ids, "ids")
-        check_direction(direction)
-        if relations is not None:
-            relations = id_list(relations, "relations")
+        ids, relations = checks.edge_arguments(ids, relations, direction)
 
         def body(conn: sqlite3.Connection) -> list[Edge]:
             out: list[Edge] = []
@@ -315,13 +293,13 @@ class SQLiteStore(Store):
         return self._db.read("edges", body)
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
-        check_memory_id(memory_id)
+        checks.check_memory_id(memory_id)
         found = self._db.read("history", lambda conn: conn.execute(
             "SELECT entry FROM history WHERE memory_id = ? ORDER BY at, seq", (memory_id,)).fetchall())
         return [HistoryEntry.model_validate_json(entry) for (entry,) in found]
 
     def vectors(self, ids: Sequence[str]) -> dict[str, Vectors]:
-        ids = id_list(ids, "ids")
+        ids = checks.id_list(ids, "ids")
 
         def body(conn: sqlite3.Connection) -> dict[str, Vectors]:
             out: dict[str, Vectors] = {}
@@ -335,14 +313,14 @@ class SQLiteStore(Store):
         return self._db.read("vectors", body)
 
     def get_meta(self, key: str) -> str | None:
-        check_key(key)
+        checks.check_key(key)
         found = self._db.read("get_meta", lambda conn: conn.execute(
             "SELECT value FROM meta WHERE key = ?", (key,)).fetchone())
         return found[0] if found else None
 
     def set_meta(self, key: str, value: str) -> None:
-        check_key(key)
-        check_meta_value(value)
+        checks.check_key(key)
+        checks.check_meta_value(value)
         self._db.write("set_meta", lambda conn: _set_meta(conn, key, value))
 
     def close(self) -> None:
@@ -368,7 +346,7 @@ class SQLiteStore(Store):
 
     def _order_sql(self, order_by: Sequence[tuple[str, bool]], selection: Selection) -> str:
         terms = []
-        for name, ascending in order_items(order_by, ORDER_FIELDS, self.ontology, selection.types):
+        for name, ascending in checks.order_items(order_by, ORDER_FIELDS, self.ontology, selection.types):
             expr = ORDER_FIELDS[name] if name.startswith("@") else f"json_extract(r.props, {json_path(name)})"
             # missing values last in both directions
             terms.append(f"({expr} IS NULL), {expr} {'ASC' if ascending else 'DESC'}")
