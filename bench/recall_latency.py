@@ -27,7 +27,9 @@ import numpy as np
 import mnemir
 from mnemir.embed.base import normalize_rows
 from mnemir.ir import Content, MemIR, Metadata, Relationship, Scope, Source
+from mnemir.ontology import format_datetime
 from mnemir.store.base import Selection, Write
+from mnemir.store.filters import Cmp
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 MIX = {"Fact": 0.3, "Preference": 0.15, "Task": 0.15, "Plan": 0.1, "EmotionalState": 0.12, "DialogueAct": 0.08,
@@ -122,7 +124,9 @@ def main() -> None:
         plan = [(q, f"user{rng.randrange(args.users)}") for _ in range(args.rounds) for q in QUERIES]
         for q, user in plan[:5]:  # warm-up: vector cache load, intent model load
             mem.recall(q, user=user, k=5, now=NOW)
-        results: dict[str, list[float]] = {"recall": [], "search": [], "vector_search": [], "intent": []}
+        results: dict[str, list[float]] = {"recall": [], "search": [], "vector_search": [], "intent": [],
+                                           "present": [], "frames": []}
+        since = Cmp("@created_at", "$gte", format_datetime(NOW - timedelta(days=14)), "datetime")
         hits = []
         for q, user in plan:
             qv = mem.embedder.embed_query(q)
@@ -130,6 +134,12 @@ def main() -> None:
                 Selection(user_id=u), qv, 20), 1)
             results["search"] += timed(lambda q=q, u=user: mem.search(q, user=u, k=5, now=NOW), 1)
             results["intent"] += timed(lambda q=q: mem.intent(q, now=NOW), 1)
+            # the two selects recall makes besides its searches (the present state, the frames), timed alone
+            results["present"] += timed(lambda u=user: mem.store.select(
+                Selection(user_id=u, types=("Fact", "EmotionalState"), where=since),
+                order_by=[("@created_at", False)], limit=20), 1)
+            results["frames"] += timed(lambda u=user: mem.store.select(
+                Selection(user_id=u, types=("ContextualFrame",)), order_by=[("@created_at", False)], limit=20), 1)
             results["recall"] += timed(lambda q=q, u=user: hits.append(len(mem.recall(q, user=u, k=5, now=NOW).hits)),
                                        1)
         per_user = mem.store.count(Selection(user_id="user0"))
@@ -138,6 +148,7 @@ def main() -> None:
     print(f"{len(plan)} queries, ~{per_user} memories per user scope, mean hits per recall {np.mean(hits):.1f}")
     print(f"{'operation':<32}{'p50 ms':>9}{'p95 ms':>9}{'p50 / search':>14}")
     for name, label in (("vector_search", "store.vector_search (k=20)"), ("search", "mem.search (hybrid, k=5)"),
+                        ("present", "store.select present state"), ("frames", "store.select frames"),
                         ("intent", "mem.intent (in recall)"), ("recall", "mem.recall (k=5)")):
         values = sorted(results[name])
         p50, p95 = statistics.median(values), values[int(0.95 * (len(values) - 1))]

@@ -49,8 +49,8 @@ from mnemir.store.filters import Cmp, FilterNode, matches, parse_filter
 @dataclass(frozen=True)
 class RecallConfig:
     ranking: RankingConfig = field(default_factory=RankingConfig)
-    #: how many candidates the searches under the intent return (at least; grows with k); the search over
-    #: every type returns half as many
+    #: how many candidates the keyword search returns (at least; grows with k); the one vector search over every
+    #: type returns half as many again (those of the intent's types are the primary candidates)
     candidates: int = 30
     #: how many steps relationships are followed from the best hits (0 = off)
     graph_depth: int = 2
@@ -168,34 +168,38 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
 # -- gathering --------------------------------------------------------------------------------------
 def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str, ...], where: FilterNode | None,
             qvec: Vectors, now: datetime, n: int, config: RecallConfig) -> dict[str, Candidate]:
-    """Candidates from: hybrid search under the intent (primary), the same over every type (roles, widening)
-    and the user's recent facts and feelings (the present state, whatever words they share with the query)."""
+    """Candidates from: one vector search over every type (split in Python into the intent's types and the rest,
+    which serve context roles and widening), one keyword search, and, when the query may need it, the user's
+    recent facts and feelings (the present state, whatever words they share with the query)."""
     signals: dict[str, dict[str, Any]] = {}
-    wide = max(n // 2, 10)
-    for selection, count, is_primary in ((scope.with_(types=types, where=where), n, True), (scope, wide, False)):
-        for rank, (mid, sim) in enumerate(store.vector_search(selection, qvec, count), start=1):
-            sig = signals.setdefault(mid, {"primary": False})
-            sig["similarity"] = float(sim)
-            sig["vector_rank"] = min(sig.get("vector_rank", rank), rank)
-            sig["primary"] = sig["primary"] or is_primary
-    # one keyword search over the whole scope; whether a hit is also "primary" is decided below in Python
+    for rank, (mid, sim) in enumerate(store.vector_search(scope, qvec, n + max(n // 2, 10)), start=1):
+        signals[mid] = {"similarity": float(sim), "vector_rank": rank}
     for rank, (mid, bm25) in enumerate(store.text_search(scope, intent.query, n), start=1):
-        sig = signals.setdefault(mid, {"primary": False})
+        sig = signals.setdefault(mid, {})
         sig["text_rank"], sig["text_score"] = rank, float(bm25)
-    recent = scope.with_(types=("Fact", "EmotionalState"),
-                         where=Cmp("@created_at", "$gte", format_datetime(now - config.ranking.present_window),
-                                   "datetime"))
-    records = {r.id: r for r in store.select(recent, order_by=[("@created_at", False)], limit=config.present_limit)}
+    records: dict[str, MemIR] = {}
+    if _needs_present_state(intent):
+        recent = scope.with_(types=("Fact", "EmotionalState"),
+                             where=Cmp("@created_at", "$gte", format_datetime(now - config.ranking.present_window),
+                                       "datetime"))
+        records = {r.id: r for r in store.select(recent, order_by=[("@created_at", False)],
+                                                 limit=config.present_limit)}
     records.update((r.id, r) for r in store.fetch([m for m in signals if m not in records]))
     pool = {mid: Candidate(record, similarity=signals.get(mid, {}).get("similarity", 0.0),
                            vector_rank=signals.get(mid, {}).get("vector_rank"),
                            text_rank=signals.get(mid, {}).get("text_rank"),
                            text_score=signals.get(mid, {}).get("text_score"),
-                           primary=bool(signals.get(mid, {}).get("primary"))
-                           or (record.type in types and (where is None or matches(where, record))))
+                           primary=record.type in types and (where is None or matches(where, record)))
             for mid, record in records.items()}
     _fill_similarity(store, pool, [mid for mid, c in pool.items() if c.vector_rank is None], qvec)
     return pool
+
+
+def _needs_present_state(intent: IntentLike) -> bool:
+    """The user's present state is read for questions it can change: when preferences or feelings may answer
+    (the intent's types, which an unsure intent widens to its second guess) or the query is general. A fact or
+    task question skips the read (its present-state memories still come through the searches)."""
+    return intent.kind == "general" or any(t in ("Preference", "EmotionalState") for t in intent.types)
 
 
 def _fill_similarity(store: Store, pool: Mapping[str, Candidate], ids: Sequence[str], qvec: Vectors) -> None:
