@@ -103,10 +103,10 @@ def main(argv: list[str] | None = None) -> int:
             conn.execute("VACUUM ANALYZE")  # what a long-running server's autovacuum would have done
 
         rows = []
-        for name, where in CASES.items():
+        for name, (where, types) in CASES.items():
             node = parse_filter(where, onto)
             allowed = np.array([i for i, p in enumerate(props) if matches(node, SimpleNamespace(properties=p))])
-            selection = Selection(user_id=USER, where=node)
+            selection = Selection(user_id=USER, types=types, where=node)
             row: dict[str, Any] = {"filter": name, "selected": len(allowed), "share": len(allowed) / args.n}
             row["sqlite"] = measure(sqlite, selection, queries, args.k, allowed, vectors, ids)
             row["postgres"] = measure(pg, selection, queries, args.k, allowed, vectors, ids)
@@ -119,11 +119,11 @@ def main(argv: list[str] | None = None) -> int:
             pg.build_ann_index()
             ann["build_s"] = time.perf_counter() - began
             forced = PostgresStore(server.database_url("bench"), ontology=onto, ann_min_candidates=1)
-            for row, (_name, where) in zip(rows, CASES.items(), strict=True):
+            for row, (_name, (where, types)) in zip(rows, CASES.items(), strict=True):
                 node = parse_filter(where, onto)
                 allowed = np.array([i for i, p in enumerate(props) if matches(node, SimpleNamespace(properties=p))])
-                row["postgres_ann"] = measure(forced, Selection(user_id=USER, where=node), queries, args.k,
-                                              allowed, vectors, ids)
+                row["postgres_ann"] = measure(forced, Selection(user_id=USER, types=types, where=node), queries,
+                                              args.k, allowed, vectors, ids)
             forced.close()
         pg.close()
         sqlite.close()
