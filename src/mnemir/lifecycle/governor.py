@@ -6,7 +6,7 @@ the store contract and collects the resulting writes so that the caller stores t
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,13 +39,18 @@ class Governor:
         self.embedder = embedder
         self.config = config
 
-    def govern(self, records: Sequence[MemIR], *, now: Any, actor: str,
-               skip_ids: Collection[str] = ()) -> tuple[list[Write], WriteReport]:
+    def govern(self, records: Sequence[MemIR], *, now: Any, actor: str, skip_ids: Collection[str] = (),
+               vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], WriteReport]:
+        """``vectors``: record id -> a vector of its text already made with this embedder (not embedded again)."""
         report = WriteReport()
         pending: dict[str, Write] = {}
         batch: list[tuple[MemIR, Vectors]] = []
-        vectors: Sequence[Vectors] = list(self.embedder.embed([r.content.text for r in records])) if records else []
-        for record, vector in zip(records, vectors, strict=True):
+        known = dict(vectors or {})
+        missing = [r for r in records if r.id not in known]
+        if missing:
+            known.update(zip([r.id for r in missing], self.embedder.embed([r.content.text for r in missing]),
+                             strict=True))
+        for record, vector in ((r, known[r.id]) for r in records):
             if not is_live(record):  # e.g. a record written as history; nothing to govern
                 pending[record.id] = Write(record, vector, [entry(None, record, Action.created, now=now,
                                                                   actor=actor, reason="added")])

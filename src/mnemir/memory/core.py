@@ -9,12 +9,14 @@ transaction.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
-from mnemir.embed.base import Embedder
+from mnemir.embed.base import Embedder, Vectors
 from mnemir.errors import ModelMismatchError, ValidationError
 from mnemir.ir import (
     Action,
@@ -101,35 +103,93 @@ class MemoryCore:
         })
         return record.model_copy(update={"type": type_name, "properties": props, "metadata": meta})
 
-    def _govern(self, records: list[MemIR], *, now: datetime,
-                actor: str) -> tuple[list[Write], list[str], dict[str, str]]:
+    def _govern(self, records: list[MemIR], *, now: datetime, actor: str,
+                vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], list[str], dict[str, str]]:
         """Write-time governance hook: turn prepared records into writes (the lifecycle mixin overrides this).
 
         Returns the writes, ids to hard-delete, and ``merged``: input id -> id of the existing memory it was
-        merged into (so callers get back the memory that now stands for what they wrote).
+        merged into (so callers get back the memory that now stands for what they wrote). ``vectors``: see
+        :meth:`_commit`.
         """
+        known = vectors or {}
         writes = [
-            Write(r, None, [HistoryEntry(memory_id=r.id, at=now, action=Action.created, actor=actor,
+            Write(r, known.get(r.id), [HistoryEntry(memory_id=r.id, at=now, action=Action.created, actor=actor,
                                          reason="added", after={"type": r.type, "properties": r.properties})])
             for r in records
         ]
         return writes, [], {}
 
     def _commit(self, records: Sequence[MemIR], *, now: datetime | None = None, actor: str = "api",
-                govern: bool = True) -> list[MemIR]:
-        """Validate, govern, embed and store ``records`` in one transaction; return what was stored."""
+                govern: bool = True, vectors: Mapping[str, Vectors] | None = None) -> list[MemIR]:
+        """Validate, govern, embed and store ``records`` in one transaction; return what was stored.
+
+        ``vectors`` (optional, record id -> vector): vectors the caller already made for these records' texts WITH
+        THIS STORE'S EMBEDDER (the understanding step embeds each utterance piece once to classify it); a record
+        is governed and stored with its vector instead of being embedded again.
+        """
         now = resolve_now(now)
         prepared = [self._prepare(r, now, actor) for r in records]
         if govern:
-            writes, delete_ids, merged = self._govern(prepared, now=now, actor=actor)
+            writes, delete_ids, merged = self._govern(prepared, now=now, actor=actor, vectors=vectors)
         else:
-            writes, delete_ids, merged = [Write(r, None) for r in prepared], [], {}
+            writes, delete_ids, merged = [Write(r, (vectors or {}).get(r.id)) for r in prepared], [], {}
         self._write(writes, delete_ids)
         written = {w.record.id: w.record for w in writes}
         return [written[merged.get(r.id, r.id)] for r in prepared if merged.get(r.id, r.id) in written]
 
+    # one transaction for several operations: a thread-local queue per Memory object (other threads write as usual)
+    _queues = threading.local()
+
+    def _queue(self) -> list[tuple[list[Write], list[str]]] | None:
+        return getattr(self._queues, "by_memory", {}).get(id(self))
+
+    @contextmanager
+    def _one_transaction(self) -> Iterator[None]:
+        """Queue every write made inside the block and store them all in ONE store transaction when it ends;
+        if the block raises, nothing is written. Nested blocks join the outer one.
+
+        Reads inside the block do not see the queued writes: a caller about to read a record it may have queued
+        calls :meth:`_flush_queue` first; as a safety net, a write that touches a record already queued stores
+        the queue first (that block then takes two transactions)."""
+        if self._queue() is not None:
+            yield
+            return
+        queues = getattr(self._queues, "by_memory", None)
+        if queues is None:
+            queues = self._queues.by_memory = {}
+        queues[id(self)] = []
+        try:
+            yield
+            pending = queues[id(self)]
+        finally:
+            queues.pop(id(self), None)
+        self._store_writes([w for ws, _ in pending for w in ws], [i for _, ds in pending for i in ds])
+
     def _write(self, writes: list[Write], delete_ids: Sequence[str] = ()) -> None:
-        """Embed whatever is new or changed, then write everything in one store transaction."""
+        """Embed whatever is new or changed, then write everything in one store transaction (or queue it inside
+        :meth:`_one_transaction`)."""
+        queue = self._queue()
+        if queue is None:
+            self._store_writes(writes, delete_ids)
+            return
+        if self._queued_ids() & ({w.record.id for w in writes} | set(delete_ids)):
+            self._flush_queue()
+        queue.append((writes, list(delete_ids)))
+
+    def _queued_ids(self) -> set[str]:
+        queue = self._queue() or []
+        return {w.record.id for ws, _ in queue for w in ws} | {i for _, ds in queue for i in ds}
+
+    def _flush_queue(self) -> None:
+        """Store what :meth:`_one_transaction` has queued so far (nothing outside such a block)."""
+        queue = self._queue()
+        if queue:
+            self._store_writes([w for ws, _ in queue for w in ws], [i for _, ds in queue for i in ds])
+            queue.clear()
+
+    def _store_writes(self, writes: list[Write], delete_ids: Sequence[str] = ()) -> None:
+        if not writes and not delete_ids:
+            return
         existing = {r.id: r for r in self.store.fetch([w.record.id for w in writes])}
         to_embed = [w for w in writes if w.vector is None and (
             w.record.id not in existing or existing[w.record.id].content.text != w.record.content.text)]

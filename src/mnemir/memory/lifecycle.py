@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from mnemir.embed.base import Vectors
 from mnemir.errors import ConflictError, NotFoundError, ValidationError
 from mnemir.ir import Action, HistoryEntry, MemIR, MemoryStatus, Scope
 from mnemir.lifecycle import (
@@ -88,9 +89,9 @@ class LifecycleMixin(_Base):
         return Governor(self.store, self.ontology, self.embedder, self.lifecycle_config)
 
     # -- write-time governance (called by MemoryCore._commit) ----------------------------
-    def _govern(self, records: list[MemIR], *, now: datetime,
-                actor: str) -> tuple[list[Write], list[str], dict[str, str]]:
-        writes, report = self._governor().govern(records, now=now, actor=actor)
+    def _govern(self, records: list[MemIR], *, now: datetime, actor: str,
+                vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], list[str], dict[str, str]]:
+        writes, report = self._governor().govern(records, now=now, actor=actor, vectors=vectors)
         self.last_write_report = report
         merged = {e.other_id: e.memory_id for e in report.merged if e.other_id is not None}
         return writes, [], merged

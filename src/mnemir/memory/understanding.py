@@ -164,14 +164,26 @@ class UnderstandingMixin(_Base):
                        extraction.language)
         ctx.out.extractions.append(extraction)
         ctx.out.notes += extraction.notes
-        records = self._records_for(extraction.drafts, text, ctx)
-        for draft in extraction.updates:
-            self._apply_update(draft, text, ctx)
-        if records:
-            stored = self._commit(records, now=local, actor=ctx.creator)
-            ctx.out.created += stored
-            ctx.out.extend(stored)
+        # one utterance, one store transaction: corrections, new memories and task updates are queued and
+        # written together (nothing of it is stored if any part fails)
+        with self._one_transaction():
+            records = self._records_for(extraction.drafts, text, ctx)
+            if records:
+                stored = self._commit(records, now=local, actor=ctx.creator,
+                                      vectors=self._reusable_vectors(extraction.drafts, records))
+                ctx.out.created += stored
+                ctx.out.extend(stored)
+            for draft in extraction.updates:
+                self._apply_update(draft, text, ctx)
         return ctx.out
+
+    def _reusable_vectors(self, drafts: Sequence[Draft], records: Sequence[MemIR]) -> dict[str, Any]:
+        """Record id -> the vector the extractor already made for its text, when that vector comes from the
+        store's own embedder (so ``remember`` embeds each new memory once, not twice)."""
+        if self._understanding_embedder().model_id != self.embedder.model_id:
+            return {}
+        by_text = {d.text[:16_000]: d.vector for d in drafts if getattr(d, "vector", None) is not None}
+        return {r.id: by_text[r.content.text] for r in records if r.content.text in by_text}
 
     def ingest(self, turns: Iterable[Any], *, user: str | None = None, agent: str | None = None,
                session: str | None = None, now: datetime | None = None) -> Remembered:
@@ -291,7 +303,8 @@ class UnderstandingMixin(_Base):
                            now=ctx.now)
         if not hits:
             return []
-        query = self._understanding_embedder().embed([text])[0]
+        query = draft.vector if getattr(draft, "vector", None) is not None and draft.text == text \
+            else self._understanding_embedder().embed([text])[0]
         vectors = self.store.vectors([h.memory.id for h in hits])
         wanted = {e.key for e in draft.entities}
         out = []
@@ -319,6 +332,8 @@ class UnderstandingMixin(_Base):
         best = candidates[0]
         runner_up = candidates[1].score if len(candidates) > 1 else 0.0
         if best.score >= MATCH_SURE and best.score - runner_up >= MATCH_MARGIN:
+            if best.id in self._queued_ids():  # this utterance already changed that task: read it as stored
+                self._flush_queue()
             why = "; ".join(best.reasons)
             said = f"{ctx.speaker}" + (f", session {ctx.session}" if ctx.session else "") + (
                 f", turn {ctx.turn}" if ctx.turn is not None else "")

@@ -146,6 +146,9 @@ class Draft:
     reasons: list[str] = field(default_factory=list)
     parent: int | None = None
     replaces: str | None = None
+    #: the embedder's vector of ``text`` when the extractor made one to classify it (lets the store skip
+    #: embedding it again); not part of ``to_dict``
+    vector: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, "text": self.text, "kind": self.kind, "properties": _jsonable(self.properties),
@@ -249,8 +252,11 @@ class Extractor:
         groups = _group(labelled)
         drafts = []
         for label, piece_text, confidence in groups:
-            draft = self._draft(label, piece_text, text, now, confidence, by_text.get(piece_text))
+            vector = by_text.get(piece_text)
+            draft = self._draft(label, piece_text, text, now, confidence, vector)
             if draft is not None:
+                if vector is not None and draft.text == piece_text:
+                    draft.vector = vector
                 drafts.append(draft)
         return drafts
 
