@@ -37,7 +37,7 @@ from mnemir.errors import ValidationError
 from mnemir.ir import MAX_TEXT_CHARS, ensure_aware
 from mnemir.understand import fill
 from mnemir.understand.entities import Entity, find_entities
-from mnemir.understand.lexicon import CUES, EMOTION_PROTOTYPES, language_of
+from mnemir.understand.lexicon import CUES, EMOTION_PROTOTYPES, find_emotion, language_of
 from mnemir.understand.model import SoftmaxModel, load_model
 from mnemir.understand.segment import is_plan, split_pieces, split_plan
 
@@ -59,6 +59,10 @@ CREATOR = "mnemir.understand.rules+softmax"
 #: generalisation work showed feelings said indirectly ("猫丢了三天，我吃不下饭") land at p 0.45-0.6; chosen on the dev
 #: split (train cross-validation had only 8 such predictions in the 0.4-0.6 band, too few to decide on)
 PROTOTYPE_MIN_P = 0.4
+#: added to EmotionalState's probability when a piece holds a word or idiom of the emotion lexicon (a soft rule,
+#: like the intent rules: the model still decides). 0.2 chosen by 5-fold cross-validation on the train split
+#: (out-of-fold accuracy 0.950 -> 0.954; 0.1: 0.953, 0.3: 0.954, 0.4: 0.954)
+EMOTION_WORD_BOOST = 0.2
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 
 
@@ -246,7 +250,8 @@ class Extractor:
         pieces = [p.text for p in split_pieces(text)]
         vectors = self.embedder.embed(pieces)
         by_text = dict(zip(pieces, vectors, strict=True))
-        predictions = self.model.predict(vectors, pieces)
+        predictions = [_lexicon_boost(piece, pred) for piece, pred in
+                       zip(pieces, self.model.predict(vectors, pieces), strict=True)]
         labelled = [(piece, _report_rule(piece, pred[0][0]), pred[0][1])
                     for piece, pred in zip(pieces, predictions, strict=True)]
         groups = _group(labelled)
@@ -303,6 +308,14 @@ class Extractor:
             return Draft("ContextualFrame", piece, fill.frame_properties(piece), confidence=confidence,
                          entities=entities, reasons=reasons)
         return None
+
+
+def _lexicon_boost(piece: str, ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    if find_emotion(piece) is None:
+        return ranked
+    scores = {label: p + (EMOTION_WORD_BOOST if label == "EmotionalState" else 0.0) for label, p in ranked}
+    total = sum(scores.values())
+    return sorted(((label, p / total) for label, p in scores.items()), key=lambda kv: -kv[1])
 
 
 _FINISHED = re.compile(r"已经|已.{0,6}(?:好|完)了|\b(?:already|i'?ve|we'?ve|has been|have been|is (?:done|booked|"

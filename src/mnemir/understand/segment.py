@@ -69,7 +69,7 @@ def _too_small(text: str) -> bool:
 # "first…, then…, finally…", "start with…, after that…"), ordinal steps ("第一步…第二步", "step one…step two",
 # "一是…二是"), numbered lists ("1. … 2. …", "1) … 2) …", "①…②") and a goal before a colon ("Marathon prep: …").
 _DIGITS = "1-9１-９"
-_NUMBERED = re.compile(rf"(?:^|(?<=[\s，,；;。.:：!！?？]))(?:[(（]?([{_DIGITS}])[.)、）．](?!\d)|[(（]([{_DIGITS}])[)）]|"
+_NUMBERED = re.compile(rf"(?:(?:^|(?<=[\s，,；;。.:：!！?？]))(?:[(（]?([{_DIGITS}])[.)、）．](?!\d)|[(（]([{_DIGITS}])[)）])|"
                        r"([①②③④⑤⑥⑦⑧⑨]))\s*")
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨"
 _ZH_START = r"先|首先|第一步|第一[，,、：:]|一是|起初"
@@ -90,7 +90,7 @@ _STEP_SPLIT = re.compile(
     rf"[，,;；。.]?\s*(?:首先|第[一二三四五六七八九十\d]步|一是|二是|三是|四是|然后再|然后|接着|之后再|之后|随后|最后再|最后|其次|"
     rf"第[一二三四五][，,、：:]|完了再|再)\s*[，,:：]?|"
     rf"[,;.]?\s*\b(?:{_EN_START}|{_EN_THEN}|and then|step \d+:?|stage \d+|phase \d+|step {_EN_NUMBER_WORDS})\b[,:]?\s*|"
-    rf"(?:^|(?<=[\s，,；;。.:：!！?？]))(?:[(（]?[{_DIGITS}][.)、）．](?!\d)|[(（][{_DIGITS}][)）]|[{_CIRCLED}])\s*",
+    rf"(?:(?:^|(?<=[\s，,；;。.:：!！?？]))(?:[(（]?[{_DIGITS}][.)、）．](?!\d)|[(（][{_DIGITS}][)）])|[{_CIRCLED}])\s*",
     re.I)
 _GOAL_PREFIX = re.compile(r"^(?:为了|我打算|我计划|我准备|我想|我要|关于|计划|打算|准备|in order to|to|for|about|re|"
                           r"(?:here'?s |this is )?(?:my|the|our) (?:plan|steps|game plan|to-?do list|checklist) "
