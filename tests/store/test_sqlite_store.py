@@ -96,6 +96,7 @@ def test_an_old_database_is_upgraded_on_open(tmp_path: Path) -> None:
     conn.execute("ALTER TABLE records DROP COLUMN seq")
     conn.execute("DROP TABLE deleted")
     conn.execute("UPDATE meta SET key = 'vector_seq' WHERE key = 'write_seq'")
+    conn.execute("DROP INDEX records_user_type_created")
     conn.execute("DELETE FROM schema_migrations WHERE version > 1")
     conn.close()
     with open_db(path) as store:

@@ -119,6 +119,12 @@ def _v4_write_seq(conn: sqlite3.Connection) -> None:
     _run_script(conn, _V4_WRITE_SEQ)
 
 
+def _v5_recent_by_type(conn: sqlite3.Connection) -> None:
+    # recall reads "the newest memories of these types in this scope" (present state, active frames); without this
+    # index SQLite sorts every row of the types in the scope (18 ms at 100k)
+    conn.execute("CREATE INDEX records_user_type_created ON records (user_id, type, created_at)")
+
+
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     for statement in script.split(";"):
         if statement.strip():
@@ -130,6 +136,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "full-text index (jieba-segmented FTS5 with BM25)", _v2_full_text),
     Migration(3, "records.fts_key: skip re-segmenting unchanged text on replace", _v3_fts_key),
     Migration(4, "records.seq, deleted rows, meta.write_seq: the vector cache keeps each row's scope", _v4_write_seq),
+    Migration(5, "records (user_id, type, created_at): newest memories of a type in a scope", _v5_recent_by_type),
 )
 
 SCHEMA_VERSION = latest_version(MIGRATIONS)
