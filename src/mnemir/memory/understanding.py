@@ -41,6 +41,8 @@ MATCH_FLOOR = 0.30
 MATCH_SURE = 0.45
 MATCH_MARGIN = 0.08
 ENTITY_BONUS = 0.15
+#: an assistant's task this close to an open task of the user is that task said back, not a new one
+RESTATED_TASK = 0.7
 
 
 @dataclass(frozen=True)
@@ -225,7 +227,7 @@ class UnderstandingMixin(_Base):
     def _records_for(self, drafts: Sequence[Draft], text: str, ctx: _Context) -> list[MemIR]:
         made: dict[int, MemIR] = {}
         for index, draft in enumerate(drafts):
-            if draft.kind == "update":
+            if draft.kind == "update" or self._restates_open_task(draft, ctx):
                 continue
             made[index] = self._to_record(draft, ctx)
         for index, draft in enumerate(drafts):
@@ -240,6 +242,18 @@ class UnderstandingMixin(_Base):
                 continue
             records.append(linked[index])
         return records
+
+    def _restates_open_task(self, draft: Draft, ctx: _Context) -> bool:
+        """The assistant repeating a request back ("好的，我记下了：…") is not a second task."""
+        if ctx.speaker != "assistant" or draft.type != "Task":
+            return False
+        candidates = self._best_open_tasks(draft.text, draft, ctx, k=3)
+        if not candidates or candidates[0].score < RESTATED_TASK:
+            return False
+        best = candidates[0]
+        ctx.out.notes.append(f"the assistant restated open task {best.id} ({best.text!r}); not stored again: "
+                             + "; ".join(best.reasons))
+        return True
 
     def _to_record(self, draft: Draft, ctx: _Context) -> MemIR:
         props = {k: _plain(v) for k, v in draft.properties.items() if v is not None}
