@@ -12,7 +12,6 @@ was found. ``TaskUpdate`` is a report on an existing task ("报销单我已经�
 from __future__ import annotations
 
 import json
-import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -22,6 +21,7 @@ from typing import Any
 
 from mnemir.embed import default_embedder
 from mnemir.errors import ValidationError
+from mnemir.eval import report_main
 from mnemir.understand.extract import Draft, Extractor
 
 TYPES = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
@@ -192,11 +192,7 @@ def run(split: str = "heldout", extractor: Extractor | None = None, *,
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    split = args[args.index("--split") + 1] if "--split" in args else "heldout"
-    report = run(split)
-    print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1) if "--json" in args else report.render())
-    return 0
+    return report_main(run, argv)
 
 
 if __name__ == "__main__":

@@ -9,13 +9,12 @@ Kind accuracy is reported beside it, with a confusion list.
 
 from __future__ import annotations
 
-import json
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from mnemir.embed import default_embedder
+from mnemir.eval import report_main
 from mnemir.eval.extraction import ANCHOR_NOW, load_split, sample_rows
 from mnemir.understand.intent import KIND_TYPES, IntentRecognizer
 
@@ -87,11 +86,7 @@ def run(split: str = "heldout", recognizer: IntentRecognizer | None = None, *,
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    split = args[args.index("--split") + 1] if "--split" in args else "heldout"
-    report = run(split)
-    print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1) if "--json" in args else report.render())
-    return 0
+    return report_main(run, argv)
 
 
 if __name__ == "__main__":
