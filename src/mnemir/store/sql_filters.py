@@ -103,6 +103,10 @@ class Dialect(abc.ABC):
     def time_value(self, when: datetime) -> Any:
         """The bound value that compares chronologically with the stored time columns."""
 
+    def time_range(self, field: str, op: str, value: Any, p: Params, alias: str) -> str | None:
+        """An index-friendly form of a range comparison on a record time field, or None (use record_field)."""
+        return None
+
     def id_list(self, column: str, ids: Sequence[str], p: Params) -> str:
         return f"{column} IN ({p.many(ids)})" if ids else self.false
 
@@ -135,7 +139,7 @@ def _compile_record_field(node: Cmp, dialect: Dialect, p: Params, alias: str) ->
     elif op in ("$in", "$nin"):
         cond = f"{expr} IN ({p.many(value)})" if value else dialect.false
     elif op in COMPARE_SQL:
-        return f"{expr} {COMPARE_SQL[op]} {p(value)}"
+        return dialect.time_range(node.field, op, value, p, alias) or f"{expr} {COMPARE_SQL[op]} {p(value)}"
     elif op == "$contains":
         return dialect.substring(expr, p(value))
     else:

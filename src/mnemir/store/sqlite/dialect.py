@@ -28,6 +28,10 @@ _RECORD_FIELDS = {
     "@creator": "{a}.creator",
 }
 
+#: record time fields stored as fixed-width text columns (see SQLiteDialect.time_range)
+_TIME_COLUMNS = {"@created_at": "created_at", "@updated_at": "updated_at", "@valid_from": "valid_from",
+                 "@valid_to": "valid_to"}
+
 #: SQLite json_type() names of values that compare as numbers (booleans are 1/0 in SQL and in Python)
 _NUMBER_TYPES = "('integer', 'real', 'true', 'false')"
 
@@ -127,6 +131,28 @@ class SQLiteDialect(Dialect):
 
     def substring(self, haystack: str, needle: str) -> str:
         return f"instr({haystack}, {needle}) > 0"
+
+    def time_range(self, field: str, op: str, value: object, p: Params, alias: str) -> str | None:
+        """Compare the stored column itself, so an index on it can serve the range.
+
+        Stored times are fixed-width ``YYYY-MM-DDTHH:MM:SS.ffffffZ``; filters compare at seconds
+        (``T(x) = x[:19] + 'Z'``). A date bound (10 chars) is a prefix of both forms, so ``T(x) op d`` is
+        ``x op d``. A second bound ``B + 'Z'`` gives ``x[:19] op B``: ``>=``/``<`` are ``x >= B``/``x < B``, and
+        ``>``/``<=`` must step past every stored time of that second: ``x >= B~``/``x < B~`` ('~' sorts after
+        the '.' that follows the seconds).
+        """
+        column = _TIME_COLUMNS.get(field)
+        if column is None or not isinstance(value, str):
+            return None
+        if len(value) == 10:
+            bound, sql_op = value, {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}.get(op)
+        elif len(value) == 20 and value.endswith("Z"):
+            second = value[:19]
+            bound, sql_op = {"$gte": (second, ">="), "$lt": (second, "<"), "$gt": (second + "~", ">="),
+                             "$lte": (second + "~", "<")}.get(op, (second, None))
+        else:
+            return None
+        return f"{alias}.{column} {sql_op} {p(bound)}" if sql_op else None
 
     def properties(self, name: str, alias: str) -> PropertyAccess:
         return IndexedProperties(alias) if name in self.indexed else JsonProperties(alias)

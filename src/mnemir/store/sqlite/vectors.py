@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -235,7 +236,10 @@ class VectorCache:
         return [(int(chosen_rids[i]), float(scores[best][i])) for i in order]
 
 
-def _grown(values: npt.NDArray[np.generic], capacity: int) -> npt.NDArray[np.generic]:
+G = TypeVar("G", bound=np.generic)
+
+
+def _grown(values: npt.NDArray[G], capacity: int) -> npt.NDArray[G]:
     out = np.zeros(capacity, dtype=values.dtype)
     out[: len(values)] = values
     return out
