@@ -32,6 +32,10 @@ FTS_WEIGHTS = (1.0, 0.5, 0.2)
 _CHUNK = 500  # ids per IN (...) list
 
 
+#: order fields stored in NOT NULL columns
+NOT_NULL_ORDER = frozenset({"@created_at", "@updated_at", "@type"})
+
+
 class SQLiteStore(Store):
     """One SQLite file in WAL mode: records, core properties, relationships, history, vectors, full text, meta.
 
@@ -348,9 +352,13 @@ class SQLiteStore(Store):
         terms = []
         for name, ascending in checks.order_items(order_by, ORDER_FIELDS, self.ontology, selection.types):
             expr = ORDER_FIELDS[name] if name.startswith("@") else f"json_extract(r.props, {json_path(name)})"
-            # missing values last in both directions
-            terms.append(f"({expr} IS NULL), {expr} {'ASC' if ascending else 'DESC'}")
-        terms.append("r.created_at ASC, r.id ASC")  # a total order, so offset paging is stable
+            direction = "ASC" if ascending else "DESC"
+            # missing values last in both directions; columns that are never NULL skip the test, so that an
+            # index on them can give the order without a sort
+            terms.append(f"{expr} {direction}" if name in NOT_NULL_ORDER else f"({expr} IS NULL), {expr} {direction}")
+        if not order_by or order_by[-1][0] != "@created_at":
+            terms.append("r.created_at ASC")
+        terms.append("r.id ASC")  # a total order, so offset paging is stable
         return ", ".join(terms)
 
     @staticmethod
