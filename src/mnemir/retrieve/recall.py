@@ -179,11 +179,13 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
         sig["text_rank"], sig["text_score"] = rank, float(bm25)
     records: dict[str, MemIR] = {}
     if _needs_present_state(intent):
-        recent = scope.with_(types=("Fact", "EmotionalState"),
-                             where=Cmp("@created_at", "$gte", format_datetime(now - config.ranking.present_window),
-                                       "datetime"))
-        records = {r.id: r for r in store.select(recent, order_by=[("@created_at", False)],
-                                                 limit=config.present_limit)}
+        since = Cmp("@created_at", "$gte", format_datetime(now - config.ranking.present_window), "datetime")
+        # one read per type: each is served in order by the (user, type, created_at) index, then merged
+        recent = [r for type_name in ("Fact", "EmotionalState")
+                  for r in store.select(scope.with_(types=(type_name,), where=since),
+                                        order_by=[("@created_at", False)], limit=config.present_limit)]
+        recent.sort(key=lambda r: (r.metadata.created_at, r.id), reverse=True)
+        records = {r.id: r for r in recent[: config.present_limit]}
     records.update((r.id, r) for r in store.fetch([m for m in signals if m not in records]))
     pool = {mid: Candidate(record, similarity=signals.get(mid, {}).get("similarity", 0.0),
                            vector_rank=signals.get(mid, {}).get("vector_rank"),
