@@ -21,7 +21,8 @@ from mnemir.errors import (
 from mnemir.ir import HistoryEntry, MemIR, MemoryStatus, Relationship, Scope, Source
 from mnemir.memory import AsyncMemory, Memory, MemoryConfig, open, open_async
 from mnemir.ontology import Ontology, PropertySpec, TypeDef
-from mnemir.retrieve import FusionConfig, SearchHit
+from mnemir.retrieve import Context, FusionConfig, RankingConfig, Recall, RecallConfig, RecallHit, SearchHit
+from mnemir.understand.intent import RetrievalIntent
 
 __version__ = "0.1.0"
 
@@ -29,6 +30,7 @@ __all__ = [
     "AsyncMemory",
     "ConfigError",
     "ConflictError",
+    "Context",
     "Embedder",
     "EndpointError",
     "FusionConfig",
@@ -44,7 +46,12 @@ __all__ = [
     "NotFoundError",
     "Ontology",
     "PropertySpec",
+    "RankingConfig",
+    "Recall",
+    "RecallConfig",
+    "RecallHit",
     "Relationship",
+    "RetrievalIntent",
     "Scope",
     "SearchHit",
     "Source",
