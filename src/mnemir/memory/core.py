@@ -40,6 +40,7 @@ from mnemir.store.filters import parse_filter
 
 Progress = Callable[[int, int | None], None]
 ALL_STATUSES = tuple(MemoryStatus)
+NOT_DELETED = tuple(s for s in MemoryStatus if s != MemoryStatus.deleted)
 IMPORT_BATCH = 256
 
 
@@ -227,7 +228,7 @@ class MemoryCore:
 
     def get(self, id: str, *, user: str | _Any | None = None, include_deleted: bool = False) -> MemIR:
         """One memory by id, inside the caller's scope (NotFoundError otherwise)."""
-        statuses = ALL_STATUSES if include_deleted else tuple(s for s in MemoryStatus if s != MemoryStatus.deleted)
+        statuses = ALL_STATUSES if include_deleted else NOT_DELETED
         return self.store.get(id, Selection(user_id=user, statuses=statuses))
 
     def update(self, id: str, *, text: str | None = None, summary: str | None = None,
@@ -285,7 +286,7 @@ class MemoryCore:
         resolve_now(now)
         if query is not None and not isinstance(query, str):
             raise ValidationError("query must be a string", field="query", value=query, allowed="string")
-        statuses = ALL_STATUSES[:-1] if as_of is not None else None  # as-of sees superseded history too
+        statuses = NOT_DELETED if as_of is not None else None  # as-of sees superseded and archived history too
         selection = self._selection(user=user, agent=agent, session=session, types=types, where=where,
                                     include_archived=include_archived, statuses=statuses, valid_at=as_of)
         reasons = []
