@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -90,3 +91,24 @@ def test_split_type_and_a_migration_that_would_leave_invalid_records(mem: mnemir
     assert info.value.field == "type" and "Allergy" in str(info.value)
     assert mem.list(user="alice")[0].type == "Fact" and mem.migrations() == []
     assert mem.count(user=ANY) == 1
+
+
+def test_an_export_from_before_a_migration_imports_under_the_new_names(tmp_path: Path,
+                                                                       embedder: USEEmbedder) -> None:
+    path = tmp_path / "evolve"
+    old = intolerance()
+    with mnemir.open(path, embedder=embedder, ontology=old) as mem:
+        mem.add("gluten is a problem", "Intolerance", {"substance": "gluten", "level": "mild"}, user="bob", now=NOW)
+        old_export = io.StringIO()
+        mem.export_jsonl(old_export)
+    new = intolerance(name="FoodIntolerance", prop="trigger", levels=("low", "severe"))
+    migration = Migration("2026-05-rename-intolerance", (
+        RenameType("Intolerance", "FoodIntolerance"),
+        RenameProperty("FoodIntolerance", "substance", "trigger"),
+        RenameEnumValue("FoodIntolerance", "level", "mild", "low"),
+    ))
+    with mnemir.open(path, embedder=embedder, ontology=new) as mem:
+        mem.migrate_ontology(migration, previous=old, now=NOW)
+        mem.import_jsonl(io.StringIO(old_export.getvalue()))  # the old file, read under the new names
+        [back] = mem.list(user="bob", types=["FoodIntolerance"])
+        assert back.properties == {"trigger": "gluten", "level": "low"}

@@ -36,7 +36,7 @@ from mnemir.lifecycle.contradictions import supersede_pair
 from mnemir.lifecycle.events import GovernanceEvent
 from mnemir.lifecycle.evolution import uncovered_changes
 from mnemir.lifecycle.maintenance import overdue_tasks
-from mnemir.lifecycle.migrations import applied_migrations
+from mnemir.lifecycle.migrations import applied_migrations, upgrade_record
 from mnemir.lifecycle.records import LIVE, changed, entry, is_live, start_of
 from mnemir.lifecycle.tasks import STEP_TYPES, cascade_to_steps, check_task
 from mnemir.ontology import Ontology
@@ -291,6 +291,13 @@ class LifecycleMixin(_Base):
                                       allowed="a rename/split step for each removed name")
         return run_migration(self.store, self.ontology, migration, now=_now(now), actor=actor, dry_run=dry_run,
                              model_id=self.embedder.model_id, batch_size=self.lifecycle_config.batch_size)
+
+    def _upgrade_imported(self, record: MemIR) -> MemIR:
+        """An imported record from before this store's ontology migrations is read under the current names."""
+        if record.metadata.ontology_version == self.ontology.version:
+            return record
+        log = applied_migrations(self.store)
+        return upgrade_record(record, [Migration.from_dict(item) for item in log]) if log else record
 
     def migrations(self) -> list[dict[str, Any]]:
         """The log of applied ontology migrations, oldest first."""
