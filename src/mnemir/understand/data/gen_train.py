@@ -241,7 +241,8 @@ INTENT_EN: dict[str, list[str]] = {
                     "What's the status of the {thing}?", "Did you book the hotel I asked for?", "Is the {thing} finished?",
                     "Was the dentist appointment made?", "Any progress on the {thing}?"],
     "preference": ["What coffee do I like?", "What food do I love?", "What don't I like to eat?", "What do I enjoy doing?",
-                   "What kind of hotel do I prefer?", "Which seat do I like on planes?", "How do I take my coffee?",
+                   "What kind of hotel do I prefer?", "Which seat do I like on planes?",
+                   "How do I usually order my coffee?",
                    "What cuisine do I hate?", "What are my hobbies?", "What's my favorite drink?"],
     "emotion": ["Why was I so angry last time?", "How have I been feeling lately?", "Why was I anxious before?",
                 "What upset me that day?", "When was I last really happy?", "How was my mood last week?",
@@ -251,7 +252,7 @@ INTENT_EN: dict[str, list[str]] = {
     "frame": ["What meeting are we in?", "What's this session about?", "What are we discussing right now?",
               "What rules did I set for this chat?", "What's the topic of this meeting?", "What mode are we in?"],
     "general": ["What do you remember about {city}?", "Tell me everything you know about me", "What have we talked about?",
-                "What do you know about me?"],
+                "What have you learned about me so far?"],
 }
 
 
