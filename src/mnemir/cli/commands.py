@@ -121,21 +121,35 @@ EVAL_SUITES = {
     "extraction": "mnemir.eval.extraction",
     "intent": "mnemir.eval.intent",
     "collapse": "mnemir.eval.collapse",
+    "locomo": "mnemir.eval.locomo",
 }
+#: suites on external data that may be absent: run only by name, never by ``eval all``
+EXTERNAL_SUITES = ("locomo",)
 
 
 @cli.command(name="eval")
 @click.argument("suite", type=click.Choice([*EVAL_SUITES, "all"]))
 @click.option("--split", default="heldout", show_default=True, help="heldout (default), fresh (written blind after development), or the tuning split (train / dev).")
+@click.option("--data", "data_path", default=None, help="locomo: the LoCoMo JSON file (default $MNEMIR_LOCOMO).")
+@click.option("--samples", type=click.IntRange(min=1), default=None, help="locomo: only the first N conversations.")
 @click.pass_obj
 @handle_errors
-def eval_(state: State, suite: str, split: str) -> None:
+def eval_(state: State, suite: str, split: str, data_path: str | None, samples: int | None) -> None:
     """Run a quality benchmark on its held-out split and print the report."""
-    names = list(EVAL_SUITES) if suite == "all" else [suite]
+    names = [n for n in EVAL_SUITES if n not in EXTERNAL_SUITES] if suite == "all" else [suite]
+    if (data_path is not None or samples is not None) and suite not in EXTERNAL_SUITES:
+        from mnemir.errors import ValidationError
+
+        raise ValidationError("--data and --samples are options of the locomo suite", field="suite", value=suite,
+                              allowed=list(EXTERNAL_SUITES))
     results = {}
     for name in names:
         module = importlib.import_module(EVAL_SUITES[name])
-        report = module.run(split=split)
+        if name in EXTERNAL_SUITES:
+            report = module.run(split=split, data_path=data_path, limit_samples=samples,
+                                progress=lambda i, n: click.echo(f"conversation {i}/{n} done", err=True))
+        else:
+            report = module.run(split=split)
         results[name] = report.to_dict()
         if not state.as_json:
             console.print(report.render(), markup=False)
