@@ -57,3 +57,17 @@ def test_unknown_split_is_an_error(bad: str) -> None:
     with pytest.raises(collapse.ValidationError) as err:
         collapse.load(bad)
     assert err.value.context["field"] == "split"
+
+
+def test_dev3_is_dev_only_covers_every_symptom_and_builds(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    dev3 = [s for s in collapse.load("dev") if s.id.startswith("d3-")]
+    assert len(dev3) >= 12 and all(len(s.queries) == 4 for s in dev3)
+    assert {s.lang for s in dev3} == {"zh", "en"}
+    assert {s.symptom for s in dev3} == {s.symptom for s in collapse.load("heldout")}
+    assert not [s for s in collapse.load("heldout") + collapse.load("fresh") if s.id.startswith("d3-")]
+    for scenario in dev3:  # build() raises if the write-time lifecycle merged two of a scenario's memories
+        mem, ids = collapse.build(scenario, tmp_path / scenario.id, embedder)
+        try:
+            assert mem.count(user=collapse.USER) == len(ids) == len(scenario.memories)
+        finally:
+            mem.close()
