@@ -216,14 +216,14 @@ def build_remembered(sample: Sample, path: Path, embedder: Embedder) -> Built:
 
 def _mapped(built: Built, sample: Sample) -> Built:
     """Read every stored memory back and map it to the turns in its source and merged sources."""
-    by_source = {(_session(t), t.index): t.dia_id for t in sample.turns}
+    by_source: dict[tuple[str, int | None], str] = {(_session(t), t.index): t.dia_id for t in sample.turns}
     for record in built.mem.store.iter_select(Selection(user_id=ANY, statuses=tuple(MemoryStatus))):
         built.turns[record.id] = dia_ids_of(record, by_source)
         built.types[record.id] = record.type
     return built
 
 
-def dia_ids_of(record: MemIR, by_source: Mapping[tuple[str, int], str]) -> frozenset[str]:
+def dia_ids_of(record: MemIR, by_source: Mapping[tuple[str, int | None], str]) -> frozenset[str]:
     sources = [record.metadata.source, *record.metadata.merged_sources]
     return frozenset(by_source[key] for s in sources if (key := (s.session_id or "", s.turn)) in by_source)
 
@@ -299,7 +299,7 @@ class Report:
                 "n": len(rows)}
 
     def questions(self, category: int | None = None) -> int:
-        return self.metric(self.systems[0], self.k_values[0], category)["n"] if self.systems else 0
+        return int(self.metric(self.systems[0], self.k_values[0], category)["n"]) if self.systems else 0
 
     def latency_ms(self, system: str) -> dict[str, float]:
         values = self.latencies.get(system) or [0.0]
