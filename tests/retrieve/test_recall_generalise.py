@@ -12,7 +12,7 @@ from recall_helpers import add, intent
 
 import mnemir
 from mnemir.retrieve.evidence import DOING_FORM, FACT_FORM, PROGRESS_FORM, REACTION_FORM
-from mnemir.retrieve.ranking import says_change
+from mnemir.retrieve.judgements import says_change
 
 
 @pytest.fixture

@@ -8,15 +8,12 @@ active contextual frame demotes memories tied to another frame. Every number is 
 
 from __future__ import annotations
 
-import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any, Protocol
-
-import numpy as np
 
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR, MemoryStatus
@@ -210,13 +207,13 @@ def confidence_of(record: MemIR) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _norm(value: Any) -> str:
+def norm_text(value: Any) -> str:
     return " ".join(str(value).lower().split()) if value is not None else ""
 
 
 def is_about_user(record: MemIR) -> bool:
     entity = record.properties.get("entity")
-    return entity is None or _norm(entity) in SELF_ENTITIES or _norm(entity) == _norm(record.scope.user_id)
+    return entity is None or norm_text(entity) in SELF_ENTITIES or norm_text(entity) == norm_text(record.scope.user_id)
 
 
 def task_status(record: MemIR) -> str | None:
@@ -460,134 +457,3 @@ def _deadline(record: MemIR) -> datetime | None:
     except ValueError:
         return None
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-
-
-# -- cross-memory judgements ---------------------------------------------------------------------
-def demote_replaced(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray], config: RankingConfig) -> None:
-    """An older memory replaced by a newer one on the same thing is outdated; a low-confidence fact that
-    disagrees with a better-sourced one is unconfirmed. Changes ``scored`` in place."""
-    _facts_in_conflict([s for s in scored if s.record.type == "Fact"], config)
-    _confident_first([s for s in scored if s.record.type in ("Fact", "Hypothesis")], config)
-    prefs = sorted((s for s in scored if s.record.type == "Preference"),
-                   key=lambda s: s.record.metadata.created_at)
-    for i, older in enumerate(prefs):
-        for newer in prefs[i + 1:]:
-            if newer.record.metadata.created_at - older.record.metadata.created_at < DAY:
-                continue
-            same_subject = _norm(older.record.properties.get("subject")) == _norm(
-                newer.record.properties.get("subject"))
-            sim = _cos(vectors.get(older.record.id), vectors.get(newer.record.id))
-            changed = sim >= config.changed_preference_similarity and says_change(newer.record.text)
-            if same_subject or sim >= config.stale_preference_similarity or changed:
-                why = "same subject" if same_subject else f"similarity {sim:.2f}" + (
-                    ", and the newer one says it changed" if changed else "")
-                _mark_outdated(older, newer, config, why)
-                break
-
-
-#: wording by which a preference says it replaces an earlier habit ("I've switched to decaf", "现在改成早上去")
-CHANGE_WORDS = re.compile(
-    r"改成|改为|换成|改喝|改吃|不再|戒了|不.{0,2}了|现在|最近|以后|如今|开始|\b(?:switched|switch(?:ing)? to|changed|"
-    r"gone off|gone|went|turned|become|no longer|not any ?more|anymore|stopped|quit|gave up|given up|instead|"
-    r"these days|nowadays|lately|now|from now on|rather)\b", re.I)
-
-
-def says_change(text: str) -> bool:
-    return bool(CHANGE_WORDS.search(text))
-
-
-def _facts_in_conflict(facts: Sequence[Scored], config: RankingConfig) -> None:
-    groups: dict[tuple[str, str], list[Scored]] = {}
-    for s in facts:
-        key = (_norm(s.record.properties.get("entity")), _norm(s.record.properties.get("attribute")))
-        if all(key):
-            groups.setdefault(key, []).append(s)
-    for group in groups.values():
-        values = {_norm(s.record.properties.get("value")) for s in group}
-        if len(group) < 2 or len(values) < 2:
-            continue
-        best = max(group, key=lambda s: (confidence_of(s.record) or 0.7, s.record.metadata.created_at))
-        for s in group:
-            if s is best:
-                continue
-            gap = (confidence_of(best.record) or 0.7) - (confidence_of(s.record) or 0.7)
-            if gap >= 0.2:
-                s.score = round(s.score - 0.15, 4)
-                if "unconfirmed" not in s.flags:
-                    s.flags.append("unconfirmed")
-                s.reasons.append(f"disagrees with a more confident fact ({best.record.id})")
-            else:
-                _mark_outdated(s, best, config, "same entity and attribute")
-
-
-def _confident_first(facts: Sequence[Scored], config: RankingConfig) -> None:
-    """About the same entity, a half-remembered fact or a guess never outranks a confident fact."""
-    by_entity: dict[str, list[Scored]] = {}
-    for s in facts:
-        entity = _norm(s.record.properties.get("entity"))
-        if entity:
-            by_entity.setdefault(entity, []).append(s)
-    for group in by_entity.values():
-        sure = [s for s in group if s.record.type == "Fact" and (confidence_of(s.record) or 0.7) >= 0.8]
-        if not sure:
-            continue
-        best = max(sure, key=lambda s: s.score)
-        for s in group:
-            conf = confidence_of(s.record)
-            weak = s.record.type == "Hypothesis" or (conf is not None and conf < config.unconfirmed_below)
-            if weak and s.score >= best.score:
-                s.score = round(best.score - 0.01, 4)
-                s.reasons.append(f"ranked below a more confident fact about the same thing ({best.record.id})")
-
-
-def _mark_outdated(older: Scored, newer: Scored, config: RankingConfig, why: str) -> None:
-    if "outdated" in older.flags:
-        return
-    older.score = round(older.score - older.strength * (1 - config.outdated_factor), 4)
-    older.strength = round(older.strength * config.outdated_factor, 4)
-    older.flags.append("outdated")
-    older.reasons.append(f"likely replaced by a newer memory {newer.record.id} ({why})")
-
-
-def _cos(a: np.ndarray | None, b: np.ndarray | None) -> float:
-    if a is None or b is None:
-        return 0.0
-    value = float(np.dot(a, b))
-    return value if math.isfinite(value) else 0.0
-
-
-def order_hits(scored: Iterable[Scored]) -> list[Scored]:
-    """Best first; ties by recency then id (deterministic)."""
-    return sorted(scored, key=lambda s: (-s.score, -s.record.metadata.created_at.timestamp(), s.record.id))
-
-
-# -- final shaping ---------------------------------------------------------------------------------
-def focus_status(scored: list[Scored], kind: str, config: RankingConfig) -> list[Scored]:
-    """A status question is about one task (or a few alike): tasks far below the best-matching one go."""
-    if kind != "task_status":
-        return scored
-    tasks = [s for s in scored if s.record.type in TASK_TYPES and s.candidate.via is None]
-    if not tasks:
-        return scored
-    best = max(s.relevance for s in tasks)
-    return [s for s in scored
-            if s.record.type not in TASK_TYPES or s.candidate.via is not None
-            or s.relevance >= best - config.status_focus_margin]
-
-
-def lift_present(scored: list[Scored], kind: str, config: RankingConfig) -> None:
-    """The user's present state comes before background preferences (seed 2.1, symptom two)."""
-    if kind not in ("preference", "general"):
-        return
-    prefs = [s.score for s in scored if s.role == "background"]
-    if not prefs:
-        return
-    current = sorted((s for s in scored if s.role == "current"), key=lambda s: -s.relevance)
-    for s in current[: config.max_current_lifted]:
-        if s.score <= max(prefs):
-            s.score = round(max(prefs) + 0.001, 4)
-            s.reasons.append("the present state ranks above background preferences")
-
-
-def above_floor(scored: Iterable[Scored], config: RankingConfig) -> list[Scored]:
-    return [s for s in scored if s.strength >= config.min_score or s.listed]

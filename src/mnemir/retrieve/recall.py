@@ -26,18 +26,14 @@ from mnemir.ontology import Ontology, format_datetime
 from mnemir.retrieve.context import Context
 from mnemir.retrieve.evidence import Settled, settle
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, expand
+from mnemir.retrieve.judgements import above_floor, demote_replaced, focus_status, lift_present, order_hits
 from mnemir.retrieve.ranking import (
     Candidate,
     FrameState,
     IntentLike,
     RankingConfig,
     Scored,
-    above_floor,
-    demote_replaced,
-    focus_status,
     gate,
-    lift_present,
-    order_hits,
     role_of,
     score_candidate,
 )
