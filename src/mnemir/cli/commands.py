@@ -69,7 +69,7 @@ def recall(state: State, query: str, user: str | None, k: int, now: str | None, 
                             "where": result.intent.where}, title="intent"))
     console.print(hits_table(result.hits, title=f"recall: {query!r}", with_role=True))
     if show_prompt:
-        console.print(result.context.render(), markup=False)
+        click.echo(result.context.render())  # plain text: a prompt block is never re-wrapped
 
 
 @cli.command()
@@ -114,7 +114,7 @@ def update_task(state: State, task_id: str, status: str, user: str | None, now: 
 def maintain(state: State, now: str | None, dry_run: bool) -> None:
     """Apply decay, archive and expiry policies (idempotent)."""
     report = state.mem.maintain(now=parse_now(now), dry_run=dry_run)
-    emit_json(report.to_dict()) if state.as_json else console.print(report.render(), markup=False)
+    emit_json(report.to_dict()) if state.as_json else click.echo(report.render())
 
 
 EVAL_SUITES = {
@@ -152,7 +152,7 @@ def eval_(state: State, suite: str, split: str, data_path: str | None, samples: 
             report = module.run(split=split)
         results[name] = report.to_dict()
         if not state.as_json:
-            console.print(report.render(), markup=False)
+            click.echo(report.render())  # reports are fixed-width tables: never re-wrapped
     if state.as_json:
         emit_json(results)
 
