@@ -75,6 +75,8 @@ def _dialogue_demo(mem: Any, dialogue: dict[str, Any]) -> None:
         kept = [f"new {r.type} {_brief(r.properties)}" for r in result.created]
         kept += [f"updated {r.type} -> {r.properties.get('status', '')}" for r in result.updated]
         kept += [f"asks: {c.question}" for c in result.confirmations]
+        if not kept:
+            kept = [f"nothing stored: {note.split(';')[0]}" for note in result.notes[:1]]
         table.add_row(str(turn), f"{item['speaker']}: {item['text']}", "\n".join(kept) or "(nothing worth keeping)")
     console.print(table)
 
