@@ -18,8 +18,6 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Final
 
-import numpy as np
-
 from mnemir.embed.base import Vectors
 from mnemir.errors import NotFoundError
 from mnemir.ir import HistoryEntry, MemIR, MemoryStatus
@@ -191,7 +189,3 @@ class Store(abc.ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def as_matrix(vectors: Sequence[Vectors]) -> Vectors:
-    return np.vstack(vectors).astype(np.float32) if vectors else np.zeros((0, 0), dtype=np.float32)

@@ -8,12 +8,7 @@ scoring would be too slow and an ANN index pays off.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
-
-import numpy as np
-import numpy.typing as npt
-
-from mnemir.embed.base import Vectors
+from typing import Literal
 
 #: below this many candidates exact scoring is fast enough that an ANN index would not pay off
 ANN_MIN_CANDIDATES = 200_000
@@ -24,14 +19,6 @@ class SearchPlan:
     method: Literal["exact", "ann"]
     candidates: int
     reason: str
-
-
-class AnnIndex(Protocol):
-    """What an approximate index must offer to be planned in."""
-
-    def search(self, rids: npt.NDArray[np.int64], query: Vectors, k: int) -> list[tuple[int, float]]:
-        """(rid, cosine) of about the ``k`` best among ``rids``, best first."""
-        ...
 
 
 def plan_search(candidates: int, *, ann_available: bool = False,

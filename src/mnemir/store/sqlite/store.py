@@ -18,7 +18,6 @@ from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
 from mnemir.store import checks, records
 from mnemir.store.base import Capabilities, Edge, Selection, Store, Write
-from mnemir.store.planner import AnnIndex, plan_search
 from mnemir.store.sql_filters import Params, check_selection, compile_selection, record_order_fields
 from mnemir.store.sqlite import rows, schema, text
 from mnemir.store.sqlite.connection import Connection
@@ -58,8 +57,6 @@ class SQLiteStore(Store):
         self.ontology = ontology
         self._db = Connection(self.path, busy_timeout_s=float(busy_timeout_s), retry_for_s=float(retry_for_s))
         self._cache = VectorCache()
-        #: an approximate index for very large candidate sets; none yet (see mnemir.store.planner)
-        self._ann: AnnIndex | None = None
         #: answer vector searches that restrict only scope, types and statuses from the cache's scope codes, without
         #: SQL (False: always select the candidates in SQL; the benchmark and the tests compare the two)
         self.scope_fast_path = True
@@ -247,11 +244,7 @@ class SQLiteStore(Store):
                 pos = self._cache.scope_positions(selection)  # numpy masks over the cached scope codes
             else:
                 pos = self._cache.rid_positions(self._candidates(conn, selection))
-            plan = plan_search(len(pos), ann_available=self._ann is not None)
-            if plan.method == "ann" and self._ann is not None:
-                best = self._ann.search(self._cache.rids[pos], vector, k)
-            else:
-                best = self._cache.top_k(pos, vector, k)
+            best = self._cache.top_k(pos, vector, k)  # exact: this backend has no ANN index (capabilities.ann)
             ids = self._ids_of(conn, [rid for rid, _ in best])
             return [(ids[rid], score) for rid, score in best if rid in ids]
 
