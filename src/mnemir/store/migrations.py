@@ -35,7 +35,7 @@ def check_sequence(migrations: Sequence[Migration]) -> None:
 def pending(migrations: Sequence[Migration], applied: Collection[int], *, where: str) -> list[Migration]:
     """The migrations still to apply, in order; refuse a database from a newer mnemir."""
     check_sequence(migrations)
-    latest = migrations[-1].version if migrations else 0
+    latest = latest_version(migrations)
     newest = max(applied, default=0)
     if newest > latest:
         raise StoreError(

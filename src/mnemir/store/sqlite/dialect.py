@@ -9,11 +9,12 @@ same semantics (those of :func:`mnemir.store.filters.matches`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Sequence
 from datetime import datetime
 
 from mnemir.errors import ValidationError
-from mnemir.store.sql_filters import Dialect, Params, PropertyAccess, Scalar, is_number
+from mnemir.store.sql_filters import COMPARE_SQL, Dialect, Params, PropertyAccess, Scalar, is_number
 from mnemir.store.sqlite.rows import ITEM, SCALAR, iso
 
 #: record fields -> SQL; stored times have microseconds, filters compare at seconds like record_value()
@@ -62,11 +63,10 @@ class JsonProperties(PropertyAccess):
 
     def equals_any(self, name: str, values: Sequence[Scalar], p: Params) -> str:
         kind, value, items = self._parts(name)
-        in_items = p.many(values)
-        in_list = p.many(values)
+        wanted = p.many(values)  # named placeholders: one binding serves both branches
         return (f"CASE {kind} WHEN 'array' THEN EXISTS (SELECT 1 FROM {items} j WHERE j.type NOT IN "
-                f"('array', 'object', 'null') AND j.value IN ({in_items})) WHEN 'object' THEN 0 "
-                f"ELSE {value} IN ({in_list}) END")
+                f"('array', 'object', 'null') AND j.value IN ({wanted})) WHEN 'object' THEN 0 "
+                f"ELSE {value} IN ({wanted}) END")
 
     def compare(self, name: str, op: str, value: Scalar, p: Params) -> str:
         kind, stored, _ = self._parts(name)
@@ -90,20 +90,18 @@ class IndexedProperties(PropertyAccess):
         self.rid = f"{alias}.rid"
 
     def _rows(self, name: str, p: Params) -> str:
-        """The start of ``rid IN (SELECT ...)``; the caller appends its condition and ``)``. Placeholders are
-        positional, so the key's parameter is taken before the condition's."""
+        """The start of ``rid IN (SELECT ...)``; the caller appends its condition and ``)``."""
         return f"{self.rid} IN (SELECT rid FROM props WHERE key = {p(name)} AND "
 
     def equals_any(self, name: str, values: Sequence[Scalar], p: Params) -> str:
         texts = [v for v in values if not is_number(v)]
         numbers = [v for v in values if is_number(v)]
         parts = []
+        head = self._rows(name, p)
         # scalars and list items alike; OPAQUE rows hold no value, so they never equal anything
         if texts:
-            head = self._rows(name, p)
             parts.append(f"{head}tval IN ({p.many(texts)}))")
         if numbers:
-            head = self._rows(name, p)
             parts.append(f"{head}nval IN ({p.many(numbers)}))")
         return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
 
@@ -116,9 +114,8 @@ class IndexedProperties(PropertyAccess):
         return f"{self._rows(name, p)}1)"
 
     def contains(self, name: str, value: str, p: Params) -> str:
-        head = self._rows(name, p)
-        needle, item = p(value), p(value)
-        return f"{head}((item = {SCALAR} AND instr(tval, {needle}) > 0) OR (item = {ITEM} AND tval = {item})))"
+        head, needle = self._rows(name, p), p(value)
+        return f"{head}((item = {SCALAR} AND instr(tval, {needle}) > 0) OR (item = {ITEM} AND tval = {needle})))"
 
 
 class SQLiteDialect(Dialect):
@@ -145,7 +142,7 @@ class SQLiteDialect(Dialect):
         if column is None or not isinstance(value, str):
             return None
         if len(value) == 10:
-            bound, sql_op = value, {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}.get(op)
+            bound, sql_op = value, COMPARE_SQL.get(op)
         elif len(value) == 20 and value.endswith("Z"):
             second = value[:19]
             bound, sql_op = {"$gte": (second, ">="), "$lt": (second, "<"), "$gt": (second + "~", ">="),
@@ -163,6 +160,4 @@ class SQLiteDialect(Dialect):
     def id_list(self, column: str, ids: Sequence[str], p: Params) -> str:
         if len(ids) <= 200:
             return super().id_list(column, ids, p)
-        import json
-
         return f"{column} IN (SELECT value FROM json_each({p(json.dumps(list(ids)))}))"

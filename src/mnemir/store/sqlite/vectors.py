@@ -231,9 +231,9 @@ class VectorCache:
             best = np.argpartition(-scores, k - 1)[:k]
         else:
             best = np.arange(len(pos))
-        chosen_rids = self.rids[pos[best]]
-        order = np.lexsort((chosen_rids, -scores[best]))
-        return [(int(chosen_rids[i]), float(scores[best][i])) for i in order]
+        chosen_rids, chosen_scores = self.rids[pos[best]], scores[best]
+        order = np.lexsort((chosen_rids, -chosen_scores))
+        return [(int(chosen_rids[i]), float(chosen_scores[i])) for i in order]
 
 
 G = TypeVar("G", bound=np.generic)
