@@ -36,7 +36,7 @@ import numpy as np
 
 from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology import Ontology
-from mnemir.store.base import Selection, Write
+from mnemir.store.base import Selection, Store, Write
 from mnemir.store.filters import matches, parse_filter
 from mnemir.store.sqlite import SQLiteStore
 
@@ -82,7 +82,7 @@ def make_record(i: int, props: dict[str, Any]) -> MemIR:
                                  "properties": props, "scope": {"user_id": USER}})
 
 
-def write_all(store: SQLiteStore, props: list[dict[str, Any]], vectors: np.ndarray, batch: int,
+def write_all(store: Store, props: list[dict[str, Any]], vectors: np.ndarray, batch: int,
               start: int = 0) -> float:
     """Write records ``start..start+len(props)`` in batches; return records per second."""
     began = time.perf_counter()

@@ -29,22 +29,13 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
-from filtered_search import CASES, MODEL, USER, generate, make_record  # the same data as the SQLite benchmark
+from filtered_search import CASES, USER, generate, write_all  # the same data as the SQLite benchmark
 
 from mnemir.ontology import Ontology
-from mnemir.store.base import Selection, Store, Write
+from mnemir.store.base import Selection, Store
 from mnemir.store.filters import matches, parse_filter
 from mnemir.store.postgres import PostgresStore, start_embedded_server
 from mnemir.store.sqlite import SQLiteStore
-
-
-def build(store: Store, props: list[dict[str, Any]], vectors: np.ndarray, batch: int = 1000) -> float:
-    """Write every record through ``write()``; return records per second."""
-    began = time.perf_counter()
-    for lo in range(0, len(props), batch):
-        chunk = range(lo, min(lo + batch, len(props)))
-        store.write([Write(make_record(i, props[i]), vectors[i]) for i in chunk], model_id=MODEL)
-    return len(props) / (time.perf_counter() - began)
 
 
 def measure(store: Store, selection: Selection, queries: np.ndarray, k: int, allowed: np.ndarray,
@@ -98,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         pg = PostgresStore(server.database_url("bench"), ontology=onto)
         sqlite = SQLiteStore(root / "bench.db", ontology=onto)
         print(f"building {args.n} records in SQLite and PostgreSQL ...", file=sys.stderr, flush=True)
-        rates = {"sqlite": build(sqlite, props, vectors), "postgres": build(pg, props, vectors)}
+        rates = {"sqlite": write_all(sqlite, props, vectors, 1000), "postgres": write_all(pg, props, vectors, 1000)}
         with psycopg.connect(server.database_url("bench"), autocommit=True) as conn:
             conn.execute("VACUUM ANALYZE")  # what a long-running server's autovacuum would have done
 
