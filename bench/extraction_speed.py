@@ -12,7 +12,6 @@ held-out corpus (zh and en); the first call (model load) is reported separately 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -20,20 +19,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import datetime
-from importlib import resources
-from pathlib import Path
 
 import mnemir
 from mnemir.embed import default_embedder
+from mnemir.eval.extraction import ANCHOR_NOW as NOW
+from mnemir.eval.extraction import load_split
 from mnemir.understand import Extractor, IntentRecognizer
-
-NOW = datetime.fromisoformat("2026-03-04T10:00:00+08:00")
-
-
-def load(name: str) -> list[dict[str, object]]:
-    path = Path(str(resources.files("mnemir.understand") / "data" / name))
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def timed(fn: Callable[[str], object], items: list[str], rounds: int) -> list[float]:
@@ -56,8 +47,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    utterances = [str(r["text"]) for r in load("extraction_heldout.jsonl")]
-    queries = [str(r["query"]) for r in load("intent_heldout.jsonl")]
+    utterances = [str(r["text"]) for r in load_split("heldout")]
+    queries = [str(r["query"]) for r in load_split("heldout", "intent")]
     embedder = default_embedder()
 
     start = time.perf_counter()

@@ -22,7 +22,7 @@ def _collapse_queries(split: str) -> set[str]:
 TRAINED_ON = _texts("train", "extraction") | _texts("train", "intent")
 
 
-@pytest.mark.parametrize("split", ["heldout", "fresh"])
+@pytest.mark.parametrize("split", ["dev", "heldout", "fresh"])
 def test_no_evaluation_text_is_in_the_training_data(split: str) -> None:
     evaluated = _texts(split, "extraction") | _texts(split, "intent") | _collapse_queries(split)
     assert not evaluated & TRAINED_ON, sorted(evaluated & TRAINED_ON)[:10]

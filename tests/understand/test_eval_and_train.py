@@ -1,4 +1,6 @@
-"""The quality reports (run on the dev split here), the independence of the splits, and training reproducibility."""
+"""The quality reports (run on the dev split here), the independence of the splits, and training reproducibility.
+
+That no evaluated text is in the training data (across suites) is held by tests/test_data_separation.py."""
 
 from __future__ import annotations
 
@@ -14,15 +16,6 @@ from mnemir.eval import intent as eval_intent
 from mnemir.understand import Extractor, IntentRecognizer
 from mnemir.understand.model import load_model
 from mnemir.understand.train import extraction_examples, fit, read_jsonl
-
-
-def test_heldout_texts_never_appear_in_training() -> None:
-    train = {r["text"] for r in eval_extraction.load_split("train")}
-    heldout = {r["text"] for r in eval_extraction.load_split("heldout")}
-    assert not train & heldout
-    train_q = {r["query"] for r in eval_extraction.load_split("train", "intent")}
-    heldout_q = {r["query"] for r in eval_extraction.load_split("heldout", "intent")}
-    assert not train_q & heldout_q
 
 
 @pytest.mark.parametrize("kind,key", [("extraction", "text"), ("intent", "query")])

@@ -8,6 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 
+def zh_first(languages: dict[str, Any]) -> dict[str, Any]:
+    """Per-language scores in report order: Chinese first, then the rest as they came."""
+    return dict(sorted(languages.items(), key=lambda kv: kv[0] != "zh"))
+
+
 def report_main(run: Callable[[str], Any], argv: list[str] | None = None) -> int:
     """``python -m mnemir.eval.<suite> [--split S] [--json]``: run a suite and print its report."""
     args = sys.argv[1:] if argv is None else argv

@@ -11,20 +11,21 @@ was found. ``TaskUpdate`` is a report on an existing task ("报销单我已经�
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from mnemir.embed import default_embedder
 from mnemir.errors import ValidationError
-from mnemir.eval import report_main
-from mnemir.understand.extract import Draft, Extractor
+from mnemir.eval import report_main, zh_first
+from mnemir.understand.extract import MEMORY_LABELS, Draft, Extractor
+from mnemir.understand.extract import label_of as draft_label
+from mnemir.understand.model import DATA_DIR
+from mnemir.understand.train import read_jsonl
 
-TYPES = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
+TYPES = MEMORY_LABELS
 #: train: what the model learns from; heldout: never trained on (aggregate numbers were seen while developing);
 #: fresh: written blind by a separate author after development, evaluated without any tuning afterwards;
 #: dev: handwritten for the generalisation work, never trained on, the split development decisions were measured on
@@ -38,21 +39,18 @@ PROPERTY_KEYS = {"status": "status", "deadline": "deadline", "polarity": "prefer
 
 
 def corpus_path(name: str) -> Path:
-    return Path(str(resources.files("mnemir.understand") / "data" / name))
+    return DATA_DIR / name
 
 
 def load_split(split: str, kind: str = "extraction") -> list[dict[str, Any]]:
     files = {"extraction": SPLITS, "intent": INTENT_SPLITS}[kind]
     if split not in files:
         raise ValidationError("unknown split", field="split", value=split, allowed=list(files))
-    with open(corpus_path(files[split]), encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    return read_jsonl(corpus_path(files[split]))
 
 
 def label_of(draft: Draft) -> str | None:
-    if draft.type == "DialogueAct":
-        return None
-    return "TaskUpdate" if draft.kind == "update" else draft.type
+    return None if draft.type == "DialogueAct" else draft_label(draft)
 
 
 @dataclass
@@ -188,7 +186,7 @@ def run(split: str = "heldout", extractor: Extractor | None = None, *,
         now = datetime.fromisoformat(row["now"]) if row.get("now") else ANCHOR_NOW
         result = extractor.extract(row["text"], speaker=row.get("speaker", "user"), now=now)
         score_row(row, result.drafts, scores)
-    return ExtractionReport(split, dict(sorted(languages.items(), key=lambda kv: kv[0] != "zh")))
+    return ExtractionReport(split, zh_first(languages))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mnemir.embed import default_embedder
-from mnemir.eval import report_main
+from mnemir.eval import report_main, zh_first
 from mnemir.eval.extraction import ANCHOR_NOW, load_split, sample_rows
 from mnemir.understand.intent import KIND_TYPES, IntentRecognizer
 
@@ -82,7 +82,7 @@ def run(split: str = "heldout", recognizer: IntentRecognizer | None = None, *,
         else:
             scores.confusions[(row["kind"], intent.kind)] += 1
             scores.errors.append({"id": row["id"], "query": row["query"], "expected": row["kind"], "got": intent.kind})
-    return IntentReport(split, dict(sorted(languages.items(), key=lambda kv: kv[0] != "zh")))
+    return IntentReport(split, zh_first(languages))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,10 +22,11 @@ import numpy as np
 
 from mnemir.embed import default_embedder
 from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, ValidationError
-from mnemir.ir import Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
+from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent
 from mnemir.understand.entities import aliases
-from mnemir.understand.extract import Draft, check_speaker, check_text
+from mnemir.understand.extract import Draft, check_speaker, check_text, local_now
+from mnemir.understand.intent import OPEN_STATUSES
 
 if TYPE_CHECKING:
     from mnemir.memory.core import MemoryCore
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-OPEN = ["pending", "in_progress"]
 #: cosine similarity (default embedder) above which an update may target a task at all
 MATCH_FLOOR = 0.30
 #: ... and above which, with a clear lead over the runner-up, it is applied without asking
@@ -160,7 +160,7 @@ class UnderstandingMixin(_Base):
         text = check_text(text)
         speaker = check_speaker(speaker)
         _check_turn(turn)
-        local = _local(now)
+        local = local_now(now)
         extraction = self.extractor.extract(text, speaker=speaker, now=local)
         ctx = _Context(user, agent, session, speaker, turn, local, extraction.creator, extraction.act,
                        extraction.language)
@@ -184,7 +184,7 @@ class UnderstandingMixin(_Base):
         store's own embedder (so ``remember`` embeds each new memory once, not twice)."""
         if self._understanding_embedder().model_id != self.embedder.model_id:
             return {}
-        by_text = {d.text[:16_000]: d.vector for d in drafts if getattr(d, "vector", None) is not None}
+        by_text = {d.text[:MAX_TEXT_CHARS]: d.vector for d in drafts if getattr(d, "vector", None) is not None}
         return {r.id: by_text[r.content.text] for r in records if r.content.text in by_text}
 
     def ingest(self, turns: Iterable[Any], *, user: str | None = None, agent: str | None = None,
@@ -263,7 +263,7 @@ class UnderstandingMixin(_Base):
         if keys:
             extra["entities"] = keys
         return MemIR(
-            content=Content(text=draft.text[:16_000]), type=draft.type, properties=props,
+            content=Content(text=draft.text[:MAX_TEXT_CHARS]), type=draft.type, properties=props,
             scope=Scope(user_id=ctx.user, agent_id=ctx.agent, session_id=ctx.session),
             metadata=Metadata(created_at=ctx.now, updated_at=ctx.now,
                               source=Source(speaker=ctx.speaker, session_id=ctx.session, turn=ctx.turn,
@@ -313,7 +313,7 @@ class UnderstandingMixin(_Base):
     # -- updates -------------------------------------------------------------------------------
     def _best_open_tasks(self, text: str, draft: Draft, ctx: _Context, k: int = 5,
                          types: Sequence[str] = ("Task",)) -> list[Candidate]:
-        hits = self.search(text, types=list(types), where={"status": {"$in": OPEN}}, user=ctx.user, k=k,
+        hits = self.search(text, types=list(types), where={"status": {"$in": OPEN_STATUSES}}, user=ctx.user, k=k,
                            now=ctx.now)
         if not hits:
             return []
@@ -413,13 +413,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (datetime, date)):
         return value.isoformat()
     return value
-
-
-def _local(now: datetime | None) -> datetime:
-    if now is None:
-        return datetime.now().astimezone()
-    ensure_aware(now)
-    return now
 
 
 def _check_turn(turn: object) -> None:

@@ -117,7 +117,6 @@ _EN_PATTERN = re.compile(r"\b(?:" + "|".join(map(re.escape, _EN_ALIASES)) + r")\
 _CASE_SENSITIVE = {"sf", "la", "hk", "apple", "python", "rust", "china", "the us"}
 # single characters that are too ambiguous inside Chinese words
 _ZH_SINGLE_OK = {"茶", "猫", "狗", "虾"}
-_ZH_STOP_CONTEXT = re.compile(r"辣(?:椒)?$")
 
 
 @dataclass(frozen=True)

@@ -36,20 +36,23 @@ from mnemir.embed.base import Embedder
 from mnemir.errors import ValidationError
 from mnemir.ir import MAX_TEXT_CHARS, ensure_aware
 from mnemir.understand import fill
+from mnemir.understand.dates import resolve_deadline
 from mnemir.understand.entities import Entity, find_entities
 from mnemir.understand.lexicon import CUES, EMOTION_PROTOTYPES, find_emotion, language_of
 from mnemir.understand.model import SoftmaxModel, load_model
 from mnemir.understand.segment import is_plan, split_pieces, split_plan
 
-__all__ = ["EXTRACTION_LABELS", "SPEAKERS", "Draft", "Extraction", "Extractor", "check_speaker", "check_text", "finalize",
-           "has_words", "local_now"]
+__all__ = ["EXTRACTION_LABELS", "MEMORY_LABELS", "SPEAKERS", "Draft", "Extraction", "Extractor", "check_speaker",
+           "check_text", "finalize", "has_words", "label_of", "local_now"]
 
-EXTRACTION_LABELS = ("NONE", "Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
+#: what a piece of an utterance can be (``TaskUpdate``: a report on an existing task, not a new memory)
+MEMORY_LABELS = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
+EXTRACTION_LABELS = ("NONE", *MEMORY_LABELS)
 SPEAKERS = ("user", "assistant", "system", "tool")
 SPEAKER_ALIASES = {"用户": "user", "human": "user", "助手": "assistant", "ai": "assistant", "agent": "assistant",
                    "bot": "assistant", "系统": "system", "工具": "tool"}
 _ALLOWED_BY_SPEAKER = {
-    "user": {"Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate"},
+    "user": set(MEMORY_LABELS),
     "assistant": {"Fact", "Task", "Plan", "ContextualFrame", "TaskUpdate"},
     "system": {"Fact", "ContextualFrame"},
     "tool": {"Fact"},
@@ -90,10 +93,10 @@ def check_text(text: object, field_name: str = "text") -> str:
     if len(text) > MAX_TEXT_CHARS:
         raise ValidationError(f"{field_name} is too long ({len(text)} chars)", field=field_name,
                               allowed=f"at most {MAX_TEXT_CHARS} characters (split long input into turns)")
-    if _CONTROL.search(text):
-        bad = _CONTROL.search(text)
+    bad = _CONTROL.search(text)
+    if bad:
         raise ValidationError(f"{field_name} contains binary/control characters", field=field_name,
-                              value=bad.group(0) if bad else None, allowed="printable text")
+                              value=bad.group(0), allowed="printable text")
     stripped = text.strip()
     if not stripped:
         raise ValidationError(f"{field_name} must not be empty", field=field_name, value=text, allowed="non-blank text")
@@ -114,12 +117,12 @@ def finalize(result: Extraction, drafts: list[Draft]) -> Extraction:
     allowed = _ALLOWED_BY_SPEAKER[speaker]
     kept = []
     for draft in drafts:
-        label = "TaskUpdate" if draft.kind == "update" else draft.type
+        label = label_of(draft)
         if label not in allowed:
             result.notes.append(f"dropped a {label} said by the {speaker} (speaker policy)")
             continue
         if draft.type == "Fact":
-            draft.properties["source"] = {"user": "user", "assistant": "assistant"}.get(speaker, "external")
+            draft.properties["source"] = fill.fact_source(speaker)
         kept.append(draft)
     if not kept:
         kept = [Draft("DialogueAct", result.text, {"act_type": result.act, "utterance": result.text[:2000]},
@@ -129,10 +132,7 @@ def finalize(result: Extraction, drafts: list[Draft]) -> Extraction:
 
 
 def has_words(text: str) -> bool:
-    return _has_words(text)
-
-
-def _has_words(text: str) -> bool:
+    """True when the text has a letter or a digit (anything else cannot say something worth remembering)."""
     return any(unicodedata.category(c)[0] in ("L", "N") for c in text)
 
 
@@ -163,6 +163,11 @@ class Draft:
         return {"type": self.type, "text": self.text, "kind": self.kind, "properties": _jsonable(self.properties),
                 "confidence": round(self.confidence, 3), "entities": [e.key for e in self.entities],
                 "reasons": self.reasons, "parent": self.parent, "replaces": self.replaces}
+
+
+def label_of(draft: Draft) -> str:
+    """The extraction label a draft answers to: its type, or ``TaskUpdate`` for a report on an existing task."""
+    return "TaskUpdate" if draft.kind == "update" else draft.type
 
 
 def _jsonable(props: dict[str, Any]) -> dict[str, Any]:
@@ -215,7 +220,7 @@ class Extractor:
         speaker = check_speaker(speaker)
         now = local_now(now)
         result = Extraction(text, speaker, language_of(text), fill.act_type(text))
-        if not _has_words(text):
+        if not has_words(text):
             result.notes.append("no letters or digits: nothing to remember")
             return result
         drafts = self._plan(text, now) if is_plan(text) else []
@@ -231,10 +236,7 @@ class Extractor:
         drafts: list[Draft] = []
         parent = None
         if goal:
-            props = fill.task_properties(goal, now)
-            deadline = fill.task_properties(text, now).get("deadline")
-            if deadline is not None and "deadline" not in props:
-                props["deadline"] = deadline
+            props = _with_utterance_deadline(fill.task_properties(goal, now), text, now)
             drafts.append(Draft("Task", goal, props, entities=find_entities(goal), reasons=["plan goal (rule)"]))
             parent = 0
         for order, step in enumerate(steps, start=1):
@@ -272,18 +274,14 @@ class Extractor:
 
     def _draft(self, label: str, piece: str, whole: str, now: datetime, confidence: float,
                vector: Any = None) -> Draft | None:
-        reasons = [f"classified {label} (p={confidence:.2f})"]
-        entities = find_entities(piece)
         if label == "NONE":
             return None
+        reasons = [f"classified {label} (p={confidence:.2f})"]
+        entities = find_entities(piece)
         if label == "Plan":  # a single-step "plan" is a task
             label = "Task"
         if label == "Task":
-            props = fill.task_properties(piece, now)
-            if "deadline" not in props:
-                deadline = fill.task_properties(whole, now).get("deadline")
-                if deadline is not None:
-                    props["deadline"] = deadline
+            props = _with_utterance_deadline(fill.task_properties(piece, now), whole, now)
             return Draft("Task", piece, props, confidence=confidence, entities=entities, reasons=reasons)
         if label == "TaskUpdate":
             status = fill.update_status(piece)
@@ -313,6 +311,15 @@ class Extractor:
             return Draft("ContextualFrame", piece, fill.frame_properties(piece), confidence=confidence,
                          entities=entities, reasons=reasons)
         return None
+
+
+def _with_utterance_deadline(props: dict[str, Any], utterance: str, now: datetime) -> dict[str, Any]:
+    """A task piece without a deadline of its own takes the one its whole utterance names ("周五前：先…再…")."""
+    if "deadline" not in props:
+        deadline = resolve_deadline(utterance, now)
+        if deadline is not None:
+            props["deadline"] = deadline.value
+    return props
 
 
 def _lexicon_boost(piece: str, ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
@@ -347,15 +354,13 @@ def _group(labelled: list[tuple[str, str, float]]) -> list[tuple[str, str, float
             else:
                 pending_none.append(piece)
             continue
-        if groups and groups[-1][0] == label and label not in ("Fact",):
+        if groups and groups[-1][0] == label and label != "Fact":
             groups[-1][1] += " " + piece
             groups[-1][2] = max(groups[-1][2], confidence)
             continue
         text = " ".join([*pending_none, piece]) if pending_none and not groups else piece
         pending_none = [] if not groups else pending_none
         groups.append([label, text, confidence])
-    if not groups:
-        return []
     return [(g[0], _join(g[1]), g[2]) for g in groups]
 
 

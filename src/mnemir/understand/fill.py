@@ -16,7 +16,7 @@ from mnemir.understand.dates import resolve_deadline
 from mnemir.understand.entities import find_entities
 from mnemir.understand.lexicon import CUES, INTENSIFIERS, SOFTENERS, find_emotion
 
-__all__ = ["ATTRIBUTES", "act_type", "fact_properties", "frame_properties", "emotion_properties",
+__all__ = ["ATTRIBUTES", "act_type", "fact_properties", "fact_source", "frame_properties", "emotion_properties",
            "preference_properties", "task_properties", "update_status", "correction_old_value", "strip_request"]
 
 _TRAIL = "，,。.!！?？~～;；:： \t\n\"'“”了的啊呀呢吧哦嘛"
@@ -78,6 +78,17 @@ def _first_group(m: re.Match[str]) -> str | None:
     return None
 
 
+def _captured(pattern: re.Pattern[str], text: str) -> str | None:
+    """The cleaned value the first match of ``pattern`` captured (its first non-empty named group), if any."""
+    m = pattern.search(text)
+    return _clean(_first_group(m)) if m else None
+
+
+def fact_source(speaker: str) -> str:
+    """Who a fact comes from, by the speaker who said it (system and tool text is external)."""
+    return {"user": "user", "assistant": "assistant"}.get(speaker, "external")
+
+
 def fact_attribute(text: str) -> tuple[str, str | None]:
     """(attribute, value) for a fact-like text; ("general", None) when no rule applies."""
     for attribute, pattern in _FACT_COMPILED:
@@ -104,7 +115,7 @@ def fact_properties(text: str, *, speaker: str) -> dict[str, object]:
         "entity": entity,
         "attribute": attribute,
         "value": value or _clean(text, 200) or text[:200],
-        "source": {"user": "user", "assistant": "assistant"}.get(speaker, "external"),
+        "source": fact_source(speaker),
         "confidence": 0.8 if speaker == "user" else 0.6,
     }
 
@@ -125,8 +136,7 @@ def correction_old_value(text: str) -> str | None:
     """The value a correction says is wrong ("不是上海" / "not Shanghai"), if it names one."""
     if not CUES["correction"].search(text) and not re.search(r"不是|\bnot\b|\bno longer\b|\banymore\b", text, re.I):
         return None
-    m = _CORRECTION_OLD.search(text)
-    return _clean(_first_group(m)) if m else None
+    return _captured(_CORRECTION_OLD, text)
 
 
 # -- preferences --------------------------------------------------------------------------
@@ -230,8 +240,7 @@ def emotion_properties(text: str) -> dict[str, object] | None:
         intensity = 0.9
     if SOFTENERS.search(text):
         intensity = 0.35
-    m = _TRIGGER.search(text)
-    trigger = _clean(_first_group(m)) if m else None
+    trigger = _captured(_TRIGGER, text)
     props: dict[str, object] = {"emotion_type": emotion, "intensity": intensity}
     if trigger:
         props["trigger"] = trigger
@@ -259,8 +268,7 @@ _RULE = re.compile(r"(?:请|要|不要|别|只|必须|always|never|only|keep|don
 
 def frame_properties(text: str) -> dict[str, object]:
     frame_type = next((name for name, pattern in _FRAMES if pattern.search(text)), "other")
-    m = _TOPIC.search(text)
-    topic = _clean(_first_group(m)) if m else None
+    topic = _captured(_TOPIC, text)
     props: dict[str, object] = {"frame_type": frame_type, "active": True}
     if topic:
         props["topic"] = topic

@@ -138,7 +138,7 @@ class IntentRecognizer:
         ranked = self.predict_kinds(query)
         kind, confidence = ranked[0]
         reasons = [f"kind {kind} (p={confidence:.2f})"]
-        if kind in _rule_kinds(query):
+        if kind in _KIND_RULES and _KIND_RULES[kind].search(query):
             reasons.append(f"wording typical of {kind}")
         types = KIND_TYPES[kind]
         unsure = confidence < UNSURE_BELOW

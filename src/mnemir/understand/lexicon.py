@@ -183,7 +183,7 @@ EMOTION_WORDS: dict[str, str] = {
     "bored": "sadness", "argh": "frustration", "ugh": "frustration", "so unfair": "anger",
 }
 _EMOTION_PATTERN = re.compile("|".join(
-    (re.escape(w) if re.search(r"[\u4e00-\u9fff]", w) else r"\b" + re.escape(w) + r"\b")
+    (re.escape(w) if _CJK.search(w) else r"\b" + re.escape(w) + r"\b")
     for w in sorted(EMOTION_WORDS, key=len, reverse=True)), re.I)
 
 

@@ -28,6 +28,7 @@ from mnemir.ontology.enums import DIALOGUE_ACT, TASK_STATUS
 from mnemir.understand import fill
 from mnemir.understand.entities import find_entities
 from mnemir.understand.extract import (
+    MEMORY_LABELS,
     Draft,
     Extraction,
     check_speaker,
@@ -40,7 +41,8 @@ from mnemir.understand.lexicon import language_of
 
 __all__ = ["LLM_TYPES", "LLMExtractor", "response_schema"]
 
-LLM_TYPES = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
+#: the types the model may answer with: the offline extractor's labels
+LLM_TYPES = MEMORY_LABELS
 
 SYSTEM_PROMPT = """You turn one utterance from a conversation into typed long-term memories.
 Return JSON only, matching the schema. Types:
@@ -207,11 +209,9 @@ class LLMExtractor:
             return None
         if dropped:
             reasons.append("dropped unknown properties " + ", ".join(dropped))
-        draft_kind = "memory"
-        if kind == "Fact" and fill.correction_old_value(text) is not None:
-            draft_kind = "correction"
-        return Draft(kind, text, clean, kind=draft_kind, entities=entities, reasons=reasons,
-                     replaces=fill.correction_old_value(text) if draft_kind == "correction" else None)
+        replaces = fill.correction_old_value(text) if kind == "Fact" else None
+        return Draft(kind, text, clean, kind="memory" if replaces is None else "correction", entities=entities,
+                     reasons=reasons, replaces=replaces)
 
 
 def _parse_answer(content: str) -> tuple[dict[str, Any] | None, str]:

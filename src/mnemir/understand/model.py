@@ -21,7 +21,10 @@ from mnemir.embed.base import Embedder
 from mnemir.errors import ConfigError, ModelMismatchError
 from mnemir.understand.lexicon import CUE_NAMES, cue_vector
 
-__all__ = ["SoftmaxModel", "featurize", "load_model", "train_softmax"]
+__all__ = ["DATA_DIR", "SoftmaxModel", "featurize", "load_model", "train_softmax"]
+
+#: the package data: the shipped weights and the labelled corpus
+DATA_DIR = Path(str(resources.files("mnemir.understand") / "data"))
 
 Array = npt.NDArray[np.float32]
 #: cue features are 0/1 while vector components are ~0.05: scale so neither drowns the other
@@ -79,7 +82,7 @@ class SoftmaxModel:
 
 def load_model(name: str, directory: str | Path | None = None) -> SoftmaxModel:
     """Load ``<name>.json`` + ``<name>.npz`` from the package data (or ``directory``)."""
-    base = Path(directory) if directory is not None else Path(str(resources.files("mnemir.understand") / "data"))
+    base = Path(directory) if directory is not None else DATA_DIR
     header_path, weights_path = base / f"{name}.json", base / f"{name}.npz"
     if not header_path.exists() or not weights_path.exists():
         raise ConfigError(f"understanding model {name!r} not found in {base}; "

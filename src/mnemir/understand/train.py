@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +19,10 @@ from mnemir.embed import default_embedder
 from mnemir.embed.base import Embedder
 from mnemir.understand.extract import EXTRACTION_LABELS
 from mnemir.understand.intent import INTENT_KINDS
-from mnemir.understand.model import SoftmaxModel, featurize, train_softmax
+from mnemir.understand.model import DATA_DIR, SoftmaxModel, featurize, train_softmax
 from mnemir.understand.segment import split_pieces
 
-DATA = Path(str(resources.files("mnemir.understand") / "data"))
+DATA = DATA_DIR
 TRAIN_FILES = {"extractor": "extraction_train.jsonl", "intent": "intent_train.jsonl"}
 #: (cue_scale, l2) per model, chosen on the training split only: fit on the template rows, score on the
 #: handwritten "extra" rows of the same split (see data/README.md); for intent also calibration, since an
