@@ -24,6 +24,7 @@ from mnemir.lifecycle.events import EventKind, GovernanceEvent
 from mnemir.lifecycle.hypothesis import apply_evidence
 from mnemir.lifecycle.records import changed, entry, is_live, same_scope, short, start_of, with_relation
 from mnemir.lifecycle.terms import has_cjk, norm_key, terms_overlap
+from mnemir.retrieve.ranking import confidence_of
 
 #: words that name the user as the entity of a Fact
 SELF_ENTITIES = frozenset({"user", "theuser", "me", "i", "myself", "self", "我", "用户", "本人", "自己"})
@@ -141,11 +142,6 @@ def _trust_source(record: MemIR) -> str | None:
     return source if isinstance(source, str) else record.metadata.source.speaker
 
 
-def _confidence(record: MemIR) -> float | None:
-    value = record.properties.get("confidence")
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 def may_supersede(new: MemIR, old: MemIR, config: LifecycleConfig) -> tuple[bool, str]:
     """Whether ``new`` is trusted enough to replace ``old`` (recency alone is not enough)."""
     if new.type in NEVER_SUPERSEDES:
@@ -155,7 +151,7 @@ def may_supersede(new: MemIR, old: MemIR, config: LifecycleConfig) -> tuple[bool
     new_trust, old_trust = config.trust_of(_trust_source(new)), config.trust_of(_trust_source(old))
     if new_trust < old_trust:
         return False, f"source {_trust_source(new)!r} is trusted less than {_trust_source(old)!r}"
-    c_new, c_old = _confidence(new), _confidence(old)
+    c_new, c_old = confidence_of(new), confidence_of(old)
     if c_new is not None and c_old is not None and c_new + config.supersede_confidence_margin < c_old:
         return False, f"confidence {c_new:.2f} is well below {c_old:.2f}"
     return True, "newer, and at least as trusted and confident"

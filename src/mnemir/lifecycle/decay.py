@@ -7,7 +7,8 @@ from datetime import datetime
 from mnemir.ir import MemIR
 from mnemir.lifecycle.config import LifecycleConfig, TypePolicy
 from mnemir.lifecycle.records import is_live, last_refreshed, start_of
-from mnemir.lifecycle.tasks import CLOSED, deadline_of
+from mnemir.lifecycle.tasks import deadline_of
+from mnemir.retrieve.ranking import CLOSED_STATUSES
 
 
 def decay_weight(record: MemIR, now: datetime, config: LifecycleConfig | None = None) -> float:
@@ -32,7 +33,7 @@ def expired_by_age(record: MemIR, now: datetime, policy: TypePolicy) -> bool:
 
 def closed_at(record: MemIR) -> datetime | None:
     """When a task was completed or failed (its ``completed_at``, else its last update), None if open."""
-    if record.properties.get("status") not in CLOSED:
+    if record.properties.get("status") not in CLOSED_STATUSES:
         return None
     return deadline_of(record.properties.get("completed_at")) or record.metadata.updated_at
 

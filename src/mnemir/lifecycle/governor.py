@@ -18,10 +18,10 @@ from mnemir.lifecycle.config import LifecycleConfig
 from mnemir.lifecycle.contradictions import Conflict, find_conflicts, resolve
 from mnemir.lifecycle.events import GovernanceEvent, WriteReport
 from mnemir.lifecycle.merge import find_duplicate, merge_into
-from mnemir.lifecycle.records import LIVE, entry, is_live, short
+from mnemir.lifecycle.records import entry, is_live, short
 from mnemir.lifecycle.terms import variants
 from mnemir.ontology import Ontology
-from mnemir.store.base import Selection, Store, Write
+from mnemir.store.base import LIVE_STATUSES, Selection, Store, Write
 from mnemir.store.filters import FilterNode, parse_filter
 
 #: how many near neighbours (same type and scope) are checked for a duplicate
@@ -143,7 +143,7 @@ class Governor:
     # -- store access ------------------------------------------------------------------------
     def _scope(self, record: MemIR, types: tuple[str, ...]) -> Selection:
         known = tuple(t for t in types if t in self.ontology)
-        return Selection(user_id=record.scope.user_id, types=known or types, statuses=LIVE)
+        return Selection(user_id=record.scope.user_id, types=known or types, statuses=LIVE_STATUSES)
 
     def _select(self, scope: Selection, keys: dict[str, Any], *, exact: bool = False) -> list[MemIR]:
         """Live records in scope whose ``keys`` match (any common spelling unless ``exact``)."""

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from mnemir.errors import ValidationError
 from mnemir.ir import Action, Content, HistoryEntry, MemIR, MemoryStatus, Metadata, Source, new_id
-from mnemir.lifecycle.records import changed, entry, short, start_of, with_relation
+from mnemir.lifecycle.records import changed, entry, is_live, short, start_of, with_relation
 
 MIN_CONFIDENCE = 0.01
 MAX_CONFIDENCE = 0.99
@@ -57,7 +57,7 @@ def promote(hypothesis: MemIR, *, now: datetime, actor: str, confidence: float =
             source: str = "user") -> tuple[MemIR, MemIR, HistoryEntry]:
     """Confirmation turns a Hypothesis into a Fact: returns (fact, the superseded hypothesis, its history)."""
     check_hypothesis(hypothesis)
-    if hypothesis.status not in (MemoryStatus.active, MemoryStatus.disputed):
+    if not is_live(hypothesis):
         raise ValidationError("only a live hypothesis can be confirmed", field="status", value=hypothesis.status.value,
                               allowed=["active", "disputed"], id=hypothesis.id)
     props = hypothesis.properties

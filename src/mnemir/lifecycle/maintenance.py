@@ -22,10 +22,11 @@ from mnemir.lifecycle.decay import (
     fact_recheck_due,
     hypothesis_refuted,
 )
-from mnemir.lifecycle.records import LIVE, changed, entry, is_live, start_of
-from mnemir.lifecycle.tasks import OPEN, is_overdue, overdue_bound
+from mnemir.lifecycle.records import changed, entry, is_live, start_of
+from mnemir.lifecycle.tasks import is_overdue, overdue_bound
 from mnemir.ontology import Ontology, format_datetime
-from mnemir.store.base import ANY, Selection, Store, Write, _Any
+from mnemir.retrieve.ranking import CLOSED_STATUSES, OPEN_STATUSES
+from mnemir.store.base import ANY, LIVE_STATUSES, Selection, Store, Write, _Any
 from mnemir.store.filters import parse_filter
 
 Change = tuple[MemIR, HistoryEntry]
@@ -104,7 +105,7 @@ class _Context:
         if not known:
             return []
         node = parse_filter(where, self.ontology, known) if where else None
-        rows = self.store.select(Selection(user_id=self.user, types=known, statuses=LIVE, where=node))
+        rows = self.store.select(Selection(user_id=self.user, types=known, statuses=LIVE_STATUSES, where=node))
         self.scanned += len(rows)
         return rows
 
@@ -151,7 +152,7 @@ def closed_tasks(ctx: _Context) -> Iterator[Change]:
     policy = ctx.config.policy("Task")
     if policy.archive_closed_after is None:
         return
-    for rec in ctx.select(("Task",), {"status": {"$in": ["completed", "failed"]}}):
+    for rec in ctx.select(("Task",), {"status": {"$in": list(CLOSED_STATUSES)}}):
         if closed_task_expired(rec, ctx.now, policy):
             yield ctx.archive(rec, f"task {rec.properties.get('status')} more than {policy.archive_closed_after} "
                                    "ago and not used since")
@@ -200,9 +201,9 @@ def recheck_facts(ctx: _Context, checker: FactChecker | None) -> Iterator[Change
 
 def overdue_tasks(store: Store, ontology: Ontology, now: datetime, user: str | _Any | None) -> list[MemIR]:
     """Open tasks whose deadline has passed, most overdue first."""
-    where = parse_filter({"status": {"$in": list(OPEN)}, "deadline": {"$lt": overdue_bound(now)}}, ontology,
+    where = parse_filter({"status": {"$in": list(OPEN_STATUSES)}, "deadline": {"$lt": overdue_bound(now)}}, ontology,
                          ("Task",))
-    rows = store.select(Selection(user_id=user, types=("Task",), statuses=LIVE, where=where))
+    rows = store.select(Selection(user_id=user, types=("Task",), statuses=LIVE_STATUSES, where=where))
     found = [r for r in rows if is_overdue(r, now)]
     return sorted(found, key=lambda r: (str(r.properties.get("deadline")), r.id))
 

@@ -6,9 +6,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from mnemir.ir import Action, HistoryEntry, MemIR, MemoryStatus, Relationship
-
-LIVE = (MemoryStatus.active, MemoryStatus.disputed)
+from mnemir.ir import Action, HistoryEntry, MemIR, Relationship
+from mnemir.store.base import LIVE_STATUSES
 
 
 def start_of(record: MemIR) -> datetime:
@@ -22,7 +21,7 @@ def last_refreshed(record: MemIR) -> datetime:
 
 
 def is_live(record: MemIR) -> bool:
-    return record.status in LIVE
+    return record.status in LIVE_STATUSES
 
 
 def same_scope(a: MemIR, b: MemIR) -> bool:

@@ -10,9 +10,7 @@ from mnemir.ir import Action, HistoryEntry, MemIR, MemoryStatus
 from mnemir.lifecycle.records import changed, entry, is_live
 from mnemir.ontology import format_datetime
 from mnemir.ontology.enums import TASK_STATUS
-
-OPEN = ("pending", "in_progress")
-CLOSED = ("completed", "failed")
+from mnemir.retrieve.ranking import CLOSED_STATUSES, OPEN_STATUSES
 
 #: allowed moves. Closing is possible from any open state; a closed task can be reopened or retried,
 #: but never flipped straight from completed to failed (or back) without being reopened first.
@@ -57,13 +55,13 @@ def transition(task: MemIR, target: object, *, now: datetime, actor: str,
     check_transition(current, status, task_id=task.id)
     if status == current:
         return task, None
-    closing = status in CLOSED
+    closing = status in CLOSED_STATUSES
     props: dict[str, object | None] = {"status": status, "completed_at": format_datetime(now) if closing else None}
     if not is_live(task) and task.status != MemoryStatus.deleted:
         moved = changed(task, now, properties=props, status=MemoryStatus.active)  # reopening restores it
     else:
         moved = changed(task, now, properties=props)
-    why = reason or ("reopened" if current in CLOSED and not closing else f"{current} -> {status}")
+    why = reason or ("reopened" if current in CLOSED_STATUSES and not closing else f"{current} -> {status}")
     return moved, entry(task, moved, Action.status_changed, now=now, actor=actor, reason=why)
 
 
@@ -71,14 +69,14 @@ def cascade_to_steps(task: MemIR, steps: Sequence[MemIR], *, now: datetime, acto
                      on_failed: str) -> list[tuple[MemIR, HistoryEntry]]:
     """Open plan steps follow their task when it closes: completed/failed with it, or archived."""
     status = task.properties.get("status")
-    if status not in CLOSED:
+    if status not in CLOSED_STATUSES:
         return []
     mode = on_completed if status == "completed" else on_failed
     if mode == "keep":
         return []
     out = []
     for step in steps:
-        if step.type not in STEP_TYPES or not is_live(step) or step.properties.get("status") in CLOSED:
+        if step.type not in STEP_TYPES or not is_live(step) or step.properties.get("status") in CLOSED_STATUSES:
             continue
         if mode == "archive":
             new = changed(step, now, status=MemoryStatus.archived)
@@ -106,7 +104,7 @@ def deadline_of(value: object) -> datetime | None:
 
 def is_overdue(task: MemIR, now: datetime) -> bool:
     due = deadline_of(task.properties.get("deadline"))
-    return (task.type in TASK_TYPES and is_live(task) and task.properties.get("status", "pending") in OPEN
+    return (task.type in TASK_TYPES and is_live(task) and task.properties.get("status", "pending") in OPEN_STATUSES
             and due is not None and due < now)
 
 

@@ -105,10 +105,10 @@ class MemoryCore:
         return record.model_copy(update={"type": type_name, "properties": props, "metadata": meta})
 
     def _govern(self, records: list[MemIR], *, now: datetime, actor: str,
-                vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], list[str], dict[str, str]]:
+                vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], dict[str, str]]:
         """Write-time governance hook: turn prepared records into writes (the lifecycle mixin overrides this).
 
-        Returns the writes, ids to hard-delete, and ``merged``: input id -> id of the existing memory it was
+        Returns the writes and ``merged``: input id -> id of the existing memory it was
         merged into (so callers get back the memory that now stands for what they wrote). ``vectors``: see
         :meth:`_commit`.
         """
@@ -118,7 +118,7 @@ class MemoryCore:
                                          reason="added", after={"type": r.type, "properties": r.properties})])
             for r in records
         ]
-        return writes, [], {}
+        return writes, {}
 
     def _commit(self, records: Sequence[MemIR], *, now: datetime | None = None, actor: str = "api",
                 govern: bool = True, vectors: Mapping[str, Vectors] | None = None) -> list[MemIR]:
@@ -131,10 +131,10 @@ class MemoryCore:
         now = resolve_now(now)
         prepared = [self._prepare(r, now, actor) for r in records]
         if govern:
-            writes, delete_ids, merged = self._govern(prepared, now=now, actor=actor, vectors=vectors)
+            writes, merged = self._govern(prepared, now=now, actor=actor, vectors=vectors)
         else:
-            writes, delete_ids, merged = [Write(r, (vectors or {}).get(r.id)) for r in prepared], [], {}
-        self._write(writes, delete_ids)
+            writes, merged = [Write(r, (vectors or {}).get(r.id)) for r in prepared], {}
+        self._write(writes)
         written = {w.record.id: w.record for w in writes}
         return [written[merged.get(r.id, r.id)] for r in prepared if merged.get(r.id, r.id) in written]
 

@@ -37,11 +37,12 @@ from mnemir.lifecycle.events import GovernanceEvent
 from mnemir.lifecycle.evolution import uncovered_changes
 from mnemir.lifecycle.maintenance import overdue_tasks
 from mnemir.lifecycle.migrations import applied_migrations, upgrade_record
-from mnemir.lifecycle.records import LIVE, changed, entry, is_live, start_of
+from mnemir.lifecycle.records import changed, entry, is_live, start_of
 from mnemir.lifecycle.tasks import STEP_TYPES, cascade_to_steps, check_task
 from mnemir.ontology import Ontology
+from mnemir.retrieve.graph import STEP_RELATIONS
 from mnemir.retrieve.search import SearchHit
-from mnemir.store.base import ANY, Selection, Write, _Any
+from mnemir.store.base import ANY, LIVE_STATUSES, Selection, Write, _Any
 from mnemir.store.filters import parse_filter
 
 if TYPE_CHECKING:
@@ -50,10 +51,6 @@ if TYPE_CHECKING:
     _Base = MemoryCore
 else:
     _Base = object
-
-#: relations by which a plan step (or subtask) points at its task
-STEP_RELATIONS = ("subtask_of", "step_of", "part_of")
-
 
 @dataclass(frozen=True)
 class OpenConflict:
@@ -90,11 +87,11 @@ class LifecycleMixin(_Base):
 
     # -- write-time governance (called by MemoryCore._commit) ----------------------------
     def _govern(self, records: list[MemIR], *, now: datetime, actor: str,
-                vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], list[str], dict[str, str]]:
+                vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], dict[str, str]]:
         writes, report = self._governor().govern(records, now=now, actor=actor, vectors=vectors)
         self.last_write_report = report
         merged = {e.other_id: e.memory_id for e in report.merged if e.other_id is not None}
-        return writes, [], merged
+        return writes, merged
 
     # -- history and time ----------------------------------------------------------------
     def history(self, id: str, *, user: str | _Any | None = None) -> list[HistoryEntry]:
@@ -149,7 +146,7 @@ class LifecycleMixin(_Base):
 
     def _steps_of(self, task: MemIR) -> list[MemIR]:
         where = parse_filter({"associated_task_id": task.id}, self.ontology, STEP_TYPES)
-        scope = Selection(user_id=task.scope.user_id, types=STEP_TYPES, statuses=LIVE, where=where)
+        scope = Selection(user_id=task.scope.user_id, types=STEP_TYPES, statuses=LIVE_STATUSES, where=where)
         steps = {s.id: s for s in self.store.select(scope)}
         linked = [e.source for e in self.store.edges([task.id], relations=STEP_RELATIONS, direction="in")]
         for rec in self.store.fetch([i for i in linked if i not in steps]):
