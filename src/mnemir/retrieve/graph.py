@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR
 from mnemir.store.base import Selection, Store
+from mnemir.store.filters import Cmp
 
 #: relations by which a plan step (or a subtask) points at its task
 STEP_RELATIONS = ("step_of", "subtask_of", "part_of")
@@ -89,12 +90,13 @@ def _neighbours(store: Store, scope: Selection, frontier: Sequence[MemIR], relat
             pairs.append(("step_of", record.id, task_id))
     steps = _steps_of(store, scope, [r for r in frontier if r.type == "Task"]) if "step_of" in relations else []
     found = {r.id: r for r in store.fetch(list(dict.fromkeys(target for _, _, target in pairs)))}
+    any_type = scope.with_(types=None)
     out: list[tuple[str, str, MemIR]] = []
     for relation, source, target in pairs:
         reached = found.get(target)
         if reached is None:
             continue
-        if not scope.with_(types=None).admits(reached):
+        if not any_type.admits(reached):
             walk.out_of_scope += 1
             continue
         out.append((relation, source, reached))
@@ -106,8 +108,6 @@ def _steps_of(store: Store, scope: Selection, tasks: Sequence[MemIR]) -> list[tu
     """Plan steps that name one of ``tasks`` in ``associated_task_id`` (inside the scope)."""
     if not tasks:
         return []
-    from mnemir.store.filters import Cmp
-
     task_ids = tuple(t.id for t in tasks)
     selection = scope.with_(types=("Plan",), where=Cmp("associated_task_id", "$in", task_ids, "id"))
     return [("step_of", str(r.properties["associated_task_id"]), r)

@@ -100,12 +100,17 @@ def _confident_first(facts: Sequence[Scored], config: RankingConfig) -> None:
 
 
 def _mark_outdated(older: Scored, newer: Scored, config: RankingConfig, why: str) -> None:
-    if "outdated" in older.flags:
-        return
-    older.score = round(older.score - older.strength * (1 - config.outdated_factor), 4)
-    older.strength = round(older.strength * config.outdated_factor, 4)
-    older.flags.append("outdated")
-    older.reasons.append(f"likely replaced by a newer memory {newer.record.id} ({why})")
+    if "outdated" not in older.flags:
+        demote_outdated(older, config, f"likely replaced by a newer memory {newer.record.id} ({why})")
+
+
+def demote_outdated(s: Scored, config: RankingConfig, reason: str) -> None:
+    """Count ``s`` as replaced: its strength shrinks to ``outdated_factor`` (its role offset stays) and it is
+    flagged outdated."""
+    s.score = round(s.score - s.strength * (1 - config.outdated_factor), 4)
+    s.strength = round(s.strength * config.outdated_factor, 4)
+    s.flags.append("outdated")
+    s.reasons.append(reason)
 
 
 def _cos(a: np.ndarray | None, b: np.ndarray | None) -> float:

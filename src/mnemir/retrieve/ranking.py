@@ -30,6 +30,8 @@ TASK_KINDS = ("open_tasks", "task_status", "plan")
 ANSWER_ROLES = ("answer", "task", "hypothesis", "dialogue")
 #: words that name the user as the entity of a Fact
 SELF_ENTITIES = frozenset({"user", "the user", "me", "i", "myself", "self", "我", "用户", "本人", "自己"})
+#: a memory reached by a relationship inherits this share of its parent's relevance per step
+LINK_DECAY = 0.75
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)
 
@@ -248,7 +250,7 @@ def gate(c: Candidate, role: str, intent: IntentLike, where: FilterNode | None, 
         if weight < config.emotion_min_weight:
             return f"an emotion from {_ago(age_of(record, now))} has faded (weight {weight:.2f})"
     if record.type == "ContextualFrame" and intent.kind != "frame":
-        return "a frame is context, shown apart" if _frame_active(record, now) else "an inactive frame"
+        return "a frame is context, shown apart" if frame_active(record, now) else "an inactive frame"
     if record.type == "DialogueAct" and "DialogueAct" not in intent.types:
         return "a dialogue act is not knowledge"
     return None
@@ -270,7 +272,8 @@ def _task_gate(c: Candidate, intent: IntentLike, where: FilterNode | None, confi
     return "a task is not an answer to this kind of query"
 
 
-def _frame_active(record: MemIR, now: datetime) -> bool:
+def frame_active(record: MemIR, now: datetime) -> bool:
+    """A frame is in force unless marked inactive or past its valid_to."""
     return bool(record.properties.get("active", True)) and (record.valid_to is None or record.valid_to > now)
 
 
@@ -300,7 +303,7 @@ def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[
         value += config.entity_bonus * min(len(found), 2)
         reasons.append("mentions " + ", ".join(found[:2]))
     if c.via is not None:
-        inherited = c.parent_relevance * (0.75 ** c.via[2])
+        inherited = linked_relevance(c)
         if inherited > value:
             value = inherited
         reasons.append(f"linked by {c.via[0]} from {c.via[1]}")
@@ -309,6 +312,11 @@ def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[
 
 #: properties that hold a closed vocabulary (status words), never an entity
 _ENUM_LIKE = frozenset({"status", "priority", "preference_type", "emotion_type", "act_type", "frame_type", "source"})
+
+
+def linked_relevance(c: Candidate) -> float:
+    """What a memory reached by a relationship inherits: its parent's relevance, shrinking with each step."""
+    return c.parent_relevance * LINK_DECAY ** c.via[2] if c.via is not None else 0.0
 
 
 def _mentions(record: MemIR, entity: str) -> bool:

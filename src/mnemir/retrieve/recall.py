@@ -25,15 +25,25 @@ from mnemir.ir import MemIR, ensure_aware
 from mnemir.ontology import Ontology, format_datetime
 from mnemir.retrieve.context import Context
 from mnemir.retrieve.evidence import Settled, settle
-from mnemir.retrieve.graph import FOLLOW_RELATIONS, expand
-from mnemir.retrieve.judgements import above_floor, demote_replaced, focus_status, lift_present, order_hits
+from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
+from mnemir.retrieve.judgements import (
+    above_floor,
+    demote_outdated,
+    demote_replaced,
+    focus_status,
+    lift_present,
+    order_hits,
+)
 from mnemir.retrieve.ranking import (
+    LINK_DECAY,
     Candidate,
     FrameState,
     IntentLike,
     RankingConfig,
     Scored,
+    frame_active,
     gate,
+    linked_relevance,
     role_of,
     score_candidate,
 )
@@ -212,8 +222,7 @@ def _frames(store: Store, scope: Selection, now: datetime, pool: Mapping[str, Ca
     frames = store.select(scope.with_(types=("ContextualFrame",)), order_by=[("@created_at", False)], limit=20)
     if not frames:
         return FrameState()
-    active = next((f for f in frames if f.properties.get("active", True)
-                   and (f.valid_to is None or f.valid_to > now) and f.metadata.created_at <= now), None)
+    active = next((f for f in frames if frame_active(f, now) and f.metadata.created_at <= now), None)
     frame_ids = {f.id for f in frames}
     ties: dict[str, set[str]] = {}
     for c in pool.values():
@@ -265,9 +274,8 @@ def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: Intent
         inherited = parent_rel.get(link.source, 0.0) if _useful_link(link.relation) else 0.0
         known = pool.get(link.record.id)
         if known is not None:  # already found by search: the link may still lift it
-            lifted = max((c.parent_relevance * 0.75 ** c.via[2] for c in [known] if c.via), default=0.0)
-            current = max(best[known.id].relevance if known.id in best else 0.0, lifted)
-            if inherited * 0.75 ** link.depth > current:
+            current = max(best[known.id].relevance if known.id in best else 0.0, linked_relevance(known))
+            if inherited * LINK_DECAY ** link.depth > current:
                 known.via, known.parent_relevance = (link.relation, link.source, link.depth), inherited
                 relinked.append(known)
             continue
@@ -281,11 +289,7 @@ def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: Intent
             best[c.id] = s
     for target, by in walk.superseded.items():
         if target in best and by in best:
-            s = best[target]
-            s.score = round(s.score - s.strength * (1 - config.ranking.outdated_factor), 4)
-            s.strength = round(s.strength * config.ranking.outdated_factor, 4)
-            s.flags.append("outdated")
-            s.reasons.append(f"superseded by {by}")
+            demote_outdated(best[target], config.ranking, f"superseded by {by}")
     for source, targets in walk.contradicted.items():
         for target in targets:
             for mid, other in ((source, target), (target, source)):
@@ -299,7 +303,7 @@ def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: Intent
 
 def _useful_link(relation: str) -> bool:
     """Relations whose other end inherits some of the relevance of the memory it hangs on."""
-    return relation in ("step_of", "subtask_of", "part_of", "supports", "related_to_entity")
+    return relation in (*STEP_RELATIONS, "supports", "related_to_entity")
 
 
 def _switched(intent: Any, settled: Settled) -> Any:
