@@ -78,9 +78,6 @@ class DateMatch:
     def day(self) -> date:
         return self.value.date() if isinstance(self.value, datetime) else self.value
 
-    def iso(self) -> str:
-        return self.value.isoformat()
-
 
 # -- calendar helpers ---------------------------------------------------------------
 def _month_end(year: int, month: int) -> date:
