@@ -191,9 +191,10 @@ class MemoryCore:
     def _store_writes(self, writes: list[Write], delete_ids: Sequence[str] = ()) -> None:
         if not writes and not delete_ids:
             return
-        existing = {r.id: r for r in self.store.fetch([w.record.id for w in writes])}
-        to_embed = [w for w in writes if w.vector is None and (
-            w.record.id not in existing or existing[w.record.id].content.text != w.record.content.text)]
+        unvectored = [w for w in writes if w.vector is None]  # only these may need the stored text to compare
+        existing = {r.id: r for r in self.store.fetch([w.record.id for w in unvectored])} if unvectored else {}
+        to_embed = [w for w in unvectored if
+                    w.record.id not in existing or existing[w.record.id].content.text != w.record.content.text]
         if to_embed:
             vectors = self.embedder.embed([w.record.content.text for w in to_embed])
             for w, vec in zip(to_embed, vectors, strict=True):
@@ -270,7 +271,7 @@ class MemoryCore:
             entry = HistoryEntry(memory_id=id, at=now, action=Action.deleted, actor=actor,
                                  reason=reason or "hard delete", before={"type": old.type})
             # the history entry is written and the record removed in the same transaction
-            self.store.write([Write(old, None, [entry])], model_id=self.embedder.model_id, delete_ids=[id])
+            self._write([Write(old, None, [entry])], [id])
             return
         if old.status == MemoryStatus.deleted:
             return
