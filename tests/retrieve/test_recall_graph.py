@@ -63,20 +63,38 @@ def test_walk_never_crosses_scope(mem: mnemir.Memory, now: datetime) -> None:
     assert "secret" not in result.context.render() and "95k" not in result.context.render()
 
 
-def test_supersedes_marks_the_older_memory(mem: mnemir.Memory, now: datetime) -> None:
+@pytest.fixture
+def prices(mem: mnemir.Memory, now: datetime) -> tuple[mnemir.MemIR, mnemir.MemIR]:
     old = add(mem, now, "The Pro plan costs $29 per month", "Fact",
               {"entity": "Pro plan (2025)", "attribute": "price", "value": "$29"}, days=40)
     new = add(mem, now, "The Pro plan price goes up to $35 per month", "Fact",
               {"entity": "Pro plan", "attribute": "price", "value": "$35"}, days=6,
               relationships=[{"target": old.id, "relation": "supersedes"}])
+    return old, new
+
+
+def test_a_superseded_memory_gives_way_to_its_replacement(mem: mnemir.Memory, now: datetime,
+                                                          prices: tuple[mnemir.MemIR, mnemir.MemIR]) -> None:
+    old, new = prices
     query = "How much is the Pro plan?"
 
     result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
-    ids = [h.id for h in result.hits]
 
-    assert ids[0] == new.id
-    if old.id in ids:
-        assert "outdated" in result.hits[ids.index(old.id)].flags
+    assert result.hits[0].id == new.id
+    assert old.id not in {h.id for h in result.hits}
+    assert any(old.id in note and f"by {new.id}" in note for note in result.notes)
+
+
+@pytest.mark.parametrize("query", ["How much did the Pro plan cost before?", "Pro plan 以前多少钱？"])
+def test_a_question_about_the_past_keeps_the_superseded_memory(mem: mnemir.Memory, now: datetime, query: str,
+                                                               prices: tuple[mnemir.MemIR, mnemir.MemIR]) -> None:
+    old, new = prices
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
+    hits = {h.id: h for h in result.hits}
+
+    assert new.id in hits and old.id in hits
+    assert "outdated" in hits[old.id].flags
 
 
 def test_bad_depth_is_rejected(mem: mnemir.Memory, launch: dict[str, mnemir.MemIR]) -> None:

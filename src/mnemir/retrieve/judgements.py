@@ -101,16 +101,39 @@ def _confident_first(facts: Sequence[Scored], config: RankingConfig) -> None:
 
 def _mark_outdated(older: Scored, newer: Scored, config: RankingConfig, why: str) -> None:
     if "outdated" not in older.flags:
-        demote_outdated(older, config, f"likely replaced by a newer memory {newer.record.id} ({why})")
+        demote_outdated(older, config, f"likely replaced by a newer memory {newer.record.id} ({why})",
+                        newer.record.id)
 
 
-def demote_outdated(s: Scored, config: RankingConfig, reason: str) -> None:
-    """Count ``s`` as replaced: its strength shrinks to ``outdated_factor`` (its role offset stays) and it is
-    flagged outdated."""
+def demote_outdated(s: Scored, config: RankingConfig, reason: str, by: str) -> None:
+    """Count ``s`` as replaced by memory ``by``: its strength shrinks to ``outdated_factor`` (its role offset
+    stays) and it is flagged outdated."""
     s.score = round(s.score - s.strength * (1 - config.outdated_factor), 4)
     s.strength = round(s.strength * config.outdated_factor, 4)
     s.flags.append("outdated")
     s.reasons.append(reason)
+    s.replaced_by = by
+
+
+#: wording that asks about the past itself ("what did I use to...", "以前"): replaced memories are the answer
+PAST_WORDS = re.compile(
+    r"以前|之前|原来|原先|过去|曾经|当初|早先|旧的|\b(?:used to|before|previous(?:ly)?|originally|formerly|old|"
+    r"earlier|at first|back then|in the past|history)\b", re.I)
+
+
+def drop_replaced(scored: Sequence[Scored], query: str, time_range: object) -> tuple[list[Scored], list[str]]:
+    """Memories replaced by another that is recalled too are history, not an answer: they go (with a note),
+    unless the query asks about the past ("以前", "used to", a past time range)."""
+    if PAST_WORDS.search(query) or time_range is not None:
+        return list(scored), []
+    shown = {s.record.id for s in scored}
+    dropped = [s for s in scored if s.replaced_by is not None and s.replaced_by in shown]
+    if not dropped:
+        return list(scored), []
+    gone = {id(s) for s in dropped}
+    note = (f"{len(dropped)} replaced memor{'y' if len(dropped) == 1 else 'ies'} left out, the newer one is shown: "
+            + ", ".join(f"{s.record.id} (by {s.replaced_by})" for s in dropped))
+    return [s for s in scored if id(s) not in gone], [note]
 
 
 def _cos(a: np.ndarray | None, b: np.ndarray | None) -> float:

@@ -179,6 +179,8 @@ class Scored:
     #: listed whatever its final strength (an open task answering "what is left", a recent feeling answering
     #: "how am I?")
     listed: bool = False
+    #: the id of the newer memory that replaced this one (set when it is demoted as outdated)
+    replaced_by: str | None = None
 
     @property
     def record(self) -> MemIR:

@@ -30,6 +30,7 @@ from mnemir.retrieve.judgements import (
     above_floor,
     demote_outdated,
     demote_replaced,
+    drop_replaced,
     focus_status,
     lift_present,
     order_hits,
@@ -153,7 +154,9 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     ranked = focus_status(ranked, intent.kind, config.ranking)
     ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool)
     lift_present(ranked, intent.kind, config.ranking)
-    kept = order_hits(above_floor(ranked, config.ranking))
+    kept, replaced_notes = drop_replaced(order_hits(above_floor(ranked, config.ranking)), intent.query,
+                                        intent.time_range)
+    notes += replaced_notes
     if not kept and ranked:  # never nothing when something passed the role gates: the closest, labelled weak
         kept = sorted(ranked, key=lambda s: (-s.relevance, s.record.id))[: min(k, config.weak_fallback)]
         for s in kept:
@@ -289,7 +292,7 @@ def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: Intent
             best[c.id] = s
     for target, by in walk.superseded.items():
         if target in best and by in best:
-            demote_outdated(best[target], config.ranking, f"superseded by {by}")
+            demote_outdated(best[target], config.ranking, f"superseded by {by}", by)
     for source, targets in walk.contradicted.items():
         for target in targets:
             for mid, other in ((source, target), (target, source)):

@@ -70,7 +70,7 @@ CUES: dict[str, re.Pattern[str]] = {
                         r"hate|can'?t stand|picky|habits?)\b"),
     "list_q": _rx(r"哪些|还有|清单|待办|没(?:做|完成|处理|干|弄)|快到期|截止|\b(?:list|left|still|pending|due|deadlines?|"
                   r"to-?dos?|outstanding|open|unfinished|agenda|remaining)\b"),
-    "status_q": _rx(r"了吗|了没|没有$|好了没|怎么样了|进展|到哪了|办成|\b(?:yet|status|progress|how far|did (?:you|i|we|the)|"
+    "status_q": _rx(r"了吗|了没|没有$|好了没|怎么样了|进展|到哪了|办成|\b(?:yet|status|progress|how far (?:along|have|has|had|are|did|is it|we)|did (?:you|i|we|the)|"
                     r"has (?:the|my)|is (?:the|my) .{1,30}(?:done|booked|ready|finished|renewed|sent|paid))\b"),
     "why_past": _rx(r"为什么|为啥|什么事让|上次|之前|那天|那次|\b(?:why|what made|last time|that day|that time|before)\b"),
     "plan_q": _rx(r"步骤|计划|下一步|第.步|流程|顺序|分几步|\b(?:steps?|plan|next|order|process|after .{1,20}what)\b"),
