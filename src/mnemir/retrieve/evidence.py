@@ -88,7 +88,10 @@ def cues(query: str, groups: tuple[str, ...]) -> list[str]:
 def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig) -> Settled:
     """The kind and types to rank for: the intent's, unless it is unsure and another family matches better."""
     keep = Settled(intent.kind, tuple(intent.types), False)
-    if intent.confidence >= config.trust_intent or intent.kind == "emotion":
+    if intent.confidence >= config.trust_intent:
+        return keep
+    task_words, feeling_words = cues(intent.query, TASK_CUES), cues(intent.query, FEELING_CUES)
+    if intent.kind == "emotion" and feeling_words:
         return keep
     best: dict[str, tuple[float, Candidate]] = {}
     for c in pool:
@@ -98,10 +101,11 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig)
         rel, _ = relevance(c, intent, config)
         if family not in best or rel > best[family][0]:
             best[family] = (rel, c)
-    task_words, feeling_words = cues(intent.query, TASK_CUES), cues(intent.query, FEELING_CUES)
     if not task_words and len(best) > 1 and (FACT_FORM.search(intent.query)
                                              or not _clear_lead(best, "task", config.task_lead)):
         best.pop("task", None)  # unsure, and the wording does not ask about tasks: a task cannot take over
+    # an unsure guess of "feelings" stands in for a feeling word: the memories then decide
+    feeling_words = feeling_words or (["intent"] if intent.kind == "emotion" else [])
     votes = {family: rel + _cue_bonus(family, task_words, feeling_words, config) for family, (rel, _) in best.items()}
     if not votes:
         return keep

@@ -479,6 +479,21 @@ def handwritten_rows() -> tuple[list[dict[str, object]], list[dict[str, object]]
     return extraction, intent
 
 
+def intent_batch_4() -> list[dict[str, object]]:
+    """The fourth handwritten intent batch (``intent_hw_zh.py``, ``intent_hw_en.py``): natural wording without the
+    obvious cue words, written by two separate authors from the kind definitions alone."""
+    from intent_hw_en import INTENT_4_EN  # same directory; this file runs as a script
+    from intent_hw_zh import INTENT_4_ZH
+
+    rows: list[dict[str, object]] = []
+    for lang, batch in (("zh", INTENT_4_ZH), ("en", INTENT_4_EN)):
+        for kind, queries in batch.items():
+            rows += [{"lang": lang, "query": q, "kind": kind} for q in queries]
+    for i, row in enumerate(rows):
+        row["id"] = f"{row['lang']}-itrain-hw4-{i:04d}"
+    return rows
+
+
 def build() -> None:
     extraction, intent = extraction_rows(), intent_rows()
     more_extraction, more_intent = extra_rows()
@@ -491,7 +506,7 @@ def build() -> None:
         row["id"] = f"{row['lang']}-itrain-extra-{i:04d}"
     third_extraction, third_intent = handwritten_rows()
     write("extraction_train.jsonl", extraction + more_extraction + third_extraction)
-    write("intent_train.jsonl", intent + more_intent + third_intent)
+    write("intent_train.jsonl", intent + more_intent + third_intent + intent_batch_4())
 
 
 if __name__ == "__main__":

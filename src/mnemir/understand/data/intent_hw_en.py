@@ -13,7 +13,7 @@ from __future__ import annotations
 INTENT_4_EN: dict[str, list[str]] = {
     "fact_lookup": [
         "What's the gym's address again?", "Which floor is my dentist on?", "How much did we pay for the sofa?",
-        "What's the landlord's phone number?", "Is the pharmacy on Elm Street open late on Sundays?",
+        "What number do I ring for the landlord?", "Is the pharmacy on Elm Street open late on Sundays?",
         "When does the MOT on my car run out?", "What blood type am I?", "Who's my GP these days?",
         "How far is the airport from the hotel we booked in Porto?", "What size shirt does my dad wear?",
         "Which school does my niece go to?", "What's the code for the building's front door?",
