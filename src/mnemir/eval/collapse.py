@@ -55,7 +55,7 @@ SYSTEM_TITLES = {
 }
 USER = "bench-user"
 DATA_FILES = ("task_fact.yaml", "preference_present.yaml", "emotion_fact.yaml", "task_status.yaml", "mixed.yaml",
-              "dev2.yaml", "dev3.yaml", "fresh.yaml")
+              "dev2.yaml", "dev3.yaml", "heldout2.yaml", "fresh.yaml")
 EVERY_STATUS = tuple(s for s in MemoryStatus if s != MemoryStatus.deleted)
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
 
@@ -80,6 +80,8 @@ class Scenario:
     now: datetime
     memories: tuple[Mapping[str, Any], ...]
     queries: tuple[Query, ...]
+    #: the data file it comes from (the held-out split spans two, written at different times)
+    source: str = ""
 
 
 def data_dir() -> Path:
@@ -122,7 +124,7 @@ def _scenario(raw: Mapping[str, Any], source: str) -> Scenario:
         raise ValidationError("unknown split", field=f"{raw['id']}.split", value=raw["split"],
                               allowed=list(SCENARIO_SPLITS))
     return Scenario(raw["id"], raw["split"], raw["symptom"], raw["lang"], raw["domain"],
-                    datetime.fromisoformat(raw["now"]), tuple(raw["memories"]), tuple(queries))
+                    datetime.fromisoformat(raw["now"]), tuple(raw["memories"]), tuple(queries), source)
 
 
 def parse_age(text: str) -> timedelta:
@@ -254,6 +256,7 @@ class Row:
     k: int
     ranked: list[str]
     outcome: Outcome
+    source: str = ""
 
 
 @dataclass
@@ -265,8 +268,9 @@ class Report:
     rows: list[Row] = field(default_factory=list)
     seconds: float = 0.0
 
-    def metric(self, system: str, k: int, symptom: str | None = None) -> dict[str, float]:
-        rows = [r for r in self.rows if r.system == system and r.k == k and (symptom is None or r.symptom == symptom)]
+    def metric(self, system: str, k: int, symptom: str | None = None, source: str | None = None) -> dict[str, float]:
+        rows = [r for r in self.rows if r.system == system and r.k == k and (symptom is None or r.symptom == symptom)
+                and (source is None or r.source == source)]
         if not rows:
             return {"isolation": 0.0, "collapse": 0.0, "recall": 0.0, "order": 0.0, "n": 0}
         pairs = sum(r.outcome.order_pairs for r in rows)
@@ -283,6 +287,9 @@ class Report:
 
     def symptoms(self) -> list[str]:
         return list(dict.fromkeys(r.symptom for r in self.rows))
+
+    def sources(self) -> list[str]:
+        return list(dict.fromkeys(r.source for r in self.rows))
 
     def render(self) -> str:
         lines = [f"Collapse benchmark, split={self.split}: {self.scenarios} scenarios, {self.queries} queries "
@@ -302,6 +309,12 @@ class Report:
             n = self.metric("recall", k0, symptom)["n"]
             lines.append(f"{symptom + f' ({n})':<36}" + "".join(
                 f"{self.metric(s, k0, symptom)['isolation']:>12.3f}" for s in SYSTEMS))
+        if len(self.sources()) > 1:
+            lines += ["", f"isolation@{k0} by data file:", f"{'file':<36}" + "".join(f"{s:>12}" for s in SYSTEMS)]
+            for source in self.sources():
+                n = self.metric("recall", k0, source=source)["n"]
+                lines.append(f"{source + f' ({n})':<36}" + "".join(
+                    f"{self.metric(s, k0, source=source)['isolation']:>12.3f}" for s in SYSTEMS))
         misses = self.misses("recall", k0)
         lines += ["", f"recall() misses at k={k0}: {len(misses)}"]
         lines += [f"  {r.scenario}: {r.query}" + (" (collapsed)" if r.outcome.collapsed else " (relevant not found)")
@@ -315,6 +328,8 @@ class Report:
             "systems": {s: {f"k={k}": self.metric(s, k) for k in self.k_values} for s in SYSTEMS},
             "by_symptom": {sym: {s: self.metric(s, self.k_values[0], sym) for s in SYSTEMS}
                            for sym in self.symptoms()},
+            "by_source": {src: {s: self.metric(s, self.k_values[0], source=src) for s in SYSTEMS}
+                          for src in self.sources()},
             "misses": [{"scenario": r.scenario, "query": r.query, "ranked": r.ranked,
                         "collapsed": r.outcome.collapsed} for r in self.misses("recall", self.k_values[0])],
         }
@@ -356,4 +371,4 @@ def _run_scenario(mem: Any, scenario: Scenario, ids: dict[str, str], systems: Se
             ranked = RANKERS[system](mem, scenario, query, ids, depth)
             for k in k_values:
                 report.rows.append(Row(scenario.id, scenario.symptom, scenario.lang, query.text, system, k, ranked,
-                                       judge(ranked, query, ids, k)))
+                                       judge(ranked, query, ids, k), scenario.source))
