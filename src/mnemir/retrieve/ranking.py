@@ -348,7 +348,8 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     rel, reasons = relevance(c, intent, config)
     present_feeling = _present_feeling(record, intent, now, config)
     floor = config.current_min_relevance if role == "current" or present_feeling else config.min_relevance
-    listed = intent.kind == "open_tasks" and role == "task" and where is not None and matches(where, record)
+    listed = intent.kind == "open_tasks" and role == "task" and (
+        matches(where, record) if where is not None else task_status(record) in OPEN_STATUSES)
     if listed:
         floor = 0.0  # an open task is an answer to "what is left" whatever its wording
     listed = listed or present_feeling  # a recent feeling answers "how am I?" whatever its wording

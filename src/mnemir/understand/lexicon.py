@@ -68,8 +68,9 @@ CUES: dict[str, re.Pattern[str]] = {
     "feeling": _rx(r"心情|感觉|情绪|觉得.{0,4}(?:难|好|累|烦)|\b(?:feel|feeling|felt|mood|emotional)\b"),
     "preference_q": _rx(r"口味|偏好|习惯|喜欢|爱(?:吃|喝|看|听|去)|讨厌|受不了|\b(?:favou?rite|prefer|like|into|taste|enjoy|"
                         r"hate|can'?t stand|picky|habits?)\b"),
-    "list_q": _rx(r"哪些|还有|清单|待办|没(?:做|完成|处理|干|弄)|快到期|截止|\b(?:list|left|still|pending|due|deadlines?|"
-                  r"to-?dos?|outstanding|open|unfinished|agenda|remaining)\b"),
+    "list_q": _rx(r"哪些|还有|清单|待办|没(?:做|完成|处理|干|弄)|快到期|截止|\b(?:list|left|pending|due|deadlines?|"
+                  r"to-?dos?|outstanding|open|unfinished|agenda|remaining|still (?:(?:need|have|got) to|to do|owe|"
+                  r"(?:left|pending|open|outstanding)))\b"),
     "status_q": _rx(r"了吗|了没|没有$|好了没|怎么样了|进展|到哪了|办成|\b(?:yet|status|progress|how far (?:along|have|has|had|are|did|is it|we)|did (?:you|i|we|the)|"
                     r"has (?:the|my)|is (?:the|my) .{1,30}(?:done|booked|ready|finished|renewed|sent|paid))\b"),
     "why_past": _rx(r"为什么|为啥|什么事让|上次|之前|那天|那次|\b(?:why|what made|last time|that day|that time|before)\b"),
