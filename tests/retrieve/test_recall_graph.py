@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 from recall_helpers import add, intent
 
 import mnemir
 from mnemir.retrieve.graph import expand
+from mnemir.retrieve.judgements import asks_about_past
 from mnemir.store.base import Selection
 
 
@@ -101,3 +102,15 @@ def test_bad_depth_is_rejected(mem: mnemir.Memory, launch: dict[str, mnemir.MemI
     with pytest.raises(mnemir.ValidationError) as err:
         expand(mem.store, Selection(user_id="alice"), [launch["task"]], depth=9)
     assert err.value.context["field"] == "graph_depth"
+
+
+@pytest.mark.parametrize(("query", "days", "expected"), [
+    ("How much is the Pro plan?", None, False),
+    ("What did the Pro plan use to cost?", None, True),
+    ("Pro plan 原来多少钱？", None, True),
+    ("What did I pay last month?", (-40, -10), True),  # a range that has ended
+    ("What's due this week?", (-2, 5), False),  # a range reaching into the future says when, not "before"
+])
+def test_asks_about_past(now: datetime, query: str, days: tuple[int, int] | None, expected: bool) -> None:
+    span = None if days is None else (now + timedelta(days=days[0]), now + timedelta(days=days[1]))
+    assert asks_about_past(query, span, now) is expected

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 
 import numpy as np
 
@@ -117,14 +118,20 @@ def demote_outdated(s: Scored, config: RankingConfig, reason: str, by: str) -> N
 
 #: wording that asks about the past itself ("what did I use to...", "以前"): replaced memories are the answer
 PAST_WORDS = re.compile(
-    r"以前|之前|原来|原先|过去|曾经|当初|早先|旧的|\b(?:used to|before|previous(?:ly)?|originally|formerly|old|"
+    r"以前|之前|原来|原先|过去|曾经|当初|早先|旧的|\b(?:used to|did\b.{0,40}\buse to|before|previous(?:ly)?|originally|formerly|old|"
     r"earlier|at first|back then|in the past|history)\b", re.I)
 
 
-def drop_replaced(scored: Sequence[Scored], query: str, time_range: object) -> tuple[list[Scored], list[str]]:
+def asks_about_past(query: str, time_range: tuple[datetime | None, datetime | None] | None, now: datetime) -> bool:
+    """Whether the query asks about an earlier state ("以前", "used to", a time range that has ended)."""
+    return bool(PAST_WORDS.search(query)) or (time_range is not None and time_range[1] is not None
+                                              and time_range[1] <= now)
+
+
+def drop_replaced(scored: Sequence[Scored], asks_past: bool) -> tuple[list[Scored], list[str]]:
     """Memories replaced by another that is recalled too are history, not an answer: they go (with a note),
-    unless the query asks about the past ("以前", "used to", a past time range)."""
-    if PAST_WORDS.search(query) or time_range is not None:
+    unless the query asks about the past."""
+    if asks_past:
         return list(scored), []
     shown = {s.record.id for s in scored}
     dropped = [s for s in scored if s.replaced_by is not None and s.replaced_by in shown]

@@ -28,6 +28,7 @@ from mnemir.retrieve.evidence import Settled, settle
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
 from mnemir.retrieve.judgements import (
     above_floor,
+    asks_about_past,
     demote_outdated,
     demote_replaced,
     drop_replaced,
@@ -154,8 +155,8 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     ranked = focus_status(ranked, intent.kind, config.ranking)
     ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool)
     lift_present(ranked, intent.kind, config.ranking)
-    kept, replaced_notes = drop_replaced(order_hits(above_floor(ranked, config.ranking)), intent.query,
-                                        intent.time_range)
+    kept, replaced_notes = drop_replaced(order_hits(above_floor(ranked, config.ranking)),
+                                         asks_about_past(intent.query, intent.time_range, now))
     notes += replaced_notes
     if not kept and ranked:  # never nothing when something passed the role gates: the closest, labelled weak
         kept = sorted(ranked, key=lambda s: (-s.relevance, s.record.id))[: min(k, config.weak_fallback)]
