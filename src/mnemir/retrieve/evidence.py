@@ -104,9 +104,10 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig)
     if not task_words and len(best) > 1 and (FACT_FORM.search(intent.query)
                                              or not _clear_lead(best, "task", config.task_lead)):
         best.pop("task", None)  # unsure, and the wording does not ask about tasks: a task cannot take over
-    # an unsure guess of "feelings" stands in for a feeling word: the memories then decide
-    feeling_words = feeling_words or (["intent"] if intent.kind == "emotion" else [])
-    votes = {family: rel + _cue_bonus(family, task_words, feeling_words, config) for family, (rel, _) in best.items()}
+    # an unsure guess of "feelings" counts like a feeling word: the memories then decide
+    feelings_asked = bool(feeling_words) or intent.kind == "emotion"
+    votes = {family: rel + _cue_bonus(family, bool(task_words), feelings_asked, config)
+             for family, (rel, _) in best.items()}
     if not votes:
         return keep
     target = max(votes, key=lambda f: votes[f])
@@ -136,11 +137,11 @@ def _clear_lead(best: dict[str, tuple[float, Candidate]], family: str, margin: f
     return best[family][0] >= max(others, default=0.0) + margin
 
 
-def _cue_bonus(family: str, task_words: list[str], feeling_words: list[str], config: RankingConfig) -> float:
+def _cue_bonus(family: str, tasks_asked: bool, feelings_asked: bool, config: RankingConfig) -> float:
     if family == "task":
-        return config.cue_weight if task_words else -config.cue_weight
+        return config.cue_weight if tasks_asked else -config.cue_weight
     if family == "emotion":
-        return config.cue_weight if feeling_words else -1.0  # never by similarity alone
+        return config.cue_weight if feelings_asked else -1.0  # never by similarity alone
     return 0.0
 
 

@@ -134,13 +134,12 @@ def drop_replaced(scored: Sequence[Scored], asks_past: bool) -> tuple[list[Score
     if asks_past:
         return list(scored), []
     shown = {s.record.id for s in scored}
-    dropped = [s for s in scored if s.replaced_by is not None and s.replaced_by in shown]
+    dropped = [s for s in scored if s.replaced_by in shown]
     if not dropped:
         return list(scored), []
-    gone = {id(s) for s in dropped}
     note = (f"{len(dropped)} replaced memor{'y' if len(dropped) == 1 else 'ies'} left out, the newer one is shown: "
             + ", ".join(f"{s.record.id} (by {s.replaced_by})" for s in dropped))
-    return [s for s in scored if id(s) not in gone], [note]
+    return [s for s in scored if s.replaced_by not in shown], [note]
 
 
 def _cos(a: np.ndarray | None, b: np.ndarray | None) -> float:
