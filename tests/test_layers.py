@@ -24,14 +24,52 @@ ALLOWED = {
 }
 
 
-def imported_packages(path: Path) -> set[str]:
+#: importing the package root (``import mnemir``, ``from mnemir import Memory``) pulls in the facade
+ROOT = "memory"
+
+
+def _package_of(dotted: str) -> str | None:
+    """The mnemir package (first level below ``mnemir``) a dotted module name lives in, or None if not mnemir."""
+    parts = dotted.split(".")
+    if parts[0] != "mnemir":
+        return None
+    return parts[1] if len(parts) > 1 else ROOT
+
+
+def imported_packages(path: Path, source: str | None = None) -> set[str]:
+    """The mnemir packages a module at ``path`` imports (its text, or ``source`` in its place)."""
+    module = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("mnemir."):
-            found.add(node.module.split(".")[1])
+    text = path.read_text(encoding="utf-8") if source is None else source
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: resolve against this module's package
+                anchor = module.split(".")[: -node.level]
+                base = ".".join([*anchor, *([base] if base else [])])
+            names = [base] if node.module or not node.level else [f"{base}.{a.name}" for a in node.names]
+            found |= {p for p in map(_package_of, names) if p}
         elif isinstance(node, ast.Import):
-            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("mnemir.")}
+            found |= {p for p in (_package_of(a.name) for a in node.names) if p}
     return found
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("import mnemir", {"memory"}),
+    ("from mnemir import Memory", {"memory"}),
+    ("from mnemir.memory.core import Memory", {"memory"}),
+    ("from .. import memory", {"memory"}),
+    ("from ..memory import core", {"memory"}),
+    ("from . import filters", {"store"}),
+    ("import numpy", set()),
+])
+def test_imported_packages_sees_every_form(source: str, expected: set[str]) -> None:
+    probe = SRC / "store" / "_probe.py"  # read as mnemir.store._probe; nothing is written
+    assert imported_packages(probe, source) == expected
+
+
+def test_errors_is_a_leaf() -> None:
+    assert imported_packages(SRC / "errors.py") == set()
 
 
 @pytest.mark.parametrize("package", sorted(ALLOWED))

@@ -22,13 +22,6 @@ def test_benchmark_size_and_split() -> None:
     assert {s.symptom for s in held} == {s.symptom for s in dev}
 
 
-def test_dev2_is_dev_only_and_covers_every_symptom() -> None:
-    dev2 = [s for s in collapse.load("dev") if s.id.startswith("d2-")]
-    assert len(dev2) >= 16 and all(len(s.queries) == 4 for s in dev2)
-    assert {s.symptom for s in dev2} == {s.symptom for s in collapse.load("heldout")}
-    assert not [s for s in collapse.load("heldout") + collapse.load("fresh") if s.id.startswith("d2-")]
-
-
 def test_judge_metrics() -> None:
     ids = {"a": "A", "b": "B", "x": "X", "p": "P"}
     q = Query("q", relevant=("a", "b"), forbidden=("x",), above=(("a", "p"),))
@@ -60,25 +53,23 @@ def test_unknown_split_is_an_error(bad: str) -> None:
     assert err.value.context["field"] == "split"
 
 
-def test_dev3_is_dev_only_covers_every_symptom_and_builds(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
-    dev3 = [s for s in collapse.load("dev") if s.id.startswith("d3-")]
-    assert len(dev3) >= 12 and all(len(s.queries) == 4 for s in dev3)
-    assert {s.lang for s in dev3} == {"zh", "en"}
-    assert {s.symptom for s in dev3} == {s.symptom for s in collapse.load("heldout")}
-    assert not [s for s in collapse.load("heldout") + collapse.load("fresh") if s.id.startswith("d3-")]
-    for scenario in dev3:  # build() raises if the write-time lifecycle merged two of a scenario's memories
+#: the files added after the first split: (file, split, id prefix, least scenarios, build every n-th one)
+LATER_FILES = [("dev2.yaml", "dev", "d2-", 16, 0), ("dev3.yaml", "dev", "d3-", 12, 1),
+               ("heldout2.yaml", "heldout", "h2-", 20, 5)]
+
+
+@pytest.mark.parametrize(("source", "split", "prefix", "least", "build_every"), LATER_FILES)
+def test_later_files_stay_in_their_split_cover_every_symptom_and_build(  # type: ignore[no-untyped-def]
+        tmp_path: Path, embedder, source: str, split: str, prefix: str, least: int, build_every: int) -> None:
+    scenarios = [s for s in collapse.load(split) if s.source == source]
+    assert len(scenarios) >= least and all(s.id.startswith(prefix) and len(s.queries) == 4 for s in scenarios)
+    assert {s.lang for s in scenarios} == {"zh", "en"}
+    assert {s.symptom for s in scenarios} == {s.symptom for s in collapse.load("heldout" if split == "dev" else "dev")}
+    others = [s for other in collapse.SCENARIO_SPLITS if other != split for s in collapse.load(other)]
+    assert not [s for s in others if s.id.startswith(prefix) or s.source == source]
+    for scenario in scenarios[::build_every] if build_every else ():  # build() raises if the lifecycle merged two
         mem, ids = collapse.build(scenario, tmp_path / scenario.id, embedder)
         try:
-            assert mem.count(user=collapse.USER) == len(ids) == len(scenario.memories)
+            assert mem.store.count(collapse._everything()) == len(ids) == len(scenario.memories)  # superseded too
         finally:
             mem.close()
-
-
-def test_heldout2_is_a_blind_heldout_file_covering_every_symptom(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
-    blind = [s for s in collapse.load("heldout") if s.source == "heldout2.yaml"]
-    assert len(blind) == 20 and all(s.id.startswith("h2-") and len(s.queries) == 4 for s in blind)
-    assert {s.lang for s in blind} == {"zh", "en"}
-    assert {s.symptom for s in blind} == {s.symptom for s in collapse.load("dev")}
-    for scenario in blind[::5]:  # a sample builds (every one was checked by its author; eval builds them all)
-        mem, _ = collapse.build(scenario, tmp_path / scenario.id, embedder)
-        mem.close()

@@ -39,7 +39,7 @@ def test_extraction_report_per_language(extractor: Extractor, per_language: int 
     data = report.to_dict()
     assert set(data["languages"]) == {"zh", "en"}
     for scores in data["languages"].values():
-        assert 0.0 <= scores["macro_f1"] <= 1.0
+        assert 0.7 <= scores["macro_f1"] <= 1.0  # a loose floor: a model that predicts nothing fails
         assert set(scores["per_type"]) == set(eval_extraction.TYPES)
     text = report.render()
     assert "[zh]" in text and "[en]" in text and "macro-F1" in text
@@ -51,7 +51,7 @@ def test_intent_report_per_language(recognizer: IntentRecognizer, per_language: 
     report = eval_intent.run("dev", recognizer, per_language=per_language)
     data = report.to_dict()
     assert set(data["languages"]) == {"zh", "en"}
-    assert all(0.0 <= s["type_accuracy"] <= 1.0 for s in data["languages"].values())
+    assert all(0.7 <= s["type_accuracy"] <= 1.0 for s in data["languages"].values())  # loose floor
     assert "type accuracy" in report.render()
 
 

@@ -134,8 +134,10 @@ def test_intent_on_the_facade(mem: mnemir.Memory, wed: datetime) -> None:
     intent = mem.intent("我之前让你做的事还有哪些没办完", now=wed)
     assert intent.types[0] == "Task"
     assert intent.where == {"status": {"$in": ["pending", "in_progress"]}}
-    hits = mem.search(intent.query, types=intent.types, where=intent.where, user="nobody")
-    assert hits == []
+    open_task = mem.add("给房东转这个月的房租", "Task", {"goal": "转房租", "status": "pending"}, user="kim", now=wed)
+    mem.add("把旧沙发卖掉", "Task", {"goal": "卖旧沙发", "status": "completed"}, user="kim", now=wed)
+    hits = mem.search(intent.query, types=intent.types, where=intent.where, user="kim")
+    assert [h.id for h in hits] == [open_task.id]  # the intent's filter keeps the done task out
 
 
 def test_a_report_on_a_plan_step_moves_that_step(mem: mnemir.Memory, wed: datetime) -> None:
