@@ -66,3 +66,10 @@ def test_export_then_import(run, tmp_path: Path) -> None:
     assert lines[0]["kind"] == "header" and lines[1]["type"] == "Preference"
     code, out, _ = run("--json", "import", str(target), "--on-conflict", "skip")
     assert code == 0 and json.loads(out)["imported"] == 0
+
+
+def test_eval_checks_the_split_of_every_suite_before_running_any(run) -> None:
+    # extraction and intent have a train split, collapse has not: nothing may run for minutes and then fail
+    code, out, err = run("eval", "all", "--split", "train")
+    assert code == 2 and "collapse" in err and "train" in err
+    assert out == ""

@@ -129,7 +129,8 @@ EXTERNAL_SUITES = ("locomo",)
 
 @cli.command(name="eval")
 @click.argument("suite", type=click.Choice([*EVAL_SUITES, "all"]))
-@click.option("--split", default="heldout", show_default=True, help="heldout (default), fresh (written blind after development), or the tuning split (train / dev).")
+@click.option("--split", default="heldout", show_default=True, help="heldout (default); fresh (written blind after development); dev (tuning; extraction and intent also "
+                   "train); collapse also all (dev + heldout); locomo has only heldout (= all).")
 @click.option("--data", "data_path", default=None, help="locomo: the LoCoMo JSON file (default $MNEMIR_LOCOMO).")
 @click.option("--samples", type=click.IntRange(min=1), default=None, help="locomo: only the first N conversations.")
 @click.pass_obj
@@ -142,9 +143,15 @@ def eval_(state: State, suite: str, split: str, data_path: str | None, samples: 
 
         raise ValidationError("--data and --samples are options of the locomo suite", field="suite", value=suite,
                               allowed=list(EXTERNAL_SUITES))
+    modules = {name: importlib.import_module(EVAL_SUITES[name]) for name in names}
+    for name, module in modules.items():  # every suite's split is checked before any of them runs (minutes)
+        if split not in module.SPLITS:
+            from mnemir.errors import ValidationError
+
+            raise ValidationError(f"the {name} suite has no split {split!r}", field="split", value=split,
+                                  allowed=list(module.SPLITS))
     results = {}
-    for name in names:
-        module = importlib.import_module(EVAL_SUITES[name])
+    for name, module in modules.items():
         if name in EXTERNAL_SUITES:
             report = module.run(split=split, data_path=data_path, limit_samples=samples,
                                 progress=lambda i, n: click.echo(f"conversation {i}/{n} done", err=True))

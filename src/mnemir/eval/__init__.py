@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 
@@ -13,10 +13,13 @@ def zh_first(languages: dict[str, Any]) -> dict[str, Any]:
     return dict(sorted(languages.items(), key=lambda kv: kv[0] != "zh"))
 
 
-def report_main(run: Callable[[str], Any], argv: list[str] | None = None) -> int:
-    """``python -m mnemir.eval.<suite> [--split S] [--json]``: run a suite and print its report."""
-    args = sys.argv[1:] if argv is None else argv
-    split = args[args.index("--split") + 1] if "--split" in args else "heldout"
-    report = run(split)
-    print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1) if "--json" in args else report.render())
+def report_main(run: Callable[[str], Any], splits: Iterable[str], argv: list[str] | None = None) -> int:
+    """``python -m mnemir.eval.<suite> [--split S] [--json]``: run a suite and print its report (the same as
+    ``mnemir eval <suite>``, without the store options)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--split", default="heldout", choices=list(splits))
+    parser.add_argument("--json", action="store_true", help="the report as JSON")
+    args = parser.parse_args(argv)
+    report = run(args.split)
+    print(json.dumps(report.to_dict(), ensure_ascii=False, indent=1) if args.json else report.render())
     return 0

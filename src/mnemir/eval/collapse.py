@@ -37,7 +37,7 @@ import yaml
 
 from mnemir.embed import Embedder, default_embedder
 from mnemir.errors import ValidationError
-from mnemir.ir import MemoryStatus
+from mnemir.memory.core import NOT_DELETED
 from mnemir.retrieve.search import hybrid_search
 from mnemir.store.base import ANY, Selection
 
@@ -56,7 +56,6 @@ SYSTEM_TITLES = {
 USER = "bench-user"
 DATA_FILES = ("task_fact.yaml", "preference_present.yaml", "emotion_fact.yaml", "task_status.yaml", "mixed.yaml",
               "dev2.yaml", "dev3.yaml", "heldout2.yaml", "fresh.yaml")
-EVERY_STATUS = tuple(s for s in MemoryStatus if s != MemoryStatus.deleted)
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
 
 
@@ -182,7 +181,7 @@ Ranker = Callable[[Any, Scenario, Query, dict[str, str], int], list[str]]
 
 
 def _everything() -> Selection:
-    return Selection(user_id=ANY, statuses=EVERY_STATUS)
+    return Selection(user_id=ANY, statuses=NOT_DELETED)
 
 
 def rank_vector(mem: Any, scenario: Scenario, query: Query, ids: dict[str, str], k: int) -> list[str]:

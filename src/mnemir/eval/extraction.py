@@ -190,7 +190,7 @@ def run(split: str = "heldout", extractor: Extractor | None = None, *,
 
 
 def main(argv: list[str] | None = None) -> int:
-    return report_main(run, argv)
+    return report_main(run, SPLITS, argv)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from typing import Any
 
 from mnemir.embed import default_embedder
 from mnemir.eval import report_main, zh_first
-from mnemir.eval.extraction import ANCHOR_NOW, load_split, sample_rows
+from mnemir.eval.extraction import ANCHOR_NOW, INTENT_SPLITS, load_split, sample_rows
 from mnemir.understand.intent import KIND_TYPES, IntentRecognizer
 
 
@@ -65,6 +65,10 @@ def expected_type(kind: str) -> str:
     return "*" if kind == "general" else KIND_TYPES[kind][0]
 
 
+#: the splits this suite runs on
+SPLITS = tuple(INTENT_SPLITS)
+
+
 def run(split: str = "heldout", recognizer: IntentRecognizer | None = None, *,
         per_language: int | None = None) -> IntentReport:
     rows = sample_rows(load_split(split, "intent"), per_language)
@@ -86,7 +90,7 @@ def run(split: str = "heldout", recognizer: IntentRecognizer | None = None, *,
 
 
 def main(argv: list[str] | None = None) -> int:
-    return report_main(run, argv)
+    return report_main(run, SPLITS, argv)
 
 
 if __name__ == "__main__":
