@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import mnemir
-from mnemir.errors import NotFoundError, ValidationError
+from mnemir.errors import ConflictError, NotFoundError, ValidationError
+from mnemir.memory.core import IMPORT_BATCH
 from mnemir.store.base import ANY
 
 
@@ -126,6 +127,32 @@ def test_import_checks_everything_before_writing(mem: mnemir.Memory, tmp_path: P
     with pytest.raises(ValidationError, match="status"):
         mem.import_jsonl(path)
     assert mem.count(user=ANY) == 0
+
+
+def _import_file(tmp_path: Path, ids: list[str]) -> Path:
+    path = tmp_path / "many.jsonl"
+    lines = [json.dumps({"memir_version": "1.0", "id": i, "content": {"text": f"note {i}"}, "type": "Fact"})
+             for i in ids]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_import_conflict_in_a_later_batch_writes_nothing(mem: mnemir.Memory, now: datetime, tmp_path: Path) -> None:
+    taken = mem.add("already here", "Fact", id="taken", now=now)
+    # the conflicting id sits in the second write batch: the first batch must not be written either
+    ids = [f"n{i:04d}" for i in range(IMPORT_BATCH + 40)] + ["taken"]
+    with pytest.raises(ConflictError) as info:
+        mem.import_jsonl(_import_file(tmp_path, ids), on_conflict="error")
+    assert mem.count(user=ANY) == 1
+    assert "taken" in str(info.value) and info.value.context["ids"] == ["taken"]
+    assert mem.get("taken").content.text == taken.content.text
+
+
+def test_import_skip_keeps_what_the_store_held(mem: mnemir.Memory, now: datetime, tmp_path: Path) -> None:
+    mem.add("already here", "Fact", id="taken", now=now)
+    assert mem.import_jsonl(_import_file(tmp_path, ["n1", "taken", "n2"]), on_conflict="skip") == 2
+    assert mem.get("taken").content.text == "already here"
+    assert sorted(r.id for r in mem.list(user=ANY)) == ["n1", "n2", "taken"]
 
 
 def test_a_repeat_returns_the_memory_it_was_merged_into(mem: mnemir.Memory, now: datetime) -> None:

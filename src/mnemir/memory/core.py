@@ -16,8 +16,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
 from mnemir.embed.base import Embedder, Vectors
-from mnemir.errors import ModelMismatchError, ValidationError
+from mnemir.errors import ConflictError, ModelMismatchError, ValidationError
 from mnemir.ir import (
     Action,
     Content,
@@ -357,8 +359,10 @@ class MemoryCore:
                      progress: Progress | None = None) -> int:
         """Read MemIR JSONL (any supported version); records are validated against the ontology first.
 
-        The whole file is checked before anything is written; then it is written in batches, each one
-        transaction. Vectors in the file are reused when they come from this store's model.
+        The whole file is checked before anything is written (every record against the ontology and, unless
+        ``on_conflict="replace"``, every id against the store: ``"error"`` raises ConflictError with nothing
+        written, ``"skip"`` leaves the ids the store already held untouched); then it is written in batches, each
+        one transaction. Vectors in the file are reused when they come from this store's model.
         """
         if on_conflict not in ("replace", "skip", "error"):
             raise ValidationError("unknown on_conflict", field="on_conflict", value=on_conflict,
@@ -376,23 +380,21 @@ class MemoryCore:
             elif item.get("kind") == "history":
                 entry = HistoryEntry.model_validate({k: v for k, v in item.items() if k != "kind"})
                 history.setdefault(entry.memory_id, []).append(entry)
+        existing = self._existing_ids([r.id for r in records]) if on_conflict != "replace" else set()
+        if on_conflict == "error" and existing:
+            shown = sorted(existing)[:5]
+            raise ConflictError(f"{len(existing)} ids already exist in this store (e.g. {', '.join(shown)}); "
+                                "nothing was imported (use on_conflict='replace' or 'skip')", ids=shown)
+        if on_conflict == "skip":
+            records = [r for r in records if r.id not in existing]
         reuse = model == self.embedder.model_id
         done = 0
         for start in range(0, len(records), IMPORT_BATCH):
             chunk = records[start:start + IMPORT_BATCH]
-            existing = {r.id for r in self.store.fetch([r.id for r in chunk])}
-            if on_conflict == "error" and existing:
-                from mnemir.errors import ConflictError
-
-                raise ConflictError(f"{len(existing)} ids already exist", ids=sorted(existing)[:5])
-            if on_conflict == "skip":
-                chunk = [r for r in chunk if r.id not in existing]
             writes = []
             for rec in chunk:
                 vec = None
                 if reuse and rec.embedding is not None and len(rec.embedding) == self.embedder.dim:
-                    import numpy as np
-
                     vec = np.asarray(rec.embedding, dtype=np.float32)
                 writes.append(Write(rec.model_copy(update={"embedding": None}), vec, history.get(rec.id, [])))
             self._write(writes)
@@ -400,6 +402,13 @@ class MemoryCore:
             if progress:
                 progress(done, len(records))
         return done
+
+    def _existing_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` the store already holds (any status), looked up in batches."""
+        found: set[str] = set()
+        for start in range(0, len(ids), IMPORT_BATCH):
+            found.update(r.id for r in self.store.fetch(ids[start:start + IMPORT_BATCH]))
+        return found
 
     def _upgrade_imported(self, record: MemIR) -> MemIR:
         """Hook: bring a record written under an older ontology to the current names (the lifecycle mixin
