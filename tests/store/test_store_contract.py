@@ -356,6 +356,22 @@ def test_edges_both_ways_and_by_relation(store: Store) -> None:
     assert store.edges(["t"], relations=[]) == []
 
 
+def test_edges_of_more_ids_than_one_sql_list_holds(store: Store) -> None:
+    """600 ids (some unknown) in one call: each edge once, in the same order as for a short list."""
+    put(store,
+        record("task", "Task", id="t", relationships=[{"target": "p1", "relation": "has_step", "properties": {"n": [1]}},
+                                                       {"target": "e", "relation": "about"}]),
+        record("step", "Plan", id="p1", relationships=[{"target": "t", "relation": "step_of"}]))
+    many = [f"unknown{i}" for i in range(300)] + ["p1", "t"] + [f"unknown{i}" for i in range(300, 598)]
+    assert len(many) == 600
+    out = [Edge("p1", "step_of", "t"), Edge("t", "has_step", "p1", {"n": [1]}), Edge("t", "about", "e")]
+    assert store.edges(many) == out
+    assert store.edges(many, direction="both") == out  # edges between two asked ids come once
+    assert store.edges(many, direction="in") == [Edge("p1", "step_of", "t"), Edge("t", "has_step", "p1", {"n": [1]})]
+    assert store.edges(many, relations=["about"]) == [Edge("t", "about", "e")]
+    assert store.edges(many + many) == out
+
+
 def test_vectors_are_returned_normalised(store: Store) -> None:
     raw = np.arange(1, DIM + 1, dtype=np.float32)
     store.write([Write(record("v", id="v"), raw)], model_id=MODEL)

@@ -273,19 +273,16 @@ class SQLiteStore(Store):
         ids, relations = checks.edge_arguments(ids, relations, direction)
 
         def body(conn: sqlite3.Connection) -> list[Edge]:
-            out: list[Edge] = []
-            for chunk in _chunks(list(dict.fromkeys(ids))):
-                p = Params()
-                marks = p.many(chunk)
-                ends = {"out": [f"source IN ({marks})"], "in": [f"target IN ({marks})"],
-                        "both": [f"source IN ({marks})", f"target IN ({p.many(chunk)})"]}[direction]
-                where = "(" + " OR ".join(ends) + ")"
-                if relations is not None:
-                    where += f" AND relation IN ({p.many(relations)})" if relations else " AND 0"
-                sql = f"SELECT source, relation, target, properties FROM relationships WHERE {where} " \
-                      "ORDER BY source, pos"
-                out.extend(Edge(s, r, t, json.loads(props)) for s, r, t, props in conn.execute(sql, p.values))
-            return list(dict.fromkeys(out)) if len(ids) > _CHUNK else out
+            p, dialect = Params(), SQLiteDialect(())
+            unique = list(dict.fromkeys(ids))
+            # one query however many ids (long lists go through json_each): no chunks to merge or deduplicate
+            ends = {"out": [dialect.id_list("source", unique, p)], "in": [dialect.id_list("target", unique, p)],
+                    "both": [dialect.id_list("source", unique, p), dialect.id_list("target", unique, p)]}[direction]
+            where = "(" + " OR ".join(ends) + ")"
+            if relations is not None:
+                where += f" AND {dialect.id_list('relation', relations, p)}"
+            sql = f"SELECT source, relation, target, properties FROM relationships WHERE {where} ORDER BY source, pos"
+            return [Edge(s, r, t, json.loads(props)) for s, r, t, props in conn.execute(sql, p.values)]
 
         return self._db.read("edges", body)
 
