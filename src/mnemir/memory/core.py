@@ -370,9 +370,10 @@ class MemoryCore:
         records: list[MemIR] = []
         history: dict[str, list[HistoryEntry]] = {}
         model = None
+        upgrade = self._import_upgrader()  # built once per import (it may read the store's migration log)
         for item in iter_jsonl(source):
             if isinstance(item, MemIR):
-                item = self._upgrade_imported(item)
+                item = upgrade(item)
                 type_name, props = self.ontology.validate(item.type, item.properties)
                 records.append(item.model_copy(update={"type": type_name, "properties": props}))
             elif item.get("kind") == "header":
@@ -410,10 +411,10 @@ class MemoryCore:
             found.update(r.id for r in self.store.fetch(ids[start:start + IMPORT_BATCH]))
         return found
 
-    def _upgrade_imported(self, record: MemIR) -> MemIR:
-        """Hook: bring a record written under an older ontology to the current names (the lifecycle mixin
-        applies the store's logged ontology migrations)."""
-        return record
+    def _import_upgrader(self) -> Callable[[MemIR], MemIR]:
+        """Hook: a function that brings an imported record written under an older ontology to the current names
+        (the lifecycle mixin applies the store's logged ontology migrations). Called once per import."""
+        return lambda record: record
 
     def close(self) -> None:
         self.store.close()

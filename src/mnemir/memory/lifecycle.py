@@ -9,7 +9,7 @@ one object between threads only if you read it under your own lock.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -289,12 +289,18 @@ class LifecycleMixin(_Base):
         return run_migration(self.store, self.ontology, migration, now=_now(now), actor=actor, dry_run=dry_run,
                              model_id=self.embedder.model_id, batch_size=self.lifecycle_config.batch_size)
 
-    def _upgrade_imported(self, record: MemIR) -> MemIR:
-        """An imported record from before this store's ontology migrations is read under the current names."""
-        if record.metadata.ontology_version == self.ontology.version:
-            return record
-        log = applied_migrations(self.store)
-        return upgrade_record(record, [Migration.from_dict(item) for item in log]) if log else record
+    def _import_upgrader(self) -> Callable[[MemIR], MemIR]:
+        """Imported records from before this store's ontology migrations are read under the current names (the
+        migration log is read once per import, not once per record)."""
+        migrations = [Migration.from_dict(item) for item in applied_migrations(self.store)]
+        version = self.ontology.version
+
+        def upgrade(record: MemIR) -> MemIR:
+            if not migrations or record.metadata.ontology_version == version:
+                return record
+            return upgrade_record(record, migrations)
+
+        return upgrade
 
     def migrations(self) -> list[dict[str, Any]]:
         """The log of applied ontology migrations, oldest first."""
