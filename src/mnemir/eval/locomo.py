@@ -15,6 +15,8 @@ is left out and counted) runs through these systems, side by side:
   said" type and has no key properties, so only near-identical repeats merge), plain exact vector search over every
   stored record (``store.vector_search``, unfiltered): the classic RAG baseline;
 * ``turns_hybrid``: the same store, ``mem.search`` (vectors + BM25 fused);
+* ``remember_hybrid``: ``mem.search`` over the store ``remember`` built (below): what extraction keeps, without
+  recall's role ranking;
 * ``remember_recall``: every turn through ``mem.remember(..., speaker="user")`` with ``now`` = its session's date
   and time, then ``mem.recall(question, now=end of conversation)``. Both people are humans whose facts matter, so
   both speak as ``user`` in ONE user scope per conversation (recall reads one scope; the questions ask about
@@ -54,9 +56,9 @@ ENV_VAR = "MNEMIR_LOCOMO"
 SPLITS = ("heldout", "all")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 ADVERSARIAL = 5
-SYSTEMS = ("turns_vector", "turns_hybrid", "remember_recall")
+SYSTEMS = ("turns_vector", "turns_hybrid", "remember_hybrid", "remember_recall")
 SYSTEM_TITLES = {"turns_vector": "turns + vector", "turns_hybrid": "turns + hybrid",
-                 "remember_recall": "mnemir remember + recall"}
+                 "remember_hybrid": "remember + hybrid search", "remember_recall": "mnemir remember + recall"}
 TURN_TYPE = "Fact"
 _DATE_FORMAT = "%I:%M %p on %d %B, %Y"  # "1:56 pm on 8 May, 2023"
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")  # also reads the file's few malformed ids ("D:11:26", "D8:6; D9:17")
@@ -246,9 +248,11 @@ def rank_recall(built: Built, sample: Sample, question: Question, k: int) -> lis
     return [h.id for h in built.mem.recall(question.text, user=_user(sample), k=k, now=sample.end).hits]
 
 
+#: remember + hybrid search separates what extraction loses from what recall's role ranking loses
 RANKERS: dict[str, Ranker] = {"turns_vector": rank_vector, "turns_hybrid": rank_hybrid,
-                              "remember_recall": rank_recall}
-STORE_OF = {"turns_vector": "turns", "turns_hybrid": "turns", "remember_recall": "remembered"}
+                              "remember_hybrid": rank_hybrid, "remember_recall": rank_recall}
+STORE_OF = {"turns_vector": "turns", "turns_hybrid": "turns", "remember_hybrid": "remembered",
+            "remember_recall": "remembered"}
 BUILDERS = {"turns": build_turns, "remembered": build_remembered}
 
 
