@@ -34,6 +34,7 @@ from mnemir.ir import (
 )
 from mnemir.ir.jsonl import dump_line
 from mnemir.ir.record import parse_record
+from mnemir.lifecycle.records import changed, entry
 from mnemir.memory.config import MemoryConfig
 from mnemir.ontology import Ontology
 from mnemir.retrieve.search import SearchHit, check_k, hybrid_search
@@ -115,11 +116,8 @@ class MemoryCore:
         :meth:`_commit`.
         """
         known = vectors or {}
-        writes = [
-            Write(r, known.get(r.id), [HistoryEntry(memory_id=r.id, at=now, action=Action.created, actor=actor,
-                                         reason="added", after={"type": r.type, "properties": r.properties})])
-            for r in records
-        ]
+        writes = [Write(r, known.get(r.id), [entry(None, r, Action.created, now=now, actor=actor, reason="added")])
+                  for r in records]
         return writes, {}
 
     def _commit(self, records: Sequence[MemIR], *, now: datetime | None = None, actor: str = "api",
@@ -241,27 +239,19 @@ class MemoryCore:
         """Change a memory in place (properties are merged; ``None`` values remove a property). Recorded."""
         now = resolve_now(now)
         old = self.get(id, user=user)
-        props = dict(old.properties)
-        for key, value in (properties or {}).items():
-            if value is None:
-                props.pop(key, None)
-            else:
-                props[key] = value
-        changes: dict[str, Any] = {"properties": props}
+        fields: dict[str, Any] = {}
         if text is not None or summary is not None:
-            changes["content"] = Content(text=text if text is not None else old.content.text,
-                                         summary=summary if summary is not None else old.content.summary)
+            fields["content"] = Content(text=text if text is not None else old.content.text,
+                                        summary=summary if summary is not None else old.content.summary)
         if status is not None:
-            changes["status"] = _status(status)
+            fields["status"] = _status(status)
         if relationships:
             extra = [r if isinstance(r, Relationship) else Relationship(**r) for r in relationships]
-            changes["relationships"] = [*old.relationships, *[r for r in extra if r not in old.relationships]]
-        changes["metadata"] = old.metadata.model_copy(update={"updated_at": now})
-        new = self._prepare(old.model_copy(update=changes), now, actor)
+            fields["relationships"] = [*old.relationships, *[r for r in extra if r not in old.relationships]]
+        new = self._prepare(changed(old, now, properties=properties or {}, **fields), now, actor)
         MemIR.model_validate(new.model_dump())  # re-check the whole record after the copy
-        entry = HistoryEntry(memory_id=id, at=now, action=_update_action(old, new), actor=actor,
-                             reason=reason or "updated", before=_diff(old, new, "old"), after=_diff(old, new, "new"))
-        self._write([Write(new, None, [entry])])
+        history = entry(old, new, _update_action(old, new), now=now, actor=actor, reason=reason or "updated")
+        self._write([Write(new, None, [history])])
         return new
 
     def delete(self, id: str, *, user: str | _Any | None = None, hard: bool = False, now: datetime | None = None,
@@ -270,10 +260,10 @@ class MemoryCore:
         now = resolve_now(now)
         old = self.get(id, user=user, include_deleted=True)
         if hard:
-            entry = HistoryEntry(memory_id=id, at=now, action=Action.deleted, actor=actor,
-                                 reason=reason or "hard delete", before={"type": old.type})
+            gone = HistoryEntry(memory_id=id, at=now, action=Action.deleted, actor=actor,
+                                reason=reason or "hard delete", before={"type": old.type})
             # the history entry is written and the record removed in the same transaction
-            self._write([Write(old, None, [entry])], [id])
+            self._write([Write(old, None, [gone])], [id])
             return
         if old.status == MemoryStatus.deleted:
             return
@@ -340,8 +330,8 @@ class MemoryCore:
                 if vec is not None:
                     rec = rec.model_copy(update={"embedding": [float(x) for x in vec]})
                 out.write(dump_line(rec, with_embedding=with_embeddings) + "\n")
-                for entry in self.store.history(rec.id):
-                    out.write(json.dumps(entry.to_line(), ensure_ascii=False) + "\n")
+                for change in self.store.history(rec.id):
+                    out.write(json.dumps(change.to_line(), ensure_ascii=False) + "\n")
             count += len(batch)
             batch.clear()
             if progress:
@@ -379,8 +369,8 @@ class MemoryCore:
             elif item.get("kind") == "header":
                 model = item.get("embedding_model")
             elif item.get("kind") == "history":
-                entry = HistoryEntry.model_validate({k: v for k, v in item.items() if k != "kind"})
-                history.setdefault(entry.memory_id, []).append(entry)
+                logged = HistoryEntry.model_validate({k: v for k, v in item.items() if k != "kind"})
+                history.setdefault(logged.memory_id, []).append(logged)
         existing = self._existing_ids([r.id for r in records]) if on_conflict != "replace" else set()
         if on_conflict == "error" and existing:
             shown = sorted(existing)[:5]
@@ -442,15 +432,3 @@ def _update_action(old: MemIR, new: MemIR) -> Action:
             else Action.status_changed)
     return Action.updated
 
-
-def _diff(old: MemIR, new: MemIR, side: str) -> dict[str, Any]:
-    a, b = old.to_dict(), new.to_dict()
-    out: dict[str, Any] = {}
-    for key in ("content", "status", "valid_from", "valid_to", "relationships"):
-        if a.get(key) != b.get(key):
-            out[key] = (a if side == "old" else b).get(key)
-    pa, pb = a["properties"], b["properties"]
-    changed = {k for k in set(pa) | set(pb) if pa.get(k) != pb.get(k)}
-    if changed:
-        out["properties"] = {k: (pa if side == "old" else pb).get(k) for k in sorted(changed)}
-    return out
