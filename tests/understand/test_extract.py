@@ -98,6 +98,16 @@ def test_the_assistant_is_never_the_source_of_a_user_fact(extractor: Extractor, 
     assert facts and all(d.properties["source"] == "assistant" for d in facts)
 
 
+@pytest.mark.parametrize("text", ["The pharmacy on Elm Street closes at 9pm", "药店晚上九点关门"])
+def test_the_same_fact_is_trusted_by_who_said_it(extractor: Extractor, wed: datetime, text: str) -> None:
+    said = {}
+    for speaker in ("user", "assistant", "system"):
+        [fact] = extractor.extract(text, speaker=speaker, now=wed).drafts
+        assert fact.type == "Fact"
+        said[speaker] = (fact.properties["source"], fact.properties["confidence"])
+    assert said == {"user": ("user", 0.8), "assistant": ("assistant", 0.6), "system": ("external", 0.6)}
+
+
 def test_the_assistants_likes_and_moods_are_dropped(extractor: Extractor, wed: datetime) -> None:
     result = extractor.extract("I really love jazz, and I'm so happy today!", speaker="assistant", now=wed)
     assert {d.type for d in result.drafts} == {"DialogueAct"}

@@ -129,6 +129,7 @@ def test_the_speaker_policy_applies_to_llm_output(stub: tuple[Stub, str], wed: d
     result = LLMExtractor(url, "m").extract("You live in Oslo. I love jazz.", speaker="assistant", now=wed)
     [fact] = result.drafts
     assert fact.properties["source"] == "assistant"
+    assert fact.properties["confidence"] == 0.6  # the assistant's word counts for less than the user's (0.8)
 
 
 def test_http_errors_are_endpoint_errors(stub: tuple[Stub, str], wed: datetime) -> None:

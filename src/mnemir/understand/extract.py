@@ -122,7 +122,7 @@ def finalize(result: Extraction, drafts: list[Draft]) -> Extraction:
             result.notes.append(f"dropped a {label} said by the {speaker} (speaker policy)")
             continue
         if draft.type == "Fact":
-            draft.properties["source"] = fill.fact_source(speaker)
+            draft.properties.update(fill.fact_provenance(speaker))
         kept.append(draft)
     if not kept:
         kept = [Draft("DialogueAct", result.text, {"act_type": result.act, "utterance": result.text[:2000]},
@@ -289,7 +289,7 @@ class Extractor:
             return Draft("Task", piece, {"status": status, "goal": target}, kind="update", confidence=confidence,
                          entities=entities, reasons=[*reasons, f"reports status {status}"])
         if label == "Fact":
-            props = fill.fact_properties(piece, speaker="user")
+            props = fill.fact_properties(piece)
             old = fill.correction_old_value(piece)
             is_correction = bool(CUES["correction"].search(piece)) or old is not None
             return Draft("Fact", piece, props, kind="correction" if is_correction else "memory",

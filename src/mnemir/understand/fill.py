@@ -16,7 +16,7 @@ from mnemir.understand.dates import resolve_deadline
 from mnemir.understand.entities import find_entities
 from mnemir.understand.lexicon import CUES, INTENSIFIERS, SOFTENERS, find_emotion
 
-__all__ = ["ATTRIBUTES", "act_type", "fact_properties", "fact_source", "frame_properties", "emotion_properties",
+__all__ = ["ATTRIBUTES", "act_type", "fact_properties", "fact_provenance", "frame_properties", "emotion_properties",
            "preference_properties", "task_properties", "update_status", "correction_old_value", "strip_request"]
 
 _TRAIL = "，,。.!！?？~～;；:： \t\n\"'“”了的啊呀呢吧哦嘛"
@@ -84,9 +84,11 @@ def _captured(pattern: re.Pattern[str], text: str) -> str | None:
     return _clean(_first_group(m)) if m else None
 
 
-def fact_source(speaker: str) -> str:
-    """Who a fact comes from, by the speaker who said it (system and tool text is external)."""
-    return {"user": "user", "assistant": "assistant"}.get(speaker, "external")
+def fact_provenance(speaker: str) -> dict[str, object]:
+    """A fact's ``source`` and ``confidence`` by the speaker who said it: the user about their own life is trusted
+    more than the assistant's restatement or system/tool text (``external``)."""
+    source = {"user": "user", "assistant": "assistant"}.get(speaker, "external")
+    return {"source": source, "confidence": 0.8 if source == "user" else 0.6}
 
 
 def fact_attribute(text: str) -> tuple[str, str | None]:
@@ -98,7 +100,9 @@ def fact_attribute(text: str) -> tuple[str, str | None]:
     return "general", None
 
 
-def fact_properties(text: str, *, speaker: str) -> dict[str, object]:
+def fact_properties(text: str) -> dict[str, object]:
+    """Entity, attribute and value of a fact; who said it (source, confidence) is the speaker policy's business
+    (:func:`fact_provenance`, applied by ``extract.finalize``)."""
     attribute, value = fact_attribute(text)
     entities = find_entities(text)
     first_person = bool(CUES["first_person"].search(text))
@@ -115,8 +119,6 @@ def fact_properties(text: str, *, speaker: str) -> dict[str, object]:
         "entity": entity,
         "attribute": attribute,
         "value": value or _clean(text, 200) or text[:200],
-        "source": fact_source(speaker),
-        "confidence": 0.8 if speaker == "user" else 0.6,
     }
 
 
