@@ -12,6 +12,7 @@ import yaml
 from rich.table import Table
 
 from mnemir.cli.render import console
+from mnemir.store.base import Selection
 
 DEMO_NOW = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 
@@ -44,7 +45,7 @@ def run_demo(path: str | None = None, k: int = 3) -> None:
                 mem.add(item["text"], item["type"], item["props"], user=user,
                         now=DEMO_NOW - timedelta(days=item["days_ago"]), creator="demo")
         console.print(f"[bold]mnemir demo[/]: {mem.count(user=user)} memories of user {user!r} in {root}")
-        selection = mem._selection(user=user)
+        selection = Selection(user_id=user)  # every live memory of the user, whatever its type: a plain vector store
         for q in sample["queries"]:
             console.rule(f"[bold]{q['text']}")
             qvec = mem.embedder.embed_query(q["text"])
@@ -54,11 +55,10 @@ def run_demo(path: str | None = None, k: int = 3) -> None:
             typed = mem.search(q["text"], types=q["types"], where=q["where"], user=user, k=k, now=DEMO_NOW)
             console.print(_table(f"typed search: types={q['types']} where={q['where']}",
                                  [(h.memory.type, h.memory.content.text, "; ".join(h.reasons)) for h in typed]))
-            if hasattr(mem, "recall"):
-                result = mem.recall(q["text"], user=user, k=k, now=DEMO_NOW)
-                console.print(_table(f"recall() with its own intent: {result.intent.kind} {list(result.intent.types)}",
-                                     [(f"{h.memory.type} ({h.role})", h.memory.content.text, "; ".join(h.reasons))
-                                      for h in result.hits]))
+            result = mem.recall(q["text"], user=user, k=k, now=DEMO_NOW)
+            console.print(_table(f"recall() with its own intent: {result.intent.kind} {list(result.intent.types)}",
+                                 [(f"{h.memory.type} ({h.role})", h.memory.content.text, "; ".join(h.reasons))
+                                  for h in result.hits]))
         _dialogue_demo(mem, sample["dialogue"])
 
 
