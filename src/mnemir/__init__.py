@@ -4,6 +4,8 @@
 >>> mem = mnemir.open("./agent-memory")            # doctest: +SKIP
 """
 
+from importlib import metadata as _metadata
+
 from mnemir.embed import Embedder, USEEmbedder
 from mnemir.errors import (
     ConfigError,
@@ -24,7 +26,7 @@ from mnemir.ontology import Ontology, PropertySpec, TypeDef
 from mnemir.retrieve import Context, FusionConfig, RankingConfig, Recall, RecallConfig, RecallHit, SearchHit
 from mnemir.understand.intent import RetrievalIntent
 
-__version__ = "0.1.0"
+__version__ = _metadata.version("mnemir")  # one source: pyproject.toml
 
 __all__ = [
     "AsyncMemory",
