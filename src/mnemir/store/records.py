@@ -12,10 +12,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
+import pydantic
 
 from mnemir.embed.base import Vectors
 from mnemir.errors import ValidationError
-from mnemir.ir import MEMIR_VERSION, MemIR
+from mnemir.ir import MemIR
 from mnemir.store import segment
 
 
@@ -24,10 +25,13 @@ def dumps(value: Any) -> str:
 
 
 def load_record(data: str) -> MemIR:
-    """A stored record; older MemIR versions go through the upgrade path."""
-    if f'"memir_version":"{MEMIR_VERSION}"' in data[:40]:
+    """A stored record (compact JSON from SQLite, JSONB text from PostgreSQL). Current records take pydantic's
+    direct JSON path; older MemIR versions fail its ``memir_version`` literal and go through the upgrade path
+    (which also turns any other problem into an error naming the field)."""
+    try:
         return MemIR.model_validate_json(data)
-    return MemIR.from_json(data)
+    except pydantic.ValidationError:
+        return MemIR.from_json(data)
 
 
 def edge_rows(record: MemIR) -> list[tuple[Any, ...]]:

@@ -1,0 +1,43 @@
+"""Reading stored records back (mnemir.store.records.load_record), whatever JSON text the backend returns."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from store_cases import record
+
+from mnemir.errors import ValidationError
+from mnemir.ir import MemIR
+from mnemir.store.records import load_record
+
+REC = record("订下周五去上海的机票", "Task", {"goal": "订机票", "status": "pending"}, session="s1",
+             relationships=[{"target": "mem_x", "relation": "subtask_of"}])
+
+
+def jsonb_text(rec: MemIR) -> str:
+    """Like PostgreSQL's JSONB text: spaces after separators, keys shortest first (memir_version is not first)."""
+    data = rec.to_dict()
+    return json.dumps({k: data[k] for k in sorted(data, key=lambda k: (len(k), k))}, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("text", [REC.to_json(), jsonb_text(REC)], ids=["compact", "jsonb"])
+def test_current_records_load_from_either_text_form(text: str) -> None:
+    assert load_record(text) == REC
+    assert '"memir_version": "1.0"' not in jsonb_text(REC)[:40]  # the form the old fast-path test never saw
+
+
+def test_an_older_version_is_upgraded() -> None:
+    seed = {"memir_version": "0.1", "id": "mem_abc123", "content": "用户想要预订下周五飞往上海的航班。",
+            "type": "Task", "metadata": {"created_at": "2023-10-20T10:30:00Z", "source_dialogue_turn": 42},
+            "relationships": [{"target_mem_id": "mem_def456", "relation_type": "subtask_of"}]}
+    rec = load_record(json.dumps(seed, ensure_ascii=False))
+    assert rec.memir_version == "1.0" and rec.content.text == "用户想要预订下周五飞往上海的航班。"
+    assert rec.metadata.source.turn == 42 and rec.relationships[0].target == "mem_def456"
+
+
+def test_a_broken_record_is_an_error_naming_the_field() -> None:
+    data = {**REC.to_dict(), "status": "gone"}
+    with pytest.raises(ValidationError) as info:
+        load_record(json.dumps(data))
+    assert info.value.field == "status"
