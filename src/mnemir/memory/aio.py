@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-#: the public operations exposed as coroutines (those the memory actually has)
-ASYNC_METHODS = (
-    "add", "get", "update", "delete", "search", "list", "count", "import_jsonl", "export_jsonl",
-    "remember", "ingest", "intent", "recall", "update_task", "supersede", "history", "maintain",
-    "overdue_tasks", "as_of", "add_evidence", "confirm_hypothesis", "conflicts",
-)
+#: public methods that are not offered as coroutines (``aclose`` replaces ``close``)
+NOT_ASYNC = frozenset({"close"})
+
+
+def async_methods(cls: type) -> frozenset[str]:
+    """The public operations of a Memory class exposed as coroutines: every public method (not properties or
+    plain attributes), so a method added to ``Memory`` is awaitable without touching this module."""
+    return frozenset(name for name, value in inspect.getmembers(cls, inspect.isfunction)
+                     if not name.startswith("_") and name not in NOT_ASYNC)
 
 
 class AsyncMemory:
@@ -25,6 +29,7 @@ class AsyncMemory:
 
     def __init__(self, memory: Any) -> None:
         self._memory = memory
+        self._methods = async_methods(type(memory))
         self._lock = asyncio.Lock()
 
     @property
@@ -33,7 +38,7 @@ class AsyncMemory:
         return self._memory
 
     def __getattr__(self, name: str) -> Callable[..., Awaitable[Any]]:
-        if name not in ASYNC_METHODS or not hasattr(self._memory, name):
+        if name not in self.__dict__.get("_methods", ()):  # not self._methods: no recursion before __init__
             raise AttributeError(f"AsyncMemory has no attribute {name!r}")
         method = getattr(self._memory, name)
 
@@ -45,7 +50,7 @@ class AsyncMemory:
         return call
 
     def __dir__(self) -> list[str]:
-        return sorted({*super().__dir__(), *(m for m in ASYNC_METHODS if hasattr(self._memory, m))})
+        return sorted({*super().__dir__(), *self._methods})
 
     async def aclose(self) -> None:
         async with self._lock:
