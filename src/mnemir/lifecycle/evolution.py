@@ -33,13 +33,8 @@ class OntologyDiff:
 
     @property
     def breaking(self) -> list[str]:
-        """Human-readable breaking changes (each needs a migration step)."""
-        out = [f"type {t} removed" for t in self.removed_types]
-        out += [f"property {t}.{p} removed" for t, p in self.removed_properties]
-        out += [f"property {t}.{p} changed kind" for t, p in self.changed_kinds]
-        out += [f"property {t}.{p} became required" for t, p in self.newly_required]
-        out += [f"enum value {t}.{p}={v} removed" for t, p, v in self.removed_enum_values]
-        return out
+        """Human-readable breaking changes (each needs a migration step): those no migration covers."""
+        return self.uncovered(None)
 
     def uncovered(self, migration: Migration | None) -> list[str]:
         """Breaking changes that ``migration`` does not address (a rename or split of each removed name)."""
