@@ -4,6 +4,7 @@ That no evaluated text is in the training data (across suites) is held by tests/
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -11,9 +12,11 @@ import numpy as np
 import pytest
 
 from mnemir.embed import USEEmbedder
+from mnemir.errors import ConfigError
 from mnemir.eval import extraction as eval_extraction
 from mnemir.eval import intent as eval_intent
 from mnemir.understand import Extractor, IntentRecognizer
+from mnemir.understand.lexicon import CUE_NAMES, cue_vector
 from mnemir.understand.model import load_model
 from mnemir.understand.train import extraction_examples, fit, read_jsonl
 
@@ -67,3 +70,22 @@ def test_training_is_deterministic_and_round_trips(embedder: USEEmbedder, tmp_pa
     vectors = embedder.embed(texts[:5])
     assert loaded.predict(vectors, texts[:5]) == first.predict(vectors, texts[:5])
     assert loaded.cue_scale == 0.15
+
+
+@pytest.mark.parametrize("text", ["", "好", "我对花生过敏，但特别喜欢吃川菜", "Remind me to book the flights by Friday, it's urgent"])
+def test_the_cue_names_name_every_cue_feature(text: str) -> None:
+    assert len(cue_vector(text)) == len(CUE_NAMES)
+
+
+@pytest.mark.parametrize("name", ["extractor", "intent"])
+def test_the_shipped_models_have_one_weight_row_per_named_feature(embedder: USEEmbedder, name: str) -> None:
+    model = load_model(name)
+    model.check(embedder)
+    assert model.weights.shape[0] == embedder.dim + len(CUE_NAMES)
+
+
+def test_a_model_whose_weights_do_not_fit_the_layout_is_refused(embedder: USEEmbedder) -> None:
+    model = load_model("intent")
+    short = dataclasses.replace(model, weights=model.weights[:-1])
+    with pytest.raises(ConfigError, match="features"):
+        short.check(embedder)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CUES", "EMOTION_WORDS", "INTENSIFIERS", "SOFTENERS", "cue_vector", "language_of"]
+__all__ = ["CUES", "CUE_NAMES", "EMOTION_WORDS", "INTENSIFIERS", "SOFTENERS", "cue_vector", "language_of"]
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -82,11 +82,14 @@ CUES: dict[str, re.Pattern[str]] = {
     "urgency": _rx(r"紧急|尽快|马上|立刻|赶紧|急|\b(?:asap|urgent|urgently|right away|immediately|as soon as|quickly|"
                    r"priority)\b"),
 }
-CUE_NAMES: tuple[str, ...] = (*tuple(CUES), "emotion_lexicon")
+#: the length buckets cue_vector adds after the cue groups
+_LENGTH_BUCKETS = ("short", "long")
+#: the name of each value cue_vector returns, in order (the models' feature layout is built from these)
+CUE_NAMES: tuple[str, ...] = (*CUES, *_LENGTH_BUCKETS)
 
 
 def cue_vector(text: str) -> list[float]:
-    """One 0/1 feature per cue group, plus length buckets.
+    """One 0/1 feature per cue group, plus length buckets (named by ``CUE_NAMES``).
 
     The emotion lexicon is deliberately not a feature: tried as one, the model leaned on it and lost the feelings
     said in words the lexicon lacks (dev split, emotion recall 0.71 -> 0.50); it types emotions instead."""

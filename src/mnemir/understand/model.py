@@ -29,7 +29,7 @@ DATA_DIR = Path(str(resources.files("mnemir.understand") / "data"))
 Array = npt.NDArray[np.float32]
 #: cue features are 0/1 while vector components are ~0.05: scale so neither drowns the other
 CUE_SCALE = 0.5
-FEATURE_LAYOUT = "vector+cues:" + ",".join(CUE_NAMES) + ",short,long"
+FEATURE_LAYOUT = "vector+cues:" + ",".join(CUE_NAMES)
 
 
 def featurize(vectors: Array, texts: list[str], cue_scale: float = CUE_SCALE) -> Array:
@@ -55,6 +55,10 @@ class SoftmaxModel:
                 trained_for=self.embedder_id, embedder=embedder.model_id)
         if self.layout != FEATURE_LAYOUT:
             raise ConfigError("the understanding model's feature layout is stale; retrain it", layout=self.layout)
+        features = embedder.dim + len(CUE_NAMES)
+        if self.weights.shape[0] != features:
+            raise ConfigError(f"the understanding model has weights for {self.weights.shape[0]} features, the layout "
+                              f"names {features}; retrain it", layout=self.layout)
 
     def proba(self, features: Array) -> Array:
         logits = features @ self.weights + self.bias
