@@ -132,6 +132,30 @@ def test_the_speaker_policy_applies_to_llm_output(stub: tuple[Stub, str], wed: d
     assert fact.properties["confidence"] == 0.6  # the assistant's word counts for less than the user's (0.8)
 
 
+@pytest.mark.parametrize(("text", "replaces"), [
+    ("Actually, I live in Oslo now", None),
+    ("I live in Oslo, not Bergen", "Bergen"),
+    ("其实我住在杭州，不是上海", "上海"),
+])
+def test_llm_and_offline_facts_are_corrections_by_the_same_rule(stub: tuple[Stub, str], extractor: Extractor,
+                                                                 wed: datetime, text: str, replaces: str | None) -> None:
+    state, url = stub
+    state.replies.append({"act": "inform", "memories": [
+        {"type": "Fact", "text": text, "properties": {"entity": "user", "attribute": "residence", "value": "x"}}]})
+    [by_llm] = LLMExtractor(url, "m").extract(text, now=wed).drafts
+    [offline] = extractor.extract(text, now=wed).drafts
+    assert (by_llm.kind, by_llm.replaces) == (offline.kind, offline.replaces) == ("correction", replaces)
+
+
+def test_a_fact_without_correction_wording_is_a_plain_memory(stub: tuple[Stub, str], wed: datetime) -> None:
+    state, url = stub
+    state.replies.append({"act": "inform", "memories": [
+        {"type": "Fact", "text": "I cannot swim", "properties": {"entity": "user", "attribute": "general",
+                                                                 "value": "cannot swim"}}]})
+    [fact] = LLMExtractor(url, "m").extract("I cannot swim", now=wed).drafts
+    assert (fact.kind, fact.replaces) == ("memory", None)
+
+
 def test_http_errors_are_endpoint_errors(stub: tuple[Stub, str], wed: datetime) -> None:
     state, url = stub
     state.replies.append(500)

@@ -290,8 +290,7 @@ class Extractor:
                          entities=entities, reasons=[*reasons, f"reports status {status}"])
         if label == "Fact":
             props = fill.fact_properties(piece)
-            old = fill.correction_old_value(piece)
-            is_correction = bool(CUES["correction"].search(piece)) or old is not None
+            is_correction, old = fill.correction_of(piece)
             return Draft("Fact", piece, props, kind="correction" if is_correction else "memory",
                          confidence=confidence, entities=entities, reasons=reasons, replaces=old)
         if label == "Preference":

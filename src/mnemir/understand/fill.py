@@ -17,7 +17,7 @@ from mnemir.understand.entities import find_entities
 from mnemir.understand.lexicon import CUES, INTENSIFIERS, SOFTENERS, find_emotion
 
 __all__ = ["ATTRIBUTES", "act_type", "fact_properties", "fact_provenance", "frame_properties", "emotion_properties",
-           "preference_properties", "task_properties", "update_status", "correction_old_value", "strip_request"]
+           "preference_properties", "task_properties", "update_status", "correction_of", "strip_request"]
 
 _TRAIL = "，,。.!！?？~～;；:： \t\n\"'“”了的啊呀呢吧哦嘛"
 
@@ -132,13 +132,16 @@ def _subject_guess(text: str) -> str:
 
 _CORRECTION_OLD = re.compile(r"不是(?P<v>[^，,。而]{1,15})|not (?:in |at |to )?(?P<v2>[\w\s'-]{1,30}?)(?:[,.;!]|$| but| anymore)",
                              re.I)
+#: a correction that names the old value says it with a negation
+_NEGATED = re.compile(r"不是|\bnot\b|\bno longer\b|\banymore\b", re.I)
 
 
-def correction_old_value(text: str) -> str | None:
-    """The value a correction says is wrong ("不是上海" / "not Shanghai"), if it names one."""
-    if not CUES["correction"].search(text) and not re.search(r"不是|\bnot\b|\bno longer\b|\banymore\b", text, re.I):
-        return None
-    return _captured(_CORRECTION_OLD, text)
+def correction_of(text: str) -> tuple[bool, str | None]:
+    """(is this fact a correction, the old value it says is wrong) for a fact text: a correction word ("其实",
+    "actually") or a named old value ("不是上海" / "not Shanghai") makes it one; the old value may be None."""
+    cued = bool(CUES["correction"].search(text))
+    old = _captured(_CORRECTION_OLD, text) if cued or _NEGATED.search(text) else None
+    return cued or old is not None, old
 
 
 # -- preferences --------------------------------------------------------------------------

@@ -209,8 +209,8 @@ class LLMExtractor:
             return None
         if dropped:
             reasons.append("dropped unknown properties " + ", ".join(dropped))
-        replaces = fill.correction_old_value(text) if kind == "Fact" else None
-        return Draft(kind, text, clean, kind="memory" if replaces is None else "correction", entities=entities,
+        is_correction, replaces = fill.correction_of(text) if kind == "Fact" else (False, None)
+        return Draft(kind, text, clean, kind="correction" if is_correction else "memory", entities=entities,
                      reasons=reasons, replaces=replaces)
 
 
