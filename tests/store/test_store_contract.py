@@ -219,6 +219,23 @@ def test_where_on_core_and_json_properties(store: Store) -> None:
     assert where({"@type": "Preference"}) == {"p1"}
 
 
+@pytest.mark.parametrize(("where", "field", "value"), [
+    ({"extra": ["alpha", "beta"]}, "where.extra", ["alpha", "beta"]),
+    ({"extra": {"$ne": {"k": "alpha"}}}, "where.extra.$ne", {"k": "alpha"}),
+    ({"blob": {"$in": ["alpha", ["alpha"]]}}, "where.blob.$in", ["alpha"]),
+    ({"blob": {"$nin": [{"k": "alpha"}]}}, "where.blob.$nin", {"k": "alpha"}),
+])
+def test_a_list_or_object_as_filter_value_is_refused_naming_the_field(store: Store, where: dict[str, Any],
+                                                                       field: str, value: Any) -> None:
+    """'json' properties hold anything, but filters compare scalars: every backend answers alike."""
+    put(store, record("g", "Gadget", {"extra": ["alpha", "beta"], "blob": {"k": "alpha"}}, id="g"))
+    with pytest.raises(ValidationError) as info:
+        store.select(Selection(user_id=ANY, where=parse_filter(where, ONTOLOGY)))
+    assert (info.value.field, info.value.value) == (field, value)
+    assert info.value.allowed == "string, number or boolean"
+    assert ids(store.select(Selection(user_id=ANY, where=parse_filter({"extra": "beta"}, ONTOLOGY)))) == ["g"]
+
+
 def test_order_by_limit_and_offset(store: Store) -> None:
     put(store, *[record(f"t{i}", "Task", {"deadline": f"2026-12-0{9 - i}"} if i % 3 else {}, id=f"t{i}",
                         created=T0 + timedelta(minutes=i)) for i in range(8)])

@@ -169,8 +169,14 @@ def _value(spec: PropertySpec, value: Any, path: str) -> Any:
     if spec.kind == "datetime":
         return parse_when(value, path, allow_date=True)  # a date bound is allowed when filtering
     if spec.kind == "list":
-        return PropertySpec(spec.name, spec.item_kind, enum=spec.enum).coerce(value, path)
-    return spec.coerce(value, path)
+        out = PropertySpec(spec.name, spec.item_kind, enum=spec.enum).coerce(value, path)
+    else:
+        out = spec.coerce(value, path)
+    if isinstance(out, (list, tuple, dict)):
+        # a 'json' property accepts any value, but the backends compare scalars only (so that they all agree)
+        raise ValidationError("a filter value must be a single scalar; use $in for several values", field=path,
+                              value=value, allowed="string, number or boolean")
+    return out
 
 
 # -- evaluation in Python (used for checks and by tests as the reference) -------------------

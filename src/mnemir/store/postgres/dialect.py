@@ -71,18 +71,11 @@ class JsonbProperties(PropertyAccess):
 
     def equals_any(self, name: str, values: Sequence[Scalar], p: Params) -> str:
         sql_text(name)  # refuses a name PostgreSQL cannot hold
-        scalars = [v for v in values if isinstance(v, (str, int, float))]
-        forms = [form for v in scalars for form in _equal_forms(v)]
+        # values are scalars (the filter parser refuses lists and objects)
+        forms = [form for v in values for form in _equal_forms(v)]
         shapes = [{name: form} for form in forms] + [{name: [form]} for form in forms]
         parts = [f"{self.column} @> {p(json.dumps(s))}::jsonb" for s in shapes]
-        # an object or list value (a 'json' property): equal to a scalar, or held by a list (like matches())
-        parts.extend(self._equals_structured(name, v, p) for v in values if not isinstance(v, (str, int, float)))
         return "(" + " OR ".join(parts) + ")"
-
-    def _equals_structured(self, name: str, value: Any, p: Params) -> str:
-        stored, wanted = self._value(name, p), p(json.dumps(value))
-        return (f"(CASE jsonb_typeof({stored}) WHEN 'array' THEN EXISTS (SELECT 1 FROM jsonb_array_elements({stored}) "
-                f"item WHERE item = {wanted}::jsonb) ELSE {stored} = {wanted}::jsonb END)")
 
     def compare(self, name: str, op: str, value: Scalar, p: Params) -> str:
         value_expr = self._value(name, p)
