@@ -167,10 +167,6 @@ class Store(abc.ABC):
             raise NotFoundError(f"no memory with id {memory_id!r} in this scope", id=memory_id)
         return found[0]
 
-    def put(self, record: MemIR, vector: Vectors | None, *, model_id: str,
-            history: Sequence[HistoryEntry] = ()) -> None:
-        self.write([Write(record, vector, list(history))], model_id=model_id)
-
     def iter_select(self, selection: Selection, batch: int = 1000) -> Iterator[MemIR]:
         offset = 0
         while True:
