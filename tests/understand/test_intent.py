@@ -4,6 +4,7 @@ import pytest
 
 from mnemir.errors import ValidationError
 from mnemir.understand import IntentRecognizer, RetrievalIntent
+from mnemir.understand.model import boosted
 
 
 @pytest.mark.parametrize(("query", "kind", "first_type"), [
@@ -75,3 +76,18 @@ def test_an_intent_can_be_built_by_hand() -> None:
 def test_bad_queries_are_errors(recognizer: IntentRecognizer, query: object) -> None:
     with pytest.raises(ValidationError):
         recognizer.recognize(query)  # type: ignore[arg-type]
+
+
+def test_a_boost_raises_a_label_and_keeps_a_distribution() -> None:
+    ranked = boosted([("a", 0.6), ("b", 0.3), ("c", 0.1)], {"c": 0.6})
+    assert [label for label, _ in ranked] == ["c", "a", "b"]
+    assert dict(ranked)["c"] == pytest.approx(0.7 / 1.6)
+    assert sum(p for _, p in ranked) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(("query", "ruled"), [("我还有哪些待办", True), ("what do I still owe people?", False)])
+def test_the_reasons_say_when_a_precise_rule_matched(recognizer: IntentRecognizer, wed: datetime, query: str,
+                                                     ruled: bool) -> None:
+    intent = recognizer.recognize(query, now=wed)
+    assert intent.kind == "open_tasks"
+    assert ("wording typical of open_tasks" in intent.reasons) is ruled

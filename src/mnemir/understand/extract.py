@@ -39,7 +39,7 @@ from mnemir.understand import fill
 from mnemir.understand.dates import resolve_deadline
 from mnemir.understand.entities import Entity, find_entities
 from mnemir.understand.lexicon import CUES, EMOTION_PROTOTYPES, find_emotion, language_of
-from mnemir.understand.model import SoftmaxModel, load_model
+from mnemir.understand.model import SoftmaxModel, boosted, load_model
 from mnemir.understand.segment import is_plan, split_pieces, split_plan
 
 __all__ = ["EXTRACTION_LABELS", "MEMORY_LABELS", "SPEAKERS", "Draft", "Extraction", "Extractor", "check_speaker",
@@ -325,9 +325,7 @@ def _lexicon_boost(piece: str, ranked: list[tuple[str, float]]) -> list[tuple[st
     found = find_emotion(piece)
     if found is None or found[1].lower() in _NO_BOOST:
         return ranked
-    scores = {label: p + (EMOTION_WORD_BOOST if label == "EmotionalState" else 0.0) for label, p in ranked}
-    total = sum(scores.values())
-    return sorted(((label, p / total) for label, p in scores.items()), key=lambda kv: -kv[1])
+    return boosted(ranked, {"EmotionalState": EMOTION_WORD_BOOST})
 
 
 _FINISHED = re.compile(r"已经|已.{0,6}(?:好|完)了|\b(?:already|i'?ve|we'?ve|has been|have been|is (?:done|booked|"

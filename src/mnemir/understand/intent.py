@@ -24,7 +24,7 @@ from mnemir.understand.entities import find_entities
 from mnemir.understand.extract import check_text, local_now
 from mnemir.understand.fill import fact_attribute
 from mnemir.understand.lexicon import CUES, language_of
-from mnemir.understand.model import SoftmaxModel, load_model
+from mnemir.understand.model import SoftmaxModel, boosted, load_model
 
 __all__ = ["INTENT_KINDS", "KIND_TYPES", "IntentRecognizer", "RetrievalIntent"]
 
@@ -125,20 +125,21 @@ class IntentRecognizer:
 
     def predict_kinds(self, query: str) -> list[tuple[str, float]]:
         """Kinds with probabilities, best first: the model's, raised where a precise rule matches."""
+        return self._rank(query)[0]
+
+    def _rank(self, query: str) -> tuple[list[tuple[str, float]], list[str]]:
+        """(kinds with probabilities best first, the kinds whose precise rule matched)."""
         vector = self.embedder.embed_query(query)[None, :]
-        scores = dict(self.model.predict(vector, [query])[0])
-        for kind in _rule_kinds(query):
-            scores[kind] = scores.get(kind, 0.0) + RULE_BOOST
-        total = sum(scores.values())
-        return sorted(((k, v / total) for k, v in scores.items()), key=lambda kv: -kv[1])
+        ruled = _rule_kinds(query)
+        return boosted(self.model.predict(vector, [query])[0], dict.fromkeys(ruled, RULE_BOOST)), ruled
 
     def recognize(self, query: str, now: datetime | None = None) -> RetrievalIntent:
         query = check_text(query, "query")
         now = local_now(now)
-        ranked = self.predict_kinds(query)
+        ranked, ruled = self._rank(query)
         kind, confidence = ranked[0]
         reasons = [f"kind {kind} (p={confidence:.2f})"]
-        if kind in _KIND_RULES and _KIND_RULES[kind].search(query):
+        if kind in ruled:
             reasons.append(f"wording typical of {kind}")
         types = KIND_TYPES[kind]
         unsure = confidence < UNSURE_BELOW

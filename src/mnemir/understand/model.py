@@ -10,6 +10,7 @@ layout), so a model trained for one embedder refuses to run with another.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -21,7 +22,7 @@ from mnemir.embed.base import Embedder
 from mnemir.errors import ConfigError, ModelMismatchError
 from mnemir.understand.lexicon import CUE_NAMES, cue_vector
 
-__all__ = ["DATA_DIR", "SoftmaxModel", "featurize", "load_model", "train_softmax"]
+__all__ = ["DATA_DIR", "SoftmaxModel", "boosted", "featurize", "load_model", "train_softmax"]
 
 #: the package data: the shipped weights and the labelled corpus
 DATA_DIR = Path(str(resources.files("mnemir.understand") / "data"))
@@ -35,6 +36,16 @@ FEATURE_LAYOUT = "vector+cues:" + ",".join(CUE_NAMES)
 def featurize(vectors: Array, texts: list[str], cue_scale: float = CUE_SCALE) -> Array:
     cues = np.array([cue_vector(t) for t in texts], dtype=np.float32).reshape(len(texts), -1) * cue_scale
     return np.hstack([np.asarray(vectors, dtype=np.float32), cues])
+
+
+def boosted(ranked: list[tuple[str, float]], boosts: Mapping[str, float]) -> list[tuple[str, float]]:
+    """``ranked`` (label, probability) with ``boosts`` added to some labels, renormalised to sum to 1, best first:
+    a precise rule raises a label but the model still decides."""
+    scores = dict(ranked)
+    for label, extra in boosts.items():
+        scores[label] = scores.get(label, 0.0) + extra
+    total = sum(scores.values())
+    return sorted(((label, p / total) for label, p in scores.items()), key=lambda kv: -kv[1])
 
 
 @dataclass
