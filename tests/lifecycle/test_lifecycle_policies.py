@@ -32,6 +32,7 @@ from mnemir.lifecycle import (
 )
 from mnemir.lifecycle.merge import reinforced
 from mnemir.lifecycle.terms import terms_overlap
+from mnemir.retrieve.ranking import is_about_user
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 CONFIG = LifecycleConfig()
@@ -153,6 +154,18 @@ def test_someone_elses_allergy_is_not_the_users_conflict() -> None:
     friend = rec("Fact", "Bob is allergic to peanuts", entity="Bob", attribute="allergy", value="peanuts")
     like = rec("Preference", "I love peanut butter", subject="peanut butter", preference_type="like")
     assert find_conflicts(like, [friend], CONFIG) == []
+
+
+@pytest.mark.parametrize(("entity", "about_user"), [
+    ("user", True), ("The User", True), ("the_user", True), ("我", True), ("ALICE", True), ("alice", True),
+    ("Bob", False), ("Alice's mum", False),
+])
+def test_the_user_is_recognised_however_spelled(entity: str, about_user: bool) -> None:
+    """Conflict rules and recall roles share one notion of "a fact about the user" (ranking.is_about_user)."""
+    allergy = rec("Fact", "allergic to peanuts", entity=entity, attribute="allergy", value="peanuts")
+    like = rec("Preference", "I love peanut butter", subject="peanut butter", preference_type="like")
+    assert is_about_user(allergy) is about_user
+    assert len(find_conflicts(like, [allergy], CONFIG)) == (1 if about_user else 0)
 
 
 def test_less_trusted_or_less_confident_source_does_not_supersede() -> None:

@@ -23,11 +23,9 @@ from mnemir.lifecycle.config import ConflictPair, LifecycleConfig, Strategy
 from mnemir.lifecycle.events import EventKind, GovernanceEvent
 from mnemir.lifecycle.hypothesis import apply_evidence
 from mnemir.lifecycle.records import changed, entry, is_live, same_scope, short, start_of, with_relation
-from mnemir.lifecycle.terms import has_cjk, norm_key, terms_overlap
-from mnemir.retrieve.ranking import confidence_of
-
-#: words that name the user as the entity of a Fact
-SELF_ENTITIES = frozenset({"user", "theuser", "me", "i", "myself", "self", "我", "用户", "本人", "自己"})
+from mnemir.lifecycle.terms import has_cjk, terms_overlap
+from mnemir.ontology import norm_key
+from mnemir.retrieve.ranking import confidence_of, is_about_user
 
 NEVER_SUPERSEDES = ("EmotionalState", "DialogueAct")
 
@@ -66,11 +64,6 @@ def _single_valued(record: MemIR, config: LifecycleConfig) -> bool:
     return norm_key(record.properties.get("attribute")) not in multi
 
 
-def _is_about_user(record: MemIR) -> bool:
-    entity = record.properties.get("entity")
-    return entity is None or norm_key(entity) in SELF_ENTITIES or norm_key(entity) == norm_key(record.scope.user_id)
-
-
 def _side_matches(record: MemIR, type_name: str, where: Mapping[str, Any]) -> bool:
     if record.type != type_name:
         return False
@@ -97,7 +90,7 @@ def _pair_conflict(pair: ConflictPair, new: MemIR, old: MemIR) -> Conflict | Non
     for a, b in ((new, old), (old, new)):
         if _side_matches(a, pair.a_type, pair.a_where) and _side_matches(b, pair.b_type, pair.b_where):
             facts = [r for r in (a, b) if r.type == "Fact"]
-            if all(_is_about_user(f) for f in facts) and terms_overlap(a.properties.get(pair.a_term),
+            if all(is_about_user(f) for f in facts) and terms_overlap(a.properties.get(pair.a_term),
                                                                        b.properties.get(pair.b_term)):
                 return Conflict(pair.name, new, old, pair.strategy, pair_question(pair, a, b))
     return None

@@ -13,7 +13,7 @@ from datetime import datetime
 from mnemir.ir import Action, HistoryEntry, MemIR
 from mnemir.lifecycle.config import TypePolicy
 from mnemir.lifecycle.records import changed, entry, is_live, same_scope, short
-from mnemir.lifecycle.terms import norm_key
+from mnemir.ontology import norm_key
 
 
 def keys_of(record: MemIR, keys: Sequence[str]) -> tuple[str, ...] | None:

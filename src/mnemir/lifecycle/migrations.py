@@ -18,8 +18,7 @@ from typing import Any
 from mnemir.errors import ValidationError
 from mnemir.ir import Action, MemIR, MemoryStatus
 from mnemir.lifecycle.records import entry
-from mnemir.lifecycle.terms import norm_key
-from mnemir.ontology import Ontology, format_datetime
+from mnemir.ontology import Ontology, format_datetime, norm_key
 from mnemir.store.base import ANY, Selection, Store, Write
 
 LOG_KEY = "lifecycle.migrations"

@@ -1,4 +1,5 @@
-"""Comparing the values of key properties: normalisation and "mentions the same thing"."""
+"""Comparing the values of key properties: "mentions the same thing" (keys are normalised by
+:func:`mnemir.ontology.norm_key`)."""
 
 from __future__ import annotations
 
@@ -6,19 +7,12 @@ import re
 import unicodedata
 from typing import Any
 
-_PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
+from mnemir.ontology import norm_key
+
 _WORD = re.compile(r"[a-z0-9]+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 #: words too common to make two terms "the same thing"
 _STOP = frozenset({"a", "an", "the", "of", "and", "or", "to", "with", "in", "on", "for", "my", "i", "me"})
-
-
-def norm_key(value: Any) -> str:
-    """Canonical form of a key value: NFKC, case-folded, punctuation and spaces removed."""
-    if value is None:
-        return ""
-    text = unicodedata.normalize("NFKC", str(value)).casefold()
-    return _PUNCT.sub("", text)
 
 
 def has_cjk(text: str) -> bool:

@@ -3,7 +3,7 @@
 from mnemir.ontology.builtin import BUILTIN_TYPES, CORE_VERSION
 from mnemir.ontology.enums import BUILTIN_ENUMS, EnumSpec
 from mnemir.ontology.registry import PACKS, Ontology, typedef_from_dict
-from mnemir.ontology.types import ROLES, PropertySpec, TypeDef, format_datetime, parse_when
+from mnemir.ontology.types import ROLES, PropertySpec, TypeDef, format_datetime, norm_key, parse_when
 
 __all__ = [
     "BUILTIN_ENUMS",
@@ -16,6 +16,7 @@ __all__ = [
     "PropertySpec",
     "TypeDef",
     "format_datetime",
+    "norm_key",
     "parse_when",
     "typedef_from_dict",
 ]

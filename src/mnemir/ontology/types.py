@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time
@@ -18,6 +20,17 @@ KINDS: tuple[str, ...] = Kind.__args__  # type: ignore[attr-defined]
 ROLES = ("answer", "background", "caution", "task", "context", "dialogue", "hypothesis")
 
 MAX_PROPERTY_STR = 2_000
+
+
+_NOT_KEY = re.compile(r"[\s\W_]+", re.UNICODE)
+
+
+def norm_key(value: Any) -> str:
+    """Canonical form of a key value (entity, subject, attribute) for comparing: NFKC, case-folded, punctuation
+    and spaces removed ("The User", "the_user" -> "theuser"); "" for None."""
+    if value is None:
+        return ""
+    return _NOT_KEY.sub("", unicodedata.normalize("NFKC", str(value)).casefold())
 
 
 def format_datetime(value: datetime) -> str:

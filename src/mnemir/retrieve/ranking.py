@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR, MemoryStatus
+from mnemir.ontology import norm_key
 from mnemir.store.filters import FilterNode, matches
 from mnemir.understand.entities import aliases
 
@@ -28,8 +29,10 @@ TASK_TYPES = ("Task", "Plan")
 TASK_KINDS = ("open_tasks", "task_status", "plan")
 #: roles that answer the query (the intent's types fit them); the others are context around the answer
 ANSWER_ROLES = ("answer", "task", "hypothesis", "dialogue")
-#: words that name the user as the entity of a Fact
-SELF_ENTITIES = frozenset({"user", "the user", "me", "i", "myself", "self", "我", "用户", "本人", "自己"})
+#: words that name the user as the entity of a Fact, in :func:`~mnemir.ontology.norm_key` form ("The User" ->
+#: "theuser"); ranking and lifecycle conflict rules share this one definition
+SELF_ENTITIES = frozenset(norm_key(w) for w in ("user", "the user", "me", "i", "myself", "self", "我", "用户", "本人",
+                                                "自己"))
 #: a memory reached by a relationship inherits this share of its parent's relevance per step
 LINK_DECAY = 0.75
 HOUR = timedelta(hours=1)
@@ -216,8 +219,11 @@ def norm_text(value: Any) -> str:
 
 
 def is_about_user(record: MemIR) -> bool:
+    """Whether a Fact is about the user: no entity, a self word ("me", "我") or the user's own id (compared as
+    :func:`~mnemir.ontology.norm_key`, so spacing, case and punctuation do not matter)."""
     entity = record.properties.get("entity")
-    return entity is None or norm_text(entity) in SELF_ENTITIES or norm_text(entity) == norm_text(record.scope.user_id)
+    key = norm_key(entity)
+    return entity is None or key in SELF_ENTITIES or key == norm_key(record.scope.user_id)
 
 
 def task_status(record: MemIR) -> str | None:
