@@ -414,7 +414,9 @@ def test_reopening_sees_everything(open_store: OpenStore) -> None:
     assert ids(again.text_search(Selection(user_id="alice"), "上海", 3)) == ["keep"]
 
 
-def test_capabilities_are_declared(store: Store) -> None:
+def test_capabilities_are_declared(store: Store, backend: str) -> None:
     caps = store.capabilities
+    assert caps.name == backend
     assert caps.exact_filtered_vectors is True
+    assert caps.ann == hasattr(store, "build_ann_index")  # declared exactly where an ANN index can be built
     assert set(caps.text_languages) >= {"en", "zh"}

@@ -74,19 +74,17 @@ class Selection:
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What a backend can do; the facade and the planner read these."""
+    """What a backend declares about itself (``Store.capabilities``), for whoever picks a backend; the
+    conformance tests check each declaration against the backend's behaviour. The library does not branch on
+    them: each backend plans its own searches (:mod:`mnemir.store.planner`)."""
 
     name: str
-    #: filtered vector search is exact (recall 1.0 against brute force)
+    #: filtered vector search is exact (recall 1.0 against brute force), unless an ANN index (below) answers
     exact_filtered_vectors: bool = True
-    #: an approximate index exists for large unfiltered scopes
+    #: an approximate index can be built on request for very large candidate sets (``build_ann_index``)
     ann: bool = False
     #: languages the full-text index handles well
     text_languages: tuple[str, ...] = ("en", "zh")
-    #: several processes may write at once
-    multi_process: bool = True
-    #: an embedded store (no server)
-    embedded: bool = True
 
 
 @dataclass

@@ -42,8 +42,7 @@ class PostgresStore(Store):
     ``retry_for_s``: how long a write that conflicts with other writers is retried before a StoreError.
     """
 
-    capabilities = Capabilities(name="postgres", exact_filtered_vectors=True, ann=True, text_languages=("en", "zh"),
-                                multi_process=True, embedded=False)
+    capabilities = Capabilities(name="postgres", exact_filtered_vectors=True, ann=True, text_languages=("en", "zh"))
 
     def __init__(self, url: str, *, ontology: Ontology, ann_min_candidates: int | None = ANN_MIN_CANDIDATES,
                  retry_for_s: float = 60.0, connect_timeout_s: float = 10.0) -> None:

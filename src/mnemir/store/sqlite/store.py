@@ -42,8 +42,7 @@ class SQLiteStore(Store):
     ``retry_for_s``: how long a transaction is retried (with backoff) before giving up with a StoreError.
     """
 
-    capabilities = Capabilities(name="sqlite", exact_filtered_vectors=True, ann=False, text_languages=("en", "zh"),
-                                multi_process=True, embedded=True)
+    capabilities = Capabilities(name="sqlite", exact_filtered_vectors=True, ann=False, text_languages=("en", "zh"))
 
     def __init__(self, path: str | os.PathLike[str], *, ontology: Ontology, busy_timeout_s: float = 5.0,
                  retry_for_s: float = 60.0) -> None:
