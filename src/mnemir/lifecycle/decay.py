@@ -7,7 +7,7 @@ from datetime import datetime
 from mnemir.ir import MemIR
 from mnemir.lifecycle.config import LifecycleConfig, TypePolicy
 from mnemir.lifecycle.records import is_live, last_refreshed, start_of
-from mnemir.lifecycle.tasks import deadline_of
+from mnemir.ontology import parse_timestamp
 from mnemir.retrieve.ranking import CLOSED_STATUSES
 
 
@@ -35,7 +35,7 @@ def closed_at(record: MemIR) -> datetime | None:
     """When a task was completed or failed (its ``completed_at``, else its last update), None if open."""
     if record.properties.get("status") not in CLOSED_STATUSES:
         return None
-    return deadline_of(record.properties.get("completed_at")) or record.metadata.updated_at
+    return parse_timestamp(record.properties.get("completed_at")) or record.metadata.updated_at
 
 
 def recently_used(record: MemIR, now: datetime, policy: TypePolicy) -> bool:
@@ -63,5 +63,4 @@ def fact_recheck_due(record: MemIR, now: datetime, config: LifecycleConfig) -> b
     if record.type != "Fact" or not is_live(record):
         return False
     checked = record.metadata.extra.get("confidence_checked_at")
-    since = deadline_of(checked) if isinstance(checked, str) else None
-    return now - (since or start_of(record)) >= config.fact_recheck_every
+    return now - (parse_timestamp(checked) or start_of(record)) >= config.fact_recheck_every

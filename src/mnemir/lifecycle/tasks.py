@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime, time, timedelta
+from datetime import datetime, timedelta
 
 from mnemir.errors import InvalidTransitionError, ValidationError
 from mnemir.ir import Action, HistoryEntry, MemIR, MemoryStatus
 from mnemir.lifecycle.records import changed, entry, is_live
-from mnemir.ontology import format_datetime
+from mnemir.ontology import format_datetime, parse_deadline
 from mnemir.ontology.enums import TASK_STATUS
 from mnemir.retrieve.ranking import CLOSED_STATUSES, OPEN_STATUSES
 
@@ -89,21 +89,8 @@ def cascade_to_steps(task: MemIR, steps: Sequence[MemIR], *, now: datetime, acto
     return out
 
 
-def deadline_of(value: object) -> datetime | None:
-    """The instant a deadline passes: a date means the end of that day (UTC)."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        if len(value) == 10:
-            return datetime.combine(datetime.fromisoformat(value).date(), time.max, UTC)
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
 def is_overdue(task: MemIR, now: datetime) -> bool:
-    due = deadline_of(task.properties.get("deadline"))
+    due = parse_deadline(task.properties.get("deadline"))
     return (task.type in TASK_TYPES and is_live(task) and task.properties.get("status", "pending") in OPEN_STATUSES
             and due is not None and due < now)
 

@@ -3,7 +3,16 @@
 from mnemir.ontology.builtin import BUILTIN_TYPES, CORE_VERSION
 from mnemir.ontology.enums import BUILTIN_ENUMS, EnumSpec
 from mnemir.ontology.registry import PACKS, Ontology, typedef_from_dict
-from mnemir.ontology.types import ROLES, PropertySpec, TypeDef, format_datetime, norm_key, parse_when
+from mnemir.ontology.types import (
+    ROLES,
+    PropertySpec,
+    TypeDef,
+    format_datetime,
+    norm_key,
+    parse_deadline,
+    parse_timestamp,
+    parse_when,
+)
 
 __all__ = [
     "BUILTIN_ENUMS",
@@ -17,6 +26,8 @@ __all__ = [
     "TypeDef",
     "format_datetime",
     "norm_key",
+    "parse_deadline",
+    "parse_timestamp",
     "parse_when",
     "typedef_from_dict",
 ]

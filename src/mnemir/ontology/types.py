@@ -37,6 +37,29 @@ def format_datetime(value: datetime) -> str:
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def parse_timestamp(value: object) -> datetime | None:
+    """A stored ISO date/time (``completed_at``, ``confidence_checked_at``) as an aware datetime: a naive one is
+    UTC, a bare date is its midnight UTC; None when absent or unreadable."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def parse_deadline(value: object) -> datetime | None:
+    """The instant a stored ``deadline`` passes: a bare date ("2026-12-04", due that day) lasts to the end of
+    that day (UTC); a date and time is that instant. None when absent or unreadable."""
+    if isinstance(value, str) and len(value.strip()) == 10:
+        try:
+            return datetime.combine(date.fromisoformat(value.strip()), time.max, UTC)
+        except ValueError:
+            return None
+    return parse_timestamp(value)
+
+
 def parse_when(value: Any, field_name: str, *, allow_date: bool) -> str:
     """Normalise a date/datetime to ISO text that sorts correctly as a string."""
     if isinstance(value, datetime):

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, Protocol
 
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR, MemoryStatus
-from mnemir.ontology import norm_key
+from mnemir.ontology import norm_key, parse_deadline
 from mnemir.store.filters import FilterNode, matches
 from mnemir.understand.entities import aliases
 
@@ -458,19 +458,8 @@ def _time_factor(record: MemIR, intent: IntentLike, now: datetime, config: Ranki
             return config.out_of_range_factor
         reasons.append("inside the asked time range")
         return 1.0
-    due = _deadline(record)
+    due = parse_deadline(record.properties.get("deadline"))
     if due is not None and (start is None or due >= start) and (end is None or due <= end):
         reasons.append("due inside the asked time range")
         return 1.1
     return 1.0
-
-
-def _deadline(record: MemIR) -> datetime | None:
-    value = record.properties.get("deadline")
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
