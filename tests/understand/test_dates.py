@@ -1,9 +1,9 @@
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
 from mnemir.errors import ValidationError
-from mnemir.understand.dates import cn_number, find_dates, resolve_deadline, time_range
+from mnemir.understand.dates import cn_number, find_dates, local_now, resolve_deadline, time_range
 
 WED = datetime(2026, 3, 4, 10, 0, tzinfo=timezone(timedelta(hours=8)))  # a Wednesday
 
@@ -73,9 +73,32 @@ def test_past_dates_are_not_deadlines() -> None:
     assert resolve_deadline("昨天", WED) is None
 
 
-def test_naive_now_is_rejected() -> None:
+@pytest.mark.parametrize(("text", "expected"), [
+    ("上周五", date(2026, 2, 27)), ("last Friday", date(2026, 2, 27)), ("本周一", date(2026, 3, 2)),
+    ("this Friday", date(2026, 3, 6)), ("coming Monday", date(2026, 3, 9)), ("下下个月底", date(2026, 5, 31)),
+    ("本月底", date(2026, 3, 31)), ("下个月初", date(2026, 4, 1)), ("这个月20号", date(2026, 3, 20)),
+    ("下下个月15号", date(2026, 5, 15)), ("下个月中", date(2026, 4, 15)), ("下个周末", date(2026, 3, 14)),
+    ("next weekend", date(2026, 3, 14)), ("end of next week", date(2026, 3, 13)), ("end of next month", date(2026, 4, 30)),
+    ("mid next month", date(2026, 4, 15)),
+])
+def test_every_prefix_points_the_same_way(text: str, expected: date) -> None:
+    [found] = find_dates(text, WED)
+    assert found.day == expected
+
+
+@pytest.mark.parametrize("resolve", [find_dates, resolve_deadline, time_range])
+def test_naive_now_is_rejected(resolve: object) -> None:
     with pytest.raises(ValidationError, match="timezone"):
-        find_dates("明天", datetime(2026, 3, 4))
+        resolve("明天", datetime(2026, 3, 4))  # type: ignore[operator]
+
+
+def test_now_stays_in_the_users_zone_and_defaults_to_the_clock() -> None:
+    assert local_now(WED) is WED
+    clock = local_now(None)
+    assert clock.utcoffset() is not None
+    assert abs(clock - datetime.now(UTC)) < timedelta(minutes=1)
+    found, after = resolve_deadline("明天"), local_now(None)
+    assert found is not None and found.day in {clock.date() + timedelta(days=1), after.date() + timedelta(days=1)}
 
 
 @pytest.mark.parametrize(("text", "start", "end"), [

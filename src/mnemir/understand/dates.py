@@ -25,7 +25,7 @@ from datetime import date, datetime, time, timedelta
 
 from mnemir.ir import ensure_aware
 
-__all__ = ["DateMatch", "cn_number", "find_dates", "resolve_deadline", "time_range"]
+__all__ = ["DateMatch", "cn_number", "find_dates", "local_now", "resolve_deadline", "time_range"]
 
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _EN_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -42,6 +42,15 @@ EN_NUM = r"(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|a couple 
 EN_WD = r"(?:monday|tuesday|tues|wednesday|thursday|thurs|friday|saturday|sunday)"
 EN_MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 ORD = r"(\d{1,2})(?:st|nd|rd|th)?"
+
+
+def local_now(now: datetime | None) -> datetime:
+    """``now`` checked for a timezone but kept in it (relative dates are the user's wall-clock dates); the clock's
+    local time when None."""
+    if now is None:
+        return datetime.now().astimezone()
+    ensure_aware(now)
+    return now
 
 
 def cn_number(text: str) -> int | None:
@@ -122,28 +131,27 @@ def _month_day(today: date, month: int, day: int, year: int | None = None) -> da
 
 
 # -- the rules: (pattern, resolver(match, today) -> date | None) ---------------------------
-def _zh_week_offset(prefix: str | None) -> int | None:
-    return {"下下": 2, "下": 1, "这": 0, "本": 0, "上": -1, None: None, "": None}.get(prefix)
+#: how many weeks / months ahead a prefix points ("下下周", "上个月", "next Friday")
+_AHEAD = {"下下": 2, "下": 1, "next": 1, "这": 0, "本": 0, "this": 0, "上": -1, "last": -1}
+
+
+def _ahead(prefix: str | None, default: int = 0) -> int:
+    """The offset a prefix names; ``default`` when there is no prefix."""
+    return _AHEAD[prefix.strip().lower()] if prefix else default
+
+
+def _r_weekday(weekday: int, prefix: str | None, today: date) -> date:
+    """A weekday in the week a prefix names; a bare (or "coming") weekday is the next such day on or after today."""
+    key = (prefix or "").strip().lower()
+    return _weekday_in_week(today, weekday, _AHEAD[key]) if key in _AHEAD else _coming_weekday(today, weekday)
 
 
 def _r_zh_weekday(m: re.Match[str], today: date) -> date | None:
-    weekday = _ZH_WEEKDAY[m.group(3)]
-    offset = _zh_week_offset(m.group(1))
-    if offset is None:
-        return _coming_weekday(today, weekday)
-    return _weekday_in_week(today, weekday, offset)
+    return _r_weekday(_ZH_WEEKDAY[m.group(3)], m.group(1), today)
 
 
 def _r_en_weekday(m: re.Match[str], today: date) -> date | None:
-    weekday = _EN_WEEKDAY[m.group(2)[:3].lower()]
-    which = (m.group(1) or "").lower().strip()
-    if which == "next":
-        return _weekday_in_week(today, weekday, 1)
-    if which == "last":
-        return _weekday_in_week(today, weekday, -1)
-    if which == "this":
-        return _weekday_in_week(today, weekday, 0)
-    return _coming_weekday(today, weekday)
+    return _r_weekday(_EN_WEEKDAY[m.group(2)[:3].lower()], m.group(1), today)
 
 
 def _r_offset_days(days: int) -> object:
@@ -181,8 +189,7 @@ def _r_zh_month_day(m: re.Match[str], today: date) -> date | None:
 
 def _r_zh_next_month_day(m: re.Match[str], today: date) -> date | None:
     day = cn_number(m.group(2))
-    ahead = {"下": 1, "下下": 2, "这": 0, "本": 0}.get(m.group(1), 1)
-    return _day_of_month(today, day, ahead) if day else None
+    return _day_of_month(today, day, _ahead(m.group(1))) if day else None
 
 
 def _r_zh_day(m: re.Match[str], today: date) -> date | None:
@@ -251,24 +258,20 @@ _RULES: list[tuple[re.Pattern[str], object]] = [
     (re.compile(r"\b(?:the\s+)?" + ORD + r"\s+(?:of\s+)?(" + EN_MON + r")\b", re.I), _r_en_day_of_month),
     (re.compile(r"\b(next|this|coming|last)?\s*(" + EN_WD + r")\b", re.I), _r_en_weekday),
     (re.compile(r"\b(?:by\s+|at\s+)?(?:the\s+)?end\s+of\s+(?:the\s+)?(next\s+)?month\b|\bmonth[- ]end\b", re.I),
-     lambda m, t: _month_end(*_ym(_add_months(t, 1 if m.group(1) else 0)))),
+     lambda m, t: _month_end(*_ym(_add_months(t, _ahead(m.group(1)))))),
     (re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?(next\s+)?week\b", re.I),
-     lambda m, t: _weekday_in_week(t, 4, 1 if m.group(1) else 0)),
+     lambda m, t: _weekday_in_week(t, 4, _ahead(m.group(1)))),
     (re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?year\b|\byear[- ]end\b", re.I), lambda m, t: date(t.year, 12, 31)),
-    (re.compile(r"\bmid[- ](?:month|(next\s+)month)\b", re.I), lambda m, t: _day_of_month(t, 15, 1 if m.group(1)
-                                                                                            else None)),
+    (re.compile(r"\bmid[- ](?:month|(next\s+)month)\b", re.I), lambda m, t: _day_of_month(t, 15, _ahead(m.group(1))
+                                                                                            if m.group(1) else None)),
     (re.compile(r"\b(?:in|within)\s+(" + EN_NUM + r")\s+(days?|weeks?|months?)\b", re.I), _r_en_in_n),
     (re.compile(r"\b(next|this)?\s*weekend\b", re.I),
-     lambda m, t: _weekday_in_week(t, 5, 1 if (m.group(1) or "").lower() == "next" else 0)),
+     lambda m, t: _weekday_in_week(t, 5, _ahead(m.group(1)))),
     (re.compile(r"\bnext\s+week\b", re.I), lambda m, t: _weekday_in_week(t, 6, 1)),
     (re.compile(r"\bthis\s+week\b", re.I), lambda m, t: _weekday_in_week(t, 6, 0)),
     (re.compile(r"\bnext\s+month\b", re.I), lambda m, t: _month_end(*_ym(_add_months(t, 1)))),
     (re.compile(r"\b(?:on|by|before|until|till)\s+the\s+" + ORD + r"\b", re.I), _r_en_nth),
 ]
-
-
-def _ahead(prefix: str | None) -> int:
-    return {"下下": 2, "下": 1, "next": 1}.get(prefix or "", 0)
 
 
 def _ym(day: date) -> tuple[int, int]:
@@ -311,10 +314,9 @@ def _time_of_day(text: str) -> time | None:
 
 
 # -- public -----------------------------------------------------------------------
-def find_dates(text: str, now: datetime) -> list[DateMatch]:
+def find_dates(text: str, now: datetime | None = None) -> list[DateMatch]:
     """Every date expression in ``text``, leftmost first, overlapping matches dropped."""
-    now = ensure_aware(now).astimezone(now.tzinfo)
-    today = now.date()
+    today = local_now(now).date()
     found: list[DateMatch] = []
     taken: list[tuple[int, int]] = []
     for pattern, resolver in _RULES:
@@ -335,15 +337,15 @@ def find_dates(text: str, now: datetime) -> list[DateMatch]:
     return found
 
 
-def resolve_deadline(text: str, now: datetime) -> DateMatch | None:
+def resolve_deadline(text: str, now: datetime | None = None) -> DateMatch | None:
     """The deadline a task utterance states: the first date expression (+ a time of day if given)."""
-    dates = [d for d in find_dates(text, now) if d.day >= now.astimezone(now.tzinfo).date()]
+    now = local_now(now)
+    dates = [d for d in find_dates(text, now) if d.day >= now.date()]
     when = _time_of_day(text)
     if not dates:
         if when is None:
             return None
-        today = now.astimezone(now.tzinfo).date()
-        return DateMatch("", 0, 0, datetime.combine(today, when, tzinfo=now.tzinfo))
+        return DateMatch("", 0, 0, datetime.combine(now.date(), when, tzinfo=now.tzinfo))
     first = dates[0]
     if when is not None:
         return DateMatch(first.phrase, first.start, first.end, datetime.combine(first.day, when, tzinfo=now.tzinfo))
@@ -367,9 +369,9 @@ _ZH_RANGES: list[tuple[re.Pattern[str], object]] = [
 ]
 
 
-def time_range(text: str, now: datetime) -> tuple[datetime, datetime] | None:
+def time_range(text: str, now: datetime | None = None) -> tuple[datetime, datetime] | None:
     """A past period a query refers to ("上周", "yesterday", "recently") as [start, end) in now's zone."""
-    now = ensure_aware(now).astimezone(now.tzinfo)
+    now = local_now(now)
     for pattern, span in _ZH_RANGES:
         if pattern.search(text):
             start, end = span(now.date())  # type: ignore[operator]

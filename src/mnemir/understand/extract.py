@@ -34,16 +34,16 @@ import numpy as np
 
 from mnemir.embed.base import Embedder
 from mnemir.errors import ValidationError
-from mnemir.ir import MAX_TEXT_CHARS, ensure_aware
+from mnemir.ir import MAX_TEXT_CHARS
 from mnemir.understand import fill
-from mnemir.understand.dates import resolve_deadline
+from mnemir.understand.dates import local_now, resolve_deadline
 from mnemir.understand.entities import Entity, find_entities
 from mnemir.understand.lexicon import CUES, EMOTION_PROTOTYPES, find_emotion, language_of
 from mnemir.understand.model import SoftmaxModel, boosted, load_model
 from mnemir.understand.segment import is_plan, split_pieces, split_plan
 
 __all__ = ["EXTRACTION_LABELS", "MEMORY_LABELS", "SPEAKERS", "Draft", "Extraction", "Extractor", "check_speaker",
-           "check_text", "finalize", "has_words", "label_of", "local_now"]
+           "check_text", "finalize", "has_words", "label_of", "local_now"]  # local_now: re-exported from dates
 
 #: what a piece of an utterance can be (``TaskUpdate``: a report on an existing task, not a new memory)
 MEMORY_LABELS = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
@@ -101,14 +101,6 @@ def check_text(text: object, field_name: str = "text") -> str:
     if not stripped:
         raise ValidationError(f"{field_name} must not be empty", field=field_name, value=text, allowed="non-blank text")
     return stripped
-
-
-def local_now(now: datetime | None) -> datetime:
-    """``now`` checked for a timezone but kept in it: relative dates are the user's wall-clock dates."""
-    if now is None:
-        return datetime.now().astimezone()
-    ensure_aware(now)
-    return now
 
 
 def finalize(result: Extraction, drafts: list[Draft]) -> Extraction:

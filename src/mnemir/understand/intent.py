@@ -19,9 +19,9 @@ from typing import Any
 
 from mnemir.embed.base import Embedder
 from mnemir.errors import ValidationError
-from mnemir.understand.dates import time_range
+from mnemir.understand.dates import local_now, time_range
 from mnemir.understand.entities import find_entities
-from mnemir.understand.extract import check_text, local_now
+from mnemir.understand.extract import check_text
 from mnemir.understand.fill import fact_attribute
 from mnemir.understand.lexicon import CUES, language_of
 from mnemir.understand.model import SoftmaxModel, boosted, load_model

@@ -26,6 +26,7 @@ from mnemir.errors import EndpointError, ValidationError
 from mnemir.ontology import Ontology
 from mnemir.ontology.enums import DIALOGUE_ACT, TASK_STATUS
 from mnemir.understand import fill
+from mnemir.understand.dates import local_now
 from mnemir.understand.entities import find_entities
 from mnemir.understand.extract import (
     MEMORY_LABELS,
@@ -35,7 +36,6 @@ from mnemir.understand.extract import (
     check_text,
     finalize,
     has_words,
-    local_now,
 )
 from mnemir.understand.lexicon import language_of
 
