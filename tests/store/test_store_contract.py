@@ -249,6 +249,24 @@ def test_order_by_limit_and_offset(store: Store) -> None:
     assert [r.id for r in store.iter_select(sel, batch=3)] == [f"t{i}" for i in range(8)]
 
 
+@pytest.mark.parametrize("batch", [250, 500, 3001])
+def test_iter_select_yields_every_record_once_in_select_order(store: Store, batch: int) -> None:
+    """3000 records, many sharing a creation time (down to the microsecond), ids whose code-point order is not a
+    locale's: paging by (created_at, id) loses and repeats nothing, in the order select() gives."""
+    rnd = np.random.default_rng(7)
+    stamps = [T0 + timedelta(minutes=int(m), microseconds=int(u))
+              for m, u in zip(rnd.integers(0, 5, 3000), rnd.integers(0, 3, 3000), strict=True)]
+    names = [f"{'ABab_-'[i % 6]}{i:04d}" for i in range(3000)]
+    put(store, *[record("x", id=n, created=t) for n, t in zip(names, stamps, strict=True)],
+        vectors=unit(rnd, 3000))
+    put(store, record("not mine", id="other", user="bob"))
+    sel = Selection(user_id="alice")
+    walked = [r.id for r in store.iter_select(sel, batch=batch)]
+    assert walked == ids(store.select(sel, order_by=[("@created_at", True)]))
+    assert sorted(walked) == sorted(names)
+    assert walked == [n for _, n in sorted(zip(stamps, names, strict=True))]
+
+
 @pytest.mark.parametrize(("call", "field"), [
     (lambda s: s.select(Selection(user_id="a"), order_by=[("@nope", True)]), "order_by[0]"),
     (lambda s: s.select(Selection(user_id="a"), order_by=[("colour", True)]), "colour"),
@@ -263,6 +281,9 @@ def test_order_by_limit_and_offset(store: Store) -> None:
     (lambda s: s.edges(["a"], direction="sideways"), "direction"),
     (lambda s: s.fetch("abc"), "ids"),
     (lambda s: s.set_meta("k", 1), "value"),  # type: ignore[arg-type]
+    (lambda s: next(s.iter_select(Selection(), batch=0)), "batch"),
+    (lambda s: s.select(Selection(), order_by=[("@updated_at", True)], _after=(T0, "x")), "order_by"),
+    (lambda s: s.select(Selection(), order_by=[("@created_at", True)], _after=("2026", "x")), "_after"),
 ])
 def test_bad_arguments_name_the_field(store: Store, call: Any, field: str) -> None:
     put(store, record("x"))

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from mnemir.embed.base import Vectors
-from mnemir.errors import NotFoundError
+from mnemir.errors import NotFoundError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR, MemoryStatus
 from mnemir.store.filters import FilterNode
 
@@ -87,6 +87,10 @@ class Capabilities:
     text_languages: tuple[str, ...] = ("en", "zh")
 
 
+#: a position in the order (created_at, id): where the next page of :meth:`Store.iter_select` starts
+Keyset = tuple[datetime, str]
+
+
 @dataclass
 class Write:
     """A record to insert or replace. ``vector=None`` keeps the stored vector (the text did not change)."""
@@ -122,9 +126,13 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def select(self, selection: Selection, *, order_by: Sequence[tuple[str, bool]] = (), limit: int | None = None,
-               offset: int = 0) -> list[MemIR]:
+               offset: int = 0, _after: Keyset | None = None) -> list[MemIR]:
         """Records matching the selection. ``order_by`` items are (field, ascending); fields are property names
-        or the record fields ``@created_at``, ``@updated_at``, ``@valid_from``."""
+        or the record fields ``@created_at``, ``@updated_at``, ``@valid_from``. Ties are broken by creation time,
+        then id.
+
+        ``_after`` (for :meth:`iter_select`): only records that come after this (created_at, id) in the order
+        ``@created_at`` ascending, then id; ``order_by`` must be exactly ``[("@created_at", True)]``."""
 
     @abc.abstractmethod
     def count(self, selection: Selection) -> int: ...
@@ -166,13 +174,18 @@ class Store(abc.ABC):
         return found[0]
 
     def iter_select(self, selection: Selection, batch: int = 1000) -> Iterator[MemIR]:
-        offset = 0
+        """Every record of the selection, oldest first (then by id), ``batch`` records per query. Each page starts
+        after the previous page's last (created_at, id) instead of at an offset, so that a walk over n records
+        reads n rows, not n² / batch."""
+        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+            raise ValidationError("batch must be a whole number >= 1", field="batch", value=batch)
+        after: Keyset | None = None
         while True:
-            rows = self.select(selection, order_by=[("@created_at", True)], limit=batch, offset=offset)
+            rows = self.select(selection, order_by=[("@created_at", True)], limit=batch, _after=after)
             yield from rows
             if len(rows) < batch:
                 return
-            offset += batch
+            after = (rows[-1].metadata.created_at, rows[-1].id)
 
     @property
     def model_id(self) -> str | None:

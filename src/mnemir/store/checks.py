@@ -4,6 +4,7 @@ the field, the bad value and what is allowed, before anything is read or written
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,7 @@ import numpy as np
 from mnemir.errors import ModelMismatchError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
-from mnemir.store.base import Write
+from mnemir.store.base import Keyset, Write
 
 #: ``edges(direction=...)``
 DIRECTIONS = ("out", "in", "both")
@@ -57,6 +58,20 @@ def check_paging(limit: Any, offset: Any) -> None:
     if limit is not None:
         check_count(limit, "limit")
     check_count(offset, "offset")
+
+
+def check_keyset(after: Any, order_by: Sequence[tuple[str, bool]]) -> Keyset | None:
+    """``select(_after=...)``: a (created_at, id) pair, and only with the order it is a position in."""
+    if after is None:
+        return None
+    if not (isinstance(after, tuple) and len(after) == 2 and isinstance(after[0], datetime)
+            and after[0].tzinfo is not None and isinstance(after[1], str)):
+        raise ValidationError("_after must be a (created_at, id) pair", field="_after", value=after,
+                              allowed="(timezone-aware datetime, memory id)")
+    if [tuple(item) for item in order_by] != [("@created_at", True)]:
+        raise ValidationError("_after needs order_by=[('@created_at', True)]", field="order_by", value=order_by,
+                              allowed=[("@created_at", True)])
+    return after
 
 
 def check_key(key: Any) -> str:

@@ -19,7 +19,7 @@ from mnemir.errors import ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
 from mnemir.store import checks, records
-from mnemir.store.base import Capabilities, Edge, Selection, Store, Write
+from mnemir.store.base import Capabilities, Edge, Keyset, Selection, Store, Write
 from mnemir.store.postgres import schema
 from mnemir.store.postgres.connection import Connection, Cursor
 from mnemir.store.postgres.dialect import PostgresDialect, order_expressions
@@ -147,9 +147,13 @@ class PostgresStore(Store):
         return self._db.read("fetch", body)
 
     def select(self, selection: Selection, *, order_by: Sequence[tuple[str, bool]] = (), limit: int | None = None,
-               offset: int = 0) -> list[MemIR]:
+               offset: int = 0, _after: Keyset | None = None) -> list[MemIR]:
         checks.check_paging(limit, offset)
+        after = checks.check_keyset(_after, order_by)
         where, p = _where(selection)
+        if after is not None:  # the order is (created_at, id by code point): continue it after this position
+            t, mid = p(after[0]), p(after[1])
+            where += f' AND (r.created_at > {t} OR (r.created_at = {t} AND r.id COLLATE "C" > {mid}))'
         order = self._order_sql(order_by, selection)
         sql = f"SELECT r.record::text FROM records r WHERE {where} ORDER BY {order} LIMIT {p(limit)} OFFSET {p(offset)}"
 

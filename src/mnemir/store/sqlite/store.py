@@ -17,7 +17,7 @@ from mnemir.errors import StoreError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
 from mnemir.store import checks, records
-from mnemir.store.base import Capabilities, Edge, Selection, Store, Write
+from mnemir.store.base import Capabilities, Edge, Keyset, Selection, Store, Write
 from mnemir.store.sql_filters import Params, check_selection, compile_selection, record_order_fields
 from mnemir.store.sqlite import rows, schema, text
 from mnemir.store.sqlite.connection import Connection
@@ -205,13 +205,16 @@ class SQLiteStore(Store):
         return self._db.read("fetch", body)
 
     def select(self, selection: Selection, *, order_by: Sequence[tuple[str, bool]] = (), limit: int | None = None,
-               offset: int = 0) -> list[MemIR]:
+               offset: int = 0, _after: Keyset | None = None) -> list[MemIR]:
         checks.check_paging(limit, offset)
+        after = checks.check_keyset(_after, order_by)
         order = self._order_sql(order_by, selection)
 
         def body(conn: sqlite3.Connection) -> list[MemIR]:
             p = Params()
             where = self._where(conn, selection, p)
+            if after is not None:  # the order is exactly (created_at, id): a row-value comparison continues it
+                where += f" AND (r.created_at, r.id) > ({p(rows.iso(after[0]))}, {p(after[1])})"
             sql = (f"SELECT d.record FROM records r JOIN documents d USING (rid) WHERE {where} "
                    f"ORDER BY {order} LIMIT {p(-1 if limit is None else limit)} OFFSET {p(offset)}")
             found = conn.execute(sql, p.values).fetchall()
