@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, Field
 
-from mnemir.errors import ValidationError
-from mnemir.ontology import BUILTIN_TYPES, Ontology
+from mnemir.errors import ConfigError, ValidationError
+from mnemir.ontology import BUILTIN_TYPES, Ontology, TypeDef
+from mnemir.ontology.registry import PACKS
 
 SEED_TYPES = {"Fact", "Preference", "Task", "Plan", "EmotionalState", "DialogueAct", "ContextualFrame", "Hypothesis"}
 
@@ -134,3 +135,34 @@ def test_user_types_from_pydantic_class(onto: Ontology) -> None:
 
 def test_version_is_deterministic_across_instances() -> None:
     assert Ontology(packs=["coding"]).version == Ontology(packs=["coding"]).version
+
+
+def test_every_alias_of_the_builtin_types_and_packs_resolves_to_its_own_type() -> None:
+    onto = Ontology(packs=PACKS)
+    assert set(onto.packs) == set(PACKS)
+    for typedef in onto.types.values():
+        for alias in (typedef.name, *typedef.aliases):
+            assert onto.resolve(alias).name == typedef.name, alias
+
+
+@pytest.mark.parametrize("alias", ["step", "STEP", "Plan"])
+def test_an_alias_another_type_owns_is_a_config_error_naming_both(onto: Ontology, alias: str) -> None:
+    before = onto.version
+    with pytest.raises(ConfigError) as info:
+        onto.register(TypeDef("Project", "a project", aliases=("项目", alias)))
+    message = str(info.value)
+    assert repr(alias) in message and "'Project'" in message and "'Plan'" in message
+    assert info.value.context == {"alias": alias, "type": "Project", "owner": "Plan", "pack": "core"}
+    assert "Project" not in onto and "项目" not in onto  # nothing half-added
+    assert onto.resolve(alias).name == "Plan" and onto.version == before
+
+
+def test_a_file_with_a_clashing_alias_registers_none_of_its_types(onto: Ontology, tmp_path: Path) -> None:
+    path = tmp_path / "types.yaml"
+    path.write_text("types:\n"
+                    "  - {name: Recipe, description: a dish, aliases: [菜谱]}\n"
+                    "  - {name: Menu, description: a menu, aliases: [菜谱]}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        onto.load_file(path)
+    assert "'菜谱'" in str(info.value) and "'Menu'" in str(info.value) and "'Recipe'" in str(info.value)
+    assert "Recipe" not in onto and "Menu" not in onto and "菜谱" not in onto

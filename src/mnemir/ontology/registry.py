@@ -30,31 +30,33 @@ class Ontology:
         self._aliases: dict[str, str] = {}
         self._packs: dict[str, int] = {}
         self._user_fingerprints: list[str] = []
-        for typedef in types:
-            self._add(typedef)
+        self._add(types)
         for pack in packs:
             self.load_pack(pack)
 
     # -- registration ---------------------------------------------------
-    def _add(self, typedef: TypeDef) -> None:
-        key = typedef.name.lower()
-        if key in self._aliases and self._aliases[key] != typedef.name:
-            raise ConfigError(f"type name {typedef.name!r} clashes with an alias of {self._aliases[key]!r}")
-        if typedef.name in self._types and self._types[typedef.name] != typedef:
-            raise ConfigError(f"type {typedef.name!r} is already defined differently", pack=typedef.pack)
-        self._types[typedef.name] = typedef
-        for alias in (typedef.name, *typedef.aliases):
-            self._aliases.setdefault(alias.lower(), typedef.name)
+    def _add(self, typedefs: Iterable[TypeDef]) -> None:
+        """Add types, all or none: a name or alias that another type already owns is a ConfigError."""
+        types, aliases = dict(self._types), dict(self._aliases)
+        for typedef in typedefs:
+            _claim(typedef, types, aliases)
+        self._types, self._aliases = types, aliases
 
     def register(self, typedef: TypeDef) -> TypeDef:
         """Add a user-defined type; bumps the ontology version."""
-        if typedef.name in self._types:
-            if self._types[typedef.name] == typedef:
-                return typedef
-            raise ConfigError(f"type {typedef.name!r} is already defined", type=typedef.name)
-        self._add(typedef)
-        self._user_fingerprints.append(_fingerprint(typedef))
+        self._register([typedef])
         return typedef
+
+    def _register(self, typedefs: Iterable[TypeDef]) -> None:
+        new: list[TypeDef] = []
+        for typedef in typedefs:
+            if self._types.get(typedef.name) == typedef or typedef in new:
+                continue  # registering the same type again changes nothing
+            if typedef.name in self._types:
+                raise ConfigError(f"type {typedef.name!r} is already defined", type=typedef.name)
+            new.append(typedef)
+        self._add(new)
+        self._user_fingerprints.extend(_fingerprint(t) for t in new)
 
     def load_pack(self, name: str) -> list[TypeDef]:
         if name in self._packs:
@@ -64,8 +66,7 @@ class Ontology:
         text = resources.files("mnemir.ontology").joinpath("packs", f"{name}.yaml").read_text(encoding="utf-8")
         data = _load_text(text, f"{name}.yaml")
         typedefs = [typedef_from_dict(t, pack=name) for t in data.get("types", [])]
-        for typedef in typedefs:
-            self._add(typedef)
+        self._add(typedefs)
         self._packs[name] = int(data.get("version", 1))
         return typedefs
 
@@ -78,7 +79,9 @@ class Ontology:
             raise ConfigError(f"cannot read ontology file {path}: {exc.strerror}", path=str(path)) from exc
         data = _load_text(text, path.name)
         pack = str(data.get("pack", "user"))
-        return [self.register(typedef_from_dict(t, pack=pack)) for t in data.get("types", [])]
+        typedefs = [typedef_from_dict(t, pack=pack) for t in data.get("types", [])]
+        self._register(typedefs)  # all the file's types or none
+        return typedefs
 
     def register_model(self, model: type, *, name: str | None = None, role: str = "answer",
                        description: str | None = None, core: Iterable[str] = ()) -> TypeDef:
@@ -141,6 +144,23 @@ class Ontology:
             "packs": self.packs,
             "types": [t.describe() for t in self._types.values()],
         }
+
+
+def _claim(typedef: TypeDef, types: dict[str, TypeDef], aliases: dict[str, str]) -> None:
+    """Add ``typedef`` to ``types`` and its name and aliases (case-insensitive) to ``aliases``, or raise
+    ConfigError when another type already owns one of them (a silently dropped alias would resolve elsewhere)."""
+    if typedef.name in types and types[typedef.name] != typedef:
+        raise ConfigError(f"type {typedef.name!r} is already defined differently", type=typedef.name,
+                          pack=typedef.pack)
+    for alias in (typedef.name, *typedef.aliases):
+        owner = aliases.get(alias.lower())
+        if owner is not None and owner != typedef.name:
+            which = "its name" if alias == typedef.name else f"its alias {alias!r}"
+            raise ConfigError(f"type {typedef.name!r}: {which} already names type {owner!r}", alias=alias,
+                              type=typedef.name, owner=owner, pack=typedef.pack)
+    types[typedef.name] = typedef
+    for alias in (typedef.name, *typedef.aliases):
+        aliases[alias.lower()] = typedef.name
 
 
 def _fingerprint(typedef: TypeDef) -> str:
