@@ -179,6 +179,11 @@ def test_types_and_ids_restrict(store: Store) -> None:
     put(store, record("f", "Fact", id="f"), record("t", "Task", id="t"), record("p", "Fact", id="p"))
     assert set(ids(store.select(Selection(user_id="alice", types=("Fact",))))) == {"f", "p"}
     assert set(ids(store.select(Selection(user_id="alice", ids=("t", "p", "zz"))))) == {"t", "p"}
+    by_id = Selection(user_id="alice", ids=("t", "p", "zz"))
+    assert [r.id for r in store.fetch(["f", "t", "p"]) if by_id.admits(r)] == ["t", "p"]
+    assert store.get("t", by_id).id == "t"
+    with pytest.raises(NotFoundError):
+        store.get("f", by_id)
     assert store.select(Selection(user_id="alice", ids=())) == []
     assert store.select(Selection(user_id="alice", types=())) == []
 
@@ -189,7 +194,10 @@ def test_valid_at_is_half_open_and_falls_back_to_created_at(store: Store) -> Non
     put(store, window, open_ended)
 
     def at(delta: timedelta) -> set[str]:
-        return set(ids(store.select(Selection(user_id="alice", valid_at=T0 + delta))))
+        selection = Selection(user_id="alice", valid_at=T0 + delta)
+        selected = set(ids(store.select(selection)))
+        assert selected == {r.id for r in (window, open_ended) if selection.admits(r)}  # Python agrees with SQL
+        return selected
 
     assert at(-timedelta(seconds=1)) == set()
     assert at(timedelta(0)) == {"window"}

@@ -110,9 +110,7 @@ def selections(draw: st.DrawFn) -> Selection:
 def reference(records: list[MemIR], selection: Selection) -> set[str]:
     return {
         r.id for r in records
-        if selection.admits(r) and matches(selection.where, r)
-        and (selection.ids is None or r.id in selection.ids)
-        and (selection.valid_at is None or r.is_valid_at(selection.valid_at))
+        if selection.admits(r) and matches(selection.where, r)  # admits: scope, types, statuses, ids, valid_at
     }
 
 

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from mnemir.embed.base import Vectors
 from mnemir.errors import NotFoundError, ValidationError
-from mnemir.ir import HistoryEntry, MemIR, MemoryStatus
+from mnemir.ir import HistoryEntry, MemIR, MemoryStatus, ensure_aware
 from mnemir.store.filters import FilterNode
 
 
@@ -61,13 +61,18 @@ class Selection:
         return replace(self, **changes)
 
     def admits(self, record: MemIR) -> bool:
-        """Whether a record is inside this selection's scope (not checking ``where``)."""
+        """Whether a record is inside this selection: scope, types, statuses, ids and ``valid_at``, as the
+        backends select (everything but ``where``: :func:`mnemir.store.filters.matches` checks that)."""
         if self.user_id is not ANY and self.user_id != record.scope.user_id:
             return False
         for wanted, have in ((self.agent_id, record.scope.agent_id), (self.session_id, record.scope.session_id)):
             if wanted is not ANY and wanted is not None and wanted != have:
                 return False
         if self.types is not None and record.type not in self.types:
+            return False
+        if self.ids is not None and record.id not in self.ids:
+            return False
+        if self.valid_at is not None and not record.is_valid_at(ensure_aware(self.valid_at, "valid_at")):
             return False
         return record.status in self.statuses
 
