@@ -66,13 +66,13 @@ def _facts_in_conflict(facts: Sequence[Scored], config: RankingConfig) -> None:
         values = {norm_text(s.record.properties.get("value")) for s in group}
         if len(group) < 2 or len(values) < 2:
             continue
-        best = max(group, key=lambda s: (confidence_of(s.record) or 0.7, s.record.metadata.created_at))
+        best = max(group, key=lambda s: (_confidence(s, config), s.record.metadata.created_at))
         for s in group:
             if s is best:
                 continue
-            gap = (confidence_of(best.record) or 0.7) - (confidence_of(s.record) or 0.7)
-            if gap >= 0.2:
-                s.score = round(s.score - 0.15, 4)
+            gap = _confidence(best, config) - _confidence(s, config)
+            if gap >= config.conflict_confidence_gap:
+                s.score = round(s.score - config.unconfirmed_penalty, 4)
                 if "unconfirmed" not in s.flags:
                     s.flags.append("unconfirmed")
                 s.reasons.append(f"disagrees with a more confident fact ({best.record.id})")
@@ -88,7 +88,7 @@ def _confident_first(facts: Sequence[Scored], config: RankingConfig) -> None:
         if entity:
             by_entity.setdefault(entity, []).append(s)
     for group in by_entity.values():
-        sure = [s for s in group if s.record.type == "Fact" and (confidence_of(s.record) or 0.7) >= 0.8]
+        sure = [s for s in group if s.record.type == "Fact" and _confidence(s, config) >= config.confident_fact]
         if not sure:
             continue
         best = max(sure, key=lambda s: s.score)
@@ -98,6 +98,12 @@ def _confident_first(facts: Sequence[Scored], config: RankingConfig) -> None:
             if weak and s.score >= best.score:
                 s.score = round(best.score - 0.01, 4)
                 s.reasons.append(f"ranked below a more confident fact about the same thing ({best.record.id})")
+
+
+def _confidence(s: Scored, config: RankingConfig) -> float:
+    """The memory's stated confidence (a stated 0.0 stays 0.0), else the one assumed for facts that state none."""
+    stated = confidence_of(s.record)
+    return config.assumed_confidence if stated is None else stated
 
 
 def _mark_outdated(older: Scored, newer: Scored, config: RankingConfig, why: str) -> None:

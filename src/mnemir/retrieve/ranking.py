@@ -91,6 +91,14 @@ class RankingConfig:
     outdated_factor: float = 0.3
     #: a fact below this confidence is labelled unconfirmed
     unconfirmed_below: float = 0.5
+    #: the confidence assumed for a fact that states none, when facts are weighed against each other
+    assumed_confidence: float = 0.7
+    #: two facts disagree on the same entity and attribute: one this much less confident than the best is
+    #: unconfirmed (and loses ``unconfirmed_penalty``); a closer one is taken as replaced by the best
+    conflict_confidence_gap: float = 0.2
+    unconfirmed_penalty: float = 0.15
+    #: a fact at least this confident outranks every guess and unconfirmed fact about the same entity
+    confident_fact: float = 0.8
     #: the least relevance (cosine + keyword bonus) a memory needs to be recalled
     min_relevance: float = 0.2
     #: the user's present state needs less: it matters even when it shares few words with the query
@@ -141,7 +149,8 @@ class RankingConfig:
                 raise ValidationError(f"{name} must be a positive timedelta", field=name, value=str(value),
                                       allowed="a positive timedelta")
         for name in ("emotion_min_weight", "emotion_damping", "preference_floor", "outdated_factor",
-                     "other_frame_factor", "disputed_factor", "out_of_range_factor", "widened_type_fit"):
+                     "other_frame_factor", "disputed_factor", "out_of_range_factor", "widened_type_fit",
+                     "assumed_confidence", "confident_fact"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValidationError(f"{name} must be in [0, 1]", field=name, value=value, allowed="[0, 1]")
