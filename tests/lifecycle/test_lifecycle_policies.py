@@ -32,6 +32,7 @@ from mnemir.lifecycle import (
 )
 from mnemir.lifecycle.merge import reinforced
 from mnemir.lifecycle.terms import terms_overlap
+from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES, TASK_STATUS
 from mnemir.retrieve.ranking import is_about_user
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -242,6 +243,11 @@ def test_transition_normalises_synonyms_and_stamps_completion() -> None:
     with pytest.raises(ValidationError) as info:
         transition(task, "someday", now=T0, actor="t")
     assert info.value.field == "status"
+
+
+def test_open_and_closed_statuses_split_the_task_status_enum() -> None:
+    assert set(OPEN_STATUSES).isdisjoint(CLOSED_STATUSES)
+    assert sorted((*OPEN_STATUSES, *CLOSED_STATUSES)) == sorted(TASK_STATUS.values)
 
 
 @pytest.mark.parametrize(("deadline", "now", "overdue"), [

@@ -8,7 +8,7 @@ from mnemir.ir import MemIR
 from mnemir.lifecycle.config import LifecycleConfig, TypePolicy
 from mnemir.lifecycle.records import is_live, last_refreshed, start_of
 from mnemir.ontology import parse_timestamp
-from mnemir.retrieve.ranking import CLOSED_STATUSES
+from mnemir.ontology.enums import CLOSED_STATUSES
 
 
 def decay_weight(record: MemIR, now: datetime, config: LifecycleConfig | None = None) -> float:

@@ -25,7 +25,7 @@ from mnemir.lifecycle.decay import (
 from mnemir.lifecycle.records import changed, entry, is_live, start_of
 from mnemir.lifecycle.tasks import is_overdue, overdue_bound
 from mnemir.ontology import Ontology, format_datetime
-from mnemir.retrieve.ranking import CLOSED_STATUSES, OPEN_STATUSES
+from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.store.base import ANY, LIVE_STATUSES, Selection, Store, Write, _Any
 from mnemir.store.filters import parse_filter
 

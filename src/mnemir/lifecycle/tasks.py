@@ -9,8 +9,7 @@ from mnemir.errors import InvalidTransitionError, ValidationError
 from mnemir.ir import Action, HistoryEntry, MemIR, MemoryStatus
 from mnemir.lifecycle.records import changed, entry, is_live
 from mnemir.ontology import format_datetime, parse_deadline
-from mnemir.ontology.enums import TASK_STATUS
-from mnemir.retrieve.ranking import CLOSED_STATUSES, OPEN_STATUSES
+from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES, TASK_STATUS
 
 #: allowed moves. Closing is possible from any open state; a closed task can be reopened or retried,
 #: but never flipped straight from completed to failed (or back) without being reopened first.

@@ -23,10 +23,10 @@ import numpy as np
 from mnemir.embed import default_embedder
 from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, ValidationError
 from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
+from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent
 from mnemir.understand.entities import aliases
 from mnemir.understand.extract import Draft, check_speaker, check_text, local_now
-from mnemir.understand.intent import OPEN_STATUSES
 
 if TYPE_CHECKING:
     from mnemir.memory.core import MemoryCore
@@ -313,7 +313,7 @@ class UnderstandingMixin(_Base):
     # -- updates -------------------------------------------------------------------------------
     def _best_open_tasks(self, text: str, draft: Draft, ctx: _Context, k: int = 5,
                          types: Sequence[str] = ("Task",)) -> list[Candidate]:
-        hits = self.search(text, types=list(types), where={"status": {"$in": OPEN_STATUSES}}, user=ctx.user, k=k,
+        hits = self.search(text, types=list(types), where={"status": {"$in": list(OPEN_STATUSES)}}, user=ctx.user, k=k,
                            now=ctx.now)
         if not hits:
             return []

@@ -70,6 +70,9 @@ TASK_STATUS = EnumSpec(
         "失败": "failed", "已取消": "failed", "取消": "failed", "放弃": "failed", "已放弃": "failed",
     },
 )
+#: the task statuses still to do, and those that are done (with or without success)
+OPEN_STATUSES = ("pending", "in_progress")
+CLOSED_STATUSES = ("completed", "failed")
 
 PRIORITY = EnumSpec(
     "priority",

@@ -18,13 +18,12 @@ from typing import Any, Protocol
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology import norm_key, parse_deadline
+from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.store.filters import FilterNode, matches
 from mnemir.understand.entities import aliases
 
 #: the roles a recalled memory plays, in the order a Context presents them
 RECALL_ROLES = ("answer", "current", "task", "background", "caution", "hypothesis", "context", "dialogue")
-OPEN_STATUSES = ("pending", "in_progress")
-CLOSED_STATUSES = ("completed", "failed")
 TASK_TYPES = ("Task", "Plan")
 TASK_KINDS = ("open_tasks", "task_status", "plan")
 #: roles that answer the query (the intent's types fit them); the others are context around the answer

@@ -19,6 +19,7 @@ from typing import Any
 
 from mnemir.embed.base import Embedder
 from mnemir.errors import ValidationError
+from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.understand.dates import local_now, time_range
 from mnemir.understand.entities import find_entities
 from mnemir.understand.extract import check_text
@@ -41,7 +42,6 @@ KIND_TYPES: dict[str, tuple[str, ...]] = {
     "frame": ("ContextualFrame",),
     "general": CONTENT_TYPES,
 }
-OPEN_STATUSES = ["pending", "in_progress"]
 #: attributes that answer the same question ("what do I do?" is answered by a job or an employer)
 _ATTRIBUTE_FAMILIES = {"occupation": ["occupation", "employer"], "employer": ["occupation", "employer"],
                        "residence": ["residence", "hometown"], "hometown": ["hometown", "residence"]}
@@ -163,7 +163,7 @@ class IntentRecognizer:
     @staticmethod
     def _filters(kind: str, query: str) -> tuple[dict[str, Any] | None, tuple[tuple[str, bool], ...], str | None]:
         if kind == "open_tasks":
-            return {"status": {"$in": OPEN_STATUSES}}, (("deadline", True),), None
+            return {"status": {"$in": list(OPEN_STATUSES)}}, (("deadline", True),), None
         if kind == "task_status":
             return None, (("@updated_at", False),), None
         if kind == "fact_lookup":
