@@ -47,9 +47,12 @@ class TypePolicy:
     reinforce_step: float = 0.25
     #: strategy when a memory of this type contradicts one of the same type
     on_conflict: Strategy = "supersede"
-    #: recall weight halves every ``half_life`` since the memory was last refreshed; None: no decay
+    #: the lifecycle decay weight (``Memory.decay_weight``) halves every ``half_life`` since the memory was last
+    #: refreshed; None: no decay. Separate from recall: ranking fades memories by its own
+    #: ``RankingConfig`` half-lives and never reads this; archiving follows ``archive_after`` /
+    #: ``archive_closed_after`` below, not this weight
     half_life: timedelta | None = None
-    #: the weight decay never goes below this floor
+    #: the decay weight never goes below this floor
     weight_floor: float = 0.0
     #: archived this long after it became valid (EmotionalState, DialogueAct); None: never by age
     archive_after: timedelta | None = None

@@ -12,7 +12,11 @@ from mnemir.ontology.enums import CLOSED_STATUSES
 
 
 def decay_weight(record: MemIR, now: datetime, config: LifecycleConfig | None = None) -> float:
-    """The recall weight in [0, 1]: halves every ``half_life`` since the memory was last refreshed.
+    """The lifecycle decay weight in [0, 1]: halves every ``half_life`` since the memory was last refreshed.
+
+    A measure for callers (``Memory.decay_weight``), separate from recall: role-aware ranking fades memories
+    with its own :class:`~mnemir.retrieve.ranking.RankingConfig` settings, and archiving is decided by the
+    retention rules below (``archive_after``, ``archive_closed_after``), not by this weight.
 
     EmotionalState (half-life 6 h by default) counts from when it was felt, so a furious outburst weighs 1/16
     after a day; a Preference counts from its last confirmation and never drops below its floor.

@@ -112,7 +112,9 @@ class LifecycleMixin(_Base):
         return self.search(query, types=types, where=where, user=user, k=k, as_of=when)
 
     def decay_weight(self, record: MemIR, *, now: datetime | None = None) -> float:
-        """The record's recall weight in [0, 1] under its type's decay policy (for ranking)."""
+        """The record's lifecycle decay weight in [0, 1] under its type's policy (``LifecycleConfig`` half_life and
+        weight_floor). Not used by recall: ``recall`` fades memories by its own ``RankingConfig``; and not what
+        archives them: ``maintain`` follows the retention rules (``archive_after``, ``archive_closed_after``)."""
         return decay_weight(record, _now(now), self.lifecycle_config)
 
     # -- tasks ---------------------------------------------------------------------------

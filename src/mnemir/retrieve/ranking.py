@@ -67,7 +67,11 @@ def _offsets() -> dict[str, dict[str, float]]:
 
 @dataclass(frozen=True)
 class RankingConfig:
-    """Every knob of role-aware ranking (defaults tuned on the dev half of the collapse benchmark only)."""
+    """Every knob of role-aware ranking (defaults tuned on the dev half of the collapse benchmark only).
+
+    The half-lives here are recall's own fading; the lifecycle's per-type ``half_life`` (``LifecycleConfig``,
+    ``Memory.decay_weight``) is a separate measure that ranking does not read.
+    """
 
     #: an emotional state's weight halves every ``emotion_half_life`` (a moment, not a trait)
     emotion_half_life: timedelta = 12 * HOUR
