@@ -17,8 +17,8 @@ from mnemir.eval import extraction as eval_extraction
 from mnemir.eval import intent as eval_intent
 from mnemir.understand import Extractor, IntentRecognizer
 from mnemir.understand.lexicon import CUE_NAMES, cue_vector
-from mnemir.understand.model import load_model
-from mnemir.understand.train import extraction_examples, fit, read_jsonl
+from mnemir.understand.model import DATA_DIR, load_model
+from mnemir.understand.train import extraction_examples, features_of, fit, output_dir, read_jsonl
 
 
 @pytest.mark.parametrize("kind,key", [("extraction", "text"), ("intent", "query")])
@@ -62,8 +62,9 @@ def test_training_is_deterministic_and_round_trips(embedder: USEEmbedder, tmp_pa
     rows = read_jsonl(Path(eval_extraction.corpus_path("extraction_train.jsonl")))[::8]
     texts, labels = extraction_examples(rows)
     classes = tuple(sorted(set(labels)))
-    first = fit(texts, labels, classes, embedder, cue_scale=0.15, l2=1e-4)
-    second = fit(texts, labels, classes, embedder, cue_scale=0.15, l2=1e-4)
+    features = features_of(texts, embedder, cue_scale=0.15)
+    first = fit(features, labels, classes, embedder.model_id, cue_scale=0.15, l2=1e-4)
+    second = fit(features, labels, classes, embedder.model_id, cue_scale=0.15, l2=1e-4)
     assert np.allclose(first.weights, second.weights)
     first.save(tmp_path / "tiny")
     loaded = load_model("tiny", tmp_path)
@@ -89,3 +90,11 @@ def test_a_model_whose_weights_do_not_fit_the_layout_is_refused(embedder: USEEmb
     short = dataclasses.replace(model, weights=model.weights[:-1])
     with pytest.raises(ConfigError, match="features"):
         short.check(embedder)
+
+
+@pytest.mark.parametrize(("out", "cv", "written_to"), [
+    (None, 0, DATA_DIR), (None, 5, None), (Path("elsewhere"), 5, Path("elsewhere")), (Path("elsewhere"), 0, Path("elsewhere")),
+])
+def test_cross_validation_does_not_overwrite_the_shipped_models(out: Path | None, cv: int,
+                                                                written_to: Path | None) -> None:
+    assert output_dir(out, cv) == written_to
