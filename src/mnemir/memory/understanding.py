@@ -43,6 +43,8 @@ MATCH_MARGIN = 0.08
 ENTITY_BONUS = 0.15
 #: an assistant's task this close to an open task of the user is that task said back, not a new one
 RESTATED_TASK = 0.7
+#: at most this many stored memories are linked per (new memory, entity)
+MAX_MENTIONS = 10
 
 
 @dataclass(frozen=True)
@@ -287,12 +289,13 @@ class UnderstandingMixin(_Base):
 
     def _link_entities(self, records: list[MemIR], ctx: _Context) -> list[MemIR]:
         """``related_to_entity`` links to this user's memories (and siblings) that mention the same entity."""
+        keys = sorted({key for record in records for key in record.metadata.extra.get("entities") or []})
+        mentions = {key: self._mentions(key, ctx) for key in keys}  # one search per entity, shared by the records
         out = []
         for record in records:
-            keys = record.metadata.extra.get("entities") or []
             links: list[Relationship] = []
-            for key in keys:
-                for target in self._mentions(key, ctx, exclude=record.id):
+            for key in record.metadata.extra.get("entities") or []:
+                for target in [t for t in mentions[key] if t != record.id][:MAX_MENTIONS]:
                     links.append(Relationship(target=target, relation="related_to_entity",
                                               properties={"entity": key}))
                 for sibling in records:
@@ -304,11 +307,10 @@ class UnderstandingMixin(_Base):
                        else record)
         return out
 
-    def _mentions(self, key: str, ctx: _Context, exclude: str) -> list[str]:
-        names = aliases(key)
-        hits = self.search(" ".join(names), user=ctx.user, k=20, now=ctx.now)
-        return [h.memory.id for h in hits
-                if h.memory.id != exclude and key in (h.memory.metadata.extra.get("entities") or [])][:10]
+    def _mentions(self, key: str, ctx: _Context) -> list[str]:
+        """Ids of this user's stored memories that mention entity ``key`` (best match first)."""
+        hits = self.search(" ".join(aliases(key)), user=ctx.user, k=20, now=ctx.now)
+        return [h.memory.id for h in hits if key in (h.memory.metadata.extra.get("entities") or [])]
 
     # -- updates -------------------------------------------------------------------------------
     def _best_open_tasks(self, text: str, draft: Draft, ctx: _Context, k: int = 5,
@@ -317,16 +319,21 @@ class UnderstandingMixin(_Base):
                            now=ctx.now)
         if not hits:
             return []
+        understanding = self._understanding_embedder()
         query = draft.vector if getattr(draft, "vector", None) is not None and draft.text == text \
-            else self._understanding_embedder().embed([text])[0]
-        vectors = self.store.vectors([h.memory.id for h in hits])
+            else understanding.embed([text])[0]
+        # stored vectors compare with the query only when they come from the same model (same length is not
+        # enough); the rest are embedded here, in one batch
+        same_model = understanding.model_id == self.embedder.model_id
+        vectors = dict(self.store.vectors([h.memory.id for h in hits])) if same_model else {}
+        missing = [h.memory for h in hits if h.memory.id not in vectors]
+        if missing:
+            made = understanding.embed([m.content.text for m in missing])
+            vectors.update({m.id: vec for m, vec in zip(missing, made, strict=True)})
         wanted = {e.key for e in draft.entities}
         out = []
         for hit in hits:
-            vec = vectors.get(hit.memory.id)
-            if vec is None or len(vec) != len(query):
-                vec = self._understanding_embedder().embed([hit.memory.content.text])[0]
-            similarity = float(np.dot(query, vec))
+            similarity = float(np.dot(query, vectors[hit.memory.id]))
             shared = wanted & set(hit.memory.metadata.extra.get("entities") or [])
             kind = "open task" if hit.memory.type == "Task" else f"open {hit.memory.type} step"
             reasons = [f"{kind}, text similarity {similarity:.2f}"]
