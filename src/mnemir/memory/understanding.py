@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from mnemir.understand.extract import Draft, check_speaker, check_text, local_no
 
 if TYPE_CHECKING:
     from mnemir.memory.core import MemoryCore
+    from mnemir.memory.lifecycle import LifecycleMixin
 
     _Base = MemoryCore
 else:
@@ -129,6 +130,11 @@ class UnderstandingMixin(_Base):
     _understand_extractor: Any = None
     _understand_intent: IntentRecognizer | None = None
 
+    @property
+    def _lifecycle(self) -> LifecycleMixin:
+        """This memory's lifecycle face (``update_task``, ``supersede``): Memory composes it with this mixin."""
+        return cast("LifecycleMixin", self)
+
     # -- components ---------------------------------------------------------------
     def _understanding_embedder(self) -> Any:
         """The offline models are trained on the default embedder's vectors; use it even if the store uses another."""
@@ -222,8 +228,8 @@ class UnderstandingMixin(_Base):
                                          reason=f"confirmed: {confirmation.utterance}", actor="confirm")
         if confirmation.record is None:
             raise ValidationError("this confirmation carries no record", field="confirmation")
-        return self._supersede(choice, confirmation.record, user=confirmation.user, now=confirmation.now,
-                               reason=f"confirmed correction: {confirmation.utterance}")
+        return self._lifecycle.supersede(choice, confirmation.record, user=confirmation.user, now=confirmation.now,
+                                         reason=f"confirmed correction: {confirmation.utterance}")
 
     # -- records ------------------------------------------------------------------------------
     def _records_for(self, drafts: Sequence[Draft], text: str, ctx: _Context) -> list[MemIR]:
@@ -374,9 +380,9 @@ class UnderstandingMixin(_Base):
 
     def _set_task_status(self, id: str, status: str, *, user: str | None, now: datetime | None, reason: str,
                          actor: str) -> MemIR:
-        update_task = getattr(self, "update_task", None)
-        if update_task is not None and self.get(id, user=user).type == "Task":
-            return update_task(id, status=status, user=user, now=now, reason=reason, actor=actor)
+        """A Task moves through its state machine (its steps follow); a plan step's status is simply set."""
+        if self.get(id, user=user).type == "Task":
+            return self._lifecycle.update_task(id, status=status, user=user, now=now, reason=reason, actor=actor)
         return self.update(id, properties={"status": status}, user=user, now=now, reason=reason, actor=actor)
 
     # -- corrections ------------------------------------------------------------------------------
@@ -394,8 +400,8 @@ class UnderstandingMixin(_Base):
         if not olds:
             return False
         if len(olds) == 1:
-            new = self._supersede(olds[0].id, record, user=ctx.user, now=ctx.now,
-                                  reason=f"correction ({entity}/{attribute}): {text}")
+            new = self._lifecycle.supersede(olds[0].id, record, user=ctx.user, now=ctx.now,
+                                            reason=f"correction ({entity}/{attribute}): {text}")
             ctx.out.created.append(new)
             ctx.out.append(new)
             return True
@@ -405,15 +411,6 @@ class UnderstandingMixin(_Base):
         ctx.out.confirmations.append(Confirmation("correction", text, question, candidates, record=record,
                                                   user=ctx.user, now=ctx.now))
         return True
-
-    def _supersede(self, old_id: str, record: MemIR, *, user: str | None, now: datetime | None,
-                   reason: str) -> MemIR:
-        supersede = getattr(self, "supersede", None)
-        if supersede is not None:
-            return supersede(old_id, record, user=user, now=now, reason=reason)
-        stored = self._commit([record], now=now, actor="understand")[0]
-        self.update(old_id, status="superseded", user=user, now=now, reason=reason, actor="understand")
-        return stored
 
 
 def _plain(value: Any) -> Any:
