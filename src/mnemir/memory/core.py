@@ -274,9 +274,12 @@ class MemoryCore:
                k: int = 10, user: str | _Any | None = None, agent: str | None = None, session: str | None = None,
                include_archived: bool = False, as_of: datetime | None = None,
                now: datetime | None = None) -> list[SearchHit]:
-        """Hybrid search inside a scope: type/property filters + vectors + BM25, fused; each hit says why."""
+        """Hybrid search inside a scope: type/property filters + vectors + BM25, fused; each hit says why.
+
+        Plain search does not depend on the clock (``as_of`` asks for a point in time); ``now`` is accepted and
+        checked so that every call can pass the same clock, as the time-dependent operations need it."""
         check_k(k)
-        resolve_now(now)
+        resolve_now(now)  # validated only: a naive datetime is an error here as everywhere
         if query is not None and not isinstance(query, str):
             raise ValidationError("query must be a string", field="query", value=query, allowed="string")
         statuses = NOT_DELETED if as_of is not None else None  # as-of sees superseded and archived history too

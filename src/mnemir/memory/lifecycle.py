@@ -39,6 +39,7 @@ from mnemir.lifecycle.maintenance import overdue_tasks
 from mnemir.lifecycle.migrations import applied_migrations, upgrade_record
 from mnemir.lifecycle.records import changed, entry, is_live, start_of
 from mnemir.lifecycle.tasks import STEP_TYPES, cascade_to_steps, check_task
+from mnemir.memory.core import resolve_now
 from mnemir.ontology import Ontology
 from mnemir.retrieve.graph import STEP_RELATIONS
 from mnemir.retrieve.search import SearchHit
@@ -63,12 +64,6 @@ class OpenConflict:
 
     def to_dict(self) -> dict[str, Any]:
         return {"a": self.a.to_dict(), "b": self.b.to_dict(), "rule": self.rule, "question": self.question}
-
-
-def _now(now: datetime | None) -> datetime:
-    from mnemir.memory.core import resolve_now
-
-    return resolve_now(now)
 
 
 class LifecycleMixin(_Base):
@@ -115,7 +110,7 @@ class LifecycleMixin(_Base):
         """The record's lifecycle decay weight in [0, 1] under its type's policy (``LifecycleConfig`` half_life and
         weight_floor). Not used by recall: ``recall`` fades memories by its own ``RankingConfig``; and not what
         archives them: ``maintain`` follows the retention rules (``archive_after``, ``archive_closed_after``)."""
-        return decay_weight(record, _now(now), self.lifecycle_config)
+        return decay_weight(record, resolve_now(now), self.lifecycle_config)
 
     # -- tasks ---------------------------------------------------------------------------
     def update_task(self, id: str, *, status: str, user: str | _Any | None = None, now: datetime | None = None,
@@ -125,7 +120,7 @@ class LifecycleMixin(_Base):
         An invalid transition raises InvalidTransitionError. Closing a task closes (or archives, per
         ``LifecycleConfig.steps_on_task_*``) its open plan steps in the same transaction.
         """
-        now = _now(now)
+        now = resolve_now(now)
         task = self.get(id, user=user)
         check_task(task)
         moved, history = transition(task, status, now=now, actor=actor, reason=reason)
@@ -159,14 +154,14 @@ class LifecycleMixin(_Base):
     def overdue_tasks(self, *, user: str | _Any | None = None, now: datetime | None = None) -> list[MemIR]:
         """Open tasks past their deadline (a date deadline ends at the end of that day, UTC)."""
         self._selection(user=user)  # validates the scope value
-        return overdue_tasks(self.store, self.ontology, _now(now), user)
+        return overdue_tasks(self.store, self.ontology, resolve_now(now), user)
 
     # -- supersession and conflicts ------------------------------------------------------
     def supersede(self, old_id: str, new_record: MemIR | Mapping[str, Any], *, user: str | _Any | None = None,
                   now: datetime | None = None, reason: str = "", actor: str = "api") -> MemIR:
         """Replace a memory explicitly: the new one links ``supersedes``, the old one gets valid_to and stays
         as history (reachable by ``history`` and ``as_of``). Both are written in one transaction."""
-        now = _now(now)
+        now = resolve_now(now)
         old = self.get(old_id, user=user)
         if not is_live(old):
             raise ConflictError(f"memory {old_id} is {old.status.value}; only a live memory can be superseded",
@@ -211,7 +206,7 @@ class LifecycleMixin(_Base):
     def resolve_conflict(self, keep_id: str, drop_id: str, *, user: str | _Any | None = None,
                          now: datetime | None = None, reason: str = "", actor: str = "api") -> MemIR:
         """Settle a dispute: ``keep_id`` becomes active again and supersedes ``drop_id``."""
-        now = _now(now)
+        now = resolve_now(now)
         keep, drop = self.get(keep_id, user=user), self.get(drop_id, user=user)
         if not any(r.target == drop_id for r in keep.relations("contradicts")):
             raise ValidationError(f"{keep_id} and {drop_id} are not in dispute", field="drop_id", value=drop_id,
@@ -235,7 +230,7 @@ class LifecycleMixin(_Base):
         if not isinstance(supports, bool):
             raise ValidationError("supports must be true or false", field="supports", value=supports,
                                   allowed=[True, False])
-        now = _now(now)
+        now = resolve_now(now)
         hypothesis = self.get(hypothesis_id, user=user)
         moved, history = apply_evidence(hypothesis, supports=supports, evidence=evidence, weight=weight,
                                         ratio=self.lifecycle_config.evidence_ratio, now=now, actor=actor)
@@ -246,7 +241,7 @@ class LifecycleMixin(_Base):
     def confirm_hypothesis(self, id: str, *, user: str | _Any | None = None, now: datetime | None = None,
                            confidence: float = 0.9, source: str = "user", actor: str = "api") -> MemIR:
         """Promote a confirmed Hypothesis to a Fact (the Fact supersedes it; the usual fact rules then apply)."""
-        now = _now(now)
+        now = resolve_now(now)
         hypothesis = self.get(id, user=user)
         fact, retired, history = promote(hypothesis, now=now, actor=actor, confidence=confidence, source=source)
         prepared = self._prepare(fact, now, actor)
@@ -268,7 +263,7 @@ class LifecycleMixin(_Base):
                  fact_checker: FactChecker | None = None) -> MaintenanceReport:
         """Apply the time policies (decay/archive/expire/re-check). Idempotent; safe to interrupt and re-run."""
         self._selection(user=user)
-        return run_maintenance(self.store, self.ontology, self.lifecycle_config, now=_now(now), user=user,
+        return run_maintenance(self.store, self.ontology, self.lifecycle_config, now=resolve_now(now), user=user,
                                dry_run=dry_run, fact_checker=fact_checker, model_id=self.embedder.model_id)
 
     def migrate_ontology(self, migration: Migration | Mapping[str, Any], *, previous: Ontology | None = None,
@@ -288,7 +283,7 @@ class LifecycleMixin(_Base):
                 raise ValidationError(f"migration {migration.id} leaves breaking ontology changes unhandled: "
                                       f"{'; '.join(uncovered)}", field="migration.steps", value=migration.id,
                                       allowed="a rename/split step for each removed name")
-        return run_migration(self.store, self.ontology, migration, now=_now(now), actor=actor, dry_run=dry_run,
+        return run_migration(self.store, self.ontology, migration, now=resolve_now(now), actor=actor, dry_run=dry_run,
                              model_id=self.embedder.model_id, batch_size=self.lifecycle_config.batch_size)
 
     def _import_upgrader(self) -> Callable[[MemIR], MemIR]:

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from mnemir.errors import ValidationError
+from mnemir.memory.core import resolve_now
 from mnemir.retrieve.recall import Recall, RecallConfig
 from mnemir.retrieve.recall import recall as role_aware_recall
 from mnemir.retrieve.search import check_k
@@ -32,8 +33,6 @@ class RecallMixin(_Base):
         ``intent=None`` infers it with :meth:`intent`; a given ``RetrievalIntent`` (e.g. ``mem.intent(q).override(
         types=("Fact",))``) is used as is.
         """
-        from mnemir.memory.core import resolve_now
-
         check_k(k)
         now = resolve_now(now)
         if not isinstance(query, str) or not query.strip():
