@@ -134,15 +134,14 @@ class Recall:
 
 
 def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentLike, scope: Selection, *,
-           k: int = 5, now: datetime, config: RecallConfig | None = None,
-           query_vector: Vectors | None = None) -> Recall:
+           k: int = 5, now: datetime, config: RecallConfig | None = None) -> Recall:
     """The k memories that serve ``intent`` inside ``scope``, ranked by role. ``scope`` carries the user,
     agent, session and statuses (its types and where are ignored: the intent decides those)."""
     k = check_k(k)
     now = ensure_aware(now, "now")
     config = config or RecallConfig()
     scope = scope.with_(types=None, where=None)
-    qvec = embedder.embed_query(intent.query) if query_vector is None else query_vector
+    qvec = embedder.embed_query(intent.query)
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
     pool = _gather(store, scope, intent, types, where, qvec, now, max(config.candidates, 4 * k), config)
