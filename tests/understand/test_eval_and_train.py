@@ -16,9 +16,18 @@ from mnemir.errors import ConfigError
 from mnemir.eval import extraction as eval_extraction
 from mnemir.eval import intent as eval_intent
 from mnemir.understand import Extractor, IntentRecognizer
+from mnemir.understand.extract import EXTRACTION_LABELS
 from mnemir.understand.lexicon import CUE_NAMES, cue_vector
 from mnemir.understand.model import DATA_DIR, load_model
-from mnemir.understand.train import extraction_examples, features_of, fit, output_dir, read_jsonl
+from mnemir.understand.train import (
+    cross_validate,
+    emotion_rerank,
+    extraction_examples,
+    features_of,
+    fit,
+    output_dir,
+    read_jsonl,
+)
 
 
 @pytest.mark.parametrize("kind,key", [("extraction", "text"), ("intent", "query")])
@@ -98,3 +107,15 @@ def test_a_model_whose_weights_do_not_fit_the_layout_is_refused(embedder: USEEmb
 def test_cross_validation_does_not_overwrite_the_shipped_models(out: Path | None, cv: int,
                                                                 written_to: Path | None) -> None:
     assert output_dir(out, cv) == written_to
+
+
+def test_cross_validation_scores_the_label_a_rerank_puts_first(embedder: USEEmbedder) -> None:
+    rows = read_jsonl(Path(eval_extraction.corpus_path("extraction_train.jsonl")))[::8]
+    texts, labels = extraction_examples(rows)
+    features = features_of(texts, embedder, cue_scale=0.15)
+    args = (features, labels, EXTRACTION_LABELS, embedder.model_id, 2)
+    plain = cross_validate(*args, cue_scale=0.15, l2=1e-4)
+    assert 0.5 < plain <= 1.0
+    assert cross_validate(*args, cue_scale=0.15, l2=1e-4, rerank=emotion_rerank(texts, 0.0)) == plain
+    always_none = cross_validate(*args, cue_scale=0.15, l2=1e-4, rerank=lambda i, ranked: [("NONE", 1.0)])
+    assert always_none == labels.count("NONE") / len(labels)
