@@ -181,8 +181,38 @@ PLANS = [
 ]
 
 
-def extraction_rows() -> list[dict[str, object]]:
-    rows: list[dict[str, object]] = []
+Row = dict[str, object]
+#: handwritten rows: (lang, label or intent kind) -> texts
+Table = dict[tuple[str, str], list[str]]
+
+
+def extraction_row(lang: str, text: str, types: list[str]) -> Row:
+    return {"lang": lang, "speaker": "user", "text": text, "expect": [{"type": t} for t in types]}
+
+
+def intent_row(lang: str, query: str, kind: str) -> Row:
+    return {"lang": lang, "query": query, "kind": kind}
+
+
+def numbered(rows: list[Row], tag: str) -> list[Row]:
+    """The rows with ids ``{lang}-{tag}-{i:04d}``, counted over all of them."""
+    for i, row in enumerate(rows):
+        row["id"] = f"{row['lang']}-{tag}-{i:04d}"
+    return rows
+
+
+def table_rows(tables: list[Table], *, intent: bool, tag: str) -> list[Row]:
+    """The rows of handwritten tables, in order, numbered together (``NONE`` expects no memory)."""
+    if intent:
+        rows = [intent_row(lang, q, kind) for table in tables for (lang, kind), qs in table.items() for q in qs]
+    else:
+        rows = [extraction_row(lang, text, [] if label == "NONE" else [label])
+                for table in tables for (lang, label), texts in table.items() for text in texts]
+    return numbered(rows, tag)
+
+
+def extraction_rows() -> list[Row]:
+    rows: list[Row] = []
     for lang, templates, slots, per in (("zh", ZH_TEMPLATES, ZH_SLOTS, 3), ("en", EN_TEMPLATES, EN_SLOTS, 3)):
         for label, items in templates.items():
             seen = set()
@@ -192,19 +222,14 @@ def extraction_rows() -> list[dict[str, object]]:
                     if text in seen:
                         continue
                     seen.add(text)
-                    expect = [] if label == "NONE" else [{"type": label}]
-                    rows.append({"lang": lang, "speaker": "user", "text": text, "expect": expect})
+                    rows.append(extraction_row(lang, text, [] if label == "NONE" else [label]))
     for lang, template, types, slots in MULTI:
         for _ in range(6):
-            rows.append({"lang": lang, "speaker": "user", "text": fill(fill(template, slots), slots),
-                         "expect": [{"type": t} for t in types]})
+            rows.append(extraction_row(lang, fill(fill(template, slots), slots), types))
     for lang, template, slots, has_goal in PLANS:
         for _ in range(6):
-            expect = ([{"type": "Task"}] if has_goal else []) + [{"type": "Plan"}]
-            rows.append({"lang": lang, "speaker": "user", "text": fill(template, slots), "expect": expect})
-    for i, row in enumerate(rows):
-        row["id"] = f"{row['lang']}-train-{i:04d}"
-    return rows
+            rows.append(extraction_row(lang, fill(template, slots), ["Task", "Plan"] if has_goal else ["Plan"]))
+    return numbered(rows, "train")
 
 
 # ---------------------------------------------------------------------------- intent
@@ -256,8 +281,8 @@ INTENT_EN: dict[str, list[str]] = {
 }
 
 
-def intent_rows() -> list[dict[str, object]]:
-    rows: list[dict[str, object]] = []
+def intent_rows() -> list[Row]:
+    rows: list[Row] = []
     for lang, table, slots in (("zh", INTENT_ZH, ZH_SLOTS), ("en", INTENT_EN, EN_SLOTS)):
         for kind, templates in table.items():
             seen = set()
@@ -267,13 +292,11 @@ def intent_rows() -> list[dict[str, object]]:
                     if query in seen:
                         continue
                     seen.add(query)
-                    rows.append({"lang": lang, "query": query, "kind": kind})
-    for i, row in enumerate(rows):
-        row["id"] = f"{row['lang']}-itrain-{i:04d}"
-    return rows
+                    rows.append(intent_row(lang, query, kind))
+    return numbered(rows, "itrain")
 
 
-def write(name: str, rows: list[dict[str, object]]) -> None:
+def write(name: str, rows: list[Row]) -> None:
     with open(HERE / name, "w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -385,15 +408,6 @@ EXTRA_INTENT: dict[tuple[str, str], list[str]] = {
 }
 
 
-def extra_rows() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
-    extraction: list[dict[str, object]] = [
-        {"lang": lang, "speaker": "user", "text": text, "expect": [] if label == "NONE" else [{"type": label}]}
-        for (lang, label), texts in EXTRA_EXTRACTION.items() for text in texts]
-    intent: list[dict[str, object]] = [{"lang": lang, "query": q, "kind": kind}
-                                       for (lang, kind), qs in EXTRA_INTENT.items() for q in qs]
-    return extraction, intent
-
-
 # a second handwritten batch (train only), written after the first dev round to widen phrasing
 EXTRA_INTENT_2: dict[tuple[str, str], list[str]] = {
     ("en", "preference"): ["Which cuisines am I into?", "What sort of music do I enjoy?", "Do I take sugar in my tea?",
@@ -453,57 +467,30 @@ EXTRA_EXTRACTION_2: dict[tuple[str, str], list[str]] = {
 }
 
 
-def extra_rows_2() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
-    extraction: list[dict[str, object]] = [
-        {"lang": lang, "speaker": "user", "text": text, "expect": [] if label == "NONE" else [{"type": label}]}
-        for (lang, label), texts in EXTRA_EXTRACTION_2.items() for text in texts]
-    intent: list[dict[str, object]] = [{"lang": lang, "query": q, "kind": kind}
-                                       for (lang, kind), qs in EXTRA_INTENT_2.items() for q in qs]
-    return extraction, intent
-
-
-def handwritten_rows() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+def handwritten_rows() -> tuple[list[Row], list[Row]]:
     """The third handwritten batch (``handwritten.py``); plan rows are labelled Plan only (the whole utterance is
     one Plan example for the classifier; whether a goal Task is stated is the segmenter's business)."""
     from handwritten import EXTRACTION_3, INTENT_3  # same directory; this file runs as a script
 
-    extraction: list[dict[str, object]] = [
-        {"lang": lang, "speaker": "user", "text": text, "expect": [] if label == "NONE" else [{"type": label}]}
-        for (lang, label), texts in EXTRACTION_3.items() for text in texts]
-    intent: list[dict[str, object]] = [{"lang": lang, "query": q, "kind": kind}
-                                       for (lang, kind), qs in INTENT_3.items() for q in qs]
-    for i, row in enumerate(extraction):
-        row["id"] = f"{row['lang']}-train-hw-{i:04d}"
-    for i, row in enumerate(intent):
-        row["id"] = f"{row['lang']}-itrain-hw-{i:04d}"
-    return extraction, intent
+    return (table_rows([EXTRACTION_3], intent=False, tag="train-hw"),
+            table_rows([INTENT_3], intent=True, tag="itrain-hw"))
 
 
-def intent_batch_4() -> list[dict[str, object]]:
+def intent_batch_4() -> list[Row]:
     """The fourth handwritten intent batch (``intent_hw_zh.py``, ``intent_hw_en.py``): natural wording without the
     obvious cue words, written by two separate authors from the kind definitions alone."""
     from intent_hw_en import INTENT_4_EN  # same directory; this file runs as a script
     from intent_hw_zh import INTENT_4_ZH
 
-    rows: list[dict[str, object]] = []
-    for lang, batch in (("zh", INTENT_4_ZH), ("en", INTENT_4_EN)):
-        for kind, queries in batch.items():
-            rows += [{"lang": lang, "query": q, "kind": kind} for q in queries]
-    for i, row in enumerate(rows):
-        row["id"] = f"{row['lang']}-itrain-hw4-{i:04d}"
-    return rows
+    table = {(lang, kind): queries for lang, batch in (("zh", INTENT_4_ZH), ("en", INTENT_4_EN))
+             for kind, queries in batch.items()}
+    return table_rows([table], intent=True, tag="itrain-hw4")
 
 
 def build() -> None:
     extraction, intent = extraction_rows(), intent_rows()
-    more_extraction, more_intent = extra_rows()
-    second_extraction, second_intent = extra_rows_2()
-    more_extraction += second_extraction
-    more_intent += second_intent
-    for i, row in enumerate(more_extraction):
-        row["id"] = f"{row['lang']}-train-extra-{i:04d}"
-    for i, row in enumerate(more_intent):
-        row["id"] = f"{row['lang']}-itrain-extra-{i:04d}"
+    more_extraction = table_rows([EXTRA_EXTRACTION, EXTRA_EXTRACTION_2], intent=False, tag="train-extra")
+    more_intent = table_rows([EXTRA_INTENT, EXTRA_INTENT_2], intent=True, tag="itrain-extra")
     third_extraction, third_intent = handwritten_rows()
     write("extraction_train.jsonl", extraction + more_extraction + third_extraction)
     write("intent_train.jsonl", intent + more_intent + third_intent + intent_batch_4())
