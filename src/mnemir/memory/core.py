@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Self
 
 import numpy as np
 
@@ -412,7 +412,7 @@ class MemoryCore:
     def close(self) -> None:
         self.store.close()
 
-    def __enter__(self) -> MemoryCore:
+    def __enter__(self) -> Self:  # the composed Memory, with every face, not just the core
         return self
 
     def __exit__(self, *exc: object) -> None:
