@@ -180,10 +180,6 @@ class Extraction:
     notes: list[str] = field(default_factory=list)
 
     @property
-    def memories(self) -> list[Draft]:
-        return [d for d in self.drafts if d.kind != "update"]
-
-    @property
     def updates(self) -> list[Draft]:
         return [d for d in self.drafts if d.kind == "update"]
 
@@ -247,7 +243,7 @@ class Extractor:
         return labels[int(np.argmax(matrix @ vector))]
 
     def _pieces(self, text: str, now: datetime) -> list[Draft]:
-        pieces = [p.text for p in split_pieces(text)]
+        pieces = split_pieces(text)
         vectors = self.embedder.embed(pieces)
         by_text = dict(zip(pieces, vectors, strict=True))
         predictions = [lexicon_boost(piece, pred) for piece, pred in
@@ -260,8 +256,7 @@ class Extractor:
             vector = by_text.get(piece_text)
             draft = self._draft(label, piece_text, text, now, confidence, vector)
             if draft is not None:
-                if vector is not None and draft.text == piece_text:
-                    draft.vector = vector
+                draft.vector = vector  # the text it classified (None for merged pieces): the store reuses it
                 drafts.append(draft)
         return drafts
 

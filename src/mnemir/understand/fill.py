@@ -16,7 +16,7 @@ from mnemir.understand.dates import resolve_deadline
 from mnemir.understand.entities import find_entities
 from mnemir.understand.lexicon import CUES, INTENSIFIERS, SOFTENERS, find_emotion
 
-__all__ = ["ATTRIBUTES", "act_type", "fact_properties", "fact_provenance", "frame_properties", "emotion_properties",
+__all__ = ["act_type", "fact_attribute", "fact_properties", "fact_provenance", "frame_properties", "emotion_properties",
            "preference_properties", "task_properties", "update_status", "correction_of", "strip_request"]
 
 _TRAIL = "，,。.!！?？~～;；:： \t\n\"'“”了的啊呀呢吧哦嘛"
@@ -65,10 +65,10 @@ _FACT_RULES: list[tuple[str, str]] = [
     ("schedule", r"(?P<v>每天|每周|每个?月|工作日|周末|every (?:day|morning|week|monday|tuesday|wednesday|thursday|"
                  r"friday|weekend)|on weekdays)[^，,。.]{0,30}"),
 ]
-ATTRIBUTES: tuple[str, ...] = (*tuple(a for a, _ in _FACT_RULES), "general")
 _FACT_COMPILED = [(a, re.compile(p, re.I)) for a, p in _FACT_RULES]
-_SELF_ATTRS = {"allergy", "residence", "hometown", "name", "age", "birthday", "employer", "occupation", "pet",
-               "diet", "health", "contact", "education", "vehicle", "language", "schedule"}
+#: attributes that are about the user when said in the first person; not weather (about a place) nor family
+#: (about the user's relative, but stored under the user whatever the wording)
+_SELF_ATTRS = frozenset(a for a, _ in _FACT_RULES) - {"weather", "family"}
 
 
 def _first_group(m: re.Match[str]) -> str | None:

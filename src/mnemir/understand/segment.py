@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-__all__ = ["Piece", "is_plan", "split_pieces", "split_plan"]
+__all__ = ["is_plan", "split_pieces", "split_plan"]
 
 # hard boundaries: sentence ends; soft ones: a comma before a contrast or a new topic
 _HARD = re.compile(r"(?<=[。！？!?；;\n])|(?<=[.])\s+(?=[A-Z\u4e00-\u9fff])")
@@ -16,12 +15,7 @@ _LEADING_JOINER = re.compile(r"^(?:但是|但|不过|可是|然而|而且|另外
                              r"by the way|also)[,，\s]*", re.I)
 
 
-@dataclass(frozen=True)
-class Piece:
-    text: str
-
-
-def split_pieces(text: str) -> list[Piece]:
+def split_pieces(text: str) -> list[str]:
     """Pieces of an utterance, each with leading conjunctions removed; tiny fragments stay with their neighbour."""
     out: list[str] = []
     for hard in _HARD.split(text):
@@ -38,7 +32,7 @@ def split_pieces(text: str) -> list[Piece]:
         out[:2] = [out[0] + " " + out[1]]
     if not out and text.strip():
         out = [text.strip()]
-    return [Piece(p) for p in out]
+    return out
 
 
 _ABOUT_USER = re.compile(r"我|帮|请|麻烦|记得|提醒")

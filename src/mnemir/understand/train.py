@@ -55,7 +55,7 @@ def extraction_examples(rows: list[dict[str, Any]]) -> tuple[list[str], list[str
             texts.append(row["text"])
             labels.append(types[0])
         else:
-            pieces = [p.text for p in split_pieces(row["text"])]
+            pieces = split_pieces(row["text"])
             if len(pieces) == len(types):
                 texts.extend(pieces)
                 labels.extend(types)
