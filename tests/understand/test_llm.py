@@ -138,7 +138,8 @@ def test_the_speaker_policy_applies_to_llm_output(stub: tuple[Stub, str], wed: d
     ("其实我住在杭州，不是上海", "上海"),
 ])
 def test_llm_and_offline_facts_are_corrections_by_the_same_rule(stub: tuple[Stub, str], extractor: Extractor,
-                                                                 wed: datetime, text: str, replaces: str | None) -> None:
+                                                                 wed: datetime, text: str,
+                                                                 replaces: str | None) -> None:
     state, url = stub
     state.replies.append({"act": "inform", "memories": [
         {"type": "Fact", "text": text, "properties": {"entity": "user", "attribute": "residence", "value": "x"}}]})
@@ -185,13 +186,25 @@ def test_a_fallback_takes_over_when_the_endpoint_is_down(extractor: Extractor, w
 
 
 @pytest.mark.parametrize(("kwargs", "field"), [
-    ({"base_url": "ftp://x"}, "base_url"), ({"timeout_s": 0}, "budget"), ({"max_tokens": -1}, "budget"),
+    ({"base_url": "ftp://x"}, "base_url"), ({"timeout_s": 0}, "timeout_s"), ({"max_tokens": -1}, "max_tokens"),
+    ({"timeout_s": "20"}, "timeout_s"), ({"timeout_s": float("nan")}, "timeout_s"), ({"timeout_s": True}, "timeout_s"),
+    ({"max_tokens": 800.0}, "max_tokens"), ({"max_tokens": "800"}, "max_tokens"),
+    ({"max_input_chars": 0}, "max_input_chars"), ({"max_input_chars": None}, "max_input_chars"),
+    ({"max_repairs": -1}, "max_repairs"), ({"max_repairs": 1.5}, "max_repairs"),
 ])
 def test_bad_configuration_is_rejected(kwargs: dict[str, Any], field: str) -> None:
     args = {"base_url": "http://localhost:1/v1", "model": "m", **kwargs}
     with pytest.raises(ValidationError) as info:
         LLMExtractor(**args)
     assert info.value.field == field
+    assert info.value.value is kwargs[field]
+    assert info.value.allowed
+    assert field in str(info.value)
+
+
+def test_budgets_at_their_limits_are_accepted() -> None:
+    llm = LLMExtractor("http://localhost:1/v1", "m", timeout_s=1, max_tokens=1, max_input_chars=1, max_repairs=0)
+    assert (llm.timeout_s, llm.max_tokens, llm.max_input_chars, llm.max_repairs) == (1.0, 1, 1, 0)
 
 
 def test_input_over_budget_is_an_error(stub: tuple[Stub, str]) -> None:

@@ -17,6 +17,7 @@ the URL, unless a ``fallback`` extractor is given (then its result is used and t
 from __future__ import annotations
 
 import json
+import math
 import urllib.error
 import urllib.request
 from datetime import datetime
@@ -91,17 +92,13 @@ class LLMExtractor:
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise ValidationError("base_url must be an http(s) URL", field="base_url", value=base_url,
                                   allowed="e.g. http://localhost:11434/v1")
-        if timeout_s <= 0 or max_tokens <= 0 or max_input_chars <= 0 or max_repairs < 0:
-            raise ValidationError("budgets must be positive", field="budget",
-                                  value={"timeout_s": timeout_s, "max_tokens": max_tokens,
-                                         "max_input_chars": max_input_chars, "max_repairs": max_repairs})
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_key = api_key
-        self.timeout_s = timeout_s
-        self.max_tokens = max_tokens
-        self.max_input_chars = max_input_chars
-        self.max_repairs = max_repairs
+        self.timeout_s = _seconds("timeout_s", timeout_s)
+        self.max_tokens = _count("max_tokens", max_tokens, least=1)
+        self.max_input_chars = _count("max_input_chars", max_input_chars, least=1)
+        self.max_repairs = _count("max_repairs", max_repairs, least=0)
         self.ontology = ontology or Ontology()
         self.fallback = fallback
         self.creator = f"mnemir.understand.llm:{model}"
@@ -212,6 +209,22 @@ class LLMExtractor:
         is_correction, replaces = fill.correction_of(text) if kind == "Fact" else (False, None)
         return Draft(kind, text, clean, kind="correction" if is_correction else "memory", entities=entities,
                      reasons=reasons, replaces=replaces)
+
+
+def _seconds(name: str, value: object) -> float:
+    """A budget in seconds: a finite number above zero."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValidationError(f"{name} must be a positive number of seconds", field=name, value=value,
+                              allowed="a finite number > 0")
+    return float(value)
+
+
+def _count(name: str, value: object, *, least: int) -> int:
+    """A budget that counts something (tokens, characters, repairs): a whole number, at least ``least``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValidationError(f"{name} must be a whole number >= {least}", field=name, value=value,
+                              allowed=f"an integer >= {least}")
+    return value
 
 
 def _parse_answer(content: str) -> tuple[dict[str, Any] | None, str]:
