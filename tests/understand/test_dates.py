@@ -78,8 +78,8 @@ def test_past_dates_are_not_deadlines() -> None:
     ("this Friday", date(2026, 3, 6)), ("coming Monday", date(2026, 3, 9)), ("下下个月底", date(2026, 5, 31)),
     ("本月底", date(2026, 3, 31)), ("下个月初", date(2026, 4, 1)), ("这个月20号", date(2026, 3, 20)),
     ("下下个月15号", date(2026, 5, 15)), ("下个月中", date(2026, 4, 15)), ("下个周末", date(2026, 3, 14)),
-    ("next weekend", date(2026, 3, 14)), ("end of next week", date(2026, 3, 13)), ("end of next month", date(2026, 4, 30)),
-    ("mid next month", date(2026, 4, 15)),
+    ("next weekend", date(2026, 3, 14)), ("end of next week", date(2026, 3, 13)),
+    ("end of next month", date(2026, 4, 30)), ("mid next month", date(2026, 4, 15)),
 ])
 def test_every_prefix_points_the_same_way(text: str, expected: date) -> None:
     [found] = find_dates(text, WED)

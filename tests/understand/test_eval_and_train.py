@@ -102,7 +102,8 @@ def test_a_model_whose_weights_do_not_fit_the_layout_is_refused(embedder: USEEmb
 
 
 @pytest.mark.parametrize(("out", "cv", "written_to"), [
-    (None, 0, DATA_DIR), (None, 5, None), (Path("elsewhere"), 5, Path("elsewhere")), (Path("elsewhere"), 0, Path("elsewhere")),
+    (None, 0, DATA_DIR), (None, 5, None),
+    (Path("elsewhere"), 5, Path("elsewhere")), (Path("elsewhere"), 0, Path("elsewhere")),
 ])
 def test_cross_validation_does_not_overwrite_the_shipped_models(out: Path | None, cv: int,
                                                                 written_to: Path | None) -> None:
