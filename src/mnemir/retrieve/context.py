@@ -54,8 +54,8 @@ class Context:
     def build(cls, query: str, now: datetime, hits: Sequence[RecallHit], frame: MemIR | None = None,
               notes: Sequence[str] = ()) -> Context:
         sections: dict[str, list[RecallHit]] = {}
-        for role in RECALL_ROLES:
-            chosen = [h for h in hits if h.role == role]
+        for role in RECALL_ROLES:  # the frame in force is shown once, as the setting, even when it is a hit
+            chosen = [h for h in hits if h.role == role and (frame is None or h.memory.id != frame.id)]
             if chosen:
                 sections[role] = chosen
         return cls(query, now, sections, frame, list(notes))

@@ -14,8 +14,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 
-from mnemir.retrieve.ranking import TASK_KINDS, TASK_TYPES, Candidate, IntentLike, RankingConfig, relevance, task_status
+from mnemir.retrieve.ranking import (
+    TASK_KINDS,
+    TASK_TYPES,
+    Candidate,
+    IntentLike,
+    RankingConfig,
+    frame_active,
+    relevance,
+    task_status,
+)
 from mnemir.understand.lexicon import CUES
 
 #: cue groups that mark a question about tasks, about what is left, or about feelings
@@ -24,7 +34,8 @@ FEELING_CUES = ("feeling",)
 
 #: wording that asks how the user reacted or is coping (a question about feelings without the word "feel")
 REACTION_FORM = re.compile(
-    r"感受|心态|情绪|心里|受得了|扛得住|难受吗|还好吗|什么反应|\bhow (?:am|was|were|have) i (?:doing|holding up|coping|"
+    r"感受|心态|情绪|心里|受得了|扛得住|难受吗|还好吗|什么反应|开心|高兴|乐不乐|乐呵|劲头|干劲|兴致|起劲|带劲|沮丧|郁闷|"
+    r"\b(?:enjoy(?:s|ed|ing)?|having fun|excited|motivated|happy (?:with|about)|proud)\b|\bhow (?:am|was|were|have) i (?:doing|holding up|coping|"
     r"taking|handling|getting on|been)\b|\bhow did i (?:take|handle|cope|react|deal|feel|find)\b|"
     r"\b(?:leave|left) me\b|\b(?:react|reacted|reaction|coping|holding up|in what mood|state of mind)\b", re.I)
 #: wording that asks where a piece of work stands (a task question without "done", "yet" or "进展")
@@ -49,8 +60,9 @@ FAMILY_TYPES: dict[str, tuple[str, ...]] = {
     "task": TASK_TYPES,
     "preference": ("Preference", "Fact"),
     "emotion": ("EmotionalState",),
+    "frame": ("ContextualFrame",),
 }
-KIND_FAMILY: dict[str, str] = {"fact_lookup": "fact", "preference": "preference",
+KIND_FAMILY: dict[str, str] = {"fact_lookup": "fact", "preference": "preference", "frame": "frame",
                                **{kind: "task" for kind in TASK_KINDS}}
 
 
@@ -71,6 +83,8 @@ def family_of(type_name: str) -> str | None:
         return "preference"
     if type_name == "EmotionalState":
         return "emotion"
+    if type_name == "ContextualFrame":
+        return "frame"
     return None
 
 
@@ -85,8 +99,10 @@ def cues(query: str, groups: tuple[str, ...]) -> list[str]:
     return found
 
 
-def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig) -> Settled:
-    """The kind and types to rank for: the intent's, unless it is unsure and another family matches better."""
+def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
+           now: datetime | None = None) -> Settled:
+    """The kind and types to rank for: the intent's, unless it is unsure and another family matches better.
+    Only a frame in force at ``now`` speaks for the frame family (an ended one does not answer "this meeting")."""
     keep = Settled(intent.kind, tuple(intent.types), False)
     if intent.confidence >= config.trust_intent:
         return keep
@@ -96,7 +112,8 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig)
     best: dict[str, tuple[float, Candidate]] = {}
     for c in pool:
         family = family_of(c.record.type)
-        if family is None or c.via is not None:
+        if family is None or c.via is not None or (family == "frame" and (now is None
+                                                                          or not frame_active(c.record, now))):
             continue
         rel, _ = relevance(c, intent, config)
         if family not in best or rel > best[family][0]:
@@ -162,6 +179,8 @@ def _kind_for(family: str, intent_kind: str, witness: Candidate, task_words: lis
         return "fact_lookup"
     if family in ("preference", "emotion"):
         return family
+    if family == "frame":
+        return "frame"
     if ("list_q" in task_words or "doing_form" in task_words) and "status_q" not in task_words:
         return "open_tasks"
     if "status_q" in task_words:

@@ -12,13 +12,19 @@ from datetime import datetime
 
 import numpy as np
 
+from mnemir.ir import MemIR
+from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
+from mnemir.retrieve.graph import STEP_RELATIONS
 from mnemir.retrieve.ranking import (
     DAY,
+    TASK_KINDS,
     TASK_TYPES,
+    FrameState,
     RankingConfig,
     Scored,
     confidence_of,
     norm_text,
+    task_status,
 )
 
 
@@ -148,6 +154,35 @@ def drop_replaced(scored: Sequence[Scored], asks_past: bool) -> tuple[list[Score
     return [s for s in scored if s.replaced_by not in shown], [note]
 
 
+def ended_frames_give_way(scored: Sequence[Scored], frames: FrameState, config: RankingConfig) -> None:
+    """For a question about the present setting, a frame that has ended is replaced by the one in force (and so
+    left out unless the query asks about the past)."""
+    active = frames.active
+    if active is None or not any(s.record.id == active.id for s in scored):
+        return
+    for s in scored:
+        if s.record.type == "ContextualFrame" and s.record.id != active.id and "outdated" not in s.flags:
+            demote_outdated(s, config, f"an earlier setting; the frame in force now is {active.id}", active.id)
+
+
+def other_frame_gives_way(scored: Sequence[Scored], frames: FrameState, config: RankingConfig) -> None:
+    """While a frame is in force, a fact from another frame about the same attribute (the print size the lab
+    wanted, now that the gallery says its own) is replaced by the active frame's: left out unless the query asks
+    about the past."""
+    if frames.active is None:
+        return
+    in_force = {}
+    for s in scored:
+        attribute = norm_text(s.record.properties.get("attribute"))
+        if attribute and s.record.type == "Fact" and frames.active.id in frames.ties.get(s.record.id, ()):
+            in_force.setdefault(attribute, s)
+    for s in scored:
+        newer = in_force.get(norm_text(s.record.properties.get("attribute")))
+        if newer is not None and "other_frame" in s.flags and "outdated" not in s.flags:
+            demote_outdated(s, config, f"said in another frame; the frame in force says {newer.record.id}",
+                            newer.record.id)
+
+
 def _cos(a: np.ndarray | None, b: np.ndarray | None) -> float:
     if a is None or b is None:
         return 0.0
@@ -174,8 +209,43 @@ def focus_status(scored: list[Scored], kind: str, config: RankingConfig) -> list
             or s.relevance >= best - config.status_focus_margin]
 
 
+def open_steps_first(scored: Sequence[Scored], kind: str) -> None:
+    """Asked where a task stands or what is left of it, its finished steps are history: they rank below its open
+    steps, unless a finished step matches the query better than its task does (the question is about that step:
+    "did legal sign off?"). Changes ``scored`` in place."""
+    if kind not in TASK_KINDS:
+        return
+    by_id = {s.record.id: s for s in scored}
+    steps: dict[str, list[Scored]] = {}
+    for s in scored:
+        parent = parent_task(s.record) if s.record.type in TASK_TYPES else None
+        if parent in by_id:
+            steps.setdefault(parent, []).append(s)
+    for task_id, group in steps.items():
+        open_scores = [s.score for s in group if task_status(s.record) in OPEN_STATUSES]
+        if not open_scores:
+            continue
+        for s in group:
+            if task_status(s.record) in CLOSED_STATUSES and s.relevance <= by_id[task_id].relevance \
+                    and s.score >= min(open_scores):
+                s.score = round(min(open_scores) - 0.01, 4)
+                s.reasons.append(f"a {task_status(s.record)} step of {task_id}: below its open steps")
+
+
+def parent_task(record: MemIR) -> str | None:
+    """The task a plan step or subtask belongs to (its ``associated_task_id`` or a step relationship)."""
+    parent = record.properties.get("associated_task_id")
+    if isinstance(parent, str) and parent:
+        return parent
+    return next((r.target for r in record.relationships if r.relation in STEP_RELATIONS), None)
+
+
 def lift_present(scored: list[Scored], kind: str, config: RankingConfig) -> None:
-    """The user's present state comes before background preferences (seed 2.1, symptom two)."""
+    """The user's present state comes before background preferences (seed 2.1, symptom two); asked about
+    feelings, a recent feeling comes before facts, whatever words it shares with the query."""
+    if kind == "emotion":
+        _lift_present_feelings(scored, config)
+        return
     if kind not in ("preference", "general"):
         return
     prefs = [s.score for s in scored if s.role == "background"]
@@ -186,6 +256,17 @@ def lift_present(scored: list[Scored], kind: str, config: RankingConfig) -> None
         if s.score <= max(prefs):
             s.score = round(max(prefs) + 0.001, 4)
             s.reasons.append("the present state ranks above background preferences")
+
+
+def _lift_present_feelings(scored: list[Scored], config: RankingConfig) -> None:
+    others = [s.score for s in scored if s.record.type != "EmotionalState"]
+    if not others:
+        return
+    present = sorted((s for s in scored if s.record.type == "EmotionalState" and s.listed), key=lambda s: -s.relevance)
+    for s in present[: config.max_current_lifted]:
+        if s.score <= max(others):
+            s.score = round(max(others) + 0.001, 4)
+            s.reasons.append("a recent feeling ranks above facts when feelings are asked about")
 
 
 def above_floor(scored: Iterable[Scored], config: RankingConfig) -> list[Scored]:

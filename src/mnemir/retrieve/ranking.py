@@ -368,8 +368,10 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     floor = config.current_min_relevance if role == "current" or present_feeling else config.min_relevance
     listed = intent.kind == "open_tasks" and role == "task" and (
         matches(where, record) if where is not None else task_status(record) in OPEN_STATUSES)
+    # the frame in force answers "what are we working on?" whatever its wording, as an open task "what is left"
+    listed = listed or (intent.kind == "frame" and frames.active is not None and record.id == frames.active.id)
     if listed:
-        floor = 0.0  # an open task is an answer to "what is left" whatever its wording
+        floor = 0.0
     listed = listed or present_feeling  # a recent feeling answers "how am I?" whatever its wording
     if rel < floor:
         return None
@@ -387,6 +389,15 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     offset = config.role_offsets.get(intent.kind, {}).get(role, 0.0)
     strength = (rel + bonus) * factor
     return Scored(c, role, round(strength + offset, 4), rel, round(strength, 4), reasons, flags, listed)
+
+
+#: wording that asks about the user's state now or lately ("still", "最近", "these days", "前两天")
+NOW_WORDS = re.compile(r"还|最近|现在|目前|如今|近来|这阵子|这几天|这两天|前两天|这周|\b(?:still|now|lately|these days|currently|"
+                       r"recently|at the moment|any ?more|the other day|this week|right now)\b", re.I)
+
+
+def asks_about_now(query: str) -> bool:
+    return bool(NOW_WORDS.search(query))
 
 
 def _present_feeling(record: MemIR, intent: IntentLike, now: datetime, config: RankingConfig) -> bool:
@@ -408,6 +419,9 @@ def _state_factor(record: MemIR, role: str, intent: IntentLike, now: datetime, c
     if record.type == "EmotionalState":
         if intent.kind == "emotion":
             factor = 0.6 + 0.4 * halving(age, config.emotion_answer_half_life)
+            if age > config.present_window and asks_about_now(intent.query):
+                factor *= config.out_of_range_factor
+                reasons.append(f"a feeling from {_ago(age)}: the question asks about now")
         else:
             weight = halving(age, config.emotion_half_life)
             factor = config.emotion_damping * weight
@@ -443,6 +457,9 @@ def _frame_factor(record: MemIR, frames: FrameState, config: RankingConfig, reas
                   flags: list[str]) -> float:
     if frames.active is None:
         return 1.0
+    if record.id == frames.active.id:
+        reasons.append("the contextual frame in force now")
+        return config.active_frame_factor
     tied = frames.ties.get(record.id, frozenset())
     if not tied:
         return 1.0

@@ -32,9 +32,12 @@ from mnemir.retrieve.judgements import (
     demote_outdated,
     demote_replaced,
     drop_replaced,
+    ended_frames_give_way,
     focus_status,
     lift_present,
+    open_steps_first,
     order_hits,
+    other_frame_gives_way,
 )
 from mnemir.retrieve.ranking import (
     LINK_DECAY,
@@ -145,14 +148,21 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
     pool = _gather(store, scope, intent, types, where, qvec, now, max(config.candidates, 4 * k), config)
-    settled = settle(intent, pool.values(), config.ranking)
+    frames = _frames(store, scope, now, pool)
+    if "ContextualFrame" in intent.types and frames.active is not None and frames.active.id not in pool:
+        pool[frames.active.id] = Candidate(frames.active)  # the frame in force may answer "what is this about?"
+        _fill_similarity(store, pool, [frames.active.id], qvec)
+    settled = settle(intent, pool.values(), config.ranking, now)
     notes = [settled.note] if settled.note else []
     if settled.switched:
         intent, where = _switched(intent, settled), None
-    frames = _frames(store, scope, now, pool)
     ranked = _rank(pool, intent, where, now, config, ontology, frames, store)
+    if intent.kind == "frame":
+        ended_frames_give_way(ranked, frames, config.ranking)
+    other_frame_gives_way(ranked, frames, config.ranking)
     ranked = focus_status(ranked, intent.kind, config.ranking)
     ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool)
+    open_steps_first(ranked, intent.kind)
     lift_present(ranked, intent.kind, config.ranking)
     kept, replaced_notes = drop_replaced(order_hits(above_floor(ranked, config.ranking)),
                                          asks_about_past(intent.query, intent.time_range, now))
@@ -254,8 +264,8 @@ def _score(c: Candidate, intent: IntentLike, where: FilterNode | None, now: date
     role = role_of(c.record, intent, now, config.ranking, type_role)
     if gate(c, role, intent, where, now, config.ranking) is not None:
         return None
-    if frames.active is not None and c.id == frames.active.id:
-        return None
+    if frames.active is not None and c.id == frames.active.id and intent.kind != "frame":
+        return None  # shown apart, as the setting
     return score_candidate(c, role, intent, where, now, config.ranking, frames)
 
 
