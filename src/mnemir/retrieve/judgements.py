@@ -171,7 +171,7 @@ def other_frame_gives_way(scored: Sequence[Scored], frames: FrameState, config: 
     about the past."""
     if frames.active is None:
         return
-    in_force = {}
+    in_force: dict[str, Scored] = {}
     for s in scored:
         attribute = norm_text(s.record.properties.get("attribute"))
         if attribute and s.record.type == "Fact" and frames.active.id in frames.ties.get(s.record.id, ()):
