@@ -55,7 +55,7 @@ def test_unknown_split_is_an_error(bad: str) -> None:
 
 #: the files added after the first split: (file, split, id prefix, least scenarios, build every n-th one)
 LATER_FILES = [("dev2.yaml", "dev", "d2-", 16, 0), ("dev3.yaml", "dev", "d3-", 12, 1),
-               ("heldout2.yaml", "heldout", "h2-", 20, 5)]
+               ("heldout2.yaml", "heldout", "h2-", 20, 5), ("heldout3.yaml", "heldout", "h3-", 20, 5)]
 
 
 @pytest.mark.parametrize(("source", "split", "prefix", "least", "build_every"), LATER_FILES)
