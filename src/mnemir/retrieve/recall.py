@@ -157,15 +157,16 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     if settled.switched:
         intent, where = _switched(intent, settled), None
     ranked = _rank(pool, intent, where, now, config, ontology, frames, store)
-    if intent.kind == "frame":
-        ended_frames_give_way(ranked, frames, config.ranking)
-    other_frame_gives_way(ranked, frames, config.ranking)
+    past = asks_about_past(intent.query, intent.time_range, now)
+    if not past:  # an earlier setting is what a question about the past asks for
+        if intent.kind == "frame":
+            ended_frames_give_way(ranked, frames, config.ranking)
+        other_frame_gives_way(ranked, frames, config.ranking)
     ranked = focus_status(ranked, intent.kind, config.ranking)
     ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool)
     open_steps_first(ranked, intent.kind)
     lift_present(ranked, intent.kind, config.ranking)
-    kept, replaced_notes = drop_replaced(order_hits(above_floor(ranked, config.ranking)),
-                                         asks_about_past(intent.query, intent.time_range, now))
+    kept, replaced_notes = drop_replaced(order_hits(above_floor(ranked, config.ranking)), past)
     notes += replaced_notes
     if not kept and ranked:  # never nothing when something passed the role gates: the closest, labelled weak
         kept = sorted(ranked, key=lambda s: (-s.relevance, s.record.id))[: min(k, config.weak_fallback)]
