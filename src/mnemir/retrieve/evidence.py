@@ -40,10 +40,15 @@ REACTION_FORM = re.compile(
     r"\b(?:leave|left) me\b|\b(?:react|reacted|reaction|coping|holding up|in what mood|state of mind)\b", re.I)
 #: wording that asks where a piece of work stands (a task question without "done", "yet" or "进展")
 PROGRESS_FORM = re.compile(
-    r"那件事|那事|的事儿?呢|那边呢|办得|弄得|搞得|咋样|有消息|落实|\bwhere (?:do|does|did) .{0,30}\bstand\b|"
+    r"那件事|那事|的事儿?呢|那边呢|办得|弄得|搞得|咋样|有消息|落实|着落|搞定|弄好|有动静|回音|"
+    r"\b(?:sorted|squared away|taken care of|dealt with|heard back|get back to)\b|\bwhere (?:do|does|did) .{0,30}\bstand\b|"
     r"\bwhere (?:are|is) (?:we|things|it|that) (?:with|on)\b|"
-    r"\b(?:worked out|go(?:ne)? through|come through|on track|any news|blocking|blocked|owe)\b|"
+    r"\b(?:worked out|go(?:ne)? through|come through|on track|any news|owe)\b|"
     r"\bhow(?:'s| is| are) .{1,30} (?:going|coming along)\b", re.I)
+#: wording that asks what still stands in the way (a question about what is left, without "left" or "还有")
+REMAINING_FORM = re.compile(
+    r"卡在|卡住|卡哪|还差|还缺|准备好|就绪|\b(?:blocking|blocked|holding (?:us|me|things|it) up|good to go|ready (?:for|to)|"
+    r"all set)\b", re.I)
 #: wording that asks what the user is to do (a question about doing, not about a thing's attribute)
 DOING_FORM = re.compile(
     r"安排|要做什么|要干什么|要办什么|需要我|要我|该做|\b(?:what am i doing|what are we doing|(?:need|have|got|supposed) "
@@ -94,6 +99,8 @@ def cues(query: str, groups: tuple[str, ...]) -> list[str]:
         found.append("progress_form")
     if groups == TASK_CUES and DOING_FORM.search(query):
         found.append("doing_form")
+    if groups == TASK_CUES and REMAINING_FORM.search(query):
+        found.append("remaining_form")
     if groups == FEELING_CUES and REACTION_FORM.search(query):
         found.append("reaction_form")
     return found
@@ -166,8 +173,9 @@ def _refine_task_kind(intent: IntentLike, task_words: list[str], keep: Settled) 
     """An unsure task intent: "what's left" is open tasks, "did ... / 了吗" is a task's status."""
     if intent.kind not in ("open_tasks", "task_status"):
         return keep
-    wanted = "open_tasks" if "list_q" in task_words and "status_q" not in task_words else \
-        "task_status" if "status_q" in task_words and "list_q" not in task_words else intent.kind
+    listing = "list_q" in task_words or "remaining_form" in task_words
+    wanted = "open_tasks" if listing and "status_q" not in task_words else \
+        "task_status" if "status_q" in task_words and not listing else intent.kind
     if wanted == intent.kind:
         return keep
     return Settled(wanted, keep.types, True, f"the intent was unsure ({intent.kind}, p={intent.confidence:.2f}); "
@@ -181,7 +189,7 @@ def _kind_for(family: str, intent_kind: str, witness: Candidate, task_words: lis
         return family
     if family == "frame":
         return "frame"
-    if ("list_q" in task_words or "doing_form" in task_words) and "status_q" not in task_words:
+    if {"list_q", "doing_form", "remaining_form"} & set(task_words) and "status_q" not in task_words:
         return "open_tasks"
     if "status_q" in task_words:
         return "task_status"
