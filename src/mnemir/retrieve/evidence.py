@@ -43,7 +43,7 @@ PROGRESS_FORM = re.compile(
     r"那件事|那事|的事儿?呢|那边呢|办得|弄得|搞得|咋样|有消息|落实|着落|搞定|弄好|有动静|回音|"
     r"\b(?:sorted|squared away|taken care of|dealt with|heard back|get back to)\b|\bwhere (?:do|does|did) .{0,30}\bstand\b|"
     r"\bwhere (?:are|is) (?:we|things|it|that) (?:with|on)\b|"
-    r"\b(?:worked out|go(?:ne)? through|come through|on track|any news|owe)\b|"
+    r"\b(?:worked out|go(?:ne)? through|come through|on track|any (?:news|luck|word|update)|owe)\b|"
     r"\bhow(?:'s| is| are) .{1,30} (?:going|coming along)\b", re.I)
 #: wording that asks what still stands in the way (a question about what is left, without "left" or "还有")
 REMAINING_FORM = re.compile(
@@ -52,7 +52,7 @@ REMAINING_FORM = re.compile(
 #: wording that asks what the user is to do (a question about doing, not about a thing's attribute)
 DOING_FORM = re.compile(
     r"安排|要做什么|要干什么|要办什么|需要我|要我|该做|\b(?:what am i doing|what are we doing|(?:need|have|got|supposed) "
-    r"to do|my plans?|on my plate)\b", re.I)
+    r"to do|needs? doing|to be done|my plans?|on my plate)\b", re.I)
 #: wording that asks for an attribute's value (which, where, when, how much): a question a fact answers
 FACT_FORM = re.compile(
     r"哪家|哪里|哪儿|在哪|多少|几(?:点|号|天|个|次|岁|公里|块|件|月)|什么时候|哪天|是什么|叫什么|多大|多重|多高|多长|多远|多久|"
@@ -128,8 +128,9 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
     if not task_words and len(best) > 1 and (FACT_FORM.search(intent.query)
                                              or not _clear_lead(best, "task", config.task_lead)):
         best.pop("task", None)  # unsure, and the wording does not ask about tasks: a task cannot take over
-    # an unsure guess of "feelings" counts like a feeling word: the memories then decide
-    feelings_asked = bool(feeling_words) or intent.kind == "emotion"
+    # a guess of "feelings" that is not a long shot counts like a feeling word: the memories then decide
+    feelings_asked = bool(feeling_words) or (intent.kind == "emotion"
+                                             and intent.confidence >= config.feeling_guess_confidence)
     votes = {family: rel + _cue_bonus(family, bool(task_words), feelings_asked, config)
              for family, (rel, _) in best.items()}
     if not votes:

@@ -51,6 +51,25 @@ def demote_replaced(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray],
                 break
 
 
+def feelings_move_on(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray], config: RankingConfig) -> None:
+    """Feelings are moments: asked how the user feels now, an earlier feeling about the same thing (similar text
+    or the same trigger) has given way to the later one. Changes ``scored`` in place."""
+    feelings = sorted((s for s in scored if s.record.type == "EmotionalState"),
+                      key=lambda s: s.record.metadata.created_at)
+    for i, older in enumerate(feelings):
+        for newer in reversed(feelings[i + 1:]):
+            if newer.record.metadata.created_at <= older.record.metadata.created_at:
+                continue
+            trigger = norm_text(older.record.properties.get("trigger"))
+            same_trigger = bool(trigger) and trigger == norm_text(newer.record.properties.get("trigger"))
+            sim = _cos(vectors.get(older.record.id), vectors.get(newer.record.id))
+            if same_trigger or sim >= config.passed_feeling_similarity:
+                why = "same trigger" if same_trigger else f"similarity {sim:.2f}"
+                demote_outdated(older, config, f"a later feeling about the same thing ({newer.record.id}, {why})",
+                                newer.record.id)
+                break
+
+
 #: wording by which a preference says it replaces an earlier habit ("I've switched to decaf", "现在改成早上去")
 CHANGE_WORDS = re.compile(
     r"改成|改为|换成|改喝|改吃|不再|戒了|不.{0,2}了|现在|最近|以后|如今|开始|\b(?:switched|switch(?:ing)? to|changed|"
@@ -121,6 +140,8 @@ def _mark_outdated(older: Scored, newer: Scored, config: RankingConfig, why: str
 def demote_outdated(s: Scored, config: RankingConfig, reason: str, by: str) -> None:
     """Count ``s`` as replaced by memory ``by``: its strength shrinks to ``outdated_factor`` (its role offset
     stays) and it is flagged outdated."""
+    if s.score_before_replaced is None:
+        s.score_before_replaced = s.score
     s.score = round(s.score - s.strength * (1 - config.outdated_factor), 4)
     s.strength = round(s.strength * config.outdated_factor, 4)
     s.flags.append("outdated")
@@ -130,7 +151,7 @@ def demote_outdated(s: Scored, config: RankingConfig, reason: str, by: str) -> N
 
 #: wording that asks about the past itself ("what did I use to...", "以前"): replaced memories are the answer
 PAST_WORDS = re.compile(
-    r"以前|之前|原来|原先|过去|曾经|当初|早先|旧的|\b(?:used to|did\b.{0,40}\buse to|before|previous(?:ly)?|originally|formerly|old|"
+    r"以前|之前|原来|原先|过去|曾经|当初|当时|那时|那会儿|那阵子?|那段时间|早先|旧的|\b(?:used to|did\b.{0,40}\buse to|before|previous(?:ly)?|originally|formerly|old|"
     r"earlier|at first|back then|in the past|history)\b", re.I)
 
 
@@ -138,6 +159,19 @@ def asks_about_past(query: str, time_range: tuple[datetime | None, datetime | No
     """Whether the query asks about an earlier state ("以前", "used to", a time range that has ended)."""
     return bool(PAST_WORDS.search(query)) or (time_range is not None and time_range[1] is not None
                                               and time_range[1] <= now)
+
+
+def replacements_stand_in(scored: Sequence[Scored]) -> None:
+    """A memory that matched the query but was replaced points at the answer: its replacement takes its place
+    (listed whatever its own wording, ranked where the replaced one would have been). Changes ``scored`` in place."""
+    by_id = {s.record.id: s for s in scored}
+    for s in scored:
+        newer = by_id.get(s.replaced_by) if s.replaced_by else None
+        if newer is None or s.score_before_replaced is None or newer.score >= s.score_before_replaced:
+            continue
+        newer.score = round(s.score_before_replaced, 4)
+        newer.listed = True
+        newer.reasons.append(f"stands in for the memory it replaced ({s.record.id})")
 
 
 def drop_replaced(scored: Sequence[Scored], asks_past: bool) -> tuple[list[Scored], list[str]]:

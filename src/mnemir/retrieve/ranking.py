@@ -90,6 +90,8 @@ class RankingConfig:
     stale_preference_similarity: float = 0.5
     #: ... or at least this similar when the newer one says the habit changed ("switched to", "改成", "现在")
     changed_preference_similarity: float = 0.3
+    #: asked how the user feels now, an earlier feeling at least this similar to a later one has passed
+    passed_feeling_similarity: float = 0.4
     #: how much an outdated (replaced) memory still counts
     outdated_factor: float = 0.3
     #: a fact below this confidence is labelled unconfirmed
@@ -127,6 +129,8 @@ class RankingConfig:
     widened_type_fit: float = 0.6
     #: below this intent confidence, the intent is checked against which family of memories matches best
     trust_intent: float = 0.7
+    #: ... where an unsure intent's guess of "feelings" counts as asking about feelings from this confidence on
+    feeling_guess_confidence: float = 0.4
     #: how much the query's wording (task / feeling cues) counts in that check, in relevance units
     cue_weight: float = 0.1
     #: in task queries, tasks lose up to this share of their weight with age (recent ones are what is meant)
@@ -196,6 +200,8 @@ class Scored:
     listed: bool = False
     #: the id of the newer memory that replaced this one (set when it is demoted as outdated)
     replaced_by: str | None = None
+    #: its score before it was demoted as replaced (what its replacement may stand in with)
+    score_before_replaced: float | None = None
 
     @property
     def record(self) -> MemIR:

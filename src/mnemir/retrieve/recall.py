@@ -33,11 +33,13 @@ from mnemir.retrieve.judgements import (
     demote_replaced,
     drop_replaced,
     ended_frames_give_way,
+    feelings_move_on,
     focus_status,
     lift_present,
     open_steps_first,
     order_hits,
     other_frame_gives_way,
+    replacements_stand_in,
 )
 from mnemir.retrieve.ranking import (
     LINK_DECAY,
@@ -164,6 +166,8 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
         other_frame_gives_way(ranked, frames, config.ranking)
     ranked = focus_status(ranked, intent.kind, config.ranking)
     ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool)
+    if not past:
+        replacements_stand_in(ranked)
     open_steps_first(ranked, intent.kind)
     lift_present(ranked, intent.kind, config.ranking)
     kept, replaced_notes = drop_replaced(order_hits(above_floor(ranked, config.ranking)), past)
@@ -254,8 +258,11 @@ def _frames(store: Store, scope: Selection, now: datetime, pool: Mapping[str, Ca
 def _rank(pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode | None, now: datetime,
           config: RecallConfig, ontology: Ontology, frames: FrameState, store: Store) -> list[Scored]:
     scored = [s for s in (_score(c, intent, where, now, config, ontology, frames) for c in pool.values()) if s]
-    vectors = store.vectors([s.record.id for s in scored if s.record.type == "Preference"])
+    compared = ("Preference", "EmotionalState") if intent.kind == "emotion" else ("Preference",)
+    vectors = store.vectors([s.record.id for s in scored if s.record.type in compared])
     demote_replaced(scored, vectors, config.ranking)
+    if intent.kind == "emotion" and not asks_about_past(intent.query, intent.time_range, now):
+        feelings_move_on(scored, vectors, config.ranking)
     return scored
 
 
