@@ -11,7 +11,7 @@ import pytest
 from recall_helpers import add, intent
 
 import mnemir
-from mnemir.retrieve.evidence import DOING_FORM, FACT_FORM, PROGRESS_FORM, REACTION_FORM
+from mnemir.retrieve.evidence import DOING_FORM, FACT_FORM, PROGRESS_FORM, REACTION_FORM, REMAINING_FORM
 from mnemir.retrieve.judgements import says_change
 
 
@@ -80,16 +80,84 @@ def test_a_recent_feeling_answers_how_am_i_in_other_words(mem: mnemir.Memory, no
     assert all(h.role == "answer" for h in result.hits if h.id in (calm.id, old.id))
 
 
+def test_what_stands_in_the_way_lists_open_tasks(mem: mnemir.Memory, now: datetime) -> None:
+    done = add(mem, now, "去工商局办营业执照", "Task", {"goal": "营业执照", "status": "completed"}, days=40)
+    decor = add(mem, now, "盯着装修队把茶饮店的吧台做好", "Task", {"goal": "吧台装修", "status": "in_progress"}, days=20)
+    staff = add(mem, now, "招两个会做奶茶的店员", "Task", {"goal": "招店员", "status": "pending"}, days=10)
+    add(mem, now, "计划六月十八号开业", "Fact", {"entity": "茶饮店", "attribute": "开业日期", "value": "6月18日"}, days=15)
+    query = "开业前还卡在哪儿？"
+    unsure = intent(query, "fact_lookup", ("Fact", "Hypothesis"), confidence=0.57)
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=unsure)
+    ids = [h.id for h in result.hits]
+
+    assert result.intent.kind == "open_tasks"
+    assert {decor.id, staff.id} <= set(ids) and done.id not in ids
+
+
+def test_a_replacement_stands_in_for_the_memory_it_replaced(mem: mnemir.Memory, now: datetime) -> None:
+    old = add(mem, now, "儿子最爱吃肯德基，每次出去玩中午都要吃", "Preference",
+              {"subject": "儿子吃肯德基", "preference_type": "like"}, days=250)
+    new = add(mem, now, "儿子说炸鸡吃腻了，现在出去吃饭只想吃回转寿司", "Preference",
+              {"subject": "儿子吃回转寿司", "preference_type": "like"}, days=20)
+    query = "出去玩中午给孩子吃点啥？"
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "preference", ("Preference", "Fact")))
+    ids = [h.id for h in result.hits]
+
+    assert ids[0] == new.id and old.id not in ids
+    assert any(old.id in r for r in result.hits[0].reasons)
+
+
+def test_asked_about_now_an_earlier_feeling_on_the_same_thing_has_passed(mem: mnemir.Memory, now: datetime) -> None:
+    sad = add(mem, now, "和阿杰分手了，这几天一直哭，什么都不想干", "EmotionalState",
+              {"emotion_type": "sadness", "intensity": 0.9, "trigger": "和阿杰分手"}, days=60)
+    okay = add(mem, now, "现在想起阿杰已经挺平静的了，日子照样过", "EmotionalState",
+               {"emotion_type": "calm", "intensity": 0.5, "trigger": "和阿杰分手"}, days=5)
+    now_query, past_query = "我是不是已经放下阿杰了？", "刚分手那阵子我过得怎么样？"
+
+    result = mem.recall(now_query, user="alice", k=3, now=now, intent=intent(now_query, "emotion", ("EmotionalState",)))
+    past = mem.recall(past_query, user="alice", k=3, now=now, intent=intent(past_query, "emotion", ("EmotionalState",)))
+
+    assert [h.id for h in result.hits] == [okay.id]
+    assert sad.id in [h.id for h in past.hits]
+
+
+@pytest.mark.parametrize(("confidence", "feelings_win"), [(0.27, False), (0.45, True)])
+def test_a_long_shot_feelings_guess_does_not_let_an_outburst_answer(mem: mnemir.Memory, now: datetime,
+                                                                   confidence: float, feelings_win: bool) -> None:
+    rant = add(mem, now, "科目二考试又压线挂了，教练还骂我，气死了", "EmotionalState",
+               {"emotion_type": "anger", "intensity": 0.8}, days=1)
+    rule = add(mem, now, "科目二考试时车轮压线直接判不合格", "Fact",
+               {"entity": "科目二考试", "attribute": "压线规则", "value": "不合格", "source": "external"}, days=1)
+    query = "考试的时候压线会怎么样？"
+    guess = intent(query, "emotion", ("EmotionalState", "Plan", "Task"), confidence=confidence)
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=guess)
+
+    assert result.hits[0].id == (rant.id if feelings_win else rule.id)
+
+
 @pytest.mark.parametrize("pattern, text, expected", [
     (PROGRESS_FORM, "Where do things stand with the visa letter?", True),
     (PROGRESS_FORM, "找物业投诉那件事呢？", True),
     (PROGRESS_FORM, "What music do I work out to?", False),
+    (PROGRESS_FORM, "Any luck with challenging that parking fine?", True),
+    (PROGRESS_FORM, "签证那边有动静吗？", True),
+    (PROGRESS_FORM, "How big is the flat?", False),
+    (REMAINING_FORM, "开业前还卡在哪儿？", True),
+    (REMAINING_FORM, "Is the bike good to go for Monday?", True),
+    (REMAINING_FORM, "Where is the bike shop?", False),
+    (DOING_FORM, "What still needs doing before the move?", True),
     (DOING_FORM, "What do I need to do for Acme?", True),
     (DOING_FORM, "周六有什么安排？", True),
     (DOING_FORM, "What should I eat?", False),
     (REACTION_FORM, "How did I take it when my card got locked?", True),
     (REACTION_FORM, "项目上线那天我是什么感受？", True),
     (REACTION_FORM, "How did I get to the airport?", False),
+    (REACTION_FORM, "Am I still enjoying the podcast?", True),
+    (REACTION_FORM, "前两天钓完鱼回来我乐不乐？", True),
+    (REACTION_FORM, "How long is the podcast?", False),
     (FACT_FORM, "How much do we pay each month?", True),
     (FACT_FORM, "豆豆多重了？", True),
     (FACT_FORM, "Has everyone got an invite?", False),
