@@ -375,7 +375,9 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     listed = intent.kind == "open_tasks" and role == "task" and (
         matches(where, record) if where is not None else task_status(record) in OPEN_STATUSES)
     # the frame in force answers "what are we working on?" whatever its wording, as an open task "what is left"
-    listed = listed or (intent.kind == "frame" and frames.active is not None and record.id == frames.active.id)
+    # (when the intent is sure of it: an unsure guess of "frame" is often a fact question about "today")
+    listed = listed or (intent.kind == "frame" and intent.confidence >= config.trust_intent
+                        and frames.active is not None and record.id == frames.active.id)
     if listed:
         floor = 0.0
     listed = listed or present_feeling  # a recent feeling answers "how am I?" whatever its wording
