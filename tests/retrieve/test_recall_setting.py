@@ -131,3 +131,19 @@ def test_asked_about_now_an_old_feeling_gives_way_to_a_recent_one(mem: mnemir.Me
 ])
 def test_asks_about_now(query: str, expected: bool) -> None:
     assert asks_about_now(query) is expected
+
+
+def test_asked_for_advice_a_present_circumstance_comes_before_an_old_preference(mem: mnemir.Memory,
+                                                                                now: datetime) -> None:
+    loves = add(mem, now, "女儿特别喜欢弹钢琴，每天主动练一小时", "Preference",
+                {"subject": "女儿练钢琴", "preference_type": "like"}, days=350)
+    wrist = add(mem, now, "女儿上周扭了手腕，医生说两周内别弹琴", "Fact",
+                {"entity": "女儿", "attribute": "手腕扭伤", "value": "两周别弹琴"}, days=4)
+    query = "这周末要不要让女儿多练几遍琴？"
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "preference", ("Preference", "Fact")))
+    ids = [h.id for h in result.hits]
+
+    assert ids.index(wrist.id) < ids.index(loves.id)
+    assert result.hits[0].role == "current"
+    assert "present circumstance" in result.context.render()

@@ -13,14 +13,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from mnemir.ir import MemIR
-from mnemir.retrieve.ranking import RECALL_ROLES, confidence_of, task_status
+from mnemir.retrieve.ranking import RECALL_ROLES, confidence_of, is_about_user, task_status
 
 if TYPE_CHECKING:
     from mnemir.retrieve.recall import RecallHit
 
 SECTION_TITLES: dict[str, str] = {
     "answer": "Answers to the query",
-    "current": "The user's present state (comes before older preferences)",
+    "current": "The user's present state and circumstances (come before older preferences)",
     "task": "Tasks: things the user asked for (requests, not facts)",
     "background": "Background preferences (soft context; present instructions and state come first)",
     "caution": "Cautions: feelings the user expressed (use with care; not facts about the world)",
@@ -129,7 +129,8 @@ def label(record: MemIR, role: str) -> str:
         return f"{head} ({', '.join(parts)})"
     if record.type == "Fact":
         conf = confidence_of(record)
-        head = "present state of the user" if role == "current" else "fact"
+        head = ("present state of the user" if is_about_user(record) else "present circumstance") \
+            if role == "current" else "fact"
         return f"{head} (confidence {conf:.2f})" if conf is not None else head
     if record.type == "Hypothesis":
         conf = confidence_of(record)

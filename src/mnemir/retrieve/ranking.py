@@ -251,7 +251,10 @@ def task_status(record: MemIR) -> str | None:
 
 def role_of(record: MemIR, intent: IntentLike, now: datetime, config: RankingConfig, type_role: str) -> str:
     """The role a memory plays for this query (the type's default role, refined by state and kind)."""
-    if record.type == "Fact" and is_about_user(record) and age_of(record, now) <= config.present_window \
+    # asked for advice ("should we...?", "要不要..."), what is true around the user now (a child's sprained wrist,
+    # guests staying over) is present state too, not only what is true of the user
+    if record.type == "Fact" and (is_about_user(record) or intent.kind == "preference") \
+            and age_of(record, now) <= config.present_window \
             and (record.valid_to is None or record.valid_to > now):
         return "current"
     if record.type == "EmotionalState":
@@ -371,7 +374,9 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     record = c.record
     rel, reasons = relevance(c, intent, config)
     present_feeling = _present_feeling(record, intent, now, config)
-    floor = config.current_min_relevance if role == "current" or present_feeling else config.min_relevance
+    # the user's own present state matters even in few shared words; other present facts must match like any other
+    own_state = role == "current" and is_about_user(record)
+    floor = config.current_min_relevance if own_state or present_feeling else config.min_relevance
     listed = intent.kind == "open_tasks" and role == "task" and (
         matches(where, record) if where is not None else task_status(record) in OPEN_STATUSES)
     # the frame in force answers "what are we working on?" whatever its wording, as an open task "what is left"
@@ -443,7 +448,7 @@ def _state_factor(record: MemIR, role: str, intent: IntentLike, now: datetime, c
                 flags.append("unconfirmed")
                 reasons.append(f"low confidence {conf:.2f}: unconfirmed")
         if role == "current":
-            reasons.append("the user's present state")
+            reasons.append("the user's present state" if is_about_user(record) else "a present circumstance")
     elif record.type == "Preference":
         factor = config.preference_floor + (1 - config.preference_floor) * halving(age, config.preference_half_life)
     elif record.type in TASK_TYPES:
