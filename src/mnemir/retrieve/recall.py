@@ -6,8 +6,10 @@ feelings as damped cautions, each with its role, score and reasons, plus a :clas
 
 Steps: gather candidates (hybrid search under the intent's types and filter, a wider search for context
 roles, the active frame, the user's recent state) -> gate (closed tasks for "what's left", faded emotions,
-tasks for fact questions) -> score by role -> judge memories against each other (outdated, unconfirmed)
--> follow relationships from the best ones (in scope, depth-limited) -> top k.
+tasks for fact questions) -> score by role -> judge memories against each other (outdated, unconfirmed, a later feeling, the frame in force)
+-> follow relationships from the best ones (in scope, depth-limited) -> let replacements stand in, put a task's
+finished steps below its open ones, lift the present state -> drop what was replaced -> top k. A question about
+the past ("以前", "used to", an ended time range) keeps the earlier memories instead.
 """
 
 from __future__ import annotations
@@ -158,12 +160,8 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     notes = [settled.note] if settled.note else []
     if settled.switched:
         intent, where = _switched(intent, settled), None
-    ranked = _rank(pool, intent, where, now, config, ontology, frames, store)
     past = asks_about_past(intent.query, intent.time_range, now)
-    if not past:  # an earlier setting is what a question about the past asks for
-        if intent.kind == "frame":
-            ended_frames_give_way(ranked, frames, config.ranking)
-        other_frame_gives_way(ranked, frames, config.ranking)
+    ranked = _rank(pool, intent, where, now, config, ontology, frames, store, past)
     ranked = focus_status(ranked, intent.kind, config.ranking)
     ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool)
     if not past:
@@ -256,13 +254,21 @@ def _frames(store: Store, scope: Selection, now: datetime, pool: Mapping[str, Ca
 
 # -- ranking ---------------------------------------------------------------------------------------
 def _rank(pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode | None, now: datetime,
-          config: RecallConfig, ontology: Ontology, frames: FrameState, store: Store) -> list[Scored]:
+          config: RecallConfig, ontology: Ontology, frames: FrameState, store: Store, past: bool) -> list[Scored]:
+    """Score every candidate, then judge them against each other: what replaced what (a newer preference, a later
+    feeling, the frame in force and its facts), unless the query asks about the past, which those earlier ones
+    answer."""
     scored = [s for s in (_score(c, intent, where, now, config, ontology, frames) for c in pool.values()) if s]
     compared = ("Preference", "EmotionalState") if intent.kind == "emotion" else ("Preference",)
     vectors = store.vectors([s.record.id for s in scored if s.record.type in compared])
     demote_replaced(scored, vectors, config.ranking)
-    if intent.kind == "emotion" and not asks_about_past(intent.query, intent.time_range, now):
+    if past:
+        return scored
+    if intent.kind == "emotion":
         feelings_move_on(scored, vectors, config.ranking)
+    if intent.kind == "frame":
+        ended_frames_give_way(scored, frames, config.ranking)
+    other_frame_gives_way(scored, frames, config.ranking)
     return scored
 
 
