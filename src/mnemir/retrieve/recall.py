@@ -6,8 +6,8 @@ feelings as damped cautions, each with its role, score and reasons, plus a :clas
 
 Steps: gather candidates (hybrid search under the intent's types and filter, a wider search for context
 roles, the active frame, the user's recent state) -> gate (closed tasks for "what's left", faded emotions,
-tasks for fact questions) -> score by role -> judge memories against each other (outdated, unconfirmed, a later feeling, the frame in force)
--> follow relationships from the best ones (in scope, depth-limited) -> let replacements stand in, put a task's
+tasks for fact questions) -> score by role -> judge memories against each other (outdated, unconfirmed, a
+later feeling, the frame in force) -> follow relationships from the best ones (in scope, depth-limited) -> let replacements stand in, put a task's
 finished steps below its open ones, lift the present state -> drop what was replaced -> top k. A question about
 the past ("以前", "used to", an ended time range) keeps the earlier memories instead.
 """
