@@ -128,6 +128,7 @@ def test_asked_about_now_an_old_feeling_gives_way_to_a_recent_one(mem: mnemir.Me
 @pytest.mark.parametrize(("query", "expected"), [
     ("Am I still enjoying the podcast?", True), ("最近学日语劲头还足吗？", True), ("How do I feel lately?", True),
     ("How did I feel after the exam last spring?", False), ("那次考试我是什么感受？", False),
+    ("我当时还挺开心的吧？", False), ("Was I still upset back then?", False),
 ])
 def test_asks_about_now(query: str, expected: bool) -> None:
     assert asks_about_now(query) is expected

@@ -17,6 +17,7 @@ from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.retrieve.graph import STEP_RELATIONS
 from mnemir.retrieve.ranking import (
     DAY,
+    PAST_WORDS,
     TASK_KINDS,
     TASK_TYPES,
     FrameState,
@@ -147,12 +148,6 @@ def demote_outdated(s: Scored, config: RankingConfig, reason: str, by: str) -> N
     s.flags.append("outdated")
     s.reasons.append(reason)
     s.replaced_by = by
-
-
-#: wording that asks about the past itself ("what did I use to...", "以前"): replaced memories are the answer
-PAST_WORDS = re.compile(
-    r"以前|之前|原来|原先|过去|曾经|当初|当时|那时|那会儿|那阵子?|那段时间|早先|旧的|\b(?:used to|did\b.{0,40}\buse to|before|previous(?:ly)?|originally|formerly|old|"
-    r"earlier|at first|back then|in the past|history)\b", re.I)
 
 
 def asks_about_past(query: str, time_range: tuple[datetime | None, datetime | None] | None, now: datetime) -> bool:
