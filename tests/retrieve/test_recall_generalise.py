@@ -11,7 +11,14 @@ import pytest
 from recall_helpers import add, intent
 
 import mnemir
-from mnemir.retrieve.evidence import DOING_FORM, FACT_FORM, PROGRESS_FORM, REACTION_FORM, REMAINING_FORM
+from mnemir.retrieve.evidence import (
+    ADVICE_FORM,
+    DOING_FORM,
+    FACT_FORM,
+    PROGRESS_FORM,
+    REACTION_FORM,
+    REMAINING_FORM,
+)
 from mnemir.retrieve.judgements import says_change
 
 
@@ -95,6 +102,25 @@ def test_what_stands_in_the_way_lists_open_tasks(mem: mnemir.Memory, now: dateti
     assert {decor.id, staff.id} <= set(ids) and done.id not in ids
 
 
+def test_an_unsure_advice_question_is_answered_by_preferences_and_the_present_state(mem: mnemir.Memory,
+                                                                                   now: datetime) -> None:
+    hike = add(mem, now, "I love long hill walks, the steeper the better", "Preference",
+               {"subject": "hill walking", "preference_type": "like"}, days=200)
+    knee = add(mem, now, "Had knee surgery last week, no steep hills or heavy packs for six weeks", "Fact",
+               {"entity": "user", "attribute": "knee surgery", "value": "no steep hills for six weeks"}, days=6)
+    add(mem, now, "Book the bunkhouse in the Lakes for the hiking weekend", "Task",
+        {"goal": "book bunkhouse", "status": "completed"}, days=30)
+    query = "Is a two-day hike up Scafell a good idea for me?"
+    unsure = intent(query, "open_tasks", ("Task", "Plan"), confidence=0.4)
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=unsure)
+    ids = [h.id for h in result.hits]
+
+    assert result.intent.kind == "preference"
+    assert ids[0] == knee.id and hike.id in ids
+    assert ids.index(knee.id) < ids.index(hike.id)
+
+
 def test_a_replacement_stands_in_for_the_memory_it_replaced(mem: mnemir.Memory, now: datetime) -> None:
     old = add(mem, now, "儿子最爱吃肯德基，每次出去玩中午都要吃", "Preference",
               {"subject": "儿子吃肯德基", "preference_type": "like"}, days=250)
@@ -158,6 +184,10 @@ def test_a_long_shot_feelings_guess_does_not_let_an_outburst_answer(mem: mnemir.
     (REACTION_FORM, "Am I still enjoying the podcast?", True),
     (REACTION_FORM, "前两天钓完鱼回来我乐不乐？", True),
     (REACTION_FORM, "How long is the podcast?", False),
+    (ADVICE_FORM, "Is a scary film a good idea this weekend?", True),
+    (ADVICE_FORM, "周末带孩子去哪玩好？", True),
+    (ADVICE_FORM, "Should we get takeaway tonight?", True),
+    (ADVICE_FORM, "Where is the takeaway menu?", False),
     (FACT_FORM, "How much do we pay each month?", True),
     (FACT_FORM, "豆豆多重了？", True),
     (FACT_FORM, "Has everyone got an invite?", False),

@@ -49,6 +49,10 @@ PROGRESS_FORM = re.compile(
 REMAINING_FORM = re.compile(
     r"卡在|卡住|卡哪|还差|还缺|准备好|就绪|\b(?:blocking|blocked|holding (?:us|me|things|it) up|good to go|ready (?:for|to)|"
     r"all set)\b", re.I)
+#: wording that asks for advice or a suggestion (answered by what the user likes and what is true now)
+ADVICE_FORM = re.compile(
+    r"要不要|该不该|适合|合适|推荐|好不好|哪.{0,3}好|\b(?:should (?:i|we)|shall (?:i|we)|good idea|"
+    r"any (?:ideas?|tips|suggestions?)|recommend|worth it|ok to|okay to|fancy)\b", re.I)
 #: wording that asks what the user is to do (a question about doing, not about a thing's attribute)
 DOING_FORM = re.compile(
     r"安排|要做什么|要干什么|要办什么|需要我|要我|该做|\b(?:what am i doing|what are we doing|(?:need|have|got|supposed) "
@@ -116,6 +120,12 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
     task_words, feeling_words = cues(intent.query, TASK_CUES), cues(intent.query, FEELING_CUES)
     if intent.kind == "emotion" and feeling_words:
         return keep
+    if ADVICE_FORM.search(intent.query) and not task_words and not feeling_words:
+        if intent.kind == "preference":
+            return keep
+        types = tuple(dict.fromkeys([*FAMILY_TYPES["preference"], *intent.types]))
+        return Settled("preference", types, True, f"the intent was unsure ({intent.kind}, p={intent.confidence:.2f}); "
+                       "the query asks for advice: answered by preferences and the present state")
     best: dict[str, tuple[float, Candidate]] = {}
     for c in pool:
         family = family_of(c.record.type)
