@@ -18,8 +18,10 @@ from mnemir.retrieve.evidence import (
     PROGRESS_FORM,
     REACTION_FORM,
     REMAINING_FORM,
+    settle,
 )
 from mnemir.retrieve.judgements import says_change
+from mnemir.retrieve.ranking import Candidate, RankingConfig
 
 
 @pytest.fixture
@@ -202,3 +204,17 @@ def test_question_forms(pattern, text: str, expected: bool) -> None:  # type: ig
 ])
 def test_change_wording(text: str, expected: bool) -> None:
     assert says_change(text) is expected
+
+
+@pytest.mark.parametrize(("query", "kind"), [("Is a scary film a good idea this weekend?", "preference"),
+                                             ("Which cinema shows horror films this weekend?", "fact_lookup")])
+def test_settle_reads_an_advice_question_as_a_preference_question(mem: mnemir.Memory, now: datetime, query: str,
+                                                                  kind: str) -> None:
+    cinema = add(mem, now, "The Roxy shows horror double bills every weekend", "Fact",
+                 {"entity": "the Roxy", "attribute": "weekend programme", "value": "horror double bills"}, days=20)
+    likes = add(mem, now, "We love Studio Ghibli films", "Preference", {"subject": "Ghibli films",
+                                                                       "preference_type": "like"}, days=90)
+    pool = [Candidate(cinema, similarity=0.55), Candidate(likes, similarity=0.3)]
+    unsure = intent(query, "open_tasks", ("Task", "Plan"), confidence=0.4)
+
+    assert settle(unsure, pool, RankingConfig(), now).kind == kind
