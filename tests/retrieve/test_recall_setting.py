@@ -37,6 +37,20 @@ def test_a_frame_question_is_answered_by_the_frame_in_force(mem: mnemir.Memory, 
     assert rendered.count("Caro-Kann") == 1  # shown once, as the setting
 
 
+def test_a_frame_question_also_gets_what_was_said_in_the_session(mem: mnemir.Memory, now: datetime,
+                                                                  lessons: dict[str, mnemir.MemIR]) -> None:
+    said = add(mem, now, "In the Caro-Kann, black answers 1.e4 with c6", "Fact",
+               {"entity": "Caro-Kann", "attribute": "first move", "value": "c6"}, hours=0.5,
+               relationships=[{"target": lessons["active"].id, "relation": "in_frame"}])
+    query = "What are we covering in this session?"
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "frame", ("ContextualFrame",)))
+    ids = [h.id for h in result.hits]
+
+    assert ids[:2] == [lessons["active"].id, said.id]
+    assert any("said in the session" in r for r in result.hits[1].reasons)
+
+
 def test_an_ended_frame_answers_a_question_about_the_past(mem: mnemir.Memory, now: datetime,
                                                          lessons: dict[str, mnemir.MemIR]) -> None:
     query = "What was the lesson about before?"

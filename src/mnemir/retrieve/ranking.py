@@ -379,18 +379,24 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     floor = config.current_min_relevance if own_state or present_feeling else config.min_relevance
     listed = intent.kind == "open_tasks" and role == "task" and (
         matches(where, record) if where is not None else task_status(record) in OPEN_STATUSES)
-    # the frame in force answers "what are we working on?" whatever its wording, as an open task "what is left"
-    # (when the intent is sure of it: an unsure guess of "frame" is often a fact question about "today")
+    # the frame in force and what was said in it answer "what are we working on?" whatever their wording, as open
+    # tasks answer "what is left" (when the intent is sure: an unsure guess of "frame" is often a fact question
+    # about "today")
     listed = listed or (intent.kind == "frame" and intent.confidence >= config.trust_intent
-                        and frames.active is not None and record.id == frames.active.id)
+                        and frames.active is not None and (record.id == frames.active.id
+                                                           or frames.active.id in frames.ties.get(record.id, ())))
     if listed:
         floor = 0.0
     listed = listed or present_feeling  # a recent feeling answers "how am I?" whatever its wording
     if rel < floor:
         return None
     flags: list[str] = []
-    factor = _type_fit(record, intent, config) if role in ANSWER_ROLES else 1.0
-    if role in ANSWER_ROLES and record.type not in intent.types:
+    in_session = intent.kind == "frame" and frames.active is not None \
+        and frames.active.id in frames.ties.get(record.id, frozenset())
+    factor = _type_fit(record, intent, config) if role in ANSWER_ROLES and not in_session else 1.0
+    if in_session:
+        reasons.append("said in the session asked about")  # what the meeting or lesson is about includes its content
+    elif role in ANSWER_ROLES and record.type not in intent.types:
         reasons.append(f"widened beyond the intended types ({record.type})")
     bonus = 0.0
     if where is not None and record.type in intent.types and matches(where, record):
