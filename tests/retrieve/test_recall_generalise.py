@@ -11,17 +11,17 @@ import pytest
 from recall_helpers import add, intent
 
 import mnemir
-from mnemir.retrieve.evidence import (
+from mnemir.retrieve.evidence import settle
+from mnemir.retrieve.ranking import Candidate, RankingConfig
+from mnemir.retrieve.wording import (
     ADVICE_FORM,
     DOING_FORM,
     FACT_FORM,
     PROGRESS_FORM,
     REACTION_FORM,
     REMAINING_FORM,
-    settle,
+    says_change,
 )
-from mnemir.retrieve.judgements import says_change
-from mnemir.retrieve.ranking import Candidate, RankingConfig
 
 
 @pytest.fixture

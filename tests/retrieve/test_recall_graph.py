@@ -9,7 +9,7 @@ from recall_helpers import add, intent
 
 import mnemir
 from mnemir.retrieve.graph import expand
-from mnemir.retrieve.judgements import asks_about_past
+from mnemir.retrieve.wording import asks_about_past
 from mnemir.store.base import Selection
 
 

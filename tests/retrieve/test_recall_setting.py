@@ -9,8 +9,9 @@ import pytest
 from recall_helpers import add, intent
 
 import mnemir
-from mnemir.retrieve.ranking import RankingConfig, asks_about_now
+from mnemir.retrieve.ranking import RankingConfig
 from mnemir.retrieve.recall import RecallConfig
+from mnemir.retrieve.wording import asks_about_now
 
 
 @pytest.fixture

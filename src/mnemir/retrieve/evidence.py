@@ -11,7 +11,6 @@ about feelings ("how did I feel", "心情", "how am I holding up", "我是什么
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,42 +25,19 @@ from mnemir.retrieve.ranking import (
     relevance,
     task_status,
 )
+from mnemir.retrieve.wording import (
+    ADVICE_FORM,
+    DOING_FORM,
+    FACT_FORM,
+    PROGRESS_FORM,
+    REACTION_FORM,
+    REMAINING_FORM,
+)
 from mnemir.understand.lexicon import CUES
 
 #: cue groups that mark a question about tasks, about what is left, or about feelings
 TASK_CUES = ("status_q", "list_q", "plan_q", "done", "progress", "abandon")
 FEELING_CUES = ("feeling",)
-
-#: wording that asks how the user reacted or is coping (a question about feelings without the word "feel")
-REACTION_FORM = re.compile(
-    r"感受|心态|情绪|心里|受得了|扛得住|难受吗|还好吗|什么反应|开心|高兴|乐不乐|乐呵|劲头|干劲|兴致|起劲|带劲|沮丧|郁闷|"
-    r"\b(?:enjoy(?:s|ed|ing)?|having fun|excited|motivated|happy (?:with|about)|proud)\b|\bhow (?:am|was|were|have) i (?:doing|holding up|coping|"
-    r"taking|handling|getting on|been)\b|\bhow did i (?:take|handle|cope|react|deal|feel|find)\b|"
-    r"\b(?:leave|left) me\b|\b(?:react|reacted|reaction|coping|holding up|in what mood|state of mind)\b", re.I)
-#: wording that asks where a piece of work stands (a task question without "done", "yet" or "进展")
-PROGRESS_FORM = re.compile(
-    r"那件事|那事|的事儿?呢|那边呢|办得|弄得|搞得|咋样|有消息|落实|着落|搞定|弄好|有动静|回音|"
-    r"\b(?:sorted|squared away|taken care of|dealt with|heard back|get back to)\b|\bwhere (?:do|does|did) .{0,30}\bstand\b|"
-    r"\bwhere (?:are|is) (?:we|things|it|that) (?:with|on)\b|"
-    r"\b(?:worked out|go(?:ne)? through|come through|on track|any (?:news|luck|word|update)|owe)\b|"
-    r"\bhow(?:'s| is| are) .{1,30} (?:going|coming along)\b", re.I)
-#: wording that asks what still stands in the way (a question about what is left, without "left" or "还有")
-REMAINING_FORM = re.compile(
-    r"卡在|卡住|卡哪|还差|还缺|准备好|就绪|\b(?:blocking|blocked|holding (?:us|me|things|it) up|good to go|ready (?:for|to)|"
-    r"all set)\b", re.I)
-#: wording that asks for advice or a suggestion (answered by what the user likes and what is true now)
-ADVICE_FORM = re.compile(
-    r"要不要|该不该|适合|合适|推荐|好不好|哪.{0,3}好|\b(?:should (?:i|we)|shall (?:i|we)|good idea|"
-    r"any (?:ideas?|tips|suggestions?)|recommend|worth it|ok to|okay to|fancy)\b", re.I)
-#: wording that asks what the user is to do (a question about doing, not about a thing's attribute)
-DOING_FORM = re.compile(
-    r"安排|要做什么|要干什么|要办什么|需要我|要我|该做|\b(?:what am i doing|what are we doing|(?:need|have|got|supposed) "
-    r"to do|needs? doing|to be done|my plans?|on my plate)\b", re.I)
-#: wording that asks for an attribute's value (which, where, when, how much): a question a fact answers
-FACT_FORM = re.compile(
-    r"哪家|哪里|哪儿|在哪|多少|几(?:点|号|天|个|次|岁|公里|块|件|月)|什么时候|哪天|是什么|叫什么|多大|多重|多高|多长|多远|多久|"
-    r"\b(?:what(?:'s| is| are| was| were)|where(?:'s| is| are| was)|when(?:'s| is| does| do| are| was)|which|"
-    r"who(?:'s| is| was)|how (?:much|many|long|old|far|big|often|slow|fast|heavy))\b", re.I)
 
 #: memory families a query may be about, the types in each and the kind of query that asks for them
 FAMILY_TYPES: dict[str, tuple[str, ...]] = {

@@ -6,9 +6,7 @@ adjust; every number is in :class:`~mnemir.retrieve.ranking.RankingConfig`.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
 
 import numpy as np
 
@@ -17,7 +15,6 @@ from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.retrieve.graph import STEP_RELATIONS
 from mnemir.retrieve.ranking import (
     DAY,
-    PAST_WORDS,
     TASK_KINDS,
     TASK_TYPES,
     FrameState,
@@ -27,6 +24,7 @@ from mnemir.retrieve.ranking import (
     norm_text,
     task_status,
 )
+from mnemir.retrieve.wording import says_change
 
 
 # -- cross-memory judgements ---------------------------------------------------------------------
@@ -69,17 +67,6 @@ def feelings_move_on(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray]
                 demote_outdated(older, config, f"a later feeling about the same thing ({newer.record.id}, {why})",
                                 newer.record.id)
                 break
-
-
-#: wording by which a preference says it replaces an earlier habit ("I've switched to decaf", "现在改成早上去")
-CHANGE_WORDS = re.compile(
-    r"改成|改为|换成|改喝|改吃|不再|戒了|不.{0,2}了|现在|最近|以后|如今|开始|\b(?:switched|switch(?:ing)? to|changed|"
-    r"gone off|gone|went|turned|become|no longer|not any ?more|anymore|stopped|quit|gave up|given up|instead|"
-    r"these days|nowadays|lately|now|from now on|rather)\b", re.I)
-
-
-def says_change(text: str) -> bool:
-    return bool(CHANGE_WORDS.search(text))
 
 
 def _facts_in_conflict(facts: Sequence[Scored], config: RankingConfig) -> None:
@@ -148,12 +135,6 @@ def demote_outdated(s: Scored, config: RankingConfig, reason: str, by: str) -> N
     s.flags.append("outdated")
     s.reasons.append(reason)
     s.replaced_by = by
-
-
-def asks_about_past(query: str, time_range: tuple[datetime | None, datetime | None] | None, now: datetime) -> bool:
-    """Whether the query asks about an earlier state ("以前", "used to", a time range that has ended)."""
-    return bool(PAST_WORDS.search(query)) or (time_range is not None and time_range[1] is not None
-                                              and time_range[1] <= now)
 
 
 def replacements_stand_in(scored: Sequence[Scored]) -> None:

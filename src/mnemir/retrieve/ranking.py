@@ -19,6 +19,7 @@ from mnemir.errors import ValidationError
 from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology import norm_key, parse_deadline
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
+from mnemir.retrieve.wording import asks_about_now
 from mnemir.store.filters import FilterNode, matches
 from mnemir.understand.entities import aliases
 
@@ -408,23 +409,6 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     offset = config.role_offsets.get(intent.kind, {}).get(role, 0.0)
     strength = (rel + bonus) * factor
     return Scored(c, role, round(strength + offset, 4), rel, round(strength, 4), reasons, flags, listed)
-
-
-#: wording that asks about the past itself ("what did I use to...", "以前"): replaced memories are the answer
-PAST_WORDS = re.compile(
-    r"以前|之前|原来|原先|过去|曾经|当初|当时|那时|那会儿|那阵子?|那段时间|早先|旧的|"
-    r"\b(?:used to|did\b.{0,40}\buse to|before|previous(?:ly)?|originally|formerly|old|earlier|at first|back then|"
-    r"in the past|history)\b", re.I)
-
-
-#: wording that asks about the user's state now or lately ("still", "最近", "these days", "前两天")
-NOW_WORDS = re.compile(r"还|最近|现在|目前|如今|近来|这阵子|这几天|这两天|前两天|这周|\b(?:still|now|lately|these days|currently|"
-                       r"recently|at the moment|any ?more|the other day|this week|right now)\b", re.I)
-
-
-def asks_about_now(query: str) -> bool:
-    """Whether the query asks about the user's state now ("还", "lately"), not about an earlier time ("当时")."""
-    return bool(NOW_WORDS.search(query)) and not PAST_WORDS.search(query)
 
 
 def _present_feeling(record: MemIR, intent: IntentLike, now: datetime, config: RankingConfig) -> bool:

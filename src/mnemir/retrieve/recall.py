@@ -30,7 +30,6 @@ from mnemir.retrieve.evidence import Settled, settle
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
 from mnemir.retrieve.judgements import (
     above_floor,
-    asks_about_past,
     demote_outdated,
     demote_replaced,
     drop_replaced,
@@ -57,6 +56,7 @@ from mnemir.retrieve.ranking import (
     score_candidate,
 )
 from mnemir.retrieve.search import check_k
+from mnemir.retrieve.wording import asks_about_past
 from mnemir.store.base import Selection, Store
 from mnemir.store.filters import Cmp, FilterNode, matches, parse_filter
 
