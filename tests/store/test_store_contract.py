@@ -142,6 +142,24 @@ def test_history_is_oldest_first(store: Store) -> None:
     assert store.history("unknown") == []
 
 
+def test_histories_of_many_records_in_one_call(store: Store) -> None:
+    """700 ids (most unknown): each record's history, oldest first, the same as asking one at a time."""
+    for name in ("a", "b"):
+        rec = record(name, id=name)
+        store.write([Write(rec, unit(RNG)[0], [HistoryEntry(memory_id=name, at=T0 + timedelta(days=1),
+                                                            action=Action.updated),
+                                               HistoryEntry(memory_id=name, at=T0, action=Action.created)])],
+                    model_id=MODEL)
+    many = [f"unknown{i}" for i in range(350)] + ["b", "a"] + [f"unknown{i}" for i in range(350, 698)]
+    found = store.histories(many + ["a"])
+    assert set(found) == {"a", "b"}
+    assert found["a"] == store.history("a") and found["b"] == store.history("b")
+    assert [h.action for h in found["b"]] == [Action.created, Action.updated]
+    assert store.histories([]) == {}
+    with pytest.raises(ValidationError):
+        store.histories("a")
+
+
 # -- selection semantics -------------------------------------------------------------
 SCOPED = [
     ("a-none", None, None, None), ("alice", "alice", None, None), ("alice-ag1", "alice", "ag1", None),

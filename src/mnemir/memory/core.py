@@ -328,12 +328,13 @@ class MemoryCore:
         def flush() -> None:
             nonlocal count
             vectors = self.store.vectors([r.id for r in batch]) if with_embeddings else {}
+            histories = self.store.histories([r.id for r in batch])
             for rec in batch:
                 vec = vectors.get(rec.id)
                 if vec is not None:
                     rec = rec.model_copy(update={"embedding": [float(x) for x in vec]})
                 out.write(dump_line(rec, with_embedding=with_embeddings) + "\n")
-                for change in self.store.history(rec.id):
+                for change in histories.get(rec.id, []):
                     out.write(json.dumps(change.to_line(), ensure_ascii=False) + "\n")
             count += len(batch)
             batch.clear()

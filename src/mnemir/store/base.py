@@ -156,8 +156,8 @@ class Store(abc.ABC):
         """Relationships leaving (``out``), entering (``in``) or touching (``both``) the given records."""
 
     @abc.abstractmethod
-    def history(self, memory_id: str) -> list[HistoryEntry]:
-        """Every recorded change to a memory, oldest first."""
+    def histories(self, ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
+        """Every recorded change to each of the given memories, oldest first (ids without history are absent)."""
 
     @abc.abstractmethod
     def vectors(self, ids: Sequence[str]) -> dict[str, Vectors]: ...
@@ -177,6 +177,12 @@ class Store(abc.ABC):
         if not found or (selection is not None and not selection.admits(found[0])):
             raise NotFoundError(f"no memory with id {memory_id!r} in this scope", id=memory_id)
         return found[0]
+
+    def history(self, memory_id: str) -> list[HistoryEntry]:
+        """Every recorded change to a memory, oldest first."""
+        if not isinstance(memory_id, str):
+            raise ValidationError("memory_id must be a string", field="memory_id", value=memory_id)
+        return self.histories([memory_id]).get(memory_id, [])
 
     def iter_select(self, selection: Selection, batch: int = 1000) -> Iterator[MemIR]:
         """Every record of the selection, oldest first (then by id), ``batch`` records per query. Each page starts

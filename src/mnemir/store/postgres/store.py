@@ -216,14 +216,20 @@ class PostgresStore(Store):
 
         return self._db.read("edges", body)
 
-    def history(self, memory_id: str) -> list[HistoryEntry]:
-        checks.check_memory_id(memory_id)
+    def histories(self, ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
+        ids = checks.id_list(ids, "ids")
+        if not ids:
+            return {}
 
-        def body(cur: Cursor) -> list[tuple[str]]:
-            cur.execute("SELECT entry::text FROM history WHERE memory_id = %s ORDER BY at, seq", [memory_id])
+        def body(cur: Cursor) -> list[tuple[str, str]]:
+            cur.execute("SELECT memory_id, entry::text FROM history WHERE memory_id = ANY(%s::text[]) "
+                        "ORDER BY memory_id, at, seq", [list(dict.fromkeys(ids))])
             return cur.fetchall()
 
-        return [HistoryEntry.model_validate_json(entry) for (entry,) in self._db.read("history", body)]
+        out: dict[str, list[HistoryEntry]] = {}
+        for memory_id, entry in self._db.read("history", body):
+            out.setdefault(memory_id, []).append(HistoryEntry.model_validate_json(entry))
+        return out
 
     def vectors(self, ids: Sequence[str]) -> dict[str, Vectors]:
         ids = checks.id_list(ids, "ids")

@@ -288,11 +288,21 @@ class SQLiteStore(Store):
 
         return self._db.read("edges", body)
 
-    def history(self, memory_id: str) -> list[HistoryEntry]:
-        checks.check_memory_id(memory_id)
-        found = self._db.read("history", lambda conn: conn.execute(
-            "SELECT entry FROM history WHERE memory_id = ? ORDER BY at, seq", (memory_id,)).fetchall())
-        return [HistoryEntry.model_validate_json(entry) for (entry,) in found]
+    def histories(self, ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
+        ids = checks.id_list(ids, "ids")
+
+        def body(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+            rows: list[tuple[str, str]] = []
+            for chunk in _chunks(list(dict.fromkeys(ids))):
+                marks = ", ".join("?" * len(chunk))
+                rows += conn.execute(f"SELECT memory_id, entry FROM history WHERE memory_id IN ({marks}) "
+                                     "ORDER BY memory_id, at, seq", chunk).fetchall()
+            return rows
+
+        out: dict[str, list[HistoryEntry]] = {}
+        for memory_id, entry in self._db.read("history", body):
+            out.setdefault(memory_id, []).append(HistoryEntry.model_validate_json(entry))
+        return out
 
     def vectors(self, ids: Sequence[str]) -> dict[str, Vectors]:
         ids = checks.id_list(ids, "ids")
