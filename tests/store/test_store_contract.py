@@ -151,7 +151,7 @@ def test_histories_of_many_records_in_one_call(store: Store) -> None:
                                                HistoryEntry(memory_id=name, at=T0, action=Action.created)])],
                     model_id=MODEL)
     many = [f"unknown{i}" for i in range(350)] + ["b", "a"] + [f"unknown{i}" for i in range(350, 698)]
-    found = store.histories(many + ["a"])
+    found = store.histories([*many, "a"])
     assert set(found) == {"a", "b"}
     assert found["a"] == store.history("a") and found["b"] == store.history("b")
     assert [h.action for h in found["b"]] == [Action.created, Action.updated]

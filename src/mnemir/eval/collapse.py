@@ -55,7 +55,8 @@ SYSTEM_TITLES = {
 }
 USER = "bench-user"
 DATA_FILES = ("task_fact.yaml", "preference_present.yaml", "emotion_fact.yaml", "task_status.yaml", "mixed.yaml",
-              "dev2.yaml", "dev3.yaml", "dev4.yaml", "heldout2.yaml", "heldout3.yaml", "fresh.yaml")
+              "dev2.yaml", "dev3.yaml", "dev4.yaml", "heldout2.yaml", "heldout3.yaml", "heldout4.yaml",
+              "fresh.yaml")
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
 
 
