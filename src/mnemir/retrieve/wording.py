@@ -40,9 +40,9 @@ REACTION_FORM = re.compile(
     r"\b(?:leave|left) me\b|\b(?:react|reacted|reaction|coping|holding up|in what mood|state of mind)\b", re.I)
 #: wording that asks where a piece of work stands (a task question without "done", "yet" or "进展")
 PROGRESS_FORM = re.compile(
-    r"那件事|那事|的事儿?呢|那边呢|办得|弄得|搞得|咋样|有消息|落实|着落|搞定|弄好|有动静|回音|"
+    r"那件事|那事|的事儿?呢|那边呢|办得|弄得|搞得|咋样|有消息|落实|着落|搞定|弄好|有动静|回音|哪一步|到哪儿?了|"
     r"\b(?:sorted|squared away|taken care of|dealt with|heard back|get back to)\b|\bwhere (?:do|does|did) .{0,30}\bstand\b|"
-    r"\bwhere (?:are|is) (?:we|things|it|that) (?:with|on)\b|"
+    r"\bwhere (?:are|is|am|was|were) (?:we|things|it|that|i) (?:with|on|at)\b|"
     r"\b(?:worked out|go(?:ne)? through|come through|on track|any (?:news|luck|word|update)|owe)\b|"
     r"\bhow(?:'s| is| are) .{1,30} (?:going|coming along)\b", re.I)
 #: wording that asks what still stands in the way (a question about what is left, without "left" or "还有")
