@@ -29,6 +29,7 @@ from mnemir.retrieve.wording import (
     ADVICE_FORM,
     DOING_FORM,
     FACT_FORM,
+    FEELING_WORDS,
     PROGRESS_FORM,
     REACTION_FORM,
     REMAINING_FORM,
@@ -83,6 +84,8 @@ def cues(query: str, groups: tuple[str, ...]) -> list[str]:
         found.append("remaining_form")
     if groups == FEELING_CUES and REACTION_FORM.search(query):
         found.append("reaction_form")
+    if groups == FEELING_CUES and FEELING_WORDS.search(query):
+        found.append("feeling_word")
     return found
 
 

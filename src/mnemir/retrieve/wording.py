@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from mnemir.understand.lexicon import EMOTION_WORDS
+
 #: wording that asks about the past itself ("what did I use to...", "以前"): replaced memories are the answer
 PAST_WORDS = re.compile(
     r"以前|之前|原来|原先|过去|曾经|当初|当时|那时|那会儿|那阵子?|那段时间|早先|旧的|"
@@ -38,6 +40,13 @@ REACTION_FORM = re.compile(
     r"\b(?:enjoy(?:s|ed|ing)?|having fun|excited|motivated|happy (?:with|about)|proud)\b|\bhow (?:am|was|were|have) i (?:doing|holding up|coping|"
     r"taking|handling|getting on|been)\b|\bhow did i (?:take|handle|cope|react|deal|feel|find)\b|"
     r"\b(?:leave|left) me\b|\b(?:react|reacted|reaction|coping|holding up|in what mood|state of mind)\b", re.I)
+#: the understanding layer's emotion words, read in a question as asking about a feeling ("Was I upset ...?",
+#: "Still cross about ...?"); a few that are common in other senses ("down", "累", "压力") are left out
+_NOT_IN_QUESTIONS = frozenset({"down", "touched", "calm", "累", "困", "爽", "慌", "吓", "压力", "头疼", "期待"})
+FEELING_WORDS = re.compile("|".join(
+    rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w)
+    for w in sorted({*EMOTION_WORDS, "cross about", "cross with", "bitter about", "sore about"} - _NOT_IN_QUESTIONS,
+                    key=len, reverse=True)), re.I)
 #: wording that asks where a piece of work stands (a task question without "done", "yet" or "进展")
 PROGRESS_FORM = re.compile(
     r"那件事|那事|的事儿?呢|那边呢|办得|弄得|搞得|咋样|有消息|落实|着落|搞定|弄好|有动静|回音|哪一步|到哪儿?了|"
