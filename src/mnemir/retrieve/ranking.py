@@ -197,7 +197,8 @@ class Scored:
     reasons: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     #: listed whatever its final strength (an open task answering "what is left", a recent feeling answering
-    #: "how am I?")
+    #: "how am I?", the frame in force and what was said in it for "what is this session about?", a memory standing
+    #: in for one it replaced)
     listed: bool = False
     #: the id of the newer memory that replaced this one (set when it is demoted as outdated)
     replaced_by: str | None = None
