@@ -6,7 +6,9 @@ memory is closest to the query) and the query's own wording, read with the under
 loses ground, since a task that shares the entity of a fact question is the collapse to avoid, unless the best
 task matches the query clearly better than any other memory (the question is about that task, in words the
 lexicon does not know: "Where do things stand with the visa letter?"). Feelings take over only when the query asks
-about feelings ("how did I feel", "心情", "how am I holding up", "我是什么感受").
+about feelings ("how did I feel", "心情", "how am I holding up", "我是什么感受", an emotion word). A question asking
+for advice ("should we ...?", "要不要...") is answered by preferences and the present state. The active frame speaks
+for "what is this session about?" (the wording patterns live in :mod:`mnemir.retrieve.wording`).
 """
 
 from __future__ import annotations
