@@ -73,3 +73,20 @@ def test_eval_checks_the_split_of_every_suite_before_running_any(run) -> None:
     code, out, err = run("eval", "all", "--split", "train")
     assert code == 2 and "collapse" in err and "train" in err
     assert out == ""
+
+
+def test_recall_prompt_fits_a_character_budget(run) -> None:
+    for args in (("I have a stomach bug, the doctor said bland food only", "--type", "Fact", "--props",
+                  '{"entity": "user", "attribute": "health"}'),
+                 ("I love spicy food", "--type", "Preference", "--props",
+                  '{"subject": "spicy food", "preference_type": "like"}')):
+        assert run("add", *args, "--user", "alice")[0] == 0
+    code, full, _ = run("recall", "What should I eat tonight?", "--user", "alice", "--prompt")
+    prompt = full[full.index("Memory for:"):].rstrip("\n")
+    assert code == 0 and "stomach bug" in prompt and "I love spicy food" in prompt
+    budget = str(len(prompt) - 1)
+    code, fitted, _ = run("recall", "What should I eat tonight?", "--user", "alice", "--prompt", "--max-chars", budget)
+    assert code == 0 and f"left out to fit {budget} characters" in fitted
+    assert len(fitted[fitted.index("Memory for:"):].rstrip("\n")) <= len(prompt) - 1
+    code, _, err = run("recall", "What should I eat tonight?", "--user", "alice", "--prompt", "--max-chars", "0")
+    assert code == 2 and "max_chars" in err

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+import pytest
 from recall_helpers import intent
 
 import mnemir
+from mnemir.errors import ValidationError
 
 
 def test_render_states_role_and_source(mem: mnemir.Memory) -> None:
@@ -65,3 +67,43 @@ def test_empty_recall_says_so(mem: mnemir.Memory, now: datetime) -> None:
     result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
     assert result.hits == []
     assert "no stored memory is relevant" in result.context.render()
+
+
+def _three_memories(mem: mnemir.Memory, now: datetime) -> mnemir.Recall:
+    for text, type_, props in [
+        ("I have a stomach bug, the doctor said to eat bland food", "Fact",
+         {"entity": "user", "attribute": "health", "value": "stomach bug"}),
+        ("I love spicy food, the hotter the better", "Preference", {"subject": "spicy food", "preference_type": "like"}),
+        ("Plain rice congee is my go-to when I'm ill", "Preference", {"subject": "congee", "preference_type": "like"}),
+    ]:
+        mem.add(text, type_, props, user="alice", speaker="user", now=now)
+    query = "What should I eat tonight?"
+    return mem.recall(query, user="alice", k=5, now=now, intent=intent(query, "preference", ("Preference", "Fact")))
+
+
+def test_render_fits_a_character_budget_by_leaving_out_the_lowest_ranked(mem: mnemir.Memory, now: datetime) -> None:
+    result = _three_memories(mem, now)
+    full = result.context.render()
+    lowest = min(result.hits, key=lambda h: h.score)
+
+    fitted = result.context.render(max_chars=len(full) - 1)
+
+    assert len(fitted) <= len(full) - 1
+    assert lowest.memory.text not in fitted
+    assert all(h.memory.text in fitted for h in result.hits if h is not lowest)
+    assert "1 lower-ranked memory left out to fit" in fitted
+    assert result.context.render(max_chars=len(full)) == full
+
+
+@pytest.mark.parametrize("bad", [0, -5, 2.5, True, "300"])
+def test_a_bad_character_budget_is_a_clear_error(mem: mnemir.Memory, now: datetime, bad: object) -> None:
+    result = _three_memories(mem, now)
+    with pytest.raises(ValidationError) as err:
+        result.context.render(max_chars=bad)  # type: ignore[arg-type]
+    assert err.value.context["field"] == "max_chars"
+
+
+def test_a_budget_too_small_for_the_header_says_how_much_is_needed(mem: mnemir.Memory, now: datetime) -> None:
+    result = _three_memories(mem, now)
+    with pytest.raises(ValidationError, match="too small"):
+        result.context.render(max_chars=40)

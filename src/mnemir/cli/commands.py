@@ -57,19 +57,23 @@ def intent(state: State, query: str, now: str | None) -> None:
 @click.option("-k", default=5, show_default=True)
 @now_opt
 @click.option("--prompt", "show_prompt", is_flag=True, help="Print the role-labelled prompt block.")
+@click.option("--max-chars", type=int, default=None,
+              help="With --prompt: fit the block in this many characters (lowest-ranked memories left out).")
 @click.pass_obj
 @handle_errors
-def recall(state: State, query: str, user: str | None, k: int, now: str | None, show_prompt: bool) -> None:
+def recall(state: State, query: str, user: str | None, k: int, now: str | None, show_prompt: bool,
+           max_chars: int | None) -> None:
     """Role-aware recall: intent, hits with roles and reasons, and the prompt context."""
     result = state.mem.recall(query, user=user, k=k, now=parse_now(now))
+    prompt = result.context.render(max_chars) if show_prompt else None  # a bad budget fails before any output
     if state.as_json:
         emit_json(result.to_dict())
         return
     console.print(kv_table({"kind": result.intent.kind, "types": list(result.intent.types),
                             "where": result.intent.where}, title="intent"))
     console.print(hits_table(result.hits, title=f"recall: {query!r}", with_role=True))
-    if show_prompt:
-        click.echo(result.context.render())  # plain text: a prompt block is never re-wrapped
+    if prompt is not None:
+        click.echo(prompt)  # plain text: a prompt block is never re-wrapped
 
 
 @cli.command()

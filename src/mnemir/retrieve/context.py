@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from mnemir.errors import ValidationError
 from mnemir.ir import MemIR
 from mnemir.retrieve.ranking import RECALL_ROLES, confidence_of, is_about_user, task_status
 
@@ -63,19 +64,44 @@ class Context:
     def is_empty(self) -> bool:
         return not self.sections and self.frame is None
 
-    def render(self) -> str:
-        """A prompt block: one heading per role, one line per memory stating its role and source."""
+    def render(self, max_chars: int | None = None) -> str:
+        """A prompt block: one heading per role, one line per memory stating its role and source.
+
+        With ``max_chars``, the lowest-scored memories are left out (whole lines, never cut) until the block fits,
+        and a note says how many; a budget too small even for the block without memories is an error."""
+        if max_chars is None:
+            return self._render(self.sections, self.notes)
+        if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1:
+            raise ValidationError("max_chars must be a whole number >= 1", field="max_chars", value=max_chars,
+                                  allowed="an integer >= 1, or None for no limit")
+        kept = sorted(((h.score, role, h) for role, hits in self.sections.items() for h in hits),
+                      key=lambda item: -item[0])
+        while True:
+            left_out = sum(len(h) for h in self.sections.values()) - len(kept)
+            notes = self.notes + ([f"{left_out} lower-ranked memor{'y' if left_out == 1 else 'ies'} left out to fit "
+                                   f"{max_chars} characters"] if left_out else [])
+            sections = {role: [h for _, r, h in kept if r == role] for role in self.sections}
+            text = self._render({r: hs for r, hs in sections.items() if hs}, notes)
+            if len(text) <= max_chars:
+                return text
+            if not kept:
+                raise ValidationError(f"max_chars {max_chars} is too small: the block without memories needs "
+                                      f"{len(text)} characters", field="max_chars", value=max_chars,
+                                      allowed=f"an integer >= {len(text)}")
+            kept.pop()
+
+    def _render(self, sections: dict[str, list[RecallHit]], notes: Sequence[str]) -> str:
         lines = [f"Memory for: {self.query}",
                  "Each line says what kind of memory it is and who said it when. Tasks are requests, not facts; "
                  "feelings are not facts; preferences are soft."]
         if self.frame is not None:
             lines += ["", f"## {SECTION_TITLES['context']}", "- " + describe(self.frame, "context", [], self.now)]
-        for role, hits in self.sections.items():
+        for role, hits in sections.items():
             lines += ["", f"## {SECTION_TITLES[role]}"]
             lines += ["- " + describe(h.memory, role, h.flags, self.now) for h in hits]
-        if self.is_empty():
+        if not sections and self.frame is None:
             lines += ["", "(no stored memory is relevant to this query)"]
-        for note in self.notes:
+        for note in notes:
             lines.append(f"Note: {note}")
         return "\n".join(lines)
 
