@@ -379,22 +379,14 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     # the user's own present state matters even in few shared words; other present facts must match like any other
     own_state = role == "current" and is_about_user(record)
     floor = config.current_min_relevance if own_state or present_feeling else config.min_relevance
-    listed = intent.kind == "open_tasks" and role == "task" and (
-        matches(where, record) if where is not None else task_status(record) in OPEN_STATUSES)
-    # the frame in force and what was said in it answer "what are we working on?" whatever their wording, as open
-    # tasks answer "what is left" (when the intent is sure: an unsure guess of "frame" is often a fact question
-    # about "today")
-    listed = listed or (intent.kind == "frame" and intent.confidence >= config.trust_intent
-                        and frames.active is not None and (record.id == frames.active.id
-                                                           or frames.active.id in frames.ties.get(record.id, ())))
+    listed = _answers_whatever_its_wording(record, role, intent, where, frames, config)
     if listed:
         floor = 0.0
     listed = listed or present_feeling  # a recent feeling answers "how am I?" whatever its wording
     if rel < floor:
         return None
     flags: list[str] = []
-    in_session = intent.kind == "frame" and frames.active is not None \
-        and frames.active.id in frames.ties.get(record.id, frozenset())
+    in_session = intent.kind == "frame" and _said_in_active_frame(record, frames)
     factor = _type_fit(record, intent, config) if role in ANSWER_ROLES and not in_session else 1.0
     if in_session:
         reasons.append("said in the session asked about")  # what the meeting or lesson is about includes its content
@@ -410,6 +402,21 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     offset = config.role_offsets.get(intent.kind, {}).get(role, 0.0)
     strength = (rel + bonus) * factor
     return Scored(c, role, round(strength + offset, 4), rel, round(strength, 4), reasons, flags, listed)
+
+
+def _answers_whatever_its_wording(record: MemIR, role: str, intent: IntentLike, where: FilterNode | None,
+                                  frames: FrameState, config: RankingConfig) -> bool:
+    """An open task answers "what is left"; the frame in force and what was said in it answer "what are we working
+    on?" (when the intent is sure: an unsure guess of "frame" is often a fact question about "today")."""
+    if intent.kind == "open_tasks" and role == "task":
+        return matches(where, record) if where is not None else task_status(record) in OPEN_STATUSES
+    if intent.kind == "frame" and intent.confidence >= config.trust_intent and frames.active is not None:
+        return record.id == frames.active.id or _said_in_active_frame(record, frames)
+    return False
+
+
+def _said_in_active_frame(record: MemIR, frames: FrameState) -> bool:
+    return frames.active is not None and frames.active.id in frames.ties.get(record.id, frozenset())
 
 
 def _present_feeling(record: MemIR, intent: IntentLike, now: datetime, config: RankingConfig) -> bool:
