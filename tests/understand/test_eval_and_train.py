@@ -18,7 +18,7 @@ from mnemir.eval import intent as eval_intent
 from mnemir.understand import Extractor, IntentRecognizer
 from mnemir.understand.extract import EXTRACTION_LABELS
 from mnemir.understand.lexicon import CUE_NAMES, cue_vector
-from mnemir.understand.model import DATA_DIR, load_model
+from mnemir.understand.model import DATA_DIR, FeatureSpec, load_model, ngram_vectors
 from mnemir.understand.train import (
     cross_validate,
     emotion_rerank,
@@ -67,19 +67,21 @@ def test_intent_report_per_language(recognizer: IntentRecognizer, per_language: 
     assert "type accuracy" in report.render()
 
 
-def test_training_is_deterministic_and_round_trips(embedder: USEEmbedder, tmp_path: Path) -> None:
+@pytest.mark.parametrize("spec", [FeatureSpec(0.15), FeatureSpec(0.3, 256, 1.5)])
+def test_training_is_deterministic_and_round_trips(embedder: USEEmbedder, tmp_path: Path, spec: FeatureSpec) -> None:
     rows = read_jsonl(Path(eval_extraction.corpus_path("extraction_train.jsonl")))[::8]
     texts, labels = extraction_examples(rows)
     classes = tuple(sorted(set(labels)))
-    features = features_of(texts, embedder, cue_scale=0.15)
-    first = fit(features, labels, classes, embedder.model_id, cue_scale=0.15, l2=1e-4)
-    second = fit(features, labels, classes, embedder.model_id, cue_scale=0.15, l2=1e-4)
+    features = features_of(texts, embedder, spec=spec)
+    first = fit(features, labels, classes, embedder.model_id, spec=spec, l2=1e-4)
+    second = fit(features, labels, classes, embedder.model_id, spec=spec, l2=1e-4)
     assert np.allclose(first.weights, second.weights)
     first.save(tmp_path / "tiny")
     loaded = load_model("tiny", tmp_path)
     vectors = embedder.embed(texts[:5])
     assert loaded.predict(vectors, texts[:5]) == first.predict(vectors, texts[:5])
-    assert loaded.cue_scale == 0.15
+    assert loaded.spec == spec
+    assert loaded.weights.shape[0] == spec.size(embedder.dim)
 
 
 @pytest.mark.parametrize("text", ["", "好", "我对花生过敏，但特别喜欢吃川菜", "Remind me to book the flights by Friday, it's urgent"])
@@ -91,7 +93,7 @@ def test_the_cue_names_name_every_cue_feature(text: str) -> None:
 def test_the_shipped_models_have_one_weight_row_per_named_feature(embedder: USEEmbedder, name: str) -> None:
     model = load_model(name)
     model.check(embedder)
-    assert model.weights.shape[0] == embedder.dim + len(CUE_NAMES)
+    assert model.weights.shape[0] == embedder.dim + len(CUE_NAMES) + model.spec.ngram_dims
 
 
 def test_a_model_whose_weights_do_not_fit_the_layout_is_refused(embedder: USEEmbedder) -> None:
@@ -113,10 +115,35 @@ def test_cross_validation_does_not_overwrite_the_shipped_models(out: Path | None
 def test_cross_validation_scores_the_label_a_rerank_puts_first(embedder: USEEmbedder) -> None:
     rows = read_jsonl(Path(eval_extraction.corpus_path("extraction_train.jsonl")))[::8]
     texts, labels = extraction_examples(rows)
-    features = features_of(texts, embedder, cue_scale=0.15)
+    spec = FeatureSpec(0.15)
+    features = features_of(texts, embedder, spec=spec)
     args = (features, labels, EXTRACTION_LABELS, embedder.model_id, 2)
-    plain = cross_validate(*args, cue_scale=0.15, l2=1e-4)
+    plain = cross_validate(*args, spec=spec, l2=1e-4)
     assert 0.5 < plain <= 1.0
-    assert cross_validate(*args, cue_scale=0.15, l2=1e-4, rerank=emotion_rerank(texts, 0.0)) == plain
-    always_none = cross_validate(*args, cue_scale=0.15, l2=1e-4, rerank=lambda i, ranked: [("NONE", 1.0)])
+    assert cross_validate(*args, spec=spec, l2=1e-4, rerank=emotion_rerank(texts, 0.0)) == plain
+    always_none = cross_validate(*args, spec=spec, l2=1e-4, rerank=lambda i, ranked: [("NONE", 1.0)])
     assert always_none == labels.count("NONE") / len(labels)
+
+
+@pytest.mark.parametrize(("text", "other", "same"), [
+    ("How did I take it?", "How did I take it?", True), ("要不要去？", "要不要去？", True),
+    ("How did I take it?", "Where is my passport?", False),
+])
+def test_ngram_vectors_are_stable_and_unit_length(text: str, other: str, same: bool) -> None:
+    a, b = ngram_vectors([text, other], 512)
+    assert np.isclose(np.linalg.norm(a), 1.0) and np.isclose(np.linalg.norm(b), 1.0)
+    assert np.allclose(a, b) is same
+    assert np.allclose(ngram_vectors([text], 512)[0], a)  # a fixed hash: the same buckets every run
+
+
+def test_a_model_reads_with_the_features_it_was_trained_with(embedder: USEEmbedder) -> None:
+    spec = FeatureSpec(0.3, 128, 1.5)
+    texts = ["What's my sister's birthday?", "Did you book the dentist?", "我周末要做什么？", "我那天心情怎么样？"]
+    features = features_of(texts, embedder, spec=spec, queries=True)
+    model = fit(features, ["fact_lookup", "task_status", "open_tasks", "emotion"],
+                ("fact_lookup", "task_status", "open_tasks", "emotion"), embedder.model_id, spec=spec, l2=1e-4)
+    model.check(embedder)
+    assert features.shape[1] == spec.size(embedder.dim)
+    stale = dataclasses.replace(model, spec=FeatureSpec(0.3))
+    with pytest.raises(ConfigError, match="layout"):
+        stale.check(embedder)

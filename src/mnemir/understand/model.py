@@ -1,7 +1,9 @@
 """A small softmax classifier over sentence vectors plus lexical cue features.
 
-Features: the default embedder's vector of the text (512-d for USE) and one
-0/1 feature per cue group in :mod:`mnemir.understand.lexicon`. Training is
+Features: the default embedder's vector of the text (512-d for USE), one
+0/1 feature per cue group in :mod:`mnemir.understand.lexicon` and, for a model
+that asks for them, hashed word and character n-grams (a question's form words,
+"how did I", "要不要", learnt from the training data). Training is
 full-batch gradient descent (Adam) with L2, in numpy: a few seconds on a CPU.
 Weights ship as ``.npz`` next to a JSON header (labels, embedder id, feature
 layout), so a model trained for one embedder refuses to run with another.
@@ -9,9 +11,12 @@ layout), so a model trained for one embedder refuses to run with another.
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
+import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -22,7 +27,8 @@ from mnemir.embed.base import Embedder
 from mnemir.errors import ConfigError, ModelMismatchError
 from mnemir.understand.lexicon import CUE_NAMES, cue_vector
 
-__all__ = ["DATA_DIR", "SoftmaxModel", "boosted", "featurize", "load_model", "train_softmax"]
+__all__ = ["DATA_DIR", "FeatureSpec", "SoftmaxModel", "boosted", "featurize", "load_model", "ngram_vectors",
+           "train_softmax"]
 
 #: the package data: the shipped weights and the labelled corpus
 DATA_DIR = Path(str(resources.files("mnemir.understand") / "data"))
@@ -33,9 +39,56 @@ CUE_SCALE = 0.5
 FEATURE_LAYOUT = "vector+cues:" + ",".join(CUE_NAMES)
 
 
-def featurize(vectors: Array, texts: list[str], cue_scale: float = CUE_SCALE) -> Array:
-    cues = np.array([cue_vector(t) for t in texts], dtype=np.float32).reshape(len(texts), -1) * cue_scale
-    return np.hstack([np.asarray(vectors, dtype=np.float32), cues])
+@dataclass(frozen=True)
+class FeatureSpec:
+    """How a text becomes a model's input: its sentence vector, the cue groups (0/1, times ``cue_scale``) and,
+    when ``ngram_dims`` > 0, its word and character n-grams hashed into that many buckets (unit length, times
+    ``ngram_scale``)."""
+
+    cue_scale: float = CUE_SCALE
+    ngram_dims: int = 0
+    ngram_scale: float = 0.0
+
+    @property
+    def layout(self) -> str:
+        return FEATURE_LAYOUT + (f"+ngrams:{self.ngram_dims}" if self.ngram_dims else "")
+
+    def size(self, vector_dim: int) -> int:
+        return vector_dim + len(CUE_NAMES) + self.ngram_dims
+
+
+_WORD = re.compile(r"[a-z0-9']+")
+_NOT_HAN = re.compile(r"[^\u4e00-\u9fff]")
+
+
+def _grams(text: str) -> list[str]:
+    """English words and word pairs, Chinese characters and character pairs."""
+    lowered = text.lower()
+    words = _WORD.findall(lowered)
+    han = _NOT_HAN.sub("", lowered)
+    return ([f"w:{w}" for w in words] + [f"b:{a}_{b}" for a, b in itertools.pairwise(words)]
+            + [f"c:{c}" for c in han] + [f"p:{han[i:i + 2]}" for i in range(len(han) - 1)])
+
+
+def ngram_vectors(texts: list[str], dims: int) -> Array:
+    """Each text's n-gram counts hashed (CRC-32, stable across runs) into ``dims`` buckets, unit length."""
+    out = np.zeros((len(texts), dims), dtype=np.float32)
+    for row, text in enumerate(texts):
+        for gram in _grams(text):
+            out[row, zlib.crc32(gram.encode("utf-8")) % dims] += 1.0
+        norm = float(np.linalg.norm(out[row]))
+        if norm:
+            out[row] /= norm
+    return out
+
+
+def featurize(vectors: Array, texts: list[str], spec: FeatureSpec | None = None) -> Array:
+    spec = spec or FeatureSpec()
+    cues = np.array([cue_vector(t) for t in texts], dtype=np.float32).reshape(len(texts), -1) * spec.cue_scale
+    parts = [np.asarray(vectors, dtype=np.float32), cues]
+    if spec.ngram_dims:
+        parts.append(ngram_vectors(texts, spec.ngram_dims) * spec.ngram_scale)
+    return np.hstack(parts)
 
 
 def boosted(ranked: list[tuple[str, float]], boosts: Mapping[str, float]) -> list[tuple[str, float]]:
@@ -55,8 +108,8 @@ class SoftmaxModel:
     bias: Array  # (classes,)
     embedder_id: str
     layout: str = FEATURE_LAYOUT
-    #: weight of the 0/1 cue features against the unit-length sentence vector (chosen on the training split)
-    cue_scale: float = CUE_SCALE
+    #: how texts become features (cue weight, n-grams), chosen on the training split
+    spec: FeatureSpec = field(default_factory=FeatureSpec)
 
     def check(self, embedder: Embedder) -> None:
         if embedder.model_id != self.embedder_id:
@@ -64,9 +117,9 @@ class SoftmaxModel:
                 f"the understanding model was trained on vectors of {self.embedder_id!r}, "
                 f"not {embedder.model_id!r}; retrain it with `python -m mnemir.understand.train`",
                 trained_for=self.embedder_id, embedder=embedder.model_id)
-        if self.layout != FEATURE_LAYOUT:
+        if self.layout != self.spec.layout:
             raise ConfigError("the understanding model's feature layout is stale; retrain it", layout=self.layout)
-        features = embedder.dim + len(CUE_NAMES)
+        features = self.spec.size(embedder.dim)
         if self.weights.shape[0] != features:
             raise ConfigError(f"the understanding model has weights for {self.weights.shape[0]} features, the layout "
                               f"names {features}; retrain it", layout=self.layout)
@@ -79,7 +132,7 @@ class SoftmaxModel:
 
     def predict(self, vectors: Array, texts: list[str]) -> list[list[tuple[str, float]]]:
         """For each text, labels with probabilities, best first."""
-        probs = self.proba(featurize(vectors, texts, self.cue_scale))
+        probs = self.proba(featurize(vectors, texts, self.spec))
         out = []
         for row in probs:
             order = np.argsort(-row)
@@ -91,7 +144,9 @@ class SoftmaxModel:
         np.savez_compressed(path.with_suffix(".npz"), weights=self.weights.astype(np.float32),
                             bias=self.bias.astype(np.float32))
         header = {"labels": list(self.labels), "embedder_id": self.embedder_id, "layout": self.layout,
-                  "cue_scale": self.cue_scale}
+                  "cue_scale": self.spec.cue_scale}
+        if self.spec.ngram_dims:
+            header |= {"ngram_dims": self.spec.ngram_dims, "ngram_scale": self.spec.ngram_scale}
         path.with_suffix(".json").write_text(json.dumps(header, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
@@ -105,13 +160,14 @@ def load_model(name: str, directory: str | Path | None = None) -> SoftmaxModel:
     header = json.loads(header_path.read_text(encoding="utf-8"))
     with np.load(weights_path) as data:
         weights, bias = data["weights"], data["bias"]
-    return SoftmaxModel(tuple(header["labels"]), weights, bias, header["embedder_id"], header["layout"],
-                        float(header.get("cue_scale", CUE_SCALE)))
+    spec = FeatureSpec(float(header.get("cue_scale", CUE_SCALE)), int(header.get("ngram_dims", 0)),
+                       float(header.get("ngram_scale", 0.0)))
+    return SoftmaxModel(tuple(header["labels"]), weights, bias, header["embedder_id"], header["layout"], spec)
 
 
 def train_softmax(features: Array, labels: list[str], *, classes: tuple[str, ...], embedder_id: str,
                   l2: float = 1e-3, epochs: int = 600, lr: float = 0.05, seed: int = 0,
-                  class_weight: bool = True, cue_scale: float = CUE_SCALE) -> SoftmaxModel:
+                  class_weight: bool = True, spec: FeatureSpec | None = None) -> SoftmaxModel:
     """Multinomial logistic regression, full batch, Adam; classes balanced by inverse frequency."""
     rng = np.random.default_rng(seed)
     x = np.asarray(features, dtype=np.float64)
@@ -141,4 +197,5 @@ def train_softmax(features: Array, labels: list[str], *, classes: tuple[str, ...
             v *= beta2
             v += (1 - beta2) * g * g
             param -= lr * (m / (1 - beta1**step)) / (np.sqrt(v / (1 - beta2**step)) + eps)
-    return SoftmaxModel(classes, w.astype(np.float32), b.astype(np.float32), embedder_id, cue_scale=cue_scale)
+    spec = spec or FeatureSpec()
+    return SoftmaxModel(classes, w.astype(np.float32), b.astype(np.float32), embedder_id, spec.layout, spec)
