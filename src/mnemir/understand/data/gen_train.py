@@ -487,13 +487,28 @@ def intent_batch_4() -> list[Row]:
     return table_rows([table], intent=True, tag="itrain-hw4")
 
 
+def intent_batches_5_6() -> list[Row]:
+    """The fifth handwritten intent batch (``intent_hw5_zh.py``, ``intent_hw5_en.py``: advice-seeking, progress and
+    "what's left" without cue words, indirect feelings, the session in progress vs facts that mention "today", plan
+    steps) and the sixth (``intent_hw6_en.py``: varied English, half plain, half indirect), each written by a
+    helper author from the kind definitions alone."""
+    from intent_hw5_en import INTENT_5_EN  # same directory; this file runs as a script
+    from intent_hw5_zh import INTENT_5_ZH
+    from intent_hw6_en import INTENT_6_EN
+
+    fifth = {(lang, kind): queries for lang, batch in (("zh", INTENT_5_ZH), ("en", INTENT_5_EN))
+             for kind, queries in batch.items()}
+    sixth = {("en", kind): queries for kind, queries in INTENT_6_EN.items()}
+    return table_rows([fifth], intent=True, tag="itrain-hw5") + table_rows([sixth], intent=True, tag="itrain-hw6")
+
+
 def build() -> None:
     extraction, intent = extraction_rows(), intent_rows()
     more_extraction = table_rows([EXTRA_EXTRACTION, EXTRA_EXTRACTION_2], intent=False, tag="train-extra")
     more_intent = table_rows([EXTRA_INTENT, EXTRA_INTENT_2], intent=True, tag="itrain-extra")
     third_extraction, third_intent = handwritten_rows()
     write("extraction_train.jsonl", extraction + more_extraction + third_extraction)
-    write("intent_train.jsonl", intent + more_intent + third_intent + intent_batch_4())
+    write("intent_train.jsonl", intent + more_intent + third_intent + intent_batch_4() + intent_batches_5_6())
 
 
 if __name__ == "__main__":
