@@ -41,12 +41,15 @@ REACTION_FORM = re.compile(
     r"taking|handling|getting on|been)\b|\bhow did i (?:take|handle|cope|react|deal|feel|find)\b|"
     r"\b(?:leave|left) me\b|\b(?:react|reacted|reaction|coping|holding up|in what mood|state of mind)\b", re.I)
 #: the understanding layer's emotion words, read in a question as asking about a feeling ("Was I upset ...?",
-#: "Still cross about ...?"); a few that are common in other senses ("down", "累", "压力") are left out
-_NOT_IN_QUESTIONS = frozenset({"down", "touched", "calm", "累", "困", "爽", "慌", "吓", "压力", "头疼", "期待"})
+#: "Still cross about ...?"). Left out: single Chinese characters ("累", "烦": parts of other words) and the words
+#: that questions use in other senses ("Is the battery low?", "What's the content of the contract?", "压力" of a tyre)
+_OTHER_SENSES = frozenset({
+    "ache", "beat", "blue", "calm", "content", "cry", "down", "empty", "low", "lost it", "miss", "moved", "numb",
+    "panic", "shock", "snapped", "stings", "tense", "torn", "touched", "useless", "压力", "头疼", "期待", "舒服", "无聊"})
 FEELING_WORDS = re.compile("|".join(
     rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w)
-    for w in sorted({*EMOTION_WORDS, "cross about", "cross with", "bitter about", "sore about"} - _NOT_IN_QUESTIONS,
-                    key=len, reverse=True)), re.I)
+    for w in sorted({w for w in EMOTION_WORDS if w.isascii() or len(w) > 1} - _OTHER_SENSES
+                    | {"cross about", "cross with", "bitter about", "sore about"}, key=len, reverse=True)), re.I)
 #: wording that asks where a piece of work stands (a task question without "done", "yet" or "进展")
 PROGRESS_FORM = re.compile(
     r"那件事|那事|的事儿?呢|那边呢|办得|弄得|搞得|咋样|有消息|落实|着落|搞定|弄好|有动静|回音|哪一步|到哪儿?了|"
