@@ -131,6 +131,13 @@ def test_a_record_written_and_deleted_at_once_leaves_only_its_history(store: Sto
     assert [h.action for h in store.history("f")] == [Action.deleted]
 
 
+def test_a_record_deleted_in_the_same_write_is_not_checked_for_its_vector(store: Store) -> None:
+    rec = record("to forget", id="g")
+    gone = HistoryEntry(memory_id="g", at=T0, action=Action.deleted, reason="hard delete")
+    store.write([Write(rec, np.full(DIM, np.nan, dtype=np.float32), [gone])], model_id=MODEL, delete_ids=["g"])
+    assert store.fetch(["g"]) == [] and [h.action for h in store.history("g")] == [Action.deleted]
+
+
 def test_history_is_oldest_first(store: Store) -> None:
     rec = record("r", id="r")
     later = HistoryEntry(memory_id="r", at=T0 + timedelta(days=1), action=Action.updated)

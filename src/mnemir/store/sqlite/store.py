@@ -113,15 +113,7 @@ class SQLiteStore(Store):
         """Segment the text of the records whose indexed text changed (or that are new), outside the write lock.
         A record replaced meanwhile by another process is segmented inside the transaction instead."""
         ids = [p.record.id for p in prepared if p.row is not None]
-        stored: dict[str, str] = {}
-
-        def body(conn: sqlite3.Connection) -> None:
-            for chunk in _chunks(list(dict.fromkeys(ids))):
-                marks = ", ".join("?" * len(chunk))
-                stored.update(conn.execute(f"SELECT id, fts_key FROM records WHERE id IN ({marks}) "
-                                           "AND fts_key IS NOT NULL", chunk).fetchall())
-
-        self._db.read("write (read text keys)", body)
+        stored = self._db.read("write (read text keys)", lambda conn: _text_keys(conn, ids))
         for p in prepared:
             if p.row is not None and stored.get(p.record.id) != p.fts_key:
                 p.fts = records.fts_columns(p.record)
@@ -136,12 +128,15 @@ class SQLiteStore(Store):
             _set_meta(conn, "embedding_model", model_id)
             _set_meta(conn, "embedding_dim", str(dims[0]))
         indexed = sorted(json.loads(meta.get("indexed_properties", "[]")))
+        # read again inside the transaction: another process may have written these records since _segment
+        stored = _text_keys(conn, [p.record.id for p in prepared if p.row is not None])
         for i, p in enumerate(prepared):
             conn.executemany("INSERT OR IGNORE INTO history (id, memory_id, at, entry) VALUES (?, ?, ?, ?)",
                              p.history)
             if p.row is None:
                 continue  # written and deleted at once: only its history stays (e.g. a hard delete's entry)
-            rid = self._put_record(conn, p, {**p.row, "seq": seq}, indexed)
+            rid = self._put_record(conn, p, {**p.row, "seq": seq}, indexed, stored.get(p.record.id) == p.fts_key)
+            stored[p.record.id] = p.fts_key  # a record written twice in one call: the second sees the first
             if p.vector is not None:
                 conn.execute("INSERT OR REPLACE INTO embeddings (rid, model_id, dim, vector, seq) VALUES "
                              "(?, ?, ?, ?, ?)", (rid, model_id, p.dim, p.vector, seq))
@@ -153,9 +148,8 @@ class SQLiteStore(Store):
         _refresh_statistics(conn)
 
     @staticmethod
-    def _put_record(conn: sqlite3.Connection, p: rows.PreparedWrite, row: dict[str, Any], indexed: list[str]) -> int:
-        found = conn.execute("SELECT fts_key FROM records WHERE id = ?", (p.record.id,)).fetchone()
-        text_unchanged = found is not None and found[0] == p.fts_key
+    def _put_record(conn: sqlite3.Connection, p: rows.PreparedWrite, row: dict[str, Any], indexed: list[str],
+                    text_unchanged: bool) -> int:
         row = {**row, "fts_key": p.fts_key}
         columns = [c for c in row if c != "record"]
         updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
@@ -401,9 +395,20 @@ def _refresh_statistics(conn: sqlite3.Connection) -> None:
 
 
 def _prepare_write(write: Write, i: int, *, skip_record: bool) -> rows.PreparedWrite:
-    vector = None if write.vector is None else records.vector_blob(write.vector, f"writes[{i}].vector")
-    return rows.prepare_write(write.record, None if skip_record else vector, write.history,
-                             skip_record=skip_record)
+    # a record deleted in the same call keeps only its history: its vector is neither stored nor checked (as on
+    # PostgreSQL)
+    vector = None if skip_record or write.vector is None else records.vector_blob(write.vector, f"writes[{i}].vector")
+    return rows.prepare_write(write.record, vector, write.history, skip_record=skip_record)
+
+
+def _text_keys(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
+    """id -> the key of the text its full-text row was made from, for the stored records among ``ids``."""
+    stored: dict[str, str] = {}
+    for chunk in _chunks(list(dict.fromkeys(ids))):
+        marks = ", ".join("?" * len(chunk))
+        stored.update(conn.execute(f"SELECT id, fts_key FROM records WHERE id IN ({marks}) AND fts_key IS NOT NULL",
+                                   chunk).fetchall())
+    return stored
 
 
 def _chunks(items: list[str], size: int = _CHUNK) -> list[list[str]]:
