@@ -180,3 +180,18 @@ def test_never_silently_nothing_when_something_is_loosely_related(mem: mnemir.Me
     assert [h.id for h in result.hits] == [loose.id]
     assert "weak" in result.hits[0].flags and result.widened
     assert "weak match" in result.context.render()
+
+
+def test_whats_left_lists_open_tasks_even_when_closer_memories_crowd_the_search(mem: mnemir.Memory,
+                                                                               now: datetime) -> None:
+    for i in range(60):
+        add(mem, now, f"The new house: room {i} is finished and painted", "Fact",
+            {"entity": f"new house room {i}", "attribute": "state", "value": "finished"}, days=5)
+    tasks = [add(mem, now, text, "Task", {"goal": text, "status": "pending"}, days=3)
+             for text in ("Order curtains for the upstairs windows", "Get the boiler serviced before winter")]
+    query = "What's left to do for the new house?"
+    wanted = intent(query, "open_tasks", ("Task", "Plan"), where={"status": {"$in": ["pending", "in_progress"]}})
+
+    result = mem.recall(query, user="alice", k=5, now=now, intent=wanted)
+
+    assert {t.id for t in tasks} <= {h.id for h in result.hits}

@@ -172,9 +172,6 @@ class Candidate:
     similarity: float = 0.0
     vector_rank: int | None = None
     text_rank: int | None = None
-    text_score: float | None = None
-    #: matched the intent's types and property filter inside the store
-    primary: bool = False
     #: reached by following a relationship: (relation, from id, depth)
     via: tuple[str, str, int] | None = None
     #: the best score of the memory this one was reached from

@@ -4,11 +4,12 @@
 answer it first, then the user's present state, tasks when they matter, preferences as background and fresh
 feelings as damped cautions, each with its role, score and reasons, plus a :class:`Context` for the agent.
 
-Steps: gather candidates (hybrid search under the intent's types and filter, a wider search for context
-roles, the active frame, the user's recent state) -> gate (closed tasks for "what's left", faded emotions,
+Steps: gather candidates (one vector search and one keyword search over every type, the active frame, the user's
+recent state, the open tasks for "what's left") -> gate (closed tasks for "what's left", faded emotions,
 tasks for fact questions) -> score by role -> judge memories against each other (outdated, unconfirmed, a
-later feeling, the frame in force) -> follow relationships from the best ones (in scope, depth-limited) -> let replacements stand in, put a task's
-finished steps below its open ones, lift the present state -> drop what was replaced -> top k. A question about
+later feeling, the frame in force) -> follow relationships from the best ones (in scope, depth-limited) -> let
+replacements stand in, put a task's finished steps below its open ones, lift the present state -> drop what was
+replaced -> top k. A question about
 the past ("以前", "used to", an ended time range) keeps the earlier memories instead.
 """
 
@@ -25,6 +26,7 @@ from mnemir.embed.base import Embedder, Vectors
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR, ensure_aware
 from mnemir.ontology import Ontology, format_datetime
+from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.context import Context
 from mnemir.retrieve.evidence import Settled, settle
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
@@ -44,6 +46,7 @@ from mnemir.retrieve.judgements import (
 )
 from mnemir.retrieve.ranking import (
     LINK_DECAY,
+    TASK_TYPES,
     Candidate,
     FrameState,
     IntentLike,
@@ -58,14 +61,14 @@ from mnemir.retrieve.ranking import (
 from mnemir.retrieve.search import check_k
 from mnemir.retrieve.wording import asks_about_past
 from mnemir.store.base import Selection, Store
-from mnemir.store.filters import Cmp, FilterNode, matches, parse_filter
+from mnemir.store.filters import Cmp, FilterNode, parse_filter
 
 
 @dataclass(frozen=True)
 class RecallConfig:
     ranking: RankingConfig = field(default_factory=RankingConfig)
-    #: how many candidates the keyword search returns (at least; grows with k); the one vector search over every
-    #: type returns half as many again (those of the intent's types are the primary candidates)
+    #: how many candidates the keyword search (and the read of open tasks) returns (at least; grows with k); the one
+    #: vector search over every type returns half as many again
     candidates: int = 30
     #: how many steps relationships are followed from the best hits (0 = off)
     graph_depth: int = 2
@@ -190,16 +193,22 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
 # -- gathering --------------------------------------------------------------------------------------
 def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str, ...], where: FilterNode | None,
             qvec: Vectors, now: datetime, n: int, config: RecallConfig) -> dict[str, Candidate]:
-    """Candidates from: one vector search over every type (split in Python into the intent's types and the rest,
-    which serve context roles and widening), one keyword search, and, when the query may need it, the user's
-    recent facts and feelings (the present state, whatever words they share with the query)."""
+    """Candidates from: one vector search over every type (the intent's types and the rest, which serve context
+    roles and widening), one keyword search, and, when the query may need them, the user's recent facts and
+    feelings (the present state) and the open tasks (what is left), whatever words they share with the query."""
     signals: dict[str, dict[str, Any]] = {}
     for rank, (mid, sim) in enumerate(store.vector_search(scope, qvec, n + max(n // 2, 10)), start=1):
         signals[mid] = {"similarity": float(sim), "vector_rank": rank}
-    for rank, (mid, bm25) in enumerate(store.text_search(scope, intent.query, n), start=1):
-        sig = signals.setdefault(mid, {})
-        sig["text_rank"], sig["text_score"] = rank, float(bm25)
+    for rank, (mid, _) in enumerate(store.text_search(scope, intent.query, n), start=1):
+        signals.setdefault(mid, {})["text_rank"] = rank
     records: dict[str, MemIR] = {}
+    if _needs_open_tasks(intent):
+        # listed whatever their wording, so read by listing: closer memories of other types would crowd them out of
+        # the vector search
+        task_types = tuple(t for t in types if t in TASK_TYPES)
+        listing = where if where is not None else Cmp("status", "$in", tuple(sorted(OPEN_STATUSES)), "enum")
+        records.update((r.id, r) for r in store.select(scope.with_(types=task_types, where=listing),
+                                                       order_by=[("@created_at", False)], limit=n))
     if _needs_present_state(intent):
         since = Cmp("@created_at", "$gte", format_datetime(now - config.ranking.present_window), "datetime")
         # one read per type: each is served in order by the (user, type, created_at) index, then merged
@@ -207,16 +216,19 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
                   for r in store.select(scope.with_(types=(type_name,), where=since),
                                         order_by=[("@created_at", False)], limit=config.present_limit)]
         recent.sort(key=lambda r: (r.metadata.created_at, r.id), reverse=True)
-        records = {r.id: r for r in recent[: config.present_limit]}
+        records.update((r.id, r) for r in recent[: config.present_limit])
     records.update((r.id, r) for r in store.fetch([m for m in signals if m not in records]))
     pool = {mid: Candidate(record, similarity=signals.get(mid, {}).get("similarity", 0.0),
                            vector_rank=signals.get(mid, {}).get("vector_rank"),
-                           text_rank=signals.get(mid, {}).get("text_rank"),
-                           text_score=signals.get(mid, {}).get("text_score"),
-                           primary=record.type in types and (where is None or matches(where, record)))
+                           text_rank=signals.get(mid, {}).get("text_rank"))
             for mid, record in records.items()}
     _fill_similarity(store, pool, [mid for mid, c in pool.items() if c.vector_rank is None], qvec)
     return pool
+
+
+def _needs_open_tasks(intent: IntentLike) -> bool:
+    """Open tasks are read for "what is left" (the question that lists them whatever their wording)."""
+    return intent.kind == "open_tasks" and any(t in TASK_TYPES for t in intent.types)
 
 
 def _needs_present_state(intent: IntentLike) -> bool:
