@@ -77,3 +77,13 @@ def test_a_failed_write_stores_nothing_of_the_utterance(mem: mnemir.Memory, wed:
     monkeypatch.undo()
     assert mem.get(task.id, user="cy").properties["status"] == "pending"
     assert mem.count(types=["Task"], user="cy") == 1
+
+
+def test_a_correction_and_a_new_fact_in_one_utterance_form_one_chain(mem: mnemir.Memory, wed: datetime) -> None:
+    [shanghai] = mem.remember("我住在上海", user="di", now=wed)
+    mem.remember("其实我住在杭州，不是上海。我现在住在杭州西湖区", user="di", now=wed)
+
+    live = mem.list(types=["Fact"], user="di")
+    assert [r.properties["value"] for r in live] == ["杭州西湖区"]
+    history = mem.store.history(shanghai.id)
+    assert [h.action.value for h in history].count("superseded") == 1  # replaced once, not by both new facts

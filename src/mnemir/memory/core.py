@@ -131,6 +131,7 @@ class MemoryCore:
         now = resolve_now(now)
         prepared = [self._prepare(r, now, actor) for r in records]
         if govern:
+            self._flush_queue()  # governance reads the store: it must see what this block already changed
             writes, merged = self._govern(prepared, now=now, actor=actor, vectors=vectors)
         else:
             writes, merged = [Write(r, (vectors or {}).get(r.id)) for r in prepared], {}
@@ -149,9 +150,10 @@ class MemoryCore:
         """Queue every write made inside the block and store them all in ONE store transaction when it ends;
         if the block raises, nothing is written. Nested blocks join the outer one.
 
-        Reads inside the block do not see the queued writes: a caller about to read a record it may have queued
-        calls :meth:`_flush_queue` first; as a safety net, a write that touches a record already queued stores
-        the queue first (that block then takes two transactions)."""
+        Reads inside the block do not see the queued writes, so what reads the store first stores the queue:
+        governing new records (merges, contradictions, supersedes are decided from the store), a caller about to read
+        a record it may have queued, and a write that touches a record already queued. Such a block then takes
+        more than one transaction; correctness comes before atomicity."""
         if self._queue() is not None:
             yield
             return
