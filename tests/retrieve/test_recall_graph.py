@@ -110,6 +110,13 @@ def test_bad_depth_is_rejected(mem: mnemir.Memory, launch: dict[str, mnemir.MemI
     ("Pro plan 原来多少钱？", None, True),
     ("What did I pay last month?", (-40, -10), True),  # a range that has ended
     ("What's due this week?", (-2, 5), False),  # a range reaching into the future says when, not "before"
+    ("How old is my son?", None, False),  # common words that do not ask about an earlier state
+    ("What do I pack before the trip?", None, False),
+    ("Which is the earlier flight?", None, False),
+    ("老同学聚会之前，我是不是已经放下阿杰了？", None, False),
+    ("What was my old address?", None, True),
+    ("How was I before my very first gig?", None, True),
+    ("我之前的号码是多少？", None, True),
 ])
 def test_asks_about_past(now: datetime, query: str, days: tuple[int, int] | None, expected: bool) -> None:
     span = None if days is None else (now + timedelta(days=days[0]), now + timedelta(days=days[1]))

@@ -13,9 +13,9 @@ from mnemir.understand.lexicon import EMOTION_WORDS
 
 #: wording that asks about the past itself ("what did I use to...", "以前"): replaced memories are the answer
 PAST_WORDS = re.compile(
-    r"以前|之前|原来|原先|过去|曾经|当初|当时|那时|那会儿|那阵子?|那段时间|早先|旧的|"
-    r"\b(?:used to|did\b.{0,40}\buse to|before|previous(?:ly)?|originally|formerly|old|earlier|at first|back then|"
-    r"in the past|history)\b", re.I)
+    r"以前|之前的|原来|原先|过去|曾经|当初|当时|那时|那会儿|那阵子?|那段时间|早先|旧的|"
+    r"\b(?:used to|did\b.{0,40}\buse to|before (?:that|then|this|now)|before(?=\W*$)|(?:was|were|did|had)\b.{0,40}\bbefore|previous(?:ly)?|originally|formerly|"
+    r"(?:my|the|our) old|earlier on|at first|back then|in the past|history of)\b", re.I)
 
 
 #: wording that asks about the user's state now or lately ("still", "最近", "these days", "前两天")
