@@ -69,41 +69,48 @@ class Context:
 
         With ``max_chars``, the lowest-scored memories are left out (whole lines, never cut) until the block fits,
         and a note says how many; a budget too small even for the block without memories is an error."""
+        lines = {id(h): "- " + describe(h.memory, role, h.flags, self.now)
+                 for role, hits in self.sections.items() for h in hits}
         if max_chars is None:
-            return self._render(self.sections, self.notes)
+            return self._render(self.sections, lines, self.notes)
         if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1:
             raise ValidationError("max_chars must be a whole number >= 1", field="max_chars", value=max_chars,
                                   allowed="an integer >= 1, or None for no limit")
-        kept = sorted(((h.score, role, h) for role, hits in self.sections.items() for h in hits),
-                      key=lambda item: -item[0])
-        while True:
-            left_out = sum(len(h) for h in self.sections.values()) - len(kept)
+        ranked = sorted((h for hits in self.sections.values() for h in hits), key=lambda h: -h.score)
+
+        def keeping(n: int) -> str:
+            kept = {id(h) for h in ranked[:n]}
+            left_out = len(ranked) - n
             notes = self.notes + ([f"{left_out} lower-ranked memor{'y' if left_out == 1 else 'ies'} left out to fit "
                                    f"{max_chars} characters"] if left_out else [])
-            sections = {role: [h for _, r, h in kept if r == role] for role in self.sections}
-            text = self._render({r: hs for r, hs in sections.items() if hs}, notes)
-            if len(text) <= max_chars:
-                return text
-            if not kept:
-                raise ValidationError(f"max_chars {max_chars} is too small: the block without memories needs "
-                                      f"{len(text)} characters", field="max_chars", value=max_chars,
-                                      allowed=f"an integer >= {len(text)}")
-            kept.pop()
+            sections = {role: [h for h in hits if id(h) in kept] for role, hits in self.sections.items()}
+            return self._render({r: hs for r, hs in sections.items() if hs}, lines, notes)
 
-    def _render(self, sections: dict[str, list[RecallHit]], notes: Sequence[str]) -> str:
-        lines = [f"Memory for: {self.query}",
-                 "Each line says what kind of memory it is and who said it when. Tasks are requests, not facts; "
-                 "feelings are not facts; preferences are soft."]
+        low, high = 0, len(ranked)  # the most memories that fit: the block only grows with each one kept
+        while low < high:
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if len(keeping(middle)) <= max_chars else (low, middle - 1)
+        text = keeping(low)
+        if len(text) > max_chars:
+            raise ValidationError(f"max_chars {max_chars} is too small: the block without memories needs "
+                                  f"{len(text)} characters", field="max_chars", value=max_chars,
+                                  allowed=f"an integer >= {len(text)}")
+        return text
+
+    def _render(self, sections: dict[str, list[RecallHit]], lines: dict[int, str], notes: Sequence[str]) -> str:
+        out = [f"Memory for: {self.query}",
+               "Each line says what kind of memory it is and who said it when. Tasks are requests, not facts; "
+               "feelings are not facts; preferences are soft."]
         if self.frame is not None:
-            lines += ["", f"## {SECTION_TITLES['context']}", "- " + describe(self.frame, "context", [], self.now)]
+            out += ["", f"## {SECTION_TITLES['context']}", "- " + describe(self.frame, "context", [], self.now)]
         for role, hits in sections.items():
-            lines += ["", f"## {SECTION_TITLES[role]}"]
-            lines += ["- " + describe(h.memory, role, h.flags, self.now) for h in hits]
+            out += ["", f"## {SECTION_TITLES[role]}"]
+            out += [lines[id(h)] for h in hits]
         if not sections and self.frame is None:
-            lines += ["", "(no stored memory is relevant to this query)"]
+            out += ["", "(no stored memory is relevant to this query)"]
         for note in notes:
-            lines.append(f"Note: {note}")
-        return "\n".join(lines)
+            out.append(f"Note: {note}")
+        return "\n".join(out)
 
     def to_dict(self) -> dict[str, Any]:
         return {
