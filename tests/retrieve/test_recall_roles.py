@@ -11,6 +11,7 @@ import pytest
 from recall_helpers import add, intent
 
 import mnemir
+from mnemir.errors import ValidationError
 from mnemir.retrieve.ranking import RankingConfig
 from mnemir.retrieve.recall import RecallConfig
 
@@ -195,3 +196,15 @@ def test_whats_left_lists_open_tasks_even_when_closer_memories_crowd_the_search(
     result = mem.recall(query, user="alice", k=5, now=now, intent=wanted)
 
     assert {t.id for t in tasks} <= {h.id for h in result.hits}
+
+
+@pytest.mark.parametrize(("make", "field"), [
+    (lambda: RecallConfig(weak_fallback=-1), "weak_fallback"),
+    (lambda: RecallConfig(present_limit=0), "present_limit"),
+    (lambda: RankingConfig(passed_feeling_similarity=1.5), "passed_feeling_similarity"),
+    (lambda: RankingConfig(feeling_guess_confidence=-0.1), "feeling_guess_confidence"),
+])
+def test_bad_recall_settings_are_refused(make, field: str) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValidationError) as err:
+        make()
+    assert err.value.context["field"] == field

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR
+from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.ranking import RECALL_ROLES, confidence_of, is_about_user, task_status
 
 if TYPE_CHECKING:
@@ -145,7 +146,7 @@ def label(record: MemIR, role: str) -> str:
         status = task_status(record) or "pending"
         kind = "plan step" if record.type == "Plan" else "task"
         state = {"pending": "open", "in_progress": "in progress", "completed": "completed", "failed": "failed"}
-        extra = [f"due {props['deadline']}"] if props.get("deadline") and status in ("pending", "in_progress") else []
+        extra = [f"due {props['deadline']}"] if props.get("deadline") and status in OPEN_STATUSES else []
         if record.type == "Plan" and props.get("order") is not None:
             extra.insert(0, f"step {props['order']}")
         return f"{state.get(status, status)} {kind}" + (f" ({', '.join(extra)})" if extra else "")

@@ -13,10 +13,12 @@ for "what is this session about?" (the wording patterns live in :mod:`mnemir.ret
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.ranking import (
     TASK_KINDS,
     TASK_TYPES,
@@ -76,23 +78,20 @@ def family_of(type_name: str) -> str | None:
     return None
 
 
+#: per cue family, the question forms read beside the lexicon's cue groups
+FORMS: dict[tuple[str, ...], tuple[tuple[str, re.Pattern[str]], ...]] = {
+    TASK_CUES: (("progress_form", PROGRESS_FORM), ("doing_form", DOING_FORM), ("remaining_form", REMAINING_FORM)),
+    FEELING_CUES: (("reaction_form", REACTION_FORM), ("feeling_word", FEELING_WORDS)),
+}
+
+
 def cues(query: str, groups: tuple[str, ...]) -> list[str]:
-    found = [g for g in groups if CUES[g].search(query)]
-    if groups == TASK_CUES and PROGRESS_FORM.search(query):
-        found.append("progress_form")
-    if groups == TASK_CUES and DOING_FORM.search(query):
-        found.append("doing_form")
-    if groups == TASK_CUES and REMAINING_FORM.search(query):
-        found.append("remaining_form")
-    if groups == FEELING_CUES and REACTION_FORM.search(query):
-        found.append("reaction_form")
-    if groups == FEELING_CUES and FEELING_WORDS.search(query):
-        found.append("feeling_word")
-    return found
+    return [g for g in groups if CUES[g].search(query)] + [name for name, form in FORMS.get(groups, ())
+                                                           if form.search(query)]
 
 
 def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
-           now: datetime | None = None) -> Settled:
+           now: datetime) -> Settled:
     """The kind and types to rank for: the intent's, unless it is unsure and another family matches better.
     Only a frame in force at ``now`` speaks for the frame family (an ended one does not answer "this meeting")."""
     keep = Settled(intent.kind, tuple(intent.types), False)
@@ -110,8 +109,7 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
     best: dict[str, tuple[float, Candidate]] = {}
     for c in pool:
         family = family_of(c.record.type)
-        if family is None or c.via is not None or (family == "frame" and (now is None
-                                                                          or not frame_active(c.record, now))):
+        if family is None or c.via is not None or (family == "frame" and not frame_active(c.record, now)):
             continue
         rel, _ = relevance(c, intent, config)
         if family not in best or rel > best[family][0]:
@@ -187,4 +185,4 @@ def _kind_for(family: str, intent_kind: str, witness: Candidate, task_words: lis
         return "task_status"
     if intent_kind in TASK_KINDS:
         return intent_kind
-    return "open_tasks" if task_status(witness.record) in ("pending", "in_progress") else "task_status"
+    return "open_tasks" if task_status(witness.record) in OPEN_STATUSES else "task_status"

@@ -120,16 +120,15 @@ def _confidence(s: Scored, config: RankingConfig) -> float:
 
 
 def _mark_outdated(older: Scored, newer: Scored, config: RankingConfig, why: str) -> None:
-    if "outdated" not in older.flags:
-        demote_outdated(older, config, f"likely replaced by a newer memory {newer.record.id} ({why})",
-                        newer.record.id)
+    demote_outdated(older, config, f"likely replaced by a newer memory {newer.record.id} ({why})", newer.record.id)
 
 
 def demote_outdated(s: Scored, config: RankingConfig, reason: str, by: str) -> None:
     """Count ``s`` as replaced by memory ``by``: its strength shrinks to ``outdated_factor`` (its role offset
-    stays) and it is flagged outdated."""
-    if s.score_before_replaced is None:
-        s.score_before_replaced = s.score
+    stays) and it is flagged outdated. A memory already counted as replaced is left as it is."""
+    if "outdated" in s.flags:
+        return
+    s.score_before_replaced = s.score
     s.score = round(s.score - s.strength * (1 - config.outdated_factor), 4)
     s.strength = round(s.strength * config.outdated_factor, 4)
     s.flags.append("outdated")
@@ -171,7 +170,7 @@ def ended_frames_give_way(scored: Sequence[Scored], frames: FrameState, config: 
     if active is None or not any(s.record.id == active.id for s in scored):
         return
     for s in scored:
-        if s.record.type == "ContextualFrame" and s.record.id != active.id and "outdated" not in s.flags:
+        if s.record.type == "ContextualFrame" and s.record.id != active.id:
             demote_outdated(s, config, f"an earlier setting; the frame in force now is {active.id}", active.id)
 
 
@@ -188,7 +187,7 @@ def other_frame_gives_way(scored: Sequence[Scored], frames: FrameState, config: 
             in_force.setdefault(attribute, s)
     for s in scored:
         newer = in_force.get(norm_text(s.record.properties.get("attribute")))
-        if newer is not None and "other_frame" in s.flags and "outdated" not in s.flags:
+        if newer is not None and "other_frame" in s.flags:
             demote_outdated(s, config, f"said in another frame; the frame in force says {newer.record.id}",
                             newer.record.id)
 

@@ -158,7 +158,9 @@ class RankingConfig:
                                       allowed="a positive timedelta")
         for name in ("emotion_min_weight", "emotion_damping", "preference_floor", "outdated_factor",
                      "other_frame_factor", "disputed_factor", "out_of_range_factor", "widened_type_fit",
-                     "assumed_confidence", "confident_fact"):
+                     "assumed_confidence", "confident_fact", "passed_feeling_similarity",
+                     "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
+                     "task_lead", "feeling_guess_confidence", "trust_intent"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValidationError(f"{name} must be in [0, 1]", field=name, value=value, allowed="[0, 1]")

@@ -81,9 +81,11 @@ class RecallConfig:
     weak_fallback: int = 3
 
     def __post_init__(self) -> None:
-        if isinstance(self.candidates, bool) or not isinstance(self.candidates, int) or self.candidates < 1:
-            raise ValidationError("candidates must be a positive integer", field="candidates",
-                                  value=self.candidates)
+        for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValidationError(f"{name} must be a positive integer", field=name, value=value,
+                                      allowed="an integer >= 1")
 
     def with_(self, **changes: Any) -> RecallConfig:
         return replace(self, **changes)
@@ -97,7 +99,7 @@ class RecallHit:
     score: float
     role: str
     reasons: list[str] = field(default_factory=list)
-    #: unconfirmed, uncertain (disputed), outdated, faded, other_frame
+    #: unconfirmed, uncertain (disputed), outdated, faded, other_frame, weak
     flags: list[str] = field(default_factory=list)
     #: how it was reached when by a relationship: "step_of from mem_..."
     via: str | None = None
@@ -127,7 +129,8 @@ class Recall:
     intent: Any
     hits: list[RecallHit]
     context: Context
-    #: true when nothing of the intended types was good enough and other types were used (roles kept)
+    #: true when nothing of the intended types was good enough and other types were used (roles kept), or when
+    #: nothing passed the relevance floor and the closest memories are shown, flagged weak
     widened: bool = False
     notes: list[str] = field(default_factory=list)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import lru_cache
 
 from mnemir.understand.lexicon import EMOTION_WORDS
 
@@ -23,6 +24,7 @@ NOW_WORDS = re.compile(r"还|最近|现在|目前|如今|近来|这阵子|这几
                        r"recently|at the moment|any ?more|the other day|this week|right now)\b", re.I)
 
 
+@lru_cache(maxsize=256)  # asked once per candidate feeling, with the same query
 def asks_about_now(query: str) -> bool:
     """Whether the query asks about the user's state now ("还", "lately"), not about an earlier time ("当时")."""
     return bool(NOW_WORDS.search(query)) and not PAST_WORDS.search(query)
