@@ -6,6 +6,9 @@ import pytest
 
 from mnemir.errors import ValidationError
 from mnemir.understand import Extractor
+from mnemir.understand.extract import lexicon_boost
+from mnemir.understand.fill import emotion_properties
+from mnemir.understand.lexicon import find_emotion
 
 
 def kinds(extraction) -> list[tuple[str, str]]:
@@ -75,6 +78,26 @@ def test_emotions_get_type_intensity_and_trigger(extractor: Extractor, wed: date
     assert draft.type == "EmotionalState"
     assert draft.properties["emotion_type"] == emotion
     assert 0.0 < draft.properties["intensity"] <= 1.0
+
+
+@pytest.mark.parametrize(("text", "emotion", "word"), [
+    ("I moved to Hangzhou and I feel so lonely", "sadness", "lonely"),
+    ("I miss the bus every morning and it makes me so stressed", "anxiety", "stressed"),
+])
+def test_an_ambiguous_early_word_does_not_hide_a_real_emotion(extractor: Extractor, wed: datetime, text: str,
+                                                              emotion: str, word: str) -> None:
+    assert find_emotion(text) == (emotion, word)
+    assert emotion_properties(text)["emotion_type"] == emotion  # type: ignore[index]
+    assert lexicon_boost(text, [("Fact", 0.6), ("EmotionalState", 0.4)])[0][0] == "EmotionalState"
+    [draft] = extractor.extract(text, now=wed).drafts
+    assert draft.type == "EmotionalState"
+    assert draft.properties["emotion_type"] == emotion
+
+
+def test_an_ambiguous_emotion_word_alone_types_but_earns_no_boost() -> None:
+    assert find_emotion("I moved to Hangzhou") == ("gratitude", "moved")
+    ranked = [("Fact", 0.6), ("EmotionalState", 0.4)]
+    assert lexicon_boost("I moved to Hangzhou", ranked) == ranked
 
 
 def test_a_plan_links_its_steps_to_the_stated_goal(extractor: Extractor, wed: datetime) -> None:

@@ -38,7 +38,7 @@ from mnemir.ir import MAX_TEXT_CHARS
 from mnemir.understand import fill
 from mnemir.understand.dates import local_now, resolve_deadline
 from mnemir.understand.entities import Entity, find_entities
-from mnemir.understand.lexicon import CUES, EMOTION_PROTOTYPES, find_emotion, language_of
+from mnemir.understand.lexicon import AMBIGUOUS_EMOTION_WORDS, CUES, EMOTION_PROTOTYPES, find_emotion, language_of
 from mnemir.understand.model import SoftmaxModel, boosted, load_model
 from mnemir.understand.segment import is_plan, split_pieces, split_plan
 
@@ -68,11 +68,6 @@ PROTOTYPE_MIN_P = 0.4
 #: smallest of the best: out-of-fold accuracy without it 0.950; 0.1: 0.953, 0.2: 0.954, 0.3: 0.954, 0.4: 0.954
 #: (``python -m mnemir.understand.train --cv 5 --emotion-boost B``, the extractor line)
 EMOTION_WORD_BOOST = 0.2
-#: lexicon words with an everyday non-emotional sense ("I moved to Hangzhou", "the price is down"): they still
-#: type an emotion, but earn no boost
-_NO_BOOST = frozenset({"moved", "down", "low", "blue", "beat", "content", "miss", "empty", "torn", "ache", "touched",
-                       "hurt", "shock", "panic", "terrible", "awful", "horrible", "numb", "useless", "restless", "cry",
-                       "cried", "stings", "drained", "crushed", "sorted", "爽", "困", "慌", "吓", "唉", "哭", "泪"})
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 
 
@@ -314,7 +309,7 @@ def lexicon_boost(piece: str, ranked: list[tuple[str, float]],
                   boost: float = EMOTION_WORD_BOOST) -> list[tuple[str, float]]:
     """The classifier's ranking with EmotionalState raised by ``boost`` when the piece holds an emotion word."""
     found = find_emotion(piece)
-    if found is None or found[1].lower() in _NO_BOOST:
+    if found is None or found[1].lower() in AMBIGUOUS_EMOTION_WORDS:
         return ranked
     return boosted(ranked, {"EmotionalState": boost})
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CUES", "CUE_NAMES", "EMOTION_WORDS", "INTENSIFIERS", "SOFTENERS", "cue_vector", "language_of"]
+__all__ = ["AMBIGUOUS_EMOTION_WORDS", "CUES", "CUE_NAMES", "EMOTION_WORDS", "INTENSIFIERS", "SOFTENERS", "cue_vector",
+           "find_emotion", "language_of"]
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -191,10 +192,25 @@ _EMOTION_PATTERN = re.compile("|".join(
     for w in sorted(EMOTION_WORDS, key=len, reverse=True)), re.I)
 
 
+#: lexicon words with an everyday non-emotional sense ("I moved to Hangzhou", "the price is down", "I miss the bus"):
+#: ``find_emotion`` prefers any other emotion word in the text, and an ambiguous word alone earns no classifier boost
+AMBIGUOUS_EMOTION_WORDS = frozenset({
+    "moved", "down", "low", "blue", "beat", "content", "miss", "empty", "torn", "ache", "touched", "hurt", "shock",
+    "panic", "terrible", "awful", "horrible", "numb", "useless", "restless", "cry", "cried", "stings", "drained",
+    "crushed", "sorted", "爽", "困", "慌", "吓", "唉", "哭", "泪"})
+
+
 def find_emotion(text: str) -> tuple[str, str] | None:
-    """(canonical emotion type, the word) of the first emotion word in ``text``."""
-    m = _EMOTION_PATTERN.search(text)
-    return (EMOTION_WORDS[m.group(0).lower()], m.group(0)) if m else None
+    """(canonical emotion type, the word) of the first unambiguous emotion word in ``text``; the first ambiguous
+    one (``AMBIGUOUS_EMOTION_WORDS``) only when there is no other, so "I moved to Hangzhou and I feel so lonely"
+    is loneliness, not gratitude."""
+    first: re.Match[str] | None = None
+    for m in _EMOTION_PATTERN.finditer(text):
+        if m.group(0).lower() not in AMBIGUOUS_EMOTION_WORDS:
+            first = m
+            break
+        first = first or m
+    return (EMOTION_WORDS[first.group(0).lower()], first.group(0)) if first else None
 
 
 INTENSIFIERS = re.compile(r"特别|非常|超级?|太|极其|十分|真的|好|死了|透了|最|巨|贼|爆|\b(?:very|really|so|extremely|super|"
