@@ -22,7 +22,9 @@ from mnemir.store.base import ANY, Selection, Write
 from mnemir.store.filters import parse_filter
 from mnemir.store.migrations import Migration
 from mnemir.store.planner import plan_search
+from mnemir.store.sql_filters import Params, compile_selection
 from mnemir.store.sqlite import MIGRATIONS, SCHEMA_VERSION, SQLiteStore
+from mnemir.store.sqlite.dialect import SQLiteDialect
 from mnemir.store.sqlite.schema import migrate
 
 RNG = np.random.default_rng(5)
@@ -278,9 +280,15 @@ def test_planner_statistics_are_kept_so_a_selective_property_drives_the_query(tm
         assert store.get_meta("analyzed_at_rid") == str(n)
     conn = sqlite3.connect(tmp_path / "m.db")
     assert conn.execute("SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'records'").fetchone()[0] > 0
+    # the condition the store itself sends for this selection (as SQLiteStore._where builds it)
+    indexed = json.loads(conn.execute("SELECT value FROM meta WHERE key = 'indexed_properties'").fetchone()[0])
+    assert "entity" in indexed
+    p = Params()
+    where = compile_selection(Selection(user_id="alice", where=parse_filter({"entity": "e7"}, ONTOLOGY)),
+                              SQLiteDialect(indexed), p)
+    assert "props" in where and "json_" not in where, where
     plan = " ".join(row[3] for row in conn.execute(
-        "EXPLAIN QUERY PLAN SELECT r.rid FROM records r WHERE r.user_id = 'alice' AND r.status IN ('active') AND "
-        "r.rid IN (SELECT rid FROM props WHERE key = 'entity' AND tval IN ('e7') AND item IN (0, 1))"))
+        f"EXPLAIN QUERY PLAN SELECT group_concat(r.rid, ' ') FROM records r WHERE {where}", p.values))
     assert "props_text" in plan and "INTEGER PRIMARY KEY" in plan, plan
     conn.close()
 
