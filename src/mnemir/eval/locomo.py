@@ -1,6 +1,6 @@
 """LoCoMo evidence retrieval: an external benchmark on long multi-session conversations (retrieval only, no LLM).
 
-    mnemir eval locomo [--data PATH] [--samples N]     # or: python -m mnemir.eval.locomo [--json]
+    mnemir eval locomo [--data PATH] [--samples N]
 
 LoCoMo (Maharana et al., 2024; CC BY-NC 4.0) is NOT shipped with mnemir: the file is read from ``data_path``,
 ``$MNEMIR_LOCOMO`` or the team's shared copy. Each sample is one conversation between two people over many

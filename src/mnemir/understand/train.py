@@ -30,9 +30,9 @@ TRAIN_FILES = {"extractor": "extraction_train.jsonl", "intent": "intent_train.js
 #: handwritten "extra" rows of the same split (see data/README.md); for intent also calibration, since an
 #: intent below p=0.5 is widened. Intent l2 1e-3 -> 3e-4 after the third handwritten batch (5-fold CV on train
 #: 0.938 -> 0.945; with 1e-3 the larger, more varied split left plain queries under the p=0.5 "unsure" line).
-#: Rechecked after the fourth handwritten batch (777 natural queries): 5-fold CV on train favours cue_scale 0.15
-#: (0.937 vs 0.928: `--cv 5 --cue-scale 0.15` / `0.3`), the dev split 0.3 (intent dev 1.000/0.975 vs 0.950/0.975, collapse dev equal within a query,
-#: more queries above the "unsure" line); kept at 0.3.
+#: History, as of the fourth handwritten batch (777 natural queries), before the n-gram features: 5-fold CV on train
+#: favoured cue_scale 0.15 (0.937 vs 0.928), the dev split 0.3 (intent dev 1.000/0.975 vs 0.950/0.975, collapse dev
+#: equal within a query, more queries above the "unsure" line); kept at 0.3.
 #: Third session: the intent model also reads word / character n-grams hashed into 8,192 buckets at weight 1.5
 #: (grid 0 / 1.0 / 1.5 / 2.0 on train 5-fold CV 0.928 / 0.940 / 0.933 / 0.926, intent dev zh+en 0.975 / 0.975 / 1.000
 #: / 1.000, collapse dev recall iso@3 0.952 / 0.963 / 0.963 / 0.963: best on collapse dev, then intent dev, then CV).
