@@ -25,8 +25,9 @@ from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, 
 from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent
+from mnemir.understand.dates import local_now
 from mnemir.understand.entities import aliases
-from mnemir.understand.extract import Draft, check_speaker, check_text, local_now
+from mnemir.understand.extract import Draft, check_speaker, check_text
 
 if TYPE_CHECKING:
     from mnemir.memory.core import MemoryCore
@@ -192,7 +193,7 @@ class UnderstandingMixin(_Base):
         store's own embedder (so ``remember`` embeds each new memory once, not twice)."""
         if self._understanding_embedder().model_id != self.embedder.model_id:
             return {}
-        by_text = {d.text[:MAX_TEXT_CHARS]: d.vector for d in drafts if getattr(d, "vector", None) is not None}
+        by_text = {d.text[:MAX_TEXT_CHARS]: d.vector for d in drafts if d.vector is not None}
         return {r.id: by_text[r.content.text] for r in records if r.content.text in by_text}
 
     def ingest(self, turns: Iterable[Any], *, user: str | None = None, agent: str | None = None,
@@ -255,7 +256,7 @@ class UnderstandingMixin(_Base):
         """The assistant repeating a request back ("好的，我记下了：…") is not a second task."""
         if ctx.speaker != "assistant" or draft.type != "Task":
             return False
-        candidates = self._best_open_tasks(draft.text, draft, ctx, k=3)
+        candidates = self._best_open_tasks(draft, ctx, k=3)
         if not candidates or candidates[0].score < RESTATED_TASK:
             return False
         best = candidates[0]
@@ -282,7 +283,7 @@ class UnderstandingMixin(_Base):
     def _link_step(self, step: MemIR, draft: Draft, parent: MemIR | None, ctx: _Context) -> MemIR:
         reason = "task stated in the same utterance"
         if parent is None:
-            best = self._best_open_tasks(draft.text, draft, ctx, k=3)
+            best = self._best_open_tasks(draft, ctx, k=3)
             if not best or best[0].score < MATCH_SURE:
                 ctx.out.notes.append(f"plan step {draft.text!r}: no open task matches well enough; left unlinked")
                 return step
@@ -319,15 +320,14 @@ class UnderstandingMixin(_Base):
         return [h.memory.id for h in hits if key in (h.memory.metadata.extra.get("entities") or [])]
 
     # -- updates -------------------------------------------------------------------------------
-    def _best_open_tasks(self, text: str, draft: Draft, ctx: _Context, k: int = 5,
+    def _best_open_tasks(self, draft: Draft, ctx: _Context, k: int = 5,
                          types: Sequence[str] = ("Task",)) -> list[Candidate]:
-        hits = self.search(text, types=list(types), where={"status": {"$in": list(OPEN_STATUSES)}}, user=ctx.user, k=k,
+        hits = self.search(draft.text, types=list(types), where={"status": {"$in": list(OPEN_STATUSES)}}, user=ctx.user, k=k,
                            now=ctx.now)
         if not hits:
             return []
         understanding = self._understanding_embedder()
-        query = draft.vector if getattr(draft, "vector", None) is not None and draft.text == text \
-            else understanding.embed([text])[0]
+        query = draft.vector if draft.vector is not None else understanding.embed([draft.text])[0]
         # stored vectors compare with the query only when they come from the same model (same length is not
         # enough); the rest are embedded here, in one batch
         same_model = understanding.model_id == self.embedder.model_id
@@ -351,7 +351,7 @@ class UnderstandingMixin(_Base):
 
     def _apply_update(self, draft: Draft, text: str, ctx: _Context) -> None:
         status = str(draft.properties["status"])
-        candidates = [c for c in self._best_open_tasks(draft.text, draft, ctx, types=("Task", "Plan"))
+        candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
                       if c.score >= MATCH_FLOOR]
         if not candidates:
             ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")

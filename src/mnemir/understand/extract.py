@@ -42,9 +42,8 @@ from mnemir.understand.lexicon import AMBIGUOUS_EMOTION_WORDS, CUES, EMOTION_PRO
 from mnemir.understand.model import SoftmaxModel, boosted, load_model
 from mnemir.understand.segment import is_plan, split_pieces, split_plan
 
-# local_now lives in dates; re-exported here for the callers that import it from extract
 __all__ = ["EXTRACTION_LABELS", "MEMORY_LABELS", "SPEAKERS", "Draft", "Extraction", "Extractor", "check_speaker",
-           "check_text", "finalize", "has_words", "label_of", "lexicon_boost", "local_now"]
+           "check_text", "finalize", "has_words", "label_of", "lexicon_boost"]
 
 #: what a piece of an utterance can be (``TaskUpdate``: a report on an existing task, not a new memory)
 MEMORY_LABELS = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
