@@ -135,9 +135,14 @@ def _month_day(today: date, month: int, day: int, year: int | None = None) -> da
 _AHEAD = {"下下": 2, "下": 1, "next": 1, "这": 0, "本": 0, "this": 0, "上": -1, "last": -1}
 
 
-def _ahead(prefix: str | None, default: int = 0) -> int:
-    """The offset a prefix names; ``default`` when there is no prefix."""
-    return _AHEAD[prefix.strip().lower()] if prefix else default
+def _ahead(prefix: str | None) -> int:
+    """The offset a prefix names; 0 (this week / month) when there is none."""
+    return _AHEAD[prefix.strip().lower()] if prefix else 0
+
+
+def _r_mid_month(m: re.Match[str], today: date) -> date | None:
+    """The 15th of the month group 1 names ("下个月中", "mid next month"); with no prefix, the next 15th."""
+    return _day_of_month(today, 15, _ahead(m.group(1)) if m.group(1) else None)
 
 
 def _r_weekday(weekday: int, prefix: str | None, today: date) -> date:
@@ -235,8 +240,7 @@ _RULES: list[tuple[re.Pattern[str], object]] = [
     (re.compile(r"(下下|下|这|本)个?月(?:的)?" + f"({NUM})" + r"[号日]"), _r_zh_next_month_day),
     (re.compile(f"({NUM})" + r"月" + f"({NUM})" + r"[号日]?"), _r_zh_month_day),
     (re.compile(r"(下下|下|这|本)?个?月(底|末)"), lambda m, t: _month_end(*_ym(_add_months(t, _ahead(m.group(1)))))),
-    (re.compile(r"(下下|下|这|本)?个?月中"), lambda m, t: _day_of_month(t, 15, _ahead(m.group(1)) if m.group(1)
-                                                                    else None)),
+    (re.compile(r"(下下|下|这|本)?个?月中"), _r_mid_month),
     (re.compile(r"(下下|下)个?月初"), lambda m, t: _add_months(t.replace(day=1), _ahead(m.group(1)))),
     (re.compile(r"(明年|今年)?年(底|末)"), lambda m, t: date(t.year + (1 if m.group(1) == "明年" else 0), 12, 31)),
     (re.compile(f"({NUM})" + r"(天|周|星期|礼拜|个月)(?:之?内|之?后|以后|以内)"), _r_zh_in_n),
@@ -262,8 +266,7 @@ _RULES: list[tuple[re.Pattern[str], object]] = [
     (re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?(next\s+)?week\b", re.I),
      lambda m, t: _weekday_in_week(t, 4, _ahead(m.group(1)))),
     (re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?year\b|\byear[- ]end\b", re.I), lambda m, t: date(t.year, 12, 31)),
-    (re.compile(r"\bmid[- ](?:month|(next\s+)month)\b", re.I), lambda m, t: _day_of_month(t, 15, _ahead(m.group(1))
-                                                                                            if m.group(1) else None)),
+    (re.compile(r"\bmid[- ](?:month|(next\s+)month)\b", re.I), _r_mid_month),
     (re.compile(r"\b(?:in|within)\s+(" + EN_NUM + r")\s+(days?|weeks?|months?)\b", re.I), _r_en_in_n),
     (re.compile(r"\b(next|this)?\s*weekend\b", re.I),
      lambda m, t: _weekday_in_week(t, 5, _ahead(m.group(1)))),
