@@ -82,8 +82,7 @@ def ngram_vectors(texts: list[str], dims: int) -> Array:
     return out
 
 
-def featurize(vectors: Array, texts: list[str], spec: FeatureSpec | None = None) -> Array:
-    spec = spec or FeatureSpec()
+def featurize(vectors: Array, texts: list[str], spec: FeatureSpec) -> Array:
     cues = np.array([cue_vector(t) for t in texts], dtype=np.float32).reshape(len(texts), -1) * spec.cue_scale
     parts = [np.asarray(vectors, dtype=np.float32), cues]
     if spec.ngram_dims:
