@@ -18,7 +18,7 @@ from mnemir.eval import intent as eval_intent
 from mnemir.understand import Extractor, IntentRecognizer
 from mnemir.understand.extract import EXTRACTION_LABELS
 from mnemir.understand.lexicon import CUE_NAMES, cue_vector
-from mnemir.understand.model import DATA_DIR, FeatureSpec, load_model, ngram_vectors
+from mnemir.understand.model import DATA_DIR, FeatureSpec, load_model, ngram_vectors, read_jsonl
 from mnemir.understand.train import (
     cross_validate,
     emotion_rerank,
@@ -26,7 +26,6 @@ from mnemir.understand.train import (
     features_of,
     fit,
     output_dir,
-    read_jsonl,
 )
 
 

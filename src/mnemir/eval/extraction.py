@@ -22,8 +22,7 @@ from mnemir.errors import ValidationError
 from mnemir.eval import report_main, zh_first
 from mnemir.understand.extract import MEMORY_LABELS, Draft, Extractor
 from mnemir.understand.extract import label_of as draft_label
-from mnemir.understand.model import DATA_DIR
-from mnemir.understand.train import read_jsonl
+from mnemir.understand.model import DATA_DIR, read_jsonl
 
 TYPES = MEMORY_LABELS
 #: train: what the model learns from; heldout: never trained on (aggregate numbers were seen while developing);

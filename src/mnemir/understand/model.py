@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -28,10 +29,16 @@ from mnemir.errors import ConfigError, ModelMismatchError
 from mnemir.understand.lexicon import CUE_NAMES, cue_vector
 
 __all__ = ["DATA_DIR", "FeatureSpec", "SoftmaxModel", "boosted", "featurize", "load_model", "ngram_vectors",
-           "train_softmax"]
+           "read_jsonl", "train_softmax"]
 
 #: the package data: the shipped weights and the labelled corpus
 DATA_DIR = Path(str(resources.files("mnemir.understand") / "data"))
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The rows of a JSON-lines file (the labelled corpus under ``DATA_DIR``); blank lines are skipped."""
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
 
 Array = npt.NDArray[np.float32]
 #: cue features are 0/1 while vector components are ~0.05: scale so neither drowns the other

@@ -10,7 +10,6 @@ The held-out, fresh and dev files (``*_heldout.jsonl``, ``*_fresh.jsonl``, ``*_d
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -22,7 +21,7 @@ from mnemir.embed import default_embedder
 from mnemir.embed.base import Embedder
 from mnemir.understand.extract import EXTRACTION_LABELS, lexicon_boost
 from mnemir.understand.intent import INTENT_KINDS
-from mnemir.understand.model import DATA_DIR, Array, FeatureSpec, SoftmaxModel, featurize, train_softmax
+from mnemir.understand.model import DATA_DIR, Array, FeatureSpec, SoftmaxModel, featurize, read_jsonl, train_softmax
 from mnemir.understand.segment import split_pieces
 
 TRAIN_FILES = {"extractor": "extraction_train.jsonl", "intent": "intent_train.jsonl"}
@@ -37,11 +36,6 @@ TRAIN_FILES = {"extractor": "extraction_train.jsonl", "intent": "intent_train.js
 #: (grid 0 / 1.0 / 1.5 / 2.0 on train 5-fold CV 0.928 / 0.940 / 0.933 / 0.926, intent dev zh+en 0.975 / 0.975 / 1.000
 #: / 1.000, collapse dev recall iso@3 0.952 / 0.963 / 0.963 / 0.963: best on collapse dev, then intent dev, then CV).
 HYPER = {"extractor": (FeatureSpec(0.15), 1e-4), "intent": (FeatureSpec(0.3, 8192, 1.5), 3e-4)}
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
 
 
 def extraction_examples(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
