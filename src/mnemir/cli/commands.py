@@ -8,6 +8,7 @@ import click
 
 from mnemir.cli.app import State, cli, handle_errors, now_opt, parse_now, user_opt
 from mnemir.cli.render import console, emit_json, hits_table, kv_table, memory_table
+from mnemir.errors import ValidationError
 
 
 @cli.command()
@@ -143,15 +144,11 @@ def eval_(state: State, suite: str, split: str, data_path: str | None, samples: 
     """Run a quality benchmark on its held-out split and print the report."""
     names = [n for n in EVAL_SUITES if n not in EXTERNAL_SUITES] if suite == "all" else [suite]
     if (data_path is not None or samples is not None) and suite not in EXTERNAL_SUITES:
-        from mnemir.errors import ValidationError
-
         raise ValidationError("--data and --samples are options of the locomo suite", field="suite", value=suite,
                               allowed=list(EXTERNAL_SUITES))
     modules = {name: importlib.import_module(EVAL_SUITES[name]) for name in names}
     for name, module in modules.items():  # every suite's split is checked before any of them runs (minutes)
         if split not in module.SPLITS:
-            from mnemir.errors import ValidationError
-
             raise ValidationError(f"the {name} suite has no split {split!r}", field="split", value=split,
                                   allowed=list(module.SPLITS))
     results = {}
