@@ -32,6 +32,8 @@ from mnemir.store.base import Selection, Write
 from mnemir.store.filters import Cmp
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+#: how many frames recall reads (a literal in mnemir.retrieve.recall._frames, not a RecallConfig setting)
+FRAMES_LIMIT = 20
 MIX = {"Fact": 0.3, "Preference": 0.15, "Task": 0.15, "Plan": 0.1, "EmotionalState": 0.12, "DialogueAct": 0.08,
        "Hypothesis": 0.05, "ContextualFrame": 0.05}
 #: words the queries use; each text carries one of them with probability TOPICAL, else only filler words
@@ -126,7 +128,9 @@ def main() -> None:
             mem.recall(q, user=user, k=5, now=NOW)
         results: dict[str, list[float]] = {"recall": [], "search": [], "vector_search": [], "intent": [],
                                            "present": [], "frames": []}
-        since = Cmp("@created_at", "$gte", format_datetime(NOW - timedelta(days=14)), "datetime")
+        # the settings recall itself reads (mem.recall_config: RecallConfig() unless replaced)
+        config = mem.recall_config
+        since = Cmp("@created_at", "$gte", format_datetime(NOW - config.ranking.present_window), "datetime")
         hits = []
         for q, user in plan:
             qv = mem.embedder.embed_query(q)
@@ -136,10 +140,11 @@ def main() -> None:
             results["intent"] += timed(lambda q=q: mem.intent(q, now=NOW), 1)
             # the two selects recall makes besides its searches (the present state, the frames), timed alone
             results["present"] += timed(lambda u=user: [mem.store.select(
-                Selection(user_id=u, types=(t,), where=since), order_by=[("@created_at", False)], limit=20)
-                for t in ("Fact", "EmotionalState")], 1)  # one read per type, as recall does
+                Selection(user_id=u, types=(t,), where=since), order_by=[("@created_at", False)],
+                limit=config.present_limit) for t in ("Fact", "EmotionalState")], 1)  # one read per type, as recall does
             results["frames"] += timed(lambda u=user: mem.store.select(
-                Selection(user_id=u, types=("ContextualFrame",)), order_by=[("@created_at", False)], limit=20), 1)
+                Selection(user_id=u, types=("ContextualFrame",)), order_by=[("@created_at", False)],
+                limit=FRAMES_LIMIT), 1)
             results["recall"] += timed(lambda q=q, u=user: hits.append(len(mem.recall(q, user=u, k=5, now=NOW).hits)),
                                        1)
         per_user = mem.store.count(Selection(user_id="user0"))
