@@ -476,15 +476,18 @@ def handwritten_rows() -> tuple[list[Row], list[Row]]:
             table_rows([INTENT_3], intent=True, tag="itrain-hw"))
 
 
+def by_language(**batches: dict[str, list[str]]) -> Table:
+    """One intent table from per-language ``{kind: queries}`` batches (``zh=..., en=...``), in argument order."""
+    return {(lang, kind): queries for lang, batch in batches.items() for kind, queries in batch.items()}
+
+
 def intent_batch_4() -> list[Row]:
     """The fourth handwritten intent batch (``intent_hw_zh.py``, ``intent_hw_en.py``): natural wording without the
     obvious cue words, written by two separate authors from the kind definitions alone."""
     from intent_hw_en import INTENT_4_EN  # same directory; this file runs as a script
     from intent_hw_zh import INTENT_4_ZH
 
-    table = {(lang, kind): queries for lang, batch in (("zh", INTENT_4_ZH), ("en", INTENT_4_EN))
-             for kind, queries in batch.items()}
-    return table_rows([table], intent=True, tag="itrain-hw4")
+    return table_rows([by_language(zh=INTENT_4_ZH, en=INTENT_4_EN)], intent=True, tag="itrain-hw4")
 
 
 def intent_batches_5_6() -> list[Row]:
@@ -496,10 +499,8 @@ def intent_batches_5_6() -> list[Row]:
     from intent_hw5_zh import INTENT_5_ZH
     from intent_hw6_en import INTENT_6_EN
 
-    fifth = {(lang, kind): queries for lang, batch in (("zh", INTENT_5_ZH), ("en", INTENT_5_EN))
-             for kind, queries in batch.items()}
-    sixth = {("en", kind): queries for kind, queries in INTENT_6_EN.items()}
-    return table_rows([fifth], intent=True, tag="itrain-hw5") + table_rows([sixth], intent=True, tag="itrain-hw6")
+    return (table_rows([by_language(zh=INTENT_5_ZH, en=INTENT_5_EN)], intent=True, tag="itrain-hw5")
+            + table_rows([by_language(en=INTENT_6_EN)], intent=True, tag="itrain-hw6"))
 
 
 def build() -> None:
