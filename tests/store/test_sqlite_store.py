@@ -21,7 +21,6 @@ from mnemir.ontology import Ontology, PropertySpec, TypeDef
 from mnemir.store.base import ANY, Selection, Write
 from mnemir.store.filters import parse_filter
 from mnemir.store.migrations import Migration
-from mnemir.store.planner import plan_search
 from mnemir.store.sql_filters import Params, compile_selection
 from mnemir.store.sqlite import MIGRATIONS, SCHEMA_VERSION, SQLiteStore
 from mnemir.store.sqlite.dialect import SQLiteDialect
@@ -244,12 +243,6 @@ def test_searches_see_other_connections_writes_and_deletes(tmp_path: Path) -> No
     assert [i for i, _ in reader.vector_search(EVERYONE, target, 5)] == ["first"]
     reader.close()
     writer.close()
-
-
-def test_the_planner_is_exact_until_an_ann_index_exists() -> None:
-    assert plan_search(10_000_000).method == "exact"
-    assert plan_search(10, ann_available=True).method == "exact"
-    assert plan_search(10_000_000, ann_available=True).method == "ann"
 
 
 # -- text segmentation --------------------------------------------------------------------

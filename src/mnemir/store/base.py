@@ -81,7 +81,8 @@ class Selection:
 class Capabilities:
     """What a backend declares about itself (``Store.capabilities``), for whoever picks a backend; the
     conformance tests check each declaration against the backend's behaviour. The library does not branch on
-    them: each backend plans its own searches (:mod:`mnemir.store.planner`)."""
+    them: each backend plans its own searches (PostgreSQL with :mod:`mnemir.store.planner`; SQLite always
+    scores exactly)."""
 
     name: str
     #: filtered vector search is exact (recall 1.0 against brute force), unless an ANN index (below) answers

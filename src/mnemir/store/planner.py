@@ -1,8 +1,10 @@
-"""Exact or approximate: the vector-search planner shared by the backends.
+"""Exact or approximate: the vector-search planner of the PostgreSQL backend.
 
 Exact scoring is the default at every selectivity. An approximate (ANN) index is
 planned in only when one exists and the candidate set is very large, where exact
-scoring would be too slow and an ANN index pays off.
+scoring would be too slow and an ANN index pays off. Only
+:mod:`mnemir.store.postgres.vectors` uses it: the SQLite backend has no ANN index
+and always scores exactly.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 When the store has an HNSW index (built on request: ``build_ann_index``), a
 search first counts its candidates (scope, types, statuses, ``where`` ...) in
-the same snapshot, up to ``ann_min_candidates``. Below it (the same planner as the
-SQLite backend, :func:`mnemir.store.planner.plan_search`) the rows are
+the same snapshot, up to ``ann_min_candidates``. Below it (decided by
+:func:`mnemir.store.planner.plan_search`, which only this backend uses) the rows are
 filtered through the B-tree/GIN indexes and every candidate is scored: the
 ordering uses the inner-product operator ``<#>``, which the cosine HNSW index
 cannot serve, so this path is exact by construction (vectors are stored

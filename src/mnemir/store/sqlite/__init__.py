@@ -1,7 +1,6 @@
 """The embedded SQLite backend: one file in WAL mode, exact filtered vector search, jieba-segmented FTS5."""
 
-from mnemir.store.planner import SearchPlan, plan_search
 from mnemir.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 from mnemir.store.sqlite.store import SQLiteStore
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SQLiteStore", "SearchPlan", "plan_search"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SQLiteStore"]
