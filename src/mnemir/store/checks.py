@@ -84,10 +84,6 @@ def check_meta_value(value: Any) -> str:
     return _string(value, "value", "meta values are strings")
 
 
-def check_memory_id(memory_id: Any) -> str:
-    return _string(memory_id, "memory_id", "memory_id must be a string")
-
-
 def check_text_query(query: Any) -> str:
     return _string(query, "query", "a text query must be a string")
 
