@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pydantic
 import pytest
 from store_cases import record
 
 from mnemir.errors import ValidationError
-from mnemir.ir import MemIR
+from mnemir.ir import MEMIR_VERSION, MemIR
 from mnemir.store.records import load_record
 
 REC = record("订下周五去上海的机票", "Task", {"goal": "订机票", "status": "pending"}, session="s1",
@@ -22,17 +23,26 @@ def jsonb_text(rec: MemIR) -> str:
 
 
 @pytest.mark.parametrize("text", [REC.to_json(), jsonb_text(REC)], ids=["compact", "jsonb"])
-def test_current_records_load_from_either_text_form(text: str) -> None:
+def test_current_records_load_from_either_text_form(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert load_record(text) == REC
-    assert '"memir_version": "1.0"' not in jsonb_text(REC)[:40]  # the form the old fast-path test never saw
+    assert f'"memir_version": "{MEMIR_VERSION}"' not in jsonb_text(REC)[:40]  # the form the old fast-path test never saw
+
+    def no_fallback(*args: object, **kwargs: object) -> MemIR:
+        raise AssertionError("a current record went through the upgrade path")
+
+    # the direct path alone reads it: with the fallback gone, loading still works
+    monkeypatch.setattr(MemIR, "from_json", no_fallback)
+    assert load_record(text) == REC
 
 
 def test_an_older_version_is_upgraded() -> None:
     seed = {"memir_version": "0.1", "id": "mem_abc123", "content": "用户想要预订下周五飞往上海的航班。",
             "type": "Task", "metadata": {"created_at": "2023-10-20T10:30:00Z", "source_dialogue_turn": 42},
             "relationships": [{"target_mem_id": "mem_def456", "relation_type": "subtask_of"}]}
+    with pytest.raises(pydantic.ValidationError):  # the direct path refuses it, so the upgrade path reads it
+        MemIR.model_validate_json(json.dumps(seed, ensure_ascii=False))
     rec = load_record(json.dumps(seed, ensure_ascii=False))
-    assert rec.memir_version == "1.0" and rec.content.text == "用户想要预订下周五飞往上海的航班。"
+    assert rec.memir_version == MEMIR_VERSION and rec.content.text == "用户想要预订下周五飞往上海的航班。"
     assert rec.metadata.source.turn == 42 and rec.relationships[0].target == "mem_def456"
 
 
