@@ -19,7 +19,8 @@ from mnemir.errors import ValidationError
 from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology import norm_key, parse_deadline
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
-from mnemir.retrieve.wording import asks_about_now
+from mnemir.retrieve.lexical import shared_terms
+from mnemir.retrieve.wording import ARRANGEMENT_FORM, asks_about_now, asks_about_past, points_here
 from mnemir.store.filters import FilterNode, matches
 from mnemir.understand.entities import aliases
 
@@ -107,8 +108,12 @@ class RankingConfig:
     confident_fact: float = 0.8
     #: the least relevance (cosine + keyword bonus) a memory needs to be recalled
     min_relevance: float = 0.2
-    #: the user's present state needs less: it matters even when it shares few words with the query
+    #: the user's present state needs less: it matters even when it shares few words with the query (so does what
+    #: was said in the active frame, for a query that points at it: "this one", "here", "今天")
     current_min_relevance: float = 0.08
+    #: the best keyword match of an intended type that shares a topic word with the query counts at least this much
+    #: (the embedder misses some plain matches: "Where is the offsite being held?" / "The offsite is at ...")
+    keyword_anchor: float = 0.22
     #: an open task surfaces in a non-task query only when it is this close to the query
     task_context_similarity: float = 0.6
     #: memories tied to another contextual frame than the active one count this much
@@ -160,7 +165,7 @@ class RankingConfig:
                      "other_frame_factor", "disputed_factor", "out_of_range_factor", "widened_type_fit",
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
-                     "task_lead", "feeling_guess_confidence", "trust_intent"):
+                     "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValidationError(f"{name} must be in [0, 1]", field=name, value=value, allowed="[0, 1]")
@@ -299,6 +304,8 @@ def _task_gate(c: Candidate, intent: IntentLike, where: FilterNode | None, confi
         return None
     if c.similarity >= config.task_context_similarity and intent.kind != "fact_lookup":
         return None
+    if intent.kind == "fact_lookup" and ARRANGEMENT_FORM.search(intent.query) and shared_terms(intent.query, c.record):
+        return None  # "where are we meeting?": the open task on it is the arrangement under way (shown as a task)
     return "a task is not an answer to this kind of query"
 
 
@@ -378,6 +385,13 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     # the user's own present state matters even in few shared words; other present facts must match like any other
     own_state = role == "current" and is_about_user(record)
     floor = config.current_min_relevance if own_state or present_feeling else config.min_relevance
+    if c.text_rank == 1 and record.type in intent.types and rel < config.keyword_anchor:
+        shared = shared_terms(intent.query, record)
+        if shared:
+            rel = config.keyword_anchor
+            reasons.append("the best keyword match (" + ", ".join(sorted(shared)[:3]) + ")")
+    if _said_in_active_frame(record, frames) and points_here(intent.query):
+        floor = min(floor, config.current_min_relevance)  # "this one", "here": what is said in the frame in force
     listed = _answers_whatever_its_wording(record, role, intent, where, frames, config)
     if listed:
         floor = 0.0
@@ -406,10 +420,12 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
 def _answers_whatever_its_wording(record: MemIR, role: str, intent: IntentLike, where: FilterNode | None,
                                   frames: FrameState, config: RankingConfig) -> bool:
     """An open task answers "what is left"; the frame in force and what was said in it answer "what are we working
-    on?" (when the intent is sure: an unsure guess of "frame" is often a fact question about "today")."""
+    on?" (when the intent is sure, or the query points at the situation: an unsure guess of "frame" without "today"
+    or "here" is often a fact question)."""
     if intent.kind == "open_tasks" and role == "task":
         return matches(where, record) if where is not None else task_status(record) in OPEN_STATUSES
-    if intent.kind == "frame" and intent.confidence >= config.trust_intent and frames.active is not None:
+    if intent.kind == "frame" and frames.active is not None and (intent.confidence >= config.trust_intent
+                                                                 or points_here(intent.query)):
         return record.id == frames.active.id or _said_in_active_frame(record, frames)
     return False
 
@@ -419,8 +435,10 @@ def _said_in_active_frame(record: MemIR, frames: FrameState) -> bool:
 
 
 def _present_feeling(record: MemIR, intent: IntentLike, now: datetime, config: RankingConfig) -> bool:
-    """A recent feeling answers a question about feelings even in other words ("how am I holding up?")."""
-    return record.type == "EmotionalState" and intent.kind == "emotion" and age_of(record, now) <= config.present_window
+    """A recent feeling answers a question about feelings even in other words ("how am I holding up?"), unless the
+    question asks about an earlier moment ("那天", "when they first told me")."""
+    return record.type == "EmotionalState" and intent.kind == "emotion" and age_of(record, now) <= config.present_window \
+        and not asks_about_past(intent.query, intent.time_range, now)
 
 
 def _type_fit(record: MemIR, intent: IntentLike, config: RankingConfig) -> float:

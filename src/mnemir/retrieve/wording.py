@@ -16,7 +16,10 @@ from mnemir.understand.lexicon import EMOTION_WORDS
 PAST_WORDS = re.compile(
     r"以前|之前的|原来|原先|过去|曾经|当初|当时|那时|那会儿|那阵子?|那段时间|早先|旧的|"
     r"\b(?:used to|did\b.{0,40}\buse to|before (?:that|then|this|now)|before(?=\W*$)|(?:was|were|did|had)\b.{0,40}\bbefore|previous(?:ly)?|originally|formerly|"
-    r"(?:my|the|our) old|earlier on|at first|back then|in the past|history of)\b", re.I)
+    r"(?:my|the|our) old|earlier on|at first|back then|in the past|history of)\b|"
+    # a past event named as the moment asked about ("那天", "when they first told me", "after that meeting")
+    r"那天|那次|那晚|那一刻|\b(?:that (?:day|night|morning|evening|moment|time|meeting|call)|when (?:they|he|she|you|we|i) "
+    r"first|(?:when|after) (?:they|he|she|you|we) (?:told|broke|gave|said)|the day (?:they|he|she|you|we|i))\b", re.I)
 
 
 #: wording that asks about the user's state now or lately ("still", "最近", "these days", "前两天")
@@ -61,8 +64,9 @@ PROGRESS_FORM = re.compile(
     r"\bhow(?:'s| is| are) .{1,30} (?:going|coming along)\b", re.I)
 #: wording that asks what still stands in the way (a question about what is left, without "left" or "还有")
 REMAINING_FORM = re.compile(
-    r"卡在|卡住|卡哪|还差|还缺|准备好|就绪|\b(?:blocking|blocked|holding (?:us|me|things|it) up|good to go|ready (?:for|to)|"
-    r"all set)\b", re.I)
+    r"卡在|卡住|卡哪|还差|还缺|还剩|哪几步|还(?:得|要)[^，。？?]{0,6}(?:什么|哪些|哪几)|准备好|就绪|"
+    r"\b(?:blocking|blocked|holding (?:us|me|things|it) up|hanging over|good to go|ready (?:for|to)|all set|"
+    r"what else)\b", re.I)
 #: wording that asks for advice or a suggestion (answered by what the user likes and what is true now)
 ADVICE_FORM = re.compile(
     r"要不要|该不该|适合|合适|推荐|好不好|哪.{0,3}好|\b(?:should (?:i|we)|shall (?:i|we)|good idea|"
@@ -77,6 +81,11 @@ FACT_FORM = re.compile(
     r"\b(?:what(?:'s| is| are| was| were)|where(?:'s| is| are| was)|when(?:'s| is| does| do| are| was)|which|"
     r"who(?:'s| is| was)|how (?:much|many|long|old|far|big|often|slow|fast|heavy))\b", re.I)
 
+#: wording that asks how something is going to be arranged ("where is it going to live?", "打算放哪"):
+#: an open task that shares the topic is the arrangement under way, shown as a task
+ARRANGEMENT_FORM = re.compile(
+    r"打算|准备在|要在哪|放哪|放在哪|\b(?:going to|gonna)\b", re.I)
+
 
 #: wording by which a preference says it replaces an earlier habit ("I've switched to decaf", "现在改成早上去")
 CHANGE_WORDS = re.compile(
@@ -87,3 +96,14 @@ CHANGE_WORDS = re.compile(
 
 def says_change(text: str) -> bool:
     return bool(CHANGE_WORDS.search(text))
+
+
+#: wording that points at the situation in force ("this one", "here", "today", "这台", "这节课"): what was said in
+#: the active contextual frame answers it even in few shared words
+POINTING_WORDS = re.compile(
+    r"这个|这台|这辆|这把|这款|这件|这套|这里|这儿|这边|今天|今晚|这节|这堂|这次|\b(?:this one|here|today|tonight|"
+    r"this (?:session|lesson|class|meeting|call|visit|viewing|round|game))\b", re.I)
+
+
+def points_here(query: str) -> bool:
+    return bool(POINTING_WORDS.search(query))
