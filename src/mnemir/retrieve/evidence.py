@@ -120,7 +120,11 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
     # a guess of "feelings" that is not a long shot counts like a feeling word: the memories then decide
     feelings_asked = bool(feeling_words) or (intent.kind == "emotion"
                                              and intent.confidence >= config.feeling_guess_confidence)
-    votes = {family: rel + _cue_bonus(family, bool(task_words), feelings_asked, config)
+    # "还差哪几步", "what's still hanging over me" asks what stands in the way in so many words: heard twice as clearly
+    # as other task cues (the lexicon's listing words, "due" or "截止", also ask for a date a fact holds)
+    listing = "remaining_form" in task_words
+    votes = {family: rel + _cue_bonus(family, bool(task_words), feelings_asked, config) * (2 if listing and
+                                                                                          family == "task" else 1)
              for family, (rel, _) in best.items()}
     if not votes:
         return keep

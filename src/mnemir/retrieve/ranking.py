@@ -335,6 +335,11 @@ def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[
         if bonus:
             value += bonus
             reasons.append(f"keyword match (text rank {c.text_rank})")
+    if c.text_rank == 1 and value < config.keyword_anchor:
+        shared = shared_terms(intent.query, c.record)
+        if shared:
+            value = config.keyword_anchor
+            reasons.append("the best keyword match (" + ", ".join(sorted(shared)[:3]) + ")")
     found = [e for e in intent.entities if e and _mentions(c.record, e)]
     if found:
         value += config.entity_bonus * min(len(found), 2)
@@ -385,11 +390,6 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     # the user's own present state matters even in few shared words; other present facts must match like any other
     own_state = role == "current" and is_about_user(record)
     floor = config.current_min_relevance if own_state or present_feeling else config.min_relevance
-    if c.text_rank == 1 and record.type in intent.types and rel < config.keyword_anchor:
-        shared = shared_terms(intent.query, record)
-        if shared:
-            rel = config.keyword_anchor
-            reasons.append("the best keyword match (" + ", ".join(sorted(shared)[:3]) + ")")
     if _said_in_active_frame(record, frames) and points_here(intent.query):
         floor = min(floor, config.current_min_relevance)  # "this one", "here": what is said in the frame in force
     listed = _answers_whatever_its_wording(record, role, intent, where, frames, config)
