@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from mnemir.retrieve.ranking import (
     FrameState,
     RankingConfig,
     Scored,
+    age_of,
     confidence_of,
     norm_text,
     task_status,
@@ -35,6 +37,7 @@ def demote_replaced(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray],
     _confident_first([s for s in scored if s.record.type in ("Fact", "Hypothesis")], config)
     prefs = sorted((s for s in scored if s.record.type == "Preference"),
                    key=lambda s: s.record.metadata.created_at)
+    closest = _closest_earlier(prefs, vectors)
     for i, older in enumerate(prefs):
         for newer in prefs[i + 1:]:
             if newer.record.metadata.created_at - older.record.metadata.created_at < DAY:
@@ -42,7 +45,9 @@ def demote_replaced(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray],
             same_subject = norm_text(older.record.properties.get("subject")) == norm_text(
                 newer.record.properties.get("subject"))
             sim = _cos(vectors.get(older.record.id), vectors.get(newer.record.id))
-            changed = sim >= config.changed_preference_similarity and says_change(newer.record.text)
+            # "I've switched to ..." replaces the one earlier habit it is closest to, not every one it resembles
+            changed = sim >= config.changed_preference_similarity and says_change(newer.record.text) \
+                and closest.get(newer.record.id) == older.record.id
             if same_subject or sim >= config.stale_preference_similarity or changed:
                 why = "same subject" if same_subject else f"similarity {sim:.2f}" + (
                     ", and the newer one says it changed" if changed else "")
@@ -50,11 +55,34 @@ def demote_replaced(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray],
                 break
 
 
-def feelings_move_on(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray], config: RankingConfig) -> None:
+def _closest_earlier(prefs: Sequence[Scored], vectors: Mapping[str, np.ndarray]) -> dict[str, str]:
+    """For each preference, the id of the earlier one (a day or more before it) most similar to it."""
+    out: dict[str, str] = {}
+    for i, newer in enumerate(prefs):
+        earlier = [s for s in prefs[:i] if newer.record.metadata.created_at - s.record.metadata.created_at >= DAY]
+        if earlier:
+            best = max(earlier, key=lambda s: (_cos(vectors.get(s.record.id), vectors.get(newer.record.id)), s.record.id))
+            out[newer.record.id] = best.record.id
+    return out
+
+
+def feelings_move_on(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray], config: RankingConfig, *,
+                     now: datetime | None = None, asks_now: bool = False) -> None:
     """Feelings are moments: asked how the user feels now, an earlier feeling about the same thing (similar text
-    or the same trigger) has given way to the later one. Changes ``scored`` in place."""
+    or the same trigger) has given way to the later one; and when the query asks about now ("现在", "these days"),
+    a recent feeling that matches the query answers it in place of feelings older than the present window.
+    Changes ``scored`` in place."""
     feelings = sorted((s for s in scored if s.record.type == "EmotionalState"),
                       key=lambda s: s.record.metadata.created_at)
+    if asks_now and now is not None:
+        recent = [s for s in feelings if age_of(s.record, now) <= config.present_window
+                  and s.relevance >= config.min_relevance]
+        if recent:
+            latest = recent[-1]
+            for older in feelings:
+                if age_of(older.record, now) > config.present_window:
+                    demote_outdated(older, config, f"the question asks about now; a recent feeling answers it "
+                                    f"({latest.record.id})", latest.record.id)
     for i, older in enumerate(feelings):
         for newer in reversed(feelings[i + 1:]):
             if newer.record.metadata.created_at <= older.record.metadata.created_at:

@@ -410,7 +410,8 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
         bonus += config.where_bonus
         reasons.append("matches the intent's property filter")
     factor *= _state_factor(record, role, intent, now, config, reasons, flags)
-    factor *= _frame_factor(record, frames, config, reasons, flags)
+    if not asks_about_past(intent.query, intent.time_range, now):  # "上回": the ended frame is what is asked
+        factor *= _frame_factor(record, frames, config, reasons, flags)
     factor *= _time_factor(record, intent, now, config, reasons)
     offset = config.role_offsets.get(intent.kind, {}).get(role, 0.0)
     strength = (rel + bonus) * factor

@@ -59,7 +59,7 @@ from mnemir.retrieve.ranking import (
     score_candidate,
 )
 from mnemir.retrieve.search import check_k
-from mnemir.retrieve.wording import asks_about_past
+from mnemir.retrieve.wording import asks_about_now, asks_about_past
 from mnemir.store.base import Selection, Store
 from mnemir.store.filters import Cmp, FilterNode, parse_filter
 
@@ -280,7 +280,7 @@ def _rank(pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode |
     if past:
         return scored
     if intent.kind == "emotion":
-        feelings_move_on(scored, vectors, config.ranking)
+        feelings_move_on(scored, vectors, config.ranking, now=now, asks_now=asks_about_now(intent.query))
     if intent.kind == "frame":
         ended_frames_give_way(scored, frames, config.ranking)
     other_frame_gives_way(scored, frames, config.ranking)

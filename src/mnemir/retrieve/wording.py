@@ -18,7 +18,7 @@ PAST_WORDS = re.compile(
     r"\b(?:used to|did\b.{0,40}\buse to|before (?:that|then|this|now)|before(?=\W*$)|(?:was|were|did|had)\b.{0,40}\bbefore|previous(?:ly)?|originally|formerly|"
     r"(?:my|the|our) old|earlier on|at first|back then|in the past|history of)\b|"
     # a past event named as the moment asked about ("那天", "when they first told me", "after that meeting")
-    r"那天|那次|那晚|那一刻|\b(?:that (?:day|night|morning|evening|moment|time|meeting|call)|when (?:they|he|she|you|we|i) "
+    r"那天|那次|那晚|那一刻|上回|上次|\b(?:last time|that (?:day|night|morning|evening|moment|time|meeting|call)|when (?:they|he|she|you|we|i) "
     r"first|(?:when|after) (?:they|he|she|you|we) (?:told|broke|gave|said)|the day (?:they|he|she|you|we|i))\b", re.I)
 
 
@@ -78,7 +78,8 @@ DOING_FORM = re.compile(
 #: wording that asks for an attribute's value (which, where, when, how much): a question a fact answers
 FACT_FORM = re.compile(
     r"哪家|哪里|哪儿|在哪|多少|几(?:点|号|天|个|次|岁|公里|块|件|月)|什么时候|哪天|是什么|叫什么|多大|多重|多高|多长|多远|多久|"
-    r"\b(?:what(?:'s| is| are| was| were)|where(?:'s| is| are| was)|when(?:'s| is| does| do| are| was)|which|"
+    r"\b(?:what(?:'s| is| are| was| were)|what(?: \w+){1,3} (?:am|is|are|was|were) (?:i|we|it|they)\b|"
+    r"what did .{1,40} (?:show|say|find|come back with)|where(?:'s| is| are| was)|when(?:'s| is| does| do| are| was)|which|"
     r"who(?:'s| is| was)|how (?:much|many|long|old|far|big|often|slow|fast|heavy))\b", re.I)
 
 #: wording that asks how something is going to be arranged ("where is it going to live?", "打算放哪"):
