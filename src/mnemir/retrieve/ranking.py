@@ -133,6 +133,8 @@ class RankingConfig:
     entity_bonus: float = 0.04
     #: multiplier for types outside the intent's types (the widened part)
     widened_type_fit: float = 0.6
+    #: ... but a fact answers a status question nearly as well as the task: it may record the outcome ("笔试过了")
+    outcome_fact_fit: float = 0.85
     #: below this intent confidence, the intent is checked against which family of memories matches best
     trust_intent: float = 0.7
     #: ... where an unsure intent's guess of "feelings" counts as asking about feelings from this confidence on
@@ -165,7 +167,7 @@ class RankingConfig:
                      "other_frame_factor", "disputed_factor", "out_of_range_factor", "widened_type_fit",
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
-                     "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor"):
+                     "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValidationError(f"{name} must be in [0, 1]", field=name, value=value, allowed="[0, 1]")
@@ -445,6 +447,8 @@ def _present_feeling(record: MemIR, intent: IntentLike, now: datetime, config: R
 def _type_fit(record: MemIR, intent: IntentLike, config: RankingConfig) -> float:
     if record.type in intent.types:
         return max(1.0 - 0.08 * intent.types.index(record.type), 0.7)
+    if intent.kind == "task_status" and record.type == "Fact":
+        return config.outcome_fact_fit
     return config.widened_type_fit
 
 
