@@ -69,7 +69,8 @@ REMAINING_FORM = re.compile(
     r"what else)\b", re.I)
 #: wording that asks for advice or a suggestion (answered by what the user likes and what is true now)
 ADVICE_FORM = re.compile(
-    r"要不要|该不该|适合|合适|推荐|好不好|哪.{0,3}好|\b(?:should (?:i|we)|shall (?:i|we)|good idea|"
+    r"要不要|该不该|该怎么|应该怎么|怎么回(?:复|应)?(?:他|她|他们|对方|顾客|客户)?(?:？|\?|$)|适合|合适|推荐|好不好|哪.{0,3}好|"
+    r"\b(?:how should (?:i|we)|should (?:i|we)|shall (?:i|we)|good idea|"
     r"any (?:ideas?|tips|suggestions?)|recommend|worth it|ok to|okay to|fancy)\b", re.I)
 #: wording that asks what the user is to do (a question about doing, not about a thing's attribute)
 DOING_FORM = re.compile(
