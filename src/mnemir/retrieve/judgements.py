@@ -14,6 +14,7 @@ import numpy as np
 from mnemir.ir import MemIR
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.retrieve.graph import STEP_RELATIONS
+from mnemir.retrieve.lexical import shared_terms
 from mnemir.retrieve.ranking import (
     DAY,
     TASK_KINDS,
@@ -213,11 +214,24 @@ def other_frame_gives_way(scored: Sequence[Scored], frames: FrameState, config: 
         attribute = norm_text(s.record.properties.get("attribute"))
         if attribute and s.record.type == "Fact" and frames.active.id in frames.ties.get(s.record.id, ()):
             in_force.setdefault(attribute, s)
+    active_facts = sorted((s for s in scored if s.record.type == "Fact"
+                           and frames.active.id in frames.ties.get(s.record.id, ())), key=lambda s: -s.score)
     for s in scored:
+        if "other_frame" not in s.flags:
+            continue
         newer = in_force.get(norm_text(s.record.properties.get("attribute")))
-        if newer is not None and "other_frame" in s.flags:
+        if newer is None and s.record.type == "Fact":
+            # or the best fact of the frame in force on the same topic ("这次维修每家出多少" / the garage's repair fee)
+            newer = next((a for a in active_facts if a.score > s.score and _same_topic(s.record, a.record)), None)
+        if newer is not None:
             demote_outdated(s, config, f"said in another frame; the frame in force says {newer.record.id}",
                             newer.record.id)
+
+
+def _same_topic(older: MemIR, newer: MemIR) -> bool:
+    """Whether two memories share a topic word in their text or descriptive property values."""
+    values = [str(v) for v in older.properties.values() if isinstance(v, str)]
+    return bool(shared_terms("\n".join([older.text, *values]), newer))
 
 
 def _cos(a: np.ndarray | None, b: np.ndarray | None) -> float:
