@@ -16,7 +16,14 @@ import mnemir
 from mnemir.retrieve.lexical import content_terms, shared_terms
 from mnemir.retrieve.ranking import RankingConfig
 from mnemir.retrieve.recall import Recall, RecallConfig
-from mnemir.retrieve.wording import REMAINING_FORM, asks_about_past, points_here
+from mnemir.retrieve.wording import (
+    ADVICE_FORM,
+    FACT_FORM,
+    REACTION_FORM,
+    REMAINING_FORM,
+    asks_about_past,
+    points_here,
+)
 
 
 def _ids(result: Recall) -> list[str]:
@@ -221,3 +228,156 @@ def test_a_going_to_question_does_not_admit_a_task_on_another_topic(mem: mnemir.
     result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
 
     assert spanners.id not in _ids(result)  # shares no topic word ("tools", "live") with the question
+
+
+# == second round (f755cfa, 682ef74, 6c75a2c, 3ba6abb) ==============================================
+# -- wording -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("query", "expected"), [
+    ("上回看眼睛，医生是怎么说的？", True), ("上次那个教练叫什么？", True), ("What did the vet say last time?", True),
+    ("What's the last thing on the list?", False), ("Did the rain last long?", False), ("上面写的什么？", False),
+])
+def test_last_time_asks_about_the_past(now: datetime, query: str, expected: bool) -> None:
+    assert asks_about_past(query, None, now) is expected
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("What dose of sertraline am I on?", True), ("What blood pressure pill am I on?", True),
+    ("What did the blood test show?", True), ("What did the MRI come back with?", True),
+    ("What am I on?", False),  # a noun between "what" and "am I" is what makes it an attribute question
+    ("What did I do today?", False), ("What do I think about it?", False), ("What dose should I take?", False),
+])
+def test_fact_form_reads_dose_and_test_result_questions(query: str, expected: bool) -> None:
+    assert bool(FACT_FORM.search(query)) is expected
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("这事该怎么办？", True), ("我应该怎么跟他说？", True), ("客户说太贵了，我怎么回？", True), ("怎么回复他？", True),
+    ("How should I reply to her?", True), ("How should we split the bill?", True),
+    ("这是怎么回事？", False), ("他怎么回来了？", False), ("怎么回家？", False), ("How did she reply?", False),
+])
+def test_advice_form_reads_how_should_i(query: str, expected: bool) -> None:
+    assert bool(ADVICE_FORM.search(query)) is expected
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("Is the breakup still eating at me?", True), ("What's been weighing on me lately?", True),
+    ("What's been on my mind?", True), ("Am I over it yet?", True), ("Has the review been bugging me?", True),
+    ("我想开了没有？", True), ("我释怀了吗？", True), ("这事我放下了吗？", True),
+    ("What's on my desk?", False), ("What's eating the plants?", False), ("Is the roof over the shed?", False),
+    ("Did I get over the flu?", False),
+])
+def test_reaction_form_reads_feelings_asked_without_feeling_words(query: str, expected: bool) -> None:
+    assert bool(REACTION_FORM.search(query)) is expected
+
+
+# -- a change statement replaces the one habit it is closest to --------------------------------------
+def test_a_change_statement_replaces_only_the_closest_earlier_preference(mem: mnemir.Memory, now: datetime) -> None:
+    pot = add(mem, now, "Brewing in my old clay pot is half the pleasure", "Preference",
+              {"subject": "clay teapot", "preference_type": "like", "strength": 0.8}, days=200)
+    black = add(mem, now, "I'm a black tea person, the stronger the better", "Preference",
+                {"subject": "black tea", "preference_type": "like", "strength": 0.8}, days=150)
+    green = add(mem, now, "Now I've switched to green tea", "Preference",
+                {"subject": "green tea", "preference_type": "like", "strength": 0.7}, days=3)
+    query = "How do I like my tea?"
+    ask = intent(query, "preference", ("Preference",))
+
+    result = mem.recall(query, user="alice", k=5, now=now, intent=ask)
+
+    # cosine to the change statement: black tea 0.54, clay pot 0.34 (both over changed_preference_similarity 0.3)
+    assert _ids(result) == [green.id, pot.id]
+    assert "outdated" not in result.hits[1].flags
+    assert result.notes == [f"1 replaced memory left out, the newer one is shown: {black.id} (by {green.id})"]
+
+
+def test_with_no_closer_habit_the_change_statement_replaces_the_one_there_is(mem: mnemir.Memory,
+                                                                              now: datetime) -> None:
+    pot = add(mem, now, "Brewing in my old clay pot is half the pleasure", "Preference",
+              {"subject": "clay teapot", "preference_type": "like", "strength": 0.8}, days=200)
+    green = add(mem, now, "Now I've switched to green tea", "Preference",
+                {"subject": "green tea", "preference_type": "like", "strength": 0.7}, days=3)
+    query = "How do I like my tea?"
+
+    result = mem.recall(query, user="alice", k=5, now=now, intent=intent(query, "preference", ("Preference",)))
+
+    # the same store without the black-tea taste: the clay pot is now the closest, so it is replaced (and its
+    # demoted strength falls below the floor, before any note is written)
+    assert _ids(result) == [green.id]
+    assert not any(pot.id in note for note in result.notes)
+
+
+# -- asked about now, a recent feeling answers in place of older ones --------------------------------
+@pytest.fixture
+def exam(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]:
+    # different triggers, cosine 0.36 between them (< passed_feeling_similarity 0.4): the pairwise rule stays out
+    return {
+        "dread": add(mem, now, "Dreading the exam, I keep waking up at 4am", "EmotionalState",
+                     {"emotion_type": "anxiety", "intensity": 0.8, "trigger": "the bar exam"}, days=30),
+        "upbeat": add(mem, now, "In a great mood these days, tutoring is paying off", "EmotionalState",
+                      {"emotion_type": "joy", "intensity": 0.6, "trigger": "tutoring"}, days=2),
+    }
+
+
+@pytest.mark.parametrize(("query", "replaced"), [("How am I feeling about the exam these days?", True),
+                                                 ("How do I feel about the exam?", False)])
+def test_asked_about_now_a_recent_feeling_replaces_one_older_than_the_present_window(
+        mem: mnemir.Memory, now: datetime, exam: dict[str, mnemir.MemIR], query: str, replaced: bool) -> None:
+    ask = intent(query, "emotion", ("EmotionalState",))
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=ask)
+    # the replaced feeling's strength falls below min_score before the note is written: a zero floor shows the note
+    mem.recall_config = RecallConfig(ranking=RankingConfig(min_score=0.0))
+    unfloored = mem.recall(query, user="alice", k=3, now=now, intent=ask)
+
+    if replaced:
+        assert _ids(result) == [exam["upbeat"].id]
+        assert not result.notes
+        assert _ids(unfloored) == [exam["upbeat"].id]
+        assert unfloored.notes == [f"1 replaced memory left out, the newer one is shown: {exam['dread'].id} "
+                                   f"(by {exam['upbeat'].id})"]
+    else:
+        assert _ids(result) == [exam["dread"].id, exam["upbeat"].id]
+        assert _ids(unfloored) == [exam["dread"].id, exam["upbeat"].id]
+        assert not unfloored.notes
+        assert not any("outdated" in h.flags for h in unfloored.hits)
+
+
+# -- 'last time' lifts the other-frame demotion ------------------------------------------------------
+@pytest.mark.parametrize(("query", "past"), [
+    ("上回看眼睛，医生是怎么说的？", True), ("看眼睛，医生是怎么说的？", False),
+    ("What did the eye doctor say last time?", True), ("What did the eye doctor say?", False),
+])
+def test_last_time_asks_about_an_ended_frame_while_another_is_active(mem: mnemir.Memory, now: datetime,
+                                                                     query: str, past: bool) -> None:
+    eyes = add(mem, now, "去眼科医院复查视力", "ContextualFrame",
+               {"frame_type": "medical", "topic": "眼科复查", "active": False}, days=20)
+    said = add(mem, now, "医生说我的近视加深了五十度，要换眼镜，半年后再复查", "Fact",
+               {"entity": "我的视力", "attribute": "复查结果", "value": "近视加深五十度"}, days=20,
+               relationships=[{"target": eyes.id, "relation": "in_frame"}])
+    add(mem, now, "在牙科诊所洗牙", "ContextualFrame", {"frame_type": "medical", "topic": "洗牙", "active": True},
+        hours=1)
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
+
+    assert _ids(result) == [said.id]
+    hit = result.hits[0]
+    assert ("other_frame" in hit.flags) is not past
+    assert ("belongs to another frame (眼科复查)" in hit.reasons) is not past
+    if past:
+        assert "weak" not in hit.flags and hit.score > 0.35  # not scaled by other_frame_factor 0.35 (~0.17 without)
+
+
+# -- a fact may record a status question's outcome ---------------------------------------------------
+def test_a_fact_recording_the_outcome_answers_a_status_question(mem: mnemir.Memory, now: datetime) -> None:
+    signup = add(mem, now, "报名九月份的教资笔试，科目一二三都报", "Task",
+                 {"goal": "报名教资笔试", "status": "completed"}, days=120)
+    passed = add(mem, now, "教资笔试成绩出来了，三科都过了", "Fact",
+                 {"entity": "教资笔试", "attribute": "成绩", "value": "三科全部通过"}, days=5)
+    query = "教资笔试过了没？"
+    ask = intent(query, "task_status", ("Task", "Plan"))
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=ask)
+    mem.recall_config = RecallConfig(ranking=RankingConfig(outcome_fact_fit=0.6))  # the widened fit it had before
+    widened = mem.recall(query, user="alice", k=3, now=now, intent=ask)
+
+    assert _ids(result) == [passed.id, signup.id]
+    assert _ids(widened) == [signup.id, passed.id]

@@ -18,7 +18,7 @@ PAST_WORDS = re.compile(
     r"\b(?:used to|did\b.{0,40}\buse to|before (?:that|then|this|now)|before(?=\W*$)|(?:was|were|did|had)\b.{0,40}\bbefore|previous(?:ly)?|originally|formerly|"
     r"(?:my|the|our) old|earlier on|at first|back then|in the past|history of)\b|"
     # a past event named as the moment asked about ("那天", "when they first told me", "after that meeting")
-    r"那天|那次|那晚|那一刻|上回|上次|\b(?:last time|that (?:day|night|morning|evening|moment|time|meeting|call)|when (?:they|he|she|you|we|i) "
+    r"那天|那次|那晚|那一刻|上回|上次|上一(?:家|个|次|回|位)|\b(?:last time|(?:the )?very first|that (?:day|night|morning|evening|moment|time|meeting|call)|when (?:they|he|she|you|we|i) "
     r"first|(?:when|after) (?:they|he|she|you|we) (?:told|broke|gave|said)|the day (?:they|he|she|you|we|i))\b", re.I)
 
 
@@ -45,7 +45,8 @@ REACTION_FORM = re.compile(
     r"\b(?:enjoy(?:s|ed|ing)?|having fun|excited|motivated|happy (?:with|about)|proud)\b|\bhow (?:am|was|were|have) i (?:doing|holding up|coping|"
     r"taking|handling|getting on|been)\b|\bhow did i (?:take|handle|cope|react|deal|feel|find)\b|"
     r"\b(?:leave|left) me\b|\b(?:eating at|getting to|gets to|weighing on|bothering|bugging) (?:me|you)\b|\bon my mind\b|"
-    r"\b(?:over it|made peace with|let it go)\b|\b(?:react|reacted|reaction|coping|holding up|in what mood|state of mind)\b", re.I)
+    r"\b(?:over it|made peace with|let it go)\b|\bhow(?:'s| is| are) \w+ (?:getting on|coping|holding up|finding it|"
+    r"settling in)\b|\b(?:land|landed|sit|sat) with me\b|\b(?:react|reacted|reaction|coping|holding up|in what mood|state of mind)\b", re.I)
 #: the understanding layer's emotion words, read in a question as asking about a feeling ("Was I upset ...?",
 #: "Still cross about ...?"). Left out: single Chinese characters ("累", "烦": parts of other words) and the words
 #: that questions use in other senses ("Is the battery low?", "What's the content of the contract?", "压力" of a tyre)
