@@ -265,6 +265,10 @@ def test_advice_form_reads_how_should_i(query: str, expected: bool) -> None:
     ("我想开了没有？", True), ("我释怀了吗？", True), ("这事我放下了吗？", True),
     ("What's on my desk?", False), ("What's eating the plants?", False), ("Is the roof over the shed?", False),
     ("Did I get over the flu?", False),
+    # how things stand with someone is a feeling too
+    ("Is there still bad blood between me and the vets?", True), ("How are things between me and Kasia lately?", True),
+    ("最近对物业还有意见不？", True), ("跟老周他们处得咋样？", True), ("我和房东关系怎么样？", True),
+    ("Where do things stand between me and the bank?", False), ("What's the rent between May and June?", False),
 ])
 def test_reaction_form_reads_feelings_asked_without_feeling_words(query: str, expected: bool) -> None:
     assert bool(REACTION_FORM.search(query)) is expected
@@ -381,3 +385,24 @@ def test_a_fact_recording_the_outcome_answers_a_status_question(mem: mnemir.Memo
 
     assert _ids(result) == [passed.id, signup.id]
     assert _ids(widened) == [signup.id, passed.id]
+
+
+
+@pytest.mark.parametrize(("query", "kind"), [
+    ("孩子最近学编程劲头咋样？", "emotion"),  # a feeling word beside the generic "咋样"
+    ("孩子学编程的退费办得咋样？", "open_tasks"),  # "咋样" alone still asks how a task is going
+])
+def test_a_feeling_word_beside_a_generic_how_is_it_going_asks_about_the_feeling(
+        mem: mnemir.Memory, now: datetime, query: str, kind: str) -> None:
+    from mnemir.retrieve.evidence import settle
+    from mnemir.retrieve.ranking import Candidate
+
+    task = add(mem, now, "给孩子的少儿编程课申请退费", "Task", {"goal": "coding class refund", "status": "pending"},
+               days=3)
+    happy = add(mem, now, "孩子这周学编程特别起劲", "EmotionalState", {"emotion_type": "joy", "trigger": "学编程"},
+                days=2)
+    # the task a little closer than the feeling: without the rule the generic "咋样" would hand it the vote
+    pool = [Candidate(task, similarity=0.5), Candidate(happy, similarity=0.45)]
+    unsure = intent(query, "open_tasks", ("Task", "Plan"), confidence=0.4)
+
+    assert settle(unsure, pool, RankingConfig(), now).kind == kind

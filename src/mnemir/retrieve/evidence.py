@@ -98,6 +98,8 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
     if intent.confidence >= config.trust_intent:
         return keep
     task_words, feeling_words = cues(intent.query, TASK_CUES), cues(intent.query, FEELING_CUES)
+    if feeling_words and task_words == ["progress_form"]:
+        task_words = []  # "劲头咋样": the generic "how is it going" asks about the feeling named beside it
     if intent.kind == "emotion" and feeling_words:
         return keep
     if ADVICE_FORM.search(intent.query) and not task_words and not feeling_words:

@@ -41,12 +41,14 @@ def asks_about_past(query: str, time_range: tuple[datetime | None, datetime | No
 
 #: wording that asks how the user reacted or is coping (a question about feelings without the word "feel")
 REACTION_FORM = re.compile(
-    r"感受|心态|情绪|心里|受得了|扛得住|难受吗|还好吗|什么反应|想开了|放下了|释怀|过不去|开心|高兴|乐不乐|乐呵|劲头|干劲|兴致|起劲|带劲|沮丧|郁闷|"
+    r"感受|心态|情绪|心里|受得了|扛得住|难受吗|还好吗|什么反应|想开了|放下了|释怀|过不去|还有意见|有怨气|闹僵|处得|"
+    r"关系(?:怎么样|咋样|如何|好点)|开心|高兴|乐不乐|乐呵|劲头|干劲|兴致|起劲|带劲|沮丧|郁闷|"
     r"\b(?:enjoy(?:s|ed|ing)?|having fun|excited|motivated|happy (?:with|about)|proud)\b|\bhow (?:am|was|were|have) i (?:doing|holding up|coping|"
     r"taking|handling|getting on|been)\b|\bhow did i (?:take|handle|cope|react|deal|feel|find)\b|"
     r"\b(?:leave|left) me\b|\b(?:eating at|getting to|gets to|weighing on|bothering|bugging) (?:me|you)\b|\bon my mind\b|"
     r"\b(?:over it|made peace with|let it go)\b|\bhow(?:'s| is| are) \w+ (?:getting on|coping|holding up|finding it|"
-    r"settling in)\b|\b(?:land|landed|sit|sat) with me\b|\b(?:react|reacted|reaction|coping|holding up|in what mood|state of mind)\b", re.I)
+    r"settling in)\b|\b(?:land|landed|sit|sat) with me\b|\bbad blood\b|\b(?:things|it|stuff) (?:between|with) me and\b|"
+    r"\bbetween (?:me|us) and \w+ (?:now|lately|these days)\b|\b(?:on good terms|falling out|fallen out)\b|\b(?:react|reacted|reaction|coping|holding up|in what mood|state of mind)\b", re.I)
 #: the understanding layer's emotion words, read in a question as asking about a feeling ("Was I upset ...?",
 #: "Still cross about ...?"). Left out: single Chinese characters ("累", "烦": parts of other words) and the words
 #: that questions use in other senses ("Is the battery low?", "What's the content of the contract?", "压力" of a tyre)
