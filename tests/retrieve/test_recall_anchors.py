@@ -406,3 +406,16 @@ def test_a_feeling_word_beside_a_generic_how_is_it_going_asks_about_the_feeling(
     unsure = intent(query, "open_tasks", ("Task", "Plan"), confidence=0.4)
 
     assert settle(unsure, pool, RankingConfig(), now).kind == kind
+
+
+@pytest.mark.parametrize(("entity", "expected"), [
+    ("我的右肩", True), ("my right shoulder", True), ("The user's knee", True), ("me", True), (None, True),
+    ("Grandad", False), ("mystery novel", False), ("我们小区", False),
+])
+def test_a_part_of_the_user_is_the_users_own_state(mem: mnemir.Memory, now: datetime, entity: str | None,
+                                                    expected: bool) -> None:
+    from mnemir.retrieve.ranking import is_about_user
+
+    props = {"attribute": "injury", "value": "strained"} | ({"entity": entity} if entity is not None else {})
+    fact = add(mem, now, "Strained it at training, no hard smashes for a month", "Fact", props, days=2)
+    assert is_about_user(fact) is expected

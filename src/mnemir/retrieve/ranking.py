@@ -245,11 +245,18 @@ def norm_text(value: Any) -> str:
 
 
 def is_about_user(record: MemIR) -> bool:
-    """Whether a Fact is about the user: no entity, a self word ("me", "我") or the user's own id (compared as
-    :func:`~mnemir.ontology.norm_key`, so spacing, case and punctuation do not matter)."""
+    """Whether a Fact is about the user: no entity, a self word ("me", "我"), the user's own id (compared as
+    :func:`~mnemir.ontology.norm_key`, so spacing, case and punctuation do not matter) or a part of the user
+    ("my right shoulder", "我的右肩")."""
     entity = record.properties.get("entity")
     key = norm_key(entity)
-    return entity is None or key in SELF_ENTITIES or key == norm_key(record.scope.user_id)
+    return entity is None or key in SELF_ENTITIES or key == norm_key(record.scope.user_id) or _possessed(entity)
+
+
+def _possessed(entity: Any) -> bool:
+    """"my right shoulder", "我的右肩", "the user's knee": a part of the user, so the user's own state."""
+    text = str(entity).strip().lower()
+    return text.startswith(("my ", "the user's ", "user's ", "我的"))
 
 
 def task_status(record: MemIR) -> str | None:
