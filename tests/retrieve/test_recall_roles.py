@@ -203,6 +203,10 @@ def test_whats_left_lists_open_tasks_even_when_closer_memories_crowd_the_search(
     (lambda: RecallConfig(present_limit=0), "present_limit"),
     (lambda: RankingConfig(passed_feeling_similarity=1.5), "passed_feeling_similarity"),
     (lambda: RankingConfig(feeling_guess_confidence=-0.1), "feeling_guess_confidence"),
+    (lambda: RankingConfig(keyword_anchor=1.2), "keyword_anchor"),
+    (lambda: RankingConfig(keyword_anchor="0.3"), "keyword_anchor"),  # type: ignore[arg-type]
+    (lambda: RankingConfig(outcome_fact_fit=-0.5), "outcome_fact_fit"),
+    (lambda: RankingConfig(remaining_cue_factor=0.5), "remaining_cue_factor"),
 ])
 def test_bad_recall_settings_are_refused(make, field: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValidationError) as err:

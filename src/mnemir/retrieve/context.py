@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR
 from mnemir.ontology.enums import OPEN_STATUSES
-from mnemir.retrieve.ranking import RECALL_ROLES, confidence_of, is_about_user, task_status
+from mnemir.retrieve.ranking import RECALL_ROLES, confidence_of, is_user_state, task_status
 
 if TYPE_CHECKING:
     from mnemir.retrieve.recall import RecallHit
@@ -163,7 +163,7 @@ def label(record: MemIR, role: str) -> str:
         return f"{head} ({', '.join(parts)})"
     if record.type == "Fact":
         conf = confidence_of(record)
-        head = ("present state of the user" if is_about_user(record) else "present circumstance") \
+        head = ("present state of the user" if is_user_state(record) else "present circumstance") \
             if role == "current" else "fact"
         return f"{head} (confidence {conf:.2f})" if conf is not None else head
     if record.type == "Hypothesis":

@@ -98,7 +98,7 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
     if intent.confidence >= config.trust_intent:
         return keep
     task_words, feeling_words = cues(intent.query, TASK_CUES), cues(intent.query, FEELING_CUES)
-    if feeling_words and task_words == ["progress_form"]:
+    if feeling_words and set(task_words) == {"progress_form"}:
         task_words = []  # "劲头咋样": the generic "how is it going" asks about the feeling named beside it
     if intent.kind == "emotion" and feeling_words:
         return keep
@@ -122,11 +122,11 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
     # a guess of "feelings" that is not a long shot counts like a feeling word: the memories then decide
     feelings_asked = bool(feeling_words) or (intent.kind == "emotion"
                                              and intent.confidence >= config.feeling_guess_confidence)
-    # "还差哪几步", "what's still hanging over me" asks what stands in the way in so many words: heard twice as clearly
-    # as other task cues (the lexicon's listing words, "due" or "截止", also ask for a date a fact holds)
+    # "还差哪几步", "what's still hanging over me" asks what stands in the way in so many words: heard more clearly
+    # than other task cues (the lexicon's listing words, "due" or "截止", also ask for a date a fact holds)
     listing = "remaining_form" in task_words
-    votes = {family: rel + _cue_bonus(family, bool(task_words), feelings_asked, config) * (2 if listing and
-                                                                                          family == "task" else 1)
+    votes = {family: rel + _cue_bonus(family, bool(task_words), feelings_asked, config)
+             * (config.remaining_cue_factor if listing and family == "task" else 1.0)
              for family, (rel, _) in best.items()}
     if not votes:
         return keep

@@ -14,7 +14,7 @@ import numpy as np
 from mnemir.ir import MemIR
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.retrieve.graph import STEP_RELATIONS
-from mnemir.retrieve.lexical import shared_terms
+from mnemir.retrieve.lexical import shared_terms, topic_text
 from mnemir.retrieve.ranking import (
     DAY,
     TASK_KINDS,
@@ -79,7 +79,7 @@ def feelings_move_on(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray]
         recent = [s for s in feelings if age_of(s.record, now) <= config.present_window
                   and s.relevance >= config.min_relevance]
         if recent:
-            latest = recent[-1]
+            latest = max(recent, key=lambda s: (s.relevance, s.record.metadata.created_at))
             for older in feelings:
                 if age_of(older.record, now) > config.present_window:
                     demote_outdated(older, config, f"the question asks about now; a recent feeling answers it "
@@ -205,8 +205,8 @@ def ended_frames_give_way(scored: Sequence[Scored], frames: FrameState, config: 
 
 def other_frame_gives_way(scored: Sequence[Scored], frames: FrameState, config: RankingConfig) -> None:
     """While a frame is in force, a fact from another frame about the same attribute (the print size the lab
-    wanted, now that the gallery says its own) is replaced by the active frame's: left out unless the query asks
-    about the past."""
+    wanted, now that the gallery says its own), or on the same topic as a better-scored fact of the frame in force
+    (a shared topic word), is replaced by the active frame's: left out unless the query asks about the past."""
     if frames.active is None:
         return
     in_force: dict[str, Scored] = {}
@@ -230,8 +230,7 @@ def other_frame_gives_way(scored: Sequence[Scored], frames: FrameState, config: 
 
 def _same_topic(older: MemIR, newer: MemIR) -> bool:
     """Whether two memories share a topic word in their text or descriptive property values."""
-    values = [str(v) for v in older.properties.values() if isinstance(v, str)]
-    return bool(shared_terms("\n".join([older.text, *values]), newer))
+    return bool(shared_terms(topic_text(older), newer))
 
 
 def _cos(a: np.ndarray | None, b: np.ndarray | None) -> float:

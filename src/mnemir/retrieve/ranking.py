@@ -19,7 +19,7 @@ from mnemir.errors import ValidationError
 from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology import norm_key, parse_deadline
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
-from mnemir.retrieve.lexical import shared_terms
+from mnemir.retrieve.lexical import ENUM_LIKE, shared_terms
 from mnemir.retrieve.wording import ARRANGEMENT_FORM, asks_about_now, asks_about_past, points_here
 from mnemir.store.filters import FilterNode, matches
 from mnemir.understand.entities import aliases
@@ -111,8 +111,9 @@ class RankingConfig:
     #: the user's present state needs less: it matters even when it shares few words with the query (so does what
     #: was said in the active frame, for a query that points at it: "this one", "here", "今天")
     current_min_relevance: float = 0.08
-    #: the best keyword match of an intended type that shares a topic word with the query counts at least this much
-    #: (the embedder misses some plain matches: "Where is the offsite being held?" / "The offsite is at ...")
+    #: the best keyword match in the scope (text rank 1, any type) that shares a topic word with the query counts at
+    #: least this much (the embedder misses some plain matches: "Where is the offsite being held?" / "The offsite is
+    #: at ..."); the role gates and ranking still decide whether and where it is shown
     keyword_anchor: float = 0.22
     #: an open task surfaces in a non-task query only when it is this close to the query
     task_context_similarity: float = 0.6
@@ -141,6 +142,8 @@ class RankingConfig:
     feeling_guess_confidence: float = 0.4
     #: how much the query's wording (task / feeling cues) counts in that check, in relevance units
     cue_weight: float = 0.1
+    #: ... times this for wording that asks what stands in the way ("还差哪几步", "hanging over me")
+    remaining_cue_factor: float = 2.0
     #: in task queries, tasks lose up to this share of their weight with age (recent ones are what is meant)
     task_age_weight: float = 0.15
     task_half_life: timedelta = 30 * DAY
@@ -169,8 +172,12 @@ class RankingConfig:
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
                      "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit"):
             value = getattr(self, name)
-            if not 0.0 <= value <= 1.0:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise ValidationError(f"{name} must be in [0, 1]", field=name, value=value, allowed="[0, 1]")
+        if isinstance(self.remaining_cue_factor, bool) or not isinstance(self.remaining_cue_factor, (int, float)) \
+                or not 1.0 <= self.remaining_cue_factor <= 5.0:
+            raise ValidationError("remaining_cue_factor must be in [1, 5]", field="remaining_cue_factor",
+                                  value=self.remaining_cue_factor, allowed="[1, 5]")
 
 
 @dataclass
@@ -245,18 +252,27 @@ def norm_text(value: Any) -> str:
 
 
 def is_about_user(record: MemIR) -> bool:
-    """Whether a Fact is about the user: no entity, a self word ("me", "我"), the user's own id (compared as
-    :func:`~mnemir.ontology.norm_key`, so spacing, case and punctuation do not matter) or a part of the user
-    ("my right shoulder", "我的右肩")."""
+    """Whether a Fact is about the user: no entity, a self word ("me", "我") or the user's own id (compared as
+    :func:`~mnemir.ontology.norm_key`, so spacing, case and punctuation do not matter)."""
     entity = record.properties.get("entity")
     key = norm_key(entity)
-    return entity is None or key in SELF_ENTITIES or key == norm_key(record.scope.user_id) or _possessed(entity)
+    return entity is None or key in SELF_ENTITIES or key == norm_key(record.scope.user_id)
 
 
-def _possessed(entity: Any) -> bool:
-    """"my right shoulder", "我的右肩", "the user's knee": a part of the user, so the user's own state."""
-    text = str(entity).strip().lower()
-    return text.startswith(("my ", "the user's ", "user's ", "我的"))
+#: parts of the user and what the user is doing, named after "my" / "我的" ("my right shoulder", "我的右肩", "my
+#: ringing"): a fact about one is the user's state
+_BODY_PARTS = re.compile(
+    r"^(?:my|the user's|user's)\s+(?:(?:left|right|lower|upper)\s+)?(?:shoulder|knee|back|elbow|wrist|ankle|neck|hip|"
+    r"eyes?|ears?|teeth|tooth|stomach|skin|health|blood pressure|weight|sleep|hands?|foot|feet|legs?|arms?|throat|"
+    r"head|heart|gums?|voice|hearing|eyesight|diet)s?\b|^my [a-z]+ing$|^我的?(?:左|右)?(?:肩|膝|腰|背|肘|手腕|脚|踝|脖子|颈|髋|眼|耳|牙|胃|"
+    r"皮肤|身体|血压|体重|睡眠|手|腿|胳膊|嗓子|喉咙|头|心脏|牙龈|听力|视力)", re.I)
+
+
+def is_user_state(record: MemIR) -> bool:
+    """Whether a Fact states the user's own condition: :func:`is_about_user`, or a part of the user ("my right
+    shoulder", "我的右肩"). Ranking's present state only; the lifecycle's conflict rules keep the strict check."""
+    entity = record.properties.get("entity")
+    return is_about_user(record) or (isinstance(entity, str) and _BODY_PARTS.search(entity.strip()) is not None)
 
 
 def task_status(record: MemIR) -> str | None:
@@ -268,7 +284,7 @@ def role_of(record: MemIR, intent: IntentLike, now: datetime, config: RankingCon
     """The role a memory plays for this query (the type's default role, refined by state and kind)."""
     # asked for advice ("should we...?", "要不要..."), what is true around the user now (a child's sprained wrist,
     # guests staying over) is present state too, not only what is true of the user
-    if record.type == "Fact" and (is_about_user(record) or intent.kind == "preference") \
+    if record.type == "Fact" and (is_user_state(record) or intent.kind == "preference") \
             and age_of(record, now) <= config.present_window \
             and (record.valid_to is None or record.valid_to > now):
         return "current"
@@ -314,7 +330,7 @@ def _task_gate(c: Candidate, intent: IntentLike, where: FilterNode | None, confi
     if c.similarity >= config.task_context_similarity and intent.kind != "fact_lookup":
         return None
     if intent.kind == "fact_lookup" and ARRANGEMENT_FORM.search(intent.query) and shared_terms(intent.query, c.record):
-        return None  # "where are we meeting?": the open task on it is the arrangement under way (shown as a task)
+        return None  # "where are they going to live?": the open task on it is the arrangement under way (a task)
     return "a task is not an answer to this kind of query"
 
 
@@ -361,8 +377,6 @@ def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[
     return value, reasons
 
 
-#: properties that hold a closed vocabulary (status words), never an entity
-_ENUM_LIKE = frozenset({"status", "priority", "preference_type", "emotion_type", "act_type", "frame_type", "source"})
 
 
 def linked_relevance(c: Candidate) -> float:
@@ -373,7 +387,7 @@ def linked_relevance(c: Candidate) -> float:
 def _mentions(record: MemIR, entity: str) -> bool:
     """Whether the memory names ``entity`` (or one of its zh/en aliases) in its text or a descriptive property."""
     haystacks = [record.content.text] + [v for k, v in record.properties.items()
-                                         if isinstance(v, str) and k not in _ENUM_LIKE]
+                                         if isinstance(v, str) and k not in ENUM_LIKE]
     for name in {entity, *aliases(entity)}:
         pattern = _entity_pattern(name)
         if any(pattern.search(h) for h in haystacks):
@@ -397,7 +411,7 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     rel, reasons = relevance(c, intent, config)
     present_feeling = _present_feeling(record, intent, now, config)
     # the user's own present state matters even in few shared words; other present facts must match like any other
-    own_state = role == "current" and is_about_user(record)
+    own_state = role == "current" and is_user_state(record)
     floor = config.current_min_relevance if own_state or present_feeling else config.min_relevance
     if _said_in_active_frame(record, frames) and points_here(intent.query):
         floor = min(floor, config.current_min_relevance)  # "this one", "here": what is said in the frame in force
@@ -483,7 +497,7 @@ def _state_factor(record: MemIR, role: str, intent: IntentLike, now: datetime, c
                 flags.append("unconfirmed")
                 reasons.append(f"low confidence {conf:.2f}: unconfirmed")
         if role == "current":
-            reasons.append("the user's present state" if is_about_user(record) else "a present circumstance")
+            reasons.append("the user's present state" if is_user_state(record) else "a present circumstance")
     elif record.type == "Preference":
         factor = config.preference_floor + (1 - config.preference_floor) * halving(age, config.preference_half_life)
     elif record.type in TASK_TYPES:

@@ -16,10 +16,22 @@ from mnemir.understand.lexicon import EMOTION_WORDS
 PAST_WORDS = re.compile(
     r"以前|之前的|原来|原先|过去|曾经|当初|当时|那时|那会儿|那阵子?|那段时间|早先|旧的|"
     r"\b(?:used to|did\b.{0,40}\buse to|before (?:that|then|this|now)|before(?=\W*$)|(?:was|were|did|had)\b.{0,40}\bbefore|previous(?:ly)?|originally|formerly|"
-    r"(?:my|the|our) old|earlier on|at first|back then|in the past|history of)\b|"
-    # a past event named as the moment asked about ("那天", "when they first told me", "after that meeting")
-    r"那天|那次|那晚|那一刻|上回|上次|上一(?:家|个|次|回|位)|\b(?:last time|(?:the )?very first|that (?:day|night|morning|evening|moment|time|meeting|call)|when (?:they|he|she|you|we|i) "
-    r"first|(?:when|after) (?:they|he|she|you|we) (?:told|broke|gave|said)|the day (?:they|he|she|you|we|i))\b", re.I)
+    r"(?:my|the|our) old|earlier on|at first|back then|in the past|history of)\b", re.I)
+#: a past moment named as the one asked about ("那天", "上回", "when they first told me", "after that meeting"), unless
+#: the query looks ahead ("that meeting tomorrow", "the day we move")
+PAST_MOMENT = re.compile(
+    r"那天(?!气)|那次|那晚|那一刻|上回|上次|上一(?:家|个|次|回|位)|\b(?:last time|the very first (?:week|day|time|lesson|"
+    r"session|class)|that (?:day|night|morning|evening|moment|meeting|call)|when (?:they|he|she|you|we|i) first|"
+    r"(?:when|after) (?:they|he|she|you|we) (?:told|broke|gave|said)|the day (?:they|he|she|you|we|i) (?:\w+ed|told|"
+    r"broke|gave|said|came|got|left|found))\b", re.I)
+FUTURE_WORDS = re.compile(r"明天|后天|下周|下次|下个|待会|等会|将来|\b(?:tomorrow|next|upcoming|will|going to|"
+                          r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b", re.I)
+
+
+@lru_cache(maxsize=256)  # asked per candidate by the frame and feeling rules, with the same query
+def _past_words(query: str) -> bool:
+    return bool(PAST_WORDS.search(query)) or (PAST_MOMENT.search(query) is not None
+                                              and FUTURE_WORDS.search(query) is None)
 
 
 #: wording that asks about the user's state now or lately ("still", "最近", "these days", "前两天")
@@ -30,25 +42,24 @@ NOW_WORDS = re.compile(r"还|最近|现在|目前|如今|近来|这阵子|这几
 @lru_cache(maxsize=256)  # asked once per candidate feeling, with the same query
 def asks_about_now(query: str) -> bool:
     """Whether the query asks about the user's state now ("还", "lately"), not about an earlier time ("当时")."""
-    return bool(NOW_WORDS.search(query)) and not PAST_WORDS.search(query)
+    return bool(NOW_WORDS.search(query)) and not _past_words(query)
 
 
 def asks_about_past(query: str, time_range: tuple[datetime | None, datetime | None] | None, now: datetime) -> bool:
-    """Whether the query asks about an earlier state ("以前", "used to", a time range that has ended)."""
-    return bool(PAST_WORDS.search(query)) or (time_range is not None and time_range[1] is not None
-                                              and time_range[1] <= now)
+    """Whether the query asks about an earlier state ("以前", "used to", "那天", a time range that has ended)."""
+    return _past_words(query) or (time_range is not None and time_range[1] is not None and time_range[1] <= now)
 
 
 #: wording that asks how the user reacted or is coping (a question about feelings without the word "feel")
 REACTION_FORM = re.compile(
-    r"感受|心态|情绪|心里|受得了|扛得住|难受吗|还好吗|什么反应|想开了|放下了|释怀|过不去|还有意见|有怨气|闹僵|处得|"
+    r"感受|心态|情绪|心里|受得了|扛得住|难受吗|还好吗|什么反应|想开了|释怀|还有意见|有怨气|闹僵|处得|"
     r"关系(?:怎么样|咋样|如何|好点)|开心|高兴|乐不乐|乐呵|劲头|干劲|兴致|起劲|带劲|沮丧|郁闷|"
     r"\b(?:enjoy(?:s|ed|ing)?|having fun|excited|motivated|happy (?:with|about)|proud)\b|\bhow (?:am|was|were|have) i (?:doing|holding up|coping|"
     r"taking|handling|getting on|been)\b|\bhow did i (?:take|handle|cope|react|deal|feel|find)\b|"
     r"\b(?:leave|left) me\b|\b(?:eating at|getting to|gets to|weighing on|bothering|bugging) (?:me|you)\b|\bon my mind\b|"
-    r"\b(?:over it|made peace with|let it go)\b|\bhow(?:'s| is| are) \w+ (?:getting on|coping|holding up|finding it|"
-    r"settling in)\b|\b(?:land|landed|sit|sat) with me\b|\bbad blood\b|\b(?:things|it|stuff) (?:between|with) me and\b|"
-    r"\bbetween (?:me|us) and \w+ (?:now|lately|these days)\b|\b(?:on good terms|falling out|fallen out)\b|\b(?:react|reacted|reaction|coping|holding up|in what mood|state of mind)\b", re.I)
+    r"\b(?:(?:am i|are we|i'm|i am) over it|made peace with|let it go)\b|\bhow(?:'s| is| are) \w+ (?:getting on|coping|"
+    r"holding up|finding it|settling in)\b|\b(?:land|landed) with me\b|\bbad blood\b|\bthings between (?:me|us) and\b|"
+    r"\bbetween (?:me|us) and \w+ (?:now|lately|these days)\b|\b(?:on good terms|had a falling[- ]out|fallen out with)\b|\b(?:react|reacted|reaction|coping|holding up|in what mood|state of mind)\b", re.I)
 #: the understanding layer's emotion words, read in a question as asking about a feeling ("Was I upset ...?",
 #: "Still cross about ...?"). Left out: single Chinese characters ("累", "烦": parts of other words) and the words
 #: that questions use in other senses ("Is the battery low?", "What's the content of the contract?", "压力" of a tyre)
@@ -68,9 +79,9 @@ PROGRESS_FORM = re.compile(
     r"\bhow(?:'s| is| are) .{1,30} (?:going|coming along)\b", re.I)
 #: wording that asks what still stands in the way (a question about what is left, without "left" or "还有")
 REMAINING_FORM = re.compile(
-    r"卡在|卡住|卡哪|还差|还缺|还剩|哪几步|还(?:得|要)[^，。？?]{0,6}(?:什么|哪些|哪几)|准备好|就绪|"
-    r"\b(?:blocking|blocked|holding (?:us|me|things|it) up|hanging over|good to go|ready (?:for|to)|all set|"
-    r"what else)\b", re.I)
+    r"卡在|卡住|卡哪|还差|还缺|还剩(?:哪|几步|什么事|啥事)|哪几步|还(?:得|要)[^，。？?]{0,6}(?:哪些|哪几)|"
+    r"还(?:得|要)(?:做|办|练|准备|弄|交|补|学)[^，。？?]{0,4}什么|准备好|就绪|\b(?:blocking|blocked|holding (?:us|me|things|it) up|hanging over|good to go|"
+    r"ready (?:for|to)|all set|what else (?:do|does|did|have|has)? ?(?:i|we) (?:need|have to|got to))\b", re.I)
 #: wording that asks for advice or a suggestion (answered by what the user likes and what is true now)
 ADVICE_FORM = re.compile(
     r"要不要|该不该|该怎么|应该怎么|怎么回(?:复|应)?(?:他|她|他们|对方|顾客|客户)?(?:？|\?|$)|适合|合适|推荐|好不好|哪.{0,3}好|"
@@ -107,7 +118,8 @@ def says_change(text: str) -> bool:
 #: wording that points at the situation in force ("this one", "here", "today", "这台", "这节课"): what was said in
 #: the active contextual frame answers it even in few shared words
 POINTING_WORDS = re.compile(
-    r"这个|这台|这辆|这把|这款|这件|这套|这里|这儿|这边|今天|今晚|这节|这堂|这次|\b(?:this one|here|today|tonight|"
+    r"这个(?!月|星期|礼拜|周|季度|学期|年)|这台|这辆|这把|这款|这件|这套|这里|这儿|这边|今天|今晚|这节|这堂|这次|"
+    r"\b(?:this one|here|today|tonight|"
     r"this (?:session|lesson|class|meeting|call|visit|viewing|round|game))\b", re.I)
 
 
