@@ -79,11 +79,11 @@ def feelings_move_on(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray]
         recent = [s for s in feelings if age_of(s.record, now) <= config.present_window
                   and s.relevance >= config.min_relevance]
         if recent:
-            latest = max(recent, key=lambda s: (s.relevance, s.record.metadata.created_at))
+            best = max(recent, key=lambda s: (s.relevance, s.record.metadata.created_at))
             for older in feelings:
                 if age_of(older.record, now) > config.present_window:
                     demote_outdated(older, config, f"the question asks about now; a recent feeling answers it "
-                                    f"({latest.record.id})", latest.record.id)
+                                    f"({best.record.id})", best.record.id)
     for i, older in enumerate(feelings):
         for newer in reversed(feelings[i + 1:]):
             if newer.record.metadata.created_at <= older.record.metadata.created_at:
