@@ -317,6 +317,11 @@ def test_with_no_closer_habit_the_change_statement_replaces_the_one_there_is(mem
     # demoted strength falls below the floor, before any note is written)
     assert _ids(result) == [green.id]
     assert not any(pot.id in note for note in result.notes)
+    # with the score floor off the replacement itself shows: the pot is left out as replaced by the change statement
+    mem.recall_config = RecallConfig(ranking=RankingConfig(min_score=0.0))
+    floorless = mem.recall(query, user="alice", k=5, now=now, intent=intent(query, "preference", ("Preference",)))
+    assert pot.id not in _ids(floorless)
+    assert f"{pot.id} (by {green.id})" in " ".join(floorless.notes), floorless.notes
 
 
 # -- asked about now, a recent feeling answers in place of older ones --------------------------------

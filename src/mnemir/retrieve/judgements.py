@@ -209,13 +209,13 @@ def other_frame_gives_way(scored: Sequence[Scored], frames: FrameState, config: 
     (a shared topic word), is replaced by the active frame's: left out unless the query asks about the past."""
     if frames.active is None:
         return
-    in_force: dict[str, Scored] = {}
-    for s in scored:
-        attribute = norm_text(s.record.properties.get("attribute"))
-        if attribute and s.record.type == "Fact" and frames.active.id in frames.ties.get(s.record.id, ()):
-            in_force.setdefault(attribute, s)
     active_facts = sorted((s for s in scored if s.record.type == "Fact"
                            and frames.active.id in frames.ties.get(s.record.id, ())), key=lambda s: -s.score)
+    in_force: dict[str, Scored] = {}  # attribute -> the best-scored fact of the frame in force on it
+    for s in active_facts:
+        attribute = norm_text(s.record.properties.get("attribute"))
+        if attribute:
+            in_force.setdefault(attribute, s)
     for s in scored:
         if "other_frame" not in s.flags:
             continue

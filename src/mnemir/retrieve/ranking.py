@@ -20,7 +20,7 @@ from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology import norm_key, parse_deadline
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.retrieve.lexical import ENUM_LIKE, shared_terms
-from mnemir.retrieve.wording import ARRANGEMENT_FORM, asks_about_now, asks_about_past, points_here
+from mnemir.retrieve.wording import ARRANGEMENT_FORM, asks_about_now, points_here
 from mnemir.store.filters import FilterNode, matches
 from mnemir.understand.entities import aliases
 
@@ -171,13 +171,14 @@ class RankingConfig:
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
                      "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
-                raise ValidationError(f"{name} must be in [0, 1]", field=name, value=value, allowed="[0, 1]")
-        if isinstance(self.remaining_cue_factor, bool) or not isinstance(self.remaining_cue_factor, (int, float)) \
-                or not 1.0 <= self.remaining_cue_factor <= 5.0:
-            raise ValidationError("remaining_cue_factor must be in [1, 5]", field="remaining_cue_factor",
-                                  value=self.remaining_cue_factor, allowed="[1, 5]")
+            self._check_range(name, 0.0, 1.0)
+        self._check_range("remaining_cue_factor", 1.0, 5.0)
+
+    def _check_range(self, name: str, low: float, high: float) -> None:
+        value = getattr(self, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
+                                  allowed=f"[{low:g}, {high:g}]")
 
 
 @dataclass
@@ -377,8 +378,6 @@ def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[
     return value, reasons
 
 
-
-
 def linked_relevance(c: Candidate) -> float:
     """What a memory reached by a relationship inherits: its parent's relevance, shrinking with each step."""
     return c.parent_relevance * LINK_DECAY ** c.via[2] if c.via is not None else 0.0
@@ -405,11 +404,12 @@ def _entity_pattern(name: str) -> re.Pattern[str]:
 
 
 def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNode | None, now: datetime,
-                    config: RankingConfig, frames: FrameState) -> Scored | None:
-    """The role-aware score of one admitted candidate, or None when it is not relevant enough."""
+                    config: RankingConfig, frames: FrameState, *, past: bool) -> Scored | None:
+    """The role-aware score of one admitted candidate, or None when it is not relevant enough. ``past``: the
+    query asks about an earlier moment (:func:`~mnemir.retrieve.wording.asks_about_past`, read once per query)."""
     record = c.record
     rel, reasons = relevance(c, intent, config)
-    present_feeling = _present_feeling(record, intent, now, config)
+    present_feeling = _present_feeling(record, intent, now, config) and not past
     # the user's own present state matters even in few shared words; other present facts must match like any other
     own_state = role == "current" and is_user_state(record)
     floor = config.current_min_relevance if own_state or present_feeling else config.min_relevance
@@ -433,7 +433,7 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
         bonus += config.where_bonus
         reasons.append("matches the intent's property filter")
     factor *= _state_factor(record, role, intent, now, config, reasons, flags)
-    if not asks_about_past(intent.query, intent.time_range, now):  # "上回": the ended frame is what is asked
+    if not past:  # "上回": the ended frame is what is asked about
         factor *= _frame_factor(record, frames, config, reasons, flags)
     factor *= _time_factor(record, intent, now, config, reasons)
     offset = config.role_offsets.get(intent.kind, {}).get(role, 0.0)
@@ -459,10 +459,9 @@ def _said_in_active_frame(record: MemIR, frames: FrameState) -> bool:
 
 
 def _present_feeling(record: MemIR, intent: IntentLike, now: datetime, config: RankingConfig) -> bool:
-    """A recent feeling answers a question about feelings even in other words ("how am I holding up?"), unless the
-    question asks about an earlier moment ("那天", "when they first told me")."""
-    return record.type == "EmotionalState" and intent.kind == "emotion" and age_of(record, now) <= config.present_window \
-        and not asks_about_past(intent.query, intent.time_range, now)
+    """A recent feeling answers a question about feelings even in other words ("how am I holding up?"); not a
+    question about an earlier moment ("那天", "when they first told me": the caller checks)."""
+    return record.type == "EmotionalState" and intent.kind == "emotion" and age_of(record, now) <= config.present_window
 
 
 def _type_fit(record: MemIR, intent: IntentLike, config: RankingConfig) -> float:

@@ -169,7 +169,7 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     past = asks_about_past(intent.query, intent.time_range, now)
     ranked = _rank(pool, intent, where, now, config, ontology, frames, store, past)
     ranked = focus_status(ranked, intent.kind, config.ranking)
-    ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool)
+    ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool, past)
     if not past:
         replacements_stand_in(ranked)
     open_steps_first(ranked, intent.kind)
@@ -273,7 +273,7 @@ def _rank(pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode |
     """Score every candidate, then judge them against each other: what replaced what (a newer preference, a later
     feeling, the frame in force and its facts), unless the query asks about the past, which those earlier ones
     answer."""
-    scored = [s for s in (_score(c, intent, where, now, config, ontology, frames) for c in pool.values()) if s]
+    scored = [s for s in (_score(c, intent, where, now, config, ontology, frames, past) for c in pool.values()) if s]
     compared = ("Preference", "EmotionalState") if intent.kind == "emotion" else ("Preference",)
     vectors = store.vectors([s.record.id for s in scored if s.record.type in compared])
     demote_replaced(scored, vectors, config.ranking)
@@ -288,19 +288,19 @@ def _rank(pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode |
 
 
 def _score(c: Candidate, intent: IntentLike, where: FilterNode | None, now: datetime, config: RecallConfig,
-           ontology: Ontology, frames: FrameState) -> Scored | None:
+           ontology: Ontology, frames: FrameState, past: bool) -> Scored | None:
     type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
     role = role_of(c.record, intent, now, config.ranking, type_role)
     if gate(c, role, intent, where, now, config.ranking) is not None:
         return None
     if frames.active is not None and c.id == frames.active.id and intent.kind != "frame":
         return None  # shown apart, as the setting
-    return score_candidate(c, role, intent, where, now, config.ranking, frames)
+    return score_candidate(c, role, intent, where, now, config.ranking, frames, past=past)
 
 
 def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: IntentLike, where: FilterNode | None,
             now: datetime, config: RecallConfig, ontology: Ontology, frames: FrameState, qvec: Vectors,
-            pool: dict[str, Candidate]) -> tuple[list[Scored], list[str]]:
+            pool: dict[str, Candidate], past: bool) -> tuple[list[Scored], list[str]]:
     """Follow relationships from the best hits; apply what they say (supersedes, contradicts)."""
     notes: list[str] = []
     if config.graph_depth == 0 or not ranked:
@@ -326,7 +326,7 @@ def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: Intent
         new.append(c)
     _fill_similarity(store, pool, [c.id for c in new], qvec)
     for c in [*new, *{id(c): c for c in relinked}.values()]:
-        s = _score(c, intent, where, now, config, ontology, frames)
+        s = _score(c, intent, where, now, config, ontology, frames, past)
         if s is not None:
             best[c.id] = s
     for target, by in walk.superseded.items():
