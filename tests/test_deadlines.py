@@ -55,7 +55,7 @@ def test_ranking_and_lifecycle_read_a_deadline_alike(deadline: str, due_today: b
     today = (datetime.combine(NOW.date(), time(), UTC), datetime.combine(NOW.date() + timedelta(days=1), time(), UTC))
     intent = RetrievalIntent(query="what is due today?", types=("Task",), kind="open_tasks", time_range=today)
     scored = score_candidate(Candidate(task(deadline), similarity=0.5), "task", intent, None, NOW, RankingConfig(),
-                             FrameState())
+                             FrameState(), past=False)  # "today" reaches into the future: not a past question
     assert scored is not None
     assert ("due inside the asked time range" in scored.reasons) is due_today
     assert is_overdue(task(deadline), NOW) is False
