@@ -27,6 +27,10 @@ from mnemir.retrieve.wording import (
 )
 
 
+def _passed_the_floor(result: mnemir.Recall) -> list[str]:
+    return [h.id for h in result.hits if "weak" not in h.flags]
+
+
 def _ids(result: Recall) -> list[str]:
     return [h.id for h in result.hits]
 
@@ -87,8 +91,8 @@ def test_the_best_keyword_match_sharing_a_topic_word_passes_the_floor(
     venue = next(h for h in anchored.hits if h.id == offsite["venue"].id)
     assert "the best keyword match (offsite)" in venue.reasons
     assert "weak" not in venue.flags
-    # the embedder alone puts it below the floor (cosine near zero): without the anchor it is not recalled
-    assert offsite["venue"].id not in _ids(unanchored)
+    # the embedder alone puts it below the floor (cosine near zero): without the anchor it is at most a weak filler
+    assert offsite["venue"].id not in _passed_the_floor(unanchored)
     assert not any("best keyword match" in r for h in unanchored.hits for r in h.reasons)
 
 
@@ -129,7 +133,7 @@ def test_pointing_at_the_situation_recalls_what_was_said_in_it(mem: mnemir.Memor
         assert _ids(result)[0] == camper["price"].id
         assert "weak" not in result.hits[0].flags
     else:
-        assert camper["price"].id not in _ids(result)
+        assert camper["price"].id not in _passed_the_floor(result)
 
 
 @pytest.mark.parametrize(("query", "listed"), [("What did we go over today?", True),

@@ -111,6 +111,8 @@ class RankingConfig:
     #: the user's present state needs less: it matters even when it shares few words with the query (so does what
     #: was said in the active frame, for a query that points at it: "this one", "here", "今天")
     current_min_relevance: float = 0.08
+    #: a thin answer is topped up with memories under the floors down to this relevance, labelled weak
+    weak_min_relevance: float = 0.05
     #: the best keyword match in the scope (text rank 1, any type) that shares a topic word with the query counts at
     #: least this much (the embedder misses some plain matches: "Where is the offsite being held?" / "The offsite is
     #: at ..."); the role gates and ranking still decide whether and where it is shown
@@ -170,7 +172,8 @@ class RankingConfig:
                      "other_frame_factor", "disputed_factor", "out_of_range_factor", "widened_type_fit",
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
-                     "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit"):
+                     "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit",
+                     "weak_min_relevance"):
             self._check_range(name, 0.0, 1.0)
         self._check_range("remaining_cue_factor", 1.0, 5.0)
 
@@ -404,7 +407,7 @@ def _entity_pattern(name: str) -> re.Pattern[str]:
 
 
 def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNode | None, now: datetime,
-                    config: RankingConfig, frames: FrameState, *, past: bool) -> Scored | None:
+                    config: RankingConfig, frames: FrameState, *, past: bool, floor_off: bool = False) -> Scored | None:
     """The role-aware score of one admitted candidate, or None when it is not relevant enough. ``past``: the
     query asks about an earlier moment (:func:`~mnemir.retrieve.wording.asks_about_past`, read once per query)."""
     record = c.record
@@ -419,7 +422,7 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     if listed:
         floor = 0.0
     listed = listed or present_feeling  # a recent feeling answers "how am I?" whatever its wording
-    if rel < floor:
+    if rel < floor and not floor_off:
         return None
     flags: list[str] = []
     in_session = intent.kind == "frame" and _said_in_active_frame(record, frames)

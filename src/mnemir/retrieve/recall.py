@@ -57,6 +57,7 @@ from mnemir.retrieve.ranking import (
     linked_relevance,
     role_of,
     score_candidate,
+    task_status,
 )
 from mnemir.retrieve.search import check_k
 from mnemir.retrieve.wording import asks_about_now, asks_about_past
@@ -77,7 +78,8 @@ class RecallConfig:
     graph_seeds: int = 5
     #: how many recent memories are read as the user's present state
     present_limit: int = 20
-    #: when nothing passes the relevance floor, at most this many of the closest admitted memories are shown
+    #: an answer with fewer hits than this (or than k) is topped up with the closest admitted memories under the
+    #: floors, labelled weak (never nothing when something passed the role gates)
     weak_fallback: int = 3
 
     def __post_init__(self) -> None:
@@ -176,12 +178,8 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     lift_present(ranked, intent.kind, config.ranking)
     kept, replaced_notes = drop_replaced(order_hits(above_floor(ranked, config.ranking)), past)
     notes += replaced_notes
-    if not kept and ranked:  # never nothing when something passed the role gates: the closest, labelled weak
-        kept = sorted(ranked, key=lambda s: (-s.relevance, s.record.id))[: min(k, config.weak_fallback)]
-        for s in kept:
-            s.flags.append("weak")
-            s.reasons.append("below the relevance floor: shown because nothing closer was found")
-        notes.append("nothing passed the relevance floor; showing the closest memories, labelled weak")
+    kept, weak_notes = _top_up(kept, ranked, pool, intent, where, now, config, ontology, frames, past, k)
+    notes += weak_notes
     ranked = kept
     widened, widen_notes = _widening(ranked, intent, k)
     widened = widened or any("weak" in s.flags for s in ranked)
@@ -288,14 +286,56 @@ def _rank(pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode |
 
 
 def _score(c: Candidate, intent: IntentLike, where: FilterNode | None, now: datetime, config: RecallConfig,
-           ontology: Ontology, frames: FrameState, past: bool) -> Scored | None:
+           ontology: Ontology, frames: FrameState, past: bool, floor_off: bool = False) -> Scored | None:
     type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
     role = role_of(c.record, intent, now, config.ranking, type_role)
     if gate(c, role, intent, where, now, config.ranking) is not None:
         return None
     if frames.active is not None and c.id == frames.active.id and intent.kind != "frame":
         return None  # shown apart, as the setting
-    return score_candidate(c, role, intent, where, now, config.ranking, frames, past=past)
+    return score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=floor_off)
+
+
+def _top_up(kept: list[Scored], ranked: Sequence[Scored], pool: Mapping[str, Candidate], intent: IntentLike,
+            where: FilterNode | None, now: datetime, config: RecallConfig, ontology: Ontology, frames: FrameState,
+            past: bool, k: int) -> tuple[list[Scored], list[str]]:
+    """Never nothing, and never a thin answer, when more passed the role gates: when nothing passed the floors, the
+    closest of what was scored; then, while fewer than ``weak_fallback`` are shown, the closest plain memories
+    under the relevance floor. Both labelled weak."""
+    want = min(k, config.weak_fallback)
+    if len(kept) >= want:
+        return kept, []
+    notes = []
+    weak: list[Scored] = []
+    if not kept:
+        weak = sorted((s for s in ranked if s.replaced_by is None), key=lambda s: (-s.relevance, s.record.id))[:want]
+        if weak:
+            notes.append("nothing passed the relevance floor; showing the closest memories, labelled weak")
+    if len(kept) + len(weak) < want:
+        seen = {s.record.id for s in ranked}
+        rest = [s for s in (_score(c, intent, where, now, config, ontology, frames, past, floor_off=True)
+                            for mid, c in pool.items() if mid not in seen) if s is not None and _plain(s)
+                and s.relevance >= config.ranking.weak_min_relevance]
+        more = sorted(rest, key=lambda s: (-s.relevance, s.record.id))[: want - len(kept) - len(weak)]
+        if more and not notes:
+            notes.append(f"only {len(kept)} memor{'y' if len(kept) == 1 else 'ies'} passed the relevance floor; "
+                         "the closest others follow, labelled weak")
+        weak += more
+    for s in weak:
+        s.flags.append("weak")
+        s.reasons.append("below the relevance floor: shown because too few memories passed it")
+    return kept + weak, notes
+
+
+def _plain(s: Scored) -> bool:
+    """Nothing speaks against it but its distance: an answer or present state, not from another frame, not an
+    earlier setting, not a closed task. Preferences and feelings are left out: which of them still holds is
+    judged against the others, and those under the floor were not judged."""
+    if s.role not in ("answer", "current", "task") or s.record.type in ("Preference", "EmotionalState"):
+        return False
+    if any(flag in s.flags for flag in ("other_frame", "outdated", "faded", "emotion")):
+        return False
+    return s.record.type not in TASK_TYPES or task_status(s.record) in OPEN_STATUSES
 
 
 def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: IntentLike, where: FilterNode | None,

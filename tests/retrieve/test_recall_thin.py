@@ -1,0 +1,91 @@
+"""A thin answer is topped up: when fewer than ``weak_fallback`` memories pass the floors, the closest plain memories
+under the relevance floor follow, labelled weak. Plain: an answer, a present fact or an open task, not one that
+speaks against itself (a closed task, a fact from another frame, a preference or a feeling, whose standing is judged
+against the others).
+
+Intents are given by hand so that these tests pin recall's rules, not the intent model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+import pytest
+from recall_helpers import add, intent
+
+import mnemir
+from mnemir.retrieve.ranking import RankingConfig
+from mnemir.retrieve.recall import RecallConfig
+
+QUERY = "When do I have to be in court?"
+#: every memory is under this floor, so whatever is shown is a top-up
+UNREACHABLE = RankingConfig(min_relevance=0.99, current_min_relevance=0.99, keyword_anchor=0.0, weak_min_relevance=0.0)
+
+
+@pytest.fixture
+def lawsuit(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]:
+    old_frame = add(mem, now, "Mediation session with Brennan at the council offices", "ContextualFrame",
+                    {"frame_type": "negotiation", "topic": "mediation with Brennan", "active": False}, days=30)
+    return {
+        "hearing": add(mem, now, "The small claims hearing is on June 11 at 9:30am, courtroom 3B", "Fact",
+                       {"entity": "small claims case", "attribute": "hearing date", "value": "June 11 9:30am"},
+                       days=20),
+        "claim": add(mem, now, "I'm suing Brennan Decks for $7,800 for the rotten deck", "Fact",
+                     {"entity": "small claims case", "attribute": "claim amount", "value": "$7800"}, days=40),
+        "evidence": add(mem, now, "Print the photos of the deck for the hearing", "Task",
+                        {"goal": "print evidence", "status": "completed"}, days=5),
+        "answer": add(mem, now, "File my response to the counterclaim with the court", "Task",
+                      {"goal": "answer counterclaim", "status": "pending"}, days=3),
+        "rant": add(mem, now, "Brennan countersued me, I'm livid", "EmotionalState",
+                    {"emotion_type": "anger", "intensity": 0.9, "trigger": "countersuit"}, days=10),
+        "habit": add(mem, now, "I like to get to appointments early", "Preference",
+                     {"subject": "punctuality", "preference_type": "like"}, days=60),
+        "mediation": add(mem, now, "The mediator said court would be the next step", "Fact",
+                         {"entity": "mediation", "attribute": "outcome", "value": "go to court"}, days=30,
+                         relationships=[{"target": old_frame.id, "relation": "in_frame"}]),
+        "frame": add(mem, now, "At the court help desk", "ContextualFrame",
+                     {"frame_type": "other", "topic": "court help desk", "active": True}, hours=1),
+    }
+
+
+def test_a_thin_answer_is_topped_up_with_plain_memories_labelled_weak(
+        mem: mnemir.Memory, now: datetime, lawsuit: dict[str, mnemir.MemIR]) -> None:
+    mem.recall_config = RecallConfig(ranking=UNREACHABLE, weak_fallback=5)
+    result = mem.recall(QUERY, user="alice", k=5, now=now, intent=intent(QUERY, "task_status", ("Task", "Fact")))
+
+    shown = {h.id for h in result.hits}
+    assert {lawsuit["answer"].id, lawsuit["hearing"].id, lawsuit["claim"].id} <= shown
+    assert all("weak" in h.flags for h in result.hits)
+    assert any("passed the relevance floor" in note for note in result.notes)
+    # what speaks against itself is no filler: a completed task, a fact of an ended frame, a feeling, a preference
+    for key in ("evidence", "mediation", "rant", "habit"):
+        assert lawsuit[key].id not in shown, key
+
+
+def test_the_top_up_stops_at_weak_fallback_and_at_its_own_floor(
+        mem: mnemir.Memory, now: datetime, lawsuit: dict[str, mnemir.MemIR]) -> None:
+    ask = intent(QUERY, "fact_lookup", ("Fact",))
+    mem.recall_config = RecallConfig(ranking=UNREACHABLE, weak_fallback=1)
+    assert len(mem.recall(QUERY, user="alice", k=5, now=now, intent=ask).hits) == 1
+
+    mem.recall_config = RecallConfig(ranking=replace(UNREACHABLE, weak_min_relevance=1.0))
+    nothing = mem.recall(QUERY, user="alice", k=5, now=now, intent=ask)
+    assert nothing.hits == []
+    assert "no stored memory in this scope is close enough to the query" in nothing.notes
+
+
+def test_an_answer_with_enough_hits_is_not_topped_up(mem: mnemir.Memory, now: datetime,
+                                                     lawsuit: dict[str, mnemir.MemIR]) -> None:
+    mem.recall_config = RecallConfig(ranking=RankingConfig(min_relevance=0.0, min_score=0.0))  # every fact passes
+    result = mem.recall(QUERY, user="alice", k=2, now=now, intent=intent(QUERY, "fact_lookup", ("Fact",)))
+
+    assert len(result.hits) == 2
+    assert not any("weak" in h.flags for h in result.hits)
+    assert not any("relevance floor" in note for note in result.notes)
+
+
+def test_weak_min_relevance_is_range_checked() -> None:
+    with pytest.raises(mnemir.ValidationError) as err:
+        RankingConfig(weak_min_relevance=1.5)
+    assert err.value.field == "weak_min_relevance"
