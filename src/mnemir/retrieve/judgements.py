@@ -305,6 +305,7 @@ def lift_present(scored: list[Scored], kind: str, config: RankingConfig) -> None
     for s in current[: config.max_current_lifted]:
         if s.score <= max(prefs):
             s.score = round(max(prefs) + 0.001, 4)
+            s.listed = True  # placed above the preferences, so shown with them: its floor is the present state's
             s.reasons.append("the present state ranks above background preferences")
 
 

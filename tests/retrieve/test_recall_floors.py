@@ -1,7 +1,10 @@
-"""A thin answer is topped up: when fewer than ``weak_fallback`` memories pass the floors, the closest plain memories
+"""The floors, and what passes them anyway.
+
+A thin answer is topped up: when fewer than ``weak_fallback`` memories pass the floors, the closest plain memories
 under the relevance floor follow, labelled weak. Plain: an answer, a present fact or an open task, not one that
 speaks against itself (a closed task, a fact from another frame, a preference or a feeling, whose standing is judged
-against the others).
+against the others). The user's present state, ranked above the background preferences shown for an advice question,
+is shown with them even when its own score is under the score floor.
 
 Intents are given by hand so that these tests pin recall's rules, not the intent model.
 """
@@ -89,3 +92,20 @@ def test_weak_min_relevance_is_range_checked() -> None:
     with pytest.raises(mnemir.ValidationError) as err:
         RankingConfig(weak_min_relevance=1.5)
     assert err.value.field == "weak_min_relevance"
+
+
+def test_the_present_state_ranked_above_shown_preferences_is_shown_too(mem: mnemir.Memory, now: datetime) -> None:
+    add(mem, now, "I love working from the kitchen table, near the window and the kettle", "Preference",
+        {"subject": "working at the kitchen table", "preference_type": "like"}, days=300)
+    wrist = add(mem, now, "The physio says I have RSI in my right wrist: external keyboard, screen at eye level",
+                "Fact", {"entity": "user", "attribute": "wrist RSI", "value": "external keyboard"}, days=7)
+    query = "Should I just set up at the kitchen table again today?"
+    ask = intent(query, "preference", ("Preference", "Fact"))
+    # a score floor the wrist's own score cannot reach (its words share little with the query), the preference's can
+    mem.recall_config = RecallConfig(ranking=RankingConfig(min_score=0.3))
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=ask)
+
+    hit = result.hits[0]
+    assert hit.id == wrist.id and hit.role == "current" and "weak" not in hit.flags
+    assert "the present state ranks above background preferences" in hit.reasons
