@@ -109,3 +109,20 @@ def test_the_present_state_ranked_above_shown_preferences_is_shown_too(mem: mnem
     hit = result.hits[0]
     assert hit.id == wrist.id and hit.role == "current" and "weak" not in hit.flags
     assert "the present state ranks above background preferences" in hit.reasons
+
+
+def test_the_users_own_state_has_the_present_states_score_floor(mem: mnemir.Memory, now: datetime) -> None:
+    wrist = add(mem, now, "I sprained my right wrist on Sunday", "Fact",
+                {"entity": "user", "attribute": "right wrist", "value": "sprained"}, days=2)
+    van = add(mem, now, "The van hire place opens at 8am", "Fact",
+              {"entity": "van hire", "attribute": "opening time", "value": "8am"}, days=2)
+    query = "Can I carry the boxes up to the new flat myself?"
+    # the score floor scales with the relevance floor: 0.9 for others, 0.9 * 0.01 / 0.9 for the user's own state
+    mem.recall_config = RecallConfig(ranking=RankingConfig(min_score=0.9, min_relevance=0.9,
+                                                           current_min_relevance=0.01, weak_min_relevance=0.0))
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
+
+    by_id = {h.id: h for h in result.hits}
+    assert wrist.id in by_id and "weak" not in by_id[wrist.id].flags
+    assert van.id not in by_id or "weak" in by_id[van.id].flags
