@@ -283,6 +283,9 @@ def test_advice_form_reads_how_should_i(query: str, expected: bool) -> None:
     ("Is there still bad blood between me and the vets?", True), ("How are things between me and Kasia lately?", True),
     ("最近对物业还有意见不？", True), ("跟老周他们处得咋样？", True), ("我和房东关系怎么样？", True),
     ("Where do things stand between me and the bank?", False), ("What's the rent between May and June?", False),
+    # a person's 状态 is how they are; an application's is where it stands
+    ("拔完牙这两天我是个什么状态？", True), ("签完合同那天大家什么状态？", True), ("那天他是个啥状态？", True),
+    ("签证申请是什么状态？", False), ("订单状态怎么样了？", False),
 ])
 def test_reaction_form_reads_feelings_asked_without_feeling_words(query: str, expected: bool) -> None:
     assert bool(REACTION_FORM.search(query)) is expected

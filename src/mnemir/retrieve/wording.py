@@ -52,7 +52,7 @@ def asks_about_past(query: str, time_range: tuple[datetime | None, datetime | No
 
 #: wording that asks how the user reacted or is coping (a question about feelings without the word "feel")
 REACTION_FORM = re.compile(
-    r"感受|心态|情绪|心里|受得了|扛得住|难受吗|还好吗|什么反应|想开了|释怀|还有意见|有怨气|闹僵|处得|"
+    r"感受|心态|情绪|心里|(?:我|大家|他|她|孩子|人)(?:是)?(?:个)?(?:什么|啥)状态|受得了|扛得住|难受吗|还好吗|什么反应|想开了|释怀|还有意见|有怨气|闹僵|处得|"
     r"关系(?:怎么样|咋样|如何|好点)|开心|高兴|乐不乐|乐呵|劲头|干劲|兴致|起劲|带劲|沮丧|郁闷|"
     r"\b(?:enjoy(?:s|ed|ing)?|having fun|excited|motivated|happy (?:with|about)|proud)\b|\bhow (?:am|was|were|have) i (?:doing|holding up|coping|"
     r"taking|handling|getting on|been)\b|\bhow did i (?:take|handle|cope|react|deal|feel|find)\b|"
