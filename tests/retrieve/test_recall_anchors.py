@@ -20,6 +20,7 @@ from mnemir.retrieve.recall import Recall, RecallConfig
 from mnemir.retrieve.wording import (
     ADVICE_FORM,
     FACT_FORM,
+    NEXT_FORM,
     REACTION_FORM,
     REMAINING_FORM,
     asks_about_past,
@@ -468,3 +469,36 @@ def test_another_frames_fact_gives_way_to_the_frame_in_force_on_the_same_topic(m
     assert _ids(result)[0] == lift.id
     assert garage.id not in _ids(result)
     assert any(garage.id in n and lift.id in n for n in result.notes), result.notes
+
+
+# -- next steps --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("query", "expected"), [
+    ("手工皂接下来该干嘛了？", True), ("瓶子的事接下来要做什么？", True), ("下一步是啥？", True),
+    ("What's next on the typewriter?", True), ("What comes next for the visa?", True),
+    ("What do I do after the forms are in?", True), ("What's the next step?", True),
+    ("接下来几天天气怎么样？", False), ("When is the next bus?", False), ("Who's next door?", False),
+])
+def test_next_form_reads_questions_about_the_next_step(query: str, expected: bool) -> None:
+    assert bool(NEXT_FORM.search(query)) is expected
+
+
+@pytest.mark.parametrize(("query", "kind"), [
+    ("瓶子的事接下来该干嘛？", "plan"),  # the guess (plan) and the wording agree: kept
+    ("瓶子的事怎么说？", "fact_lookup"),  # no next-step wording: the closer hypothesis takes the vote
+])
+def test_a_plan_guess_with_next_step_wording_is_kept(mem: mnemir.Memory, now: datetime, query: str,
+                                                      kind: str) -> None:
+    from mnemir.retrieve.evidence import settle
+    from mnemir.retrieve.ranking import Candidate
+
+    task = add(mem, now, "把爷爷留下的青花瓷瓶拿去鉴定，价钱合适就卖掉", "Task",
+               {"goal": "青花瓶鉴定出售", "status": "in_progress"}, days=14)
+    step = add(mem, now, "送去省博物馆的鉴定中心出正式证书", "Plan",
+               {"associated_task_id": task.id, "order": 2, "status": "pending"}, days=13)
+    guess = add(mem, now, "用户可能想把瓶子留着不卖了", "Hypothesis",
+                {"statement": "may keep the vase", "confidence": 0.3}, days=2)
+    # the hypothesis much closer than the step (the embedder reads "瓶子的事" as about it)
+    pool = [Candidate(step, similarity=0.05), Candidate(task, similarity=0.1), Candidate(guess, similarity=0.5)]
+    unsure = intent(query, "plan", ("Plan", "Task"), confidence=0.43)
+
+    assert settle(unsure, pool, RankingConfig(), now).kind == kind

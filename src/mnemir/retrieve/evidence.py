@@ -34,6 +34,7 @@ from mnemir.retrieve.wording import (
     DOING_FORM,
     FACT_FORM,
     FEELING_WORDS,
+    NEXT_FORM,
     PROGRESS_FORM,
     REACTION_FORM,
     REMAINING_FORM,
@@ -80,7 +81,8 @@ def family_of(type_name: str) -> str | None:
 
 #: per cue family, the question forms read beside the lexicon's cue groups
 FORMS: dict[tuple[str, ...], tuple[tuple[str, re.Pattern[str]], ...]] = {
-    TASK_CUES: (("progress_form", PROGRESS_FORM), ("doing_form", DOING_FORM), ("remaining_form", REMAINING_FORM)),
+    TASK_CUES: (("progress_form", PROGRESS_FORM), ("doing_form", DOING_FORM), ("remaining_form", REMAINING_FORM),
+                ("next_form", NEXT_FORM)),
     FEELING_CUES: (("reaction_form", REACTION_FORM), ("feeling_word", FEELING_WORDS)),
 }
 
@@ -100,8 +102,8 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
     task_words, feeling_words = cues(intent.query, TASK_CUES), cues(intent.query, FEELING_CUES)
     if feeling_words and set(task_words) == {"progress_form"}:
         task_words = []  # "劲头咋样": the generic "how is it going" asks about the feeling named beside it
-    if intent.kind == "emotion" and feeling_words:
-        return keep
+    if (intent.kind == "emotion" and feeling_words) or (intent.kind == "plan" and "next_form" in task_words):
+        return keep  # the guess and the wording agree
     if ADVICE_FORM.search(intent.query) and not task_words and not feeling_words:
         if intent.kind == "preference":
             return keep
@@ -185,6 +187,8 @@ def _kind_for(family: str, intent_kind: str, witness: Candidate, task_words: lis
         return family
     if family == "frame":
         return "frame"
+    if "next_form" in task_words:
+        return "plan"
     if {"list_q", "doing_form", "remaining_form"} & set(task_words) and "status_q" not in task_words:
         return "open_tasks"
     if "status_q" in task_words:

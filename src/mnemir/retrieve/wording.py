@@ -91,6 +91,10 @@ ADVICE_FORM = re.compile(
 DOING_FORM = re.compile(
     r"安排|要做什么|要干什么|要办什么|需要我|要我|该做|\b(?:what am i doing|what are we doing|(?:need|have|got|supposed) "
     r"to do|needs? doing|to be done|my plans?|on my plate)\b", re.I)
+#: wording that asks for the next step of something under way (a plan's step, not a fact about it)
+NEXT_FORM = re.compile(
+    r"接下来(?:该|要|得)?(?:干|做|弄|办|搞)|下一步|然后(?:该|要)(?:干|做|弄)|\bwhat(?:'s| is| comes) next\b|"
+    r"\bnext step\b|\bwhat do i do (?:after|once|next)\b", re.I)
 #: wording that asks for an attribute's value (which, where, when, how much): a question a fact answers
 FACT_FORM = re.compile(
     r"哪家|哪里|哪儿|在哪|多少|几(?:点|号|天|个|次|岁|公里|块|件|月)|什么时候|哪天|是什么|叫什么|多大|多重|多高|多长|多远|多久|"

@@ -503,13 +503,24 @@ def intent_batches_5_6() -> list[Row]:
             + table_rows([by_language(en=INTENT_6_EN)], intent=True, tag="itrain-hw6"))
 
 
+def intent_batch_7() -> list[Row]:
+    """The seventh handwritten intent batch (``intent_hw7.py``, zh + en): minimal contrasts between kinds whose
+    wording overlaps (task-like wording asking a fact, fact-like wording asking a status, advice, next steps,
+    feelings without emotion words, one topic asked as several kinds), written by a helper author from the kind
+    definitions alone."""
+    from intent_hw7 import INTENT_7_EN, INTENT_7_ZH  # same directory; this file runs as a script
+
+    return table_rows([by_language(zh=INTENT_7_ZH, en=INTENT_7_EN)], intent=True, tag="itrain-hw7")
+
+
 def build() -> None:
     extraction, intent = extraction_rows(), intent_rows()
     more_extraction = table_rows([EXTRA_EXTRACTION, EXTRA_EXTRACTION_2], intent=False, tag="train-extra")
     more_intent = table_rows([EXTRA_INTENT, EXTRA_INTENT_2], intent=True, tag="itrain-extra")
     third_extraction, third_intent = handwritten_rows()
     write("extraction_train.jsonl", extraction + more_extraction + third_extraction)
-    write("intent_train.jsonl", intent + more_intent + third_intent + intent_batch_4() + intent_batches_5_6())
+    write("intent_train.jsonl", intent + more_intent + third_intent + intent_batch_4() + intent_batches_5_6()
+          + intent_batch_7())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,242 @@
+"""Handwritten intent training queries, seventh batch, Chinese and English (train split only).
+
+Written 2026-11-30 by a helper author from the intent kind definitions alone. It is aimed at minimal contrasts
+between kinds whose wording overlaps: task-like wording that asks a fact (要带啥 / 还得交多少 / where do I have to
+be / what's left on the balance, labelled fact_lookup), fact-like wording that asks where a task stands (搞定了没 /
+any word from / come through yet, task_status), advice that rests on tastes or the present state (要不要 / worth
+it / good idea for me, preference), next-step questions (下一步 / what's next with, plan), feelings asked without
+emotion words (啥反应 / a big deal for me / still lying awake, emotion) and what-is-left questions (还悬着 /
+still hanging over me, open_tasks). Several topics (car inspection / MOT, braces, passport and visa, moving,
+renovation, the boiler, school places) recur under three to five kinds so that topic words carry no label. Each
+query is labelled by the memory that would answer it, never by its surface words. None of the dev, held-out or
+fresh splits or the eval data were opened while writing this; checked for exact duplicates against
+intent_train.jsonl. Train split only.
+"""
+
+from __future__ import annotations
+
+INTENT_7_ZH: dict[str, list[str]] = {
+    "fact_lookup": [
+        # task-like wording, the answer is a stated rule, requirement, amount or place
+        "退租的时候还要额外交钱吗", "医保报完我自己还得出多少", "孩子去篮球队试训要带啥", "办居住证得交哪些东西",
+        "车贷还剩多少没还完", "周一一早我得先去哪儿", "换驾照要交几张照片", "面试那天要求穿正装吗",
+        "快递放驿站几天不取要收钱", "今年的年假最晚得哪天前休掉", "房租每月几号之前得交", "这期信用卡最低要还多少",
+        "孩子打疫苗得带哪个本子", "取护照必须本人去吗", "抽血前一天几点以后就不能吃东西了", "领证那天要带户口本吗",
+        "报销单得找谁签字", "狗狗坐飞机托运得打哪几针", "换燃气表那天家里得留人吗", "科目二补考要交多少钱",
+        "高铁改签扣多少手续费", "退货运费是谁出", "周一开会得带电脑吗", "交房的时候要交哪些钱", "答辩要打印几份论文",
+        "上幼儿园得交哪些证明", "入职那天得带哪些材料", "年检得带哪些证件", "电动车上牌去哪儿办", "明天得去哪儿报到",
+        "签约那天在哪儿碰头", "提前解约健身房要赔多少", "晚退房的话酒店怎么收钱", "师傅要是再上门一趟还收费吗",
+        # balances and what is still owed (a number, not a to-do)
+        "小刘还欠我多少钱", "装修尾款还剩多少", "健身卡还剩几次课", "话费还剩多少", "加油卡里还有多少钱",
+        "公积金里现在有多少", "房贷还差多少年还完",
+        # plain attribute values
+        "周六考场在哪栋楼", "停车场过夜怎么收费", "公积金最多能贷多少", "校服得去哪儿买", "物业费一年交多少",
+        "房贷每月几号扣款", "复诊约的是哪天", "打车去机场大概多少钱", "老爸降压药一天吃几次", "狗粮一顿该喂多少克",
+        "猫做完绝育头套要戴几天", "兴趣班一节课多长时间", "上回闯红灯罚了多少", "驾照扣了几分来着",
+        "护照加急得多花多少钱", "签证一般几个工作日能出来", "冰箱保修到哪年", "修车铺老板电话多少",
+        "车险是在哪家保险公司买的", "家里宽带多少兆", "孩子班主任姓啥来着", "当初押金交了几个月的",
+        "房东是按季收租还是按月", "考试让不让带计算器", "这趟航班能托运几公斤", "那家酒店含早吗",
+        "开会那间会议室在几楼", "去年个税退了多少", "下学期学费得交多少",
+        "搬家公司当时报价多少", "车险免赔额是多少", "周五聚餐定在哪家", "牙齿矫正总共要花多少", "物业说停电停到几点",
+    ],
+    "task_status": [
+        "水管师傅那边搞定了没", "房屋保险续了没", "那笔退货款退回来没", "房东那边有回音没", "护照拿到手了吗",
+        "年检做了没", "矫正那家诊所回电话了吗", "给孩子报的游泳班报上没", "生日蛋糕订了没有", "报修的单子有人来看了吗",
+        "请假条批下来了吗", "发票寄出去了没", "给客户的报价发了吗", "装窗户的师傅回电话没", "二手车卖出去了没",
+        "孩子转学手续办妥了吗", "体检报告出来没", "房产证拿到了吗", "旧手机寄去回收了吗", "公司那笔报销批了没",
+        "给奶奶买的轮椅到了吗", "孩子的户口落下来没", "那个投诉有下文了吗", "热水器的事房东给解决了吗",
+        "婚纱照选片选完没", "酒席定金交了吗", "寄给表姐的包裹签收了没", "银行卡补办好了吗", "驾照换好了没",
+        "装修队的合同签了没", "网课退费申请通过了吗", "律师那边合同看完了吗", "爸的体检约好没有", "猫的疫苗打了吗",
+        "邻居借的梯子还回来没", "年终总结交上去了吗", "空调加氟弄了没", "信用卡年费免掉了没", "签证面谈约上了吗",
+        "丢件那事快递公司赔了没", "给老师的回执签了吗", "送修的电脑拿回来了吗", "新家的网装好了没",
+        "出差的酒店订上没", "学校那边有消息没",
+    ],
+    "open_tasks": [
+        "这周还有啥悬着没弄的", "手头还剩哪几件没收尾", "出国前证件方面还差啥没办", "下周出差还有啥没安排",
+        "月底前还得交哪些东西", "年前还有哪些事得办完", "还有谁的电话我没回", "装修还差哪些活没干", "婚礼还有哪些事没定",
+        "过年回家前还有啥要准备", "今天还剩啥没干", "明天要办的都有啥", "这礼拜还有哪些账没付", "还有哪些邮件没回",
+        "公司那边还有哪些单子挂着", "报税还差哪几项没填", "毕业离校前还有啥手续没走", "给爸妈过寿还有啥没弄好",
+        "搬去新城市之前还有哪些事没了结", "有没有答应了别人还没做的", "周末要办的事都有哪些", "还有哪些快递没取",
+        "下个月到期要续的都有哪些", "还有啥一直拖着没去办", "宝宝出生前还有啥没准备", "卖房还有哪些手续没办",
+        "这周要跟进的都有啥", "开学前孩子的东西还缺啥没买", "家里还有啥该修没修的", "还有什么账没跟人结清",
+    ],
+    "preference": [
+        # advice resting on tastes or the present state
+        "今晚要不要点那家麻辣香锅", "周六那个陶艺班值得报吗", "最近这状态还适合去跑半马吗", "演唱会要不要买内场票",
+        "年假去海边还是去山里好", "下午茶点奶茶还是咖啡", "要不要换个大点的房子住", "冬天去哈尔滨对我来说会不会太冷",
+        "给我挑个周末能刷完的剧", "新车选SUV还是轿车适合我", "晚上去吃火锅还是烤肉", "我适不适合报个夜跑团",
+        "要不要试试那家新开的泰国菜", "周日睡懒觉还是早起去爬山", "这次回老家坐高铁还是开车", "午饭点个轻食还是盖饭",
+        "要不要去听那场相声", "换工作的话去大厂还是小公司适合我", "那件大衣值不值得入", "去日本要不要跟团",
+        "养只柯基适合我吗", "这周末去看哪部电影好", "这种天气去露营合适吗", "下班要不要顺路去游个泳",
+        "搬家那天中午吃点啥", "上班穿运动鞋行不行", "牙套选隐形的还是钢的好", "年检是自己跑还是找代办，我一般咋弄",
+        # likes, dislikes, habits
+        "我吃香菜吗", "我爱喝甜的还是不甜的", "我是不是受不了人挤人", "坐火车我爱挑靠窗的吧", "我一般几点起床",
+        "我跑步喜欢早上还是晚上", "我是不是不爱吃羊肉", "我喜欢什么颜色的车", "看书我爱看纸质的还是电子的",
+        "火锅我一般点什么锅底", "出去玩我爱住民宿还是酒店", "我是不是特别怕热", "我用惯了哪个牌子的牙膏",
+        "打游戏我爱玩哪类", "我是喜欢猫还是狗", "周末我一般宅家还是出门", "聚会我爱喝点啥",
+    ],
+    "emotion": [
+        "听说被裁那会儿我是啥反应", "上周那场球对我来说是不是挺要紧的", "房贷的事我还愁得睡不着吗", "年检没过那回我是不是挺窝火",
+        "刚戴牙套那阵我是不是特别别扭", "被领导当众点名那次我多久才缓过来", "孩子头一回住校我放心不下吧",
+        "那场面试砸了我是不是很沮丧", "装修被坑那回我气成啥样", "跟我哥和好以后心里舒坦点没", "等体检结果那天我慌不慌",
+        "老家房子拆了我舍得吗", "换了新领导我心里踏实吗", "第一次开车上高速我紧不紧张", "辞职那天我是解脱还是后悔",
+        "房东涨租那会儿我是不是特别来火", "离开老同事们我舍不得吧", "猫走丢那晚我急成啥样", "最近上班是不是提不起劲",
+        "中了那个小奖我乐了几天", "毕业典礼那天我哭了没", "被朋友放鸽子那回我介意吗", "一个人过生日那天我是不是挺失落",
+        "签完房贷合同我是踏实了还是更慌了", "那次演讲讲完我自己满意不", "最近夜里还老惦记着工作吗",
+        "孩子拿奖那天我是不是特别骄傲", "在医院陪床那段我是不是心力交瘁", "搬到新城市以后我还觉得孤单吗",
+        "护照迟迟不下来那阵我急不急",
+    ],
+    "plan": [
+        "护照办完下一步干嘛", "矫正接下来是先拔牙还是直接戴牙套", "我现在走到第几步了", "申请学校那套流程下一步是啥",
+        "装修计划水电完了接着弄啥", "存钱计划第二步是什么", "减肥计划这周该练啥", "开店那个计划先做啥后做啥",
+        "卖房的步骤我们是怎么排的", "复习计划这周该看哪几章", "表格填完以后接着要干嘛", "婚礼流程里敬完酒是啥",
+        "搬家计划最后一步是什么", "学游泳的计划下个阶段练什么", "换工作那套打算第一步是啥", "出国读书的计划雅思考完接着干嘛",
+        "孩子的作息调整计划到哪一步了", "自驾路线第三天到哪儿", "宝宝辅食计划下一步加什么", "转行学编程的计划接下来学哪块",
+    ],
+    "frame": [
+        "咱们今天这次聊天是为啥", "这节课讲的是哪一单元", "这会儿是在模拟谈判吗",
+    ],
+    "general": [
+        "你对我家里人都了解多少", "说说你记得我的哪些事",
+    ],
+}
+
+INTENT_7_EN: dict[str, list[str]] = {
+    "fact_lookup": [
+        # task-like wording, the answer is a stated rule, requirement, amount or place
+        "Will they charge extra if the engineer has to come back out?",
+        "How much do I have to cover myself once the insurance pays out?",
+        "What does Maya need to take to the swimming trial?", "Which documents does the council want for the parking permit?",
+        "How much is still owing on the car finance?", "Where do I need to be on Thursday morning?",
+        "What time do I have to check in for the ferry?", "Do I need to bring my passport to the bank appointment?",
+        "What do I have to pay if I cancel the gym early?", "How many passport photos does the visa office need?",
+        "Is there a fee for changing the train booking?", "What's the late fee if the rent goes in after the 1st?",
+        "How much deposit do they need for the venue?", "Do I have to fast before the blood test?",
+        "How long do I have to keep the cast on?", "Do the kids have to wear uniform on trip day?",
+        "What do I need to show at the door for the concert?", "How much do I still owe Dan for the tickets?",
+        "Who do I have to hand the keys to at the end of the let?", "What do I need to take along to the MOT?",
+        "What do I need to bring on my first day?", "Do I have to be home for the meter fitting?",
+        "Do I need a referral to see the dermatologist?", "Who's paying for the return postage?",
+        "What's the charge if we check out late?", "How much notice does the landlord need if we want out early?",
+        "What does the nursery need from us before he starts?", "Roughly what do I owe the tax office this year?",
+        # balances (a number, not a to-do)
+        "Student loan balance, roughly?", "How many sessions are left on my physio package?",
+        "How much credit's left on my Oyster card?", "How much is sitting in the holiday fund now?",
+        # plain attribute values
+        "How many holiday days do I get a year?", "Where's the exam being held on Saturday?",
+        "Which gate does the coach leave from?", "Who signs off my expenses?", "Where do we pick up the rental car?",
+        "What's the excess on the car insurance?", "When is the MOT certificate on the car up for renewal?", "What's the dress code for the awards dinner?",
+        "What's the baggage allowance on the Lisbon flight?", "Does the hotel in York include breakfast?",
+        "How much is the cleaner paid per visit?", "What's the cancellation window at the dentist?",
+        "How long is my notice period at work?", "What's the minimum payment on the credit card this month?",
+        "What date does the mortgage come out?", "What does the cat's flea treatment cost?",
+        "How many grams of food does the puppy get per meal?", "How often does Dad take his inhaler?",
+        "How many points are on my licence?", "How much was the speeding fine?",
+        "What's the processing time for a passport renewal?", "How long's the warranty on the new laptop?",
+        "What's the garage's phone number?", "Who's the car insured with?", "What speed is our broadband meant to be?",
+        "How much is the water bill usually?", "What's the name of Leo's form tutor?",
+        "How many weeks' rent did we put down as a deposit?", "Are calculators allowed in the exam?",
+        "What floor is the interview on?", "What's my staff ID?", "How much did the tax rebate come to last year?",
+        "How much are next term's fees?", "What year was Grandad born?", "What was the removal firm's quote?",
+        "Which pub is the leaving do at?", "How much is a scale and polish at my dentist?",
+        "Where do I go to register the e-bike?", "How much are the braces costing in total?",
+        "Until what time is the power off on Wednesday?", "What does the vet charge for an out-of-hours call?",
+        "What's the return policy on that jacket?", "Which bank is the joint account with?",
+    ],
+    "task_status": [
+        "Is the boiler engineer sorted?", "Pet insurance, did that roll over?",
+        "Has the money for the returned sofa come back?", "Heard anything from the letting agent?",
+        "Has the birth certificate come through?", "Did the MOT get done?", "Any word from the orthodontist?",
+        "Did Maya get a spot in the swim squad in the end?", "Cake for Saturday, ordered?",
+        "Has anyone come out about the damp?", "Did my leave for the 20th get signed off?",
+        "Has the invoice to Harper's gone out?", "Did the quote go over to the client?",
+        "Did the window fitter ever ring back?", "Is the old car sold?", "School transfer for Leo, all done?",
+        "Are my blood results back?", "Has the conveyancer sent the contract?", "Did the old phone go off for recycling?",
+        "Did my mileage claim get paid?", "Has Grandma's wheelchair arrived?", "Did the complaint to the airline get anywhere?",
+        "Is the hot water thing sorted with the landlord?", "Did we pick the photos for the album?",
+        "Deposit for the caterer, paid?", "Has the parcel to my sister been signed for?", "Replacement bank card, here yet?",
+        "Licence renewed or still waiting?", "Did the builders sign the contract?", "Did the course refund go through?",
+        "Has the solicitor looked over the lease?", "Dad's check-up, booked?", "Cat's jabs done?",
+        "Did next door ever give back the ladder?", "Has my end-of-year review gone in?",
+        "Did I ever get the aircon serviced?", "Did they waive the card fee in the end?", "Visa interview, got a slot?",
+        "Did the courier pay out for the lost parcel?", "Did I send back the school reply slip?", "Laptop back from repair yet?",
+        "Is the internet connected at the new place?", "Hotel for the conference, booked?",
+        "Any news from the school about the place?", "Has the estate agent put the house on the market?",
+    ],
+    "open_tasks": [
+        "What's still hanging over me before Friday?", "Which jobs are still open for me this week?",
+        "Any paperwork still to sort before we fly?", "What's not arranged yet for the work trip?",
+        "What do I still have to get done before term starts?", "What needs to go in before the end of the month?",
+        "What do I need to get through before Christmas?", "Who haven't I rung back?",
+        "Which jobs on the house are still outstanding?", "What's still undecided for the wedding?",
+        "Anything left to pack before we drive up north?", "What's left for today?", "What's on for me tomorrow?",
+        "Which bills still need paying this week?", "Which emails am I sitting on?", "What's still open with the accountant?",
+        "Anything I still have to fill in for the tax return?", "What do I still need to do before I leave uni?",
+        "What's left to organise for Mum's seventieth?", "What loose ends are there before the move abroad?",
+        "Anything I promised people and haven't done?", "What's on the to-do for Saturday?",
+        "Any parcels I still need to collect?", "Anything the car needs that I haven't booked?",
+        "What's up for renewal next month?", "What have I been dodging?",
+        "Anything still to get ready before the baby comes?", "Which bits of the flat sale are still on me?",
+        "What should I be chasing this week?", "Who do I still need to settle up with?",
+    ],
+    "preference": [
+        # advice resting on tastes or the present state
+        "Should I go for the jalfrezi tonight or play it safe?", "Is the Saturday pottery course worth signing up for?",
+        "Is a half marathon a sensible idea for me right now?", "Standing or seated for the gig, which would I rather?",
+        "Beach or mountains for the week off?", "Flat white or tea this afternoon?",
+        "Should we move somewhere bigger, given how I like to live?", "Would Norway in January be too cold for me?",
+        "Pick me a series I could finish this weekend", "Estate car or SUV, what suits me?", "Curry or pizza tonight?",
+        "Would a running club be my sort of thing?", "Worth trying the new Korean place?",
+        "Lie-in or an early walk on Sunday?", "Train or drive up to see Mum this time?", "Salad or a proper lunch today?",
+        "Should I go to the stand-up night on Thursday?", "How would I want to celebrate my birthday?",
+        "Start-up or big firm, which would suit me better?", "Is that wool coat worth the money for me?",
+        "Guided tour or do Japan on our own?", "Would a spaniel fit my lifestyle?",
+        "Is camping this weekend a good call with the forecast and my back?", "Worth a swim on the way home?",
+        "Can I get away with trainers at the office?", "Should I go for clear aligners or metal braces?",
+        "Should I take the promotion if it means more travel, knowing me?", "What should I make for the potluck?",
+        # likes, dislikes, habits
+        "Do I eat coriander?", "Sweet or savoury breakfast, what's my usual?", "Am I a big-crowds person?",
+        "Do I usually grab the window seat on trains?", "What time do I normally get up?",
+        "Morning or evening runs, which do I prefer?", "Am I off lamb?", "What colour car would I go for?",
+        "Kindle or paperbacks for me?", "At the ramen place, what do I usually order?",
+        "Airbnb or hotel, which do I tend to book?", "Do I cope badly with the heat?", "Which toothpaste do I buy?",
+        "What sort of games am I into?", "Cat person or dog person, me?", "Weekends: out and about or at home?",
+        "Spicy or mild wings for me?",
+    ],
+    "emotion": [
+        "How did I take it when the house offer fell through?", "Was the cup final a big deal for me?",
+        "Am I still lying awake over the mortgage?", "Am I still hung up on the falling-out with Jo?",
+        "Failing the MOT, did that wind me up?", "First week with braces, was I self-conscious?",
+        "After getting called out in the meeting, how long did it take me to get over it?",
+        "Leo boarding for the first time, was I fretting?", "The botched interview, did it knock me?",
+        "How fuming was I about the builders overcharging?", "Since making up with my brother, am I lighter?",
+        "Waiting on the scan results, was I on edge?", "The old family house being sold, did I mind?",
+        "New boss, do I feel settled with her?", "First time on the motorway, how jittery was I?",
+        "Quitting the bank job, relief or regret?", "When the rent went up, was I livid?",
+        "Leaving the old team, was I gutted?", "The night the cat went missing, what state was I in?",
+        "Work lately, am I just going through the motions?", "Winning the raffle, did that make my week?",
+        "Graduation day, did I well up?", "Getting stood up by Sam, did it bother me?",
+        "Birthday on my own, was it a lonely one?", "Signing for the house, calm or terrified?",
+        "Was I pleased with how the speech went?", "Still bringing work worries to bed?", "Mia's prize day, was I proud?",
+        "Nights on the ward with Dad, did they take it out of me?",
+        "Since moving to Glasgow, do I still feel a bit cut off?",
+    ],
+    "plan": [
+        "What's next with the braces?", "What's the next move on the visa?", "Where am I in the plan?",
+        "After the personal statement, what's the next step?", "Kitchen plan: after the electrics, what comes?",
+        "Step two of the savings plan?", "What's this week's bit of the couch-to-5k?",
+        "For the café plan, what do we do first?", "How did we order the steps for selling the flat?",
+        "Revision plan: which topic am I meant to be on?", "Once the forms are signed, what do I do?",
+        "Wedding running order: what's after the speeches?", "Final step of the move plan?",
+        "Swimming plan, what's the next stage?", "Career switch: where does it start?",
+        "After IELTS, what's the next bit of the study-abroad plan?", "Sleep training plan for the baby, which stage now?",
+        "Road trip day four, where are we headed?", "Weaning plan, what gets added next?",
+        "Coding plan: which module comes after Python basics?",
+    ],
+    "frame": [
+        "What are we doing in this session?", "Which chapter is this lesson covering?", "Is this the mock negotiation now?",
+    ],
+    "general": [
+        "Everything you've picked up about my family, what is it?", "Go on, run me through all the stuff you have stored on me",
+    ],
+}
