@@ -390,7 +390,8 @@ def test_last_time_asks_about_an_ended_frame_while_another_is_active(mem: mnemir
     assert ("other_frame" in hit.flags) is not past
     assert ("belongs to another frame (眼科复查)" in hit.reasons) is not past
     if past:
-        assert "weak" not in hit.flags and hit.score > 0.35  # not scaled by other_frame_factor 0.35 (~0.17 without)
+        # not scaled by other_frame_factor 0.35 (about 0.33, an English query on a Chinese memory; about 0.12 scaled)
+        assert "weak" not in hit.flags and hit.score > 0.25
 
 
 # -- a fact may record a status question's outcome ---------------------------------------------------

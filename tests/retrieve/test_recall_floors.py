@@ -126,3 +126,19 @@ def test_the_users_own_state_has_the_present_states_score_floor(mem: mnemir.Memo
     by_id = {h.id: h for h in result.hits}
     assert wrist.id in by_id and "weak" not in by_id[wrist.id].flags
     assert van.id not in by_id or "weak" in by_id[van.id].flags
+
+
+@pytest.mark.parametrize(("text", "factor"), [
+    ("My passport expires in May 2027", 1.0),  # same language: the cosine as it is
+    ("我的护照2027年5月到期", 0.8),  # across languages: loosely related texts score like close ones, so scaled
+])
+def test_a_cosine_across_languages_is_scaled(mem: mnemir.Memory, now: datetime, text: str, factor: float) -> None:
+    from mnemir.retrieve.ranking import Candidate, relevance
+
+    record = add(mem, now, text, "Fact", {"entity": "passport", "attribute": "expiry", "value": "2027-05"}, days=3)
+    ask = intent("When does my passport run out?", "fact_lookup", ("Fact",))
+
+    value, _ = relevance(Candidate(record, similarity=0.5), ask, RankingConfig())
+
+    assert value == pytest.approx(0.5 * factor)
+    assert relevance(Candidate(record, similarity=0.5), ask, RankingConfig(cross_language_factor=1.0))[0] == 0.5

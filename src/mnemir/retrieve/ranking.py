@@ -23,6 +23,7 @@ from mnemir.retrieve.lexical import ENUM_LIKE, shared_terms
 from mnemir.retrieve.wording import ARRANGEMENT_FORM, asks_about_now, points_here
 from mnemir.store.filters import FilterNode, matches
 from mnemir.understand.entities import aliases
+from mnemir.understand.lexicon import language_of
 
 #: the roles a recalled memory plays, in the order a Context presents them
 RECALL_ROLES = ("answer", "current", "task", "background", "caution", "hypothesis", "context", "dialogue")
@@ -111,6 +112,9 @@ class RankingConfig:
     #: the user's present state needs less: it matters even when it shares few words with the query (so does what
     #: was said in the active frame, for a query that points at it: "this one", "here", "今天")
     current_min_relevance: float = 0.08
+    #: the embedder's cosine across languages (an English query, a Chinese memory) is scaled by this: loosely
+    #: related texts in two languages score like close ones in one
+    cross_language_factor: float = 0.8
     #: a thin answer is topped up with memories under the floors down to this relevance, labelled weak
     weak_min_relevance: float = 0.05
     #: the best keyword match in the scope (text rank 1, any type) that shares a topic word with the query counts at
@@ -173,7 +177,7 @@ class RankingConfig:
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
                      "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit",
-                     "weak_min_relevance"):
+                     "weak_min_relevance", "cross_language_factor"):
             self._check_range(name, 0.0, 1.0)
         self._check_range("remaining_cue_factor", 1.0, 5.0)
 
@@ -353,12 +357,19 @@ def _ago(age: timedelta) -> str:
 
 
 # -- scoring -------------------------------------------------------------------------------------
+@lru_cache(maxsize=65536)
+def _language(text: str) -> str:
+    return language_of(text)
+
+
 def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[float, list[str]]:
     """How close a memory is to the query, before roles: cosine + keyword and entity agreement."""
     reasons = []
     value = max(c.similarity, 0.0)
     if c.vector_rank is not None:
         reasons.append(f"semantic similarity {c.similarity:.2f}")
+    if value and _language(intent.query) != _language(c.record.text):
+        value *= config.cross_language_factor
     if c.text_rank is not None:
         bonus = config.text_bonus_top3 if c.text_rank <= 3 else config.text_bonus_top10 if c.text_rank <= 10 else 0
         if bonus:
