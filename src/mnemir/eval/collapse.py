@@ -60,7 +60,8 @@ DATA_FILES = ("task_fact.yaml", "preference_present.yaml", "emotion_fact.yaml", 
               "heldout10.yaml", "heldout11.yaml", "heldout12.yaml",
               "heldout13.yaml", "heldout14.yaml",
               "heldout15.yaml", "heldout16.yaml",
-              "heldout17.yaml", "heldout18.yaml", "heldout19.yaml", "heldout20.yaml", "fresh.yaml")
+              "heldout17.yaml", "heldout18.yaml", "heldout19.yaml", "heldout20.yaml",
+              "heldout21.yaml", "heldout22.yaml", "fresh.yaml")
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
 
 
