@@ -286,7 +286,7 @@ def test_advice_form_reads_how_should_i(query: str, expected: bool) -> None:
     ("Where do things stand between me and the bank?", False), ("What's the rent between May and June?", False),
     # a person's 状态 is how they are; an application's is where it stands
     ("拔完牙这两天我是个什么状态？", True), ("签完合同那天大家什么状态？", True), ("那天他是个啥状态？", True),
-    ("签证申请是什么状态？", False), ("订单状态怎么样了？", False),
+    ("签证申请是什么状态？", False), ("订单状态怎么样了？", False), ("订单还有其他什么状态？", False),
 ])
 def test_reaction_form_reads_feelings_asked_without_feeling_words(query: str, expected: bool) -> None:
     assert bool(REACTION_FORM.search(query)) is expected
@@ -478,6 +478,7 @@ def test_another_frames_fact_gives_way_to_the_frame_in_force_on_the_same_topic(m
     ("What's next on the typewriter?", True), ("What comes next for the visa?", True),
     ("What do I do after the forms are in?", True), ("What's the next step?", True),
     ("接下来几天天气怎么样？", False), ("When is the next bus?", False), ("Who's next door?", False),
+    ("What's next week looking like?", False), ("What's next door to the hotel?", False),
 ])
 def test_next_form_reads_questions_about_the_next_step(query: str, expected: bool) -> None:
     assert bool(NEXT_FORM.search(query)) is expected

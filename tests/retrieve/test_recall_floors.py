@@ -60,7 +60,7 @@ def test_a_thin_answer_is_topped_up_with_plain_memories_labelled_weak(
     shown = {h.id for h in result.hits}
     assert {lawsuit["answer"].id, lawsuit["hearing"].id, lawsuit["claim"].id} <= shown
     assert all("weak" in h.flags for h in result.hits)
-    assert any("passed the relevance floor" in note for note in result.notes)
+    assert "nothing passed the relevance floor; showing the closest memories, labelled weak" in result.notes
     # what speaks against itself is no filler: a completed task, a fact of an ended frame, a feeling, a preference
     for key in ("evidence", "mediation", "rant", "habit"):
         assert lawsuit[key].id not in shown, key
@@ -138,7 +138,64 @@ def test_a_cosine_across_languages_is_scaled(mem: mnemir.Memory, now: datetime, 
     record = add(mem, now, text, "Fact", {"entity": "passport", "attribute": "expiry", "value": "2027-05"}, days=3)
     ask = intent("When does my passport run out?", "fact_lookup", ("Fact",))
 
-    value, _ = relevance(Candidate(record, similarity=0.5), ask, RankingConfig())
+    value, reasons = relevance(Candidate(record, similarity=0.5), ask, RankingConfig())
 
     assert value == pytest.approx(0.5 * factor)
+    assert ("across languages (similarity x 0.8)" in reasons) is (factor < 1.0)
     assert relevance(Candidate(record, similarity=0.5), ask, RankingConfig(cross_language_factor=1.0))[0] == 0.5
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Lunch with 老王 at noon", "en"),  # a name in the other script does not change the language
+    ("我的护照2027年5月到期", "zh"), ("2027-05", None),  # no letters: no language, no scaling
+])
+def test_the_language_of_a_text_is_the_script_it_is_mostly_written_in(text: str, language: str | None) -> None:
+    from mnemir.retrieve.ranking import _language
+
+    assert _language(text) == language
+
+
+def test_a_note_says_how_many_passed_when_a_thin_answer_is_topped_up(mem: mnemir.Memory, now: datetime,
+                                                                    lawsuit: dict[str, mnemir.MemIR]) -> None:
+    # the floors as shipped, one memory passes (the hearing, by its words); the rest of k=3 are weak fillers
+    mem.recall_config = RecallConfig(ranking=RankingConfig(min_relevance=0.3, weak_min_relevance=0.0))
+    result = mem.recall(QUERY, user="alice", k=3, now=now, intent=intent(QUERY, "fact_lookup", ("Fact",)))
+
+    passed = [h for h in result.hits if "weak" not in h.flags]
+    assert passed and len(result.hits) == 3
+    n = len(passed)
+    assert f"only {n} memor{'y' if n == 1 else 'ies'} passed the relevance floor; the closest others follow, " \
+           "labelled weak" in result.notes
+
+
+def test_a_task_a_status_question_left_out_is_not_brought_back_as_a_filler(mem: mnemir.Memory,
+                                                                           now: datetime) -> None:
+    visa = add(mem, now, "Submit the Japan work visa application at the consulate", "Task",
+               {"goal": "submit visa application", "status": "in_progress"}, days=5)
+    photos = add(mem, now, "Get new passport photos taken", "Task", {"goal": "passport photos", "status": "pending"},
+                 days=6)
+    query = "Where does my Japan work visa application stand?"
+    # every task passes the relevance floor; focus_status keeps only those close to the best-matching one
+    mem.recall_config = RecallConfig(ranking=RankingConfig(min_relevance=0.0, status_focus_margin=0.01),
+                                     weak_fallback=3)
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "task_status", ("Task", "Plan")))
+
+    ids = [h.id for h in result.hits]
+    assert ids[0] == visa.id
+    assert photos.id not in ids
+
+
+def test_no_lift_above_preferences_that_are_not_shown(mem: mnemir.Memory, now: datetime) -> None:
+    add(mem, now, "I love working from the kitchen table, near the window and the kettle", "Preference",
+        {"subject": "working at the kitchen table", "preference_type": "like"}, days=300)
+    wrist = add(mem, now, "The physio says I have RSI in my right wrist: external keyboard, screen at eye level",
+                "Fact", {"entity": "user", "attribute": "wrist RSI", "value": "external keyboard"}, days=7)
+    query = "Should I just set up at the kitchen table again today?"
+    # a score floor no memory reaches: the preference is cut, so nothing is lifted above it
+    mem.recall_config = RecallConfig(ranking=RankingConfig(min_score=0.99, weak_min_relevance=1.0))
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "preference", ("Preference", "Fact")))
+
+    lifted = [h for h in result.hits if "the present state ranks above background preferences" in h.reasons]
+    assert not lifted
+    assert all("weak" in h.flags for h in result.hits if h.id == wrist.id)

@@ -299,14 +299,15 @@ def lift_present(scored: list[Scored], kind: str, config: RankingConfig) -> None
         return
     if kind not in ("preference", "general"):
         return
-    prefs = [s.score for s in scored if s.role == "background"]
+    # only preferences that will be shown: lifting above one that is cut would show the present state alone
+    prefs = [s.score for s in scored if s.role == "background" and (s.strength >= config.min_score or s.listed)]
     if not prefs:
         return
     current = sorted((s for s in scored if s.role == "current"), key=lambda s: -s.relevance)
     for s in current[: config.max_current_lifted]:
+        s.listed = True  # placed at or above the preferences shown, so shown with them: its floor is the present state's
         if s.score <= max(prefs):
             s.score = round(max(prefs) + 0.001, 4)
-            s.listed = True  # placed above the preferences, so shown with them: its floor is the present state's
             s.reasons.append("the present state ranks above background preferences")
 
 

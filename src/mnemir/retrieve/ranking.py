@@ -23,7 +23,6 @@ from mnemir.retrieve.lexical import ENUM_LIKE, shared_terms
 from mnemir.retrieve.wording import ARRANGEMENT_FORM, asks_about_now, points_here
 from mnemir.store.filters import FilterNode, matches
 from mnemir.understand.entities import aliases
-from mnemir.understand.lexicon import language_of
 
 #: the roles a recalled memory plays, in the order a Context presents them
 RECALL_ROLES = ("answer", "current", "task", "background", "caution", "hypothesis", "context", "dialogue")
@@ -357,9 +356,18 @@ def _ago(age: timedelta) -> str:
 
 
 # -- scoring -------------------------------------------------------------------------------------
-@lru_cache(maxsize=65536)
-def _language(text: str) -> str:
-    return language_of(text)
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+@lru_cache(maxsize=4096)
+def _language(text: str) -> str | None:
+    """The script a text is mostly written in ("zh" or "en"), or None when it has no letters ("2027-05"): a
+    name in the other script ("Lunch with 老王 at noon") does not make an English text Chinese."""
+    han, latin = len(_HAN.findall(text)), len(_LATIN.findall(text))
+    if not han and not latin:
+        return None
+    return "zh" if han * 3 >= latin else "en"
 
 
 def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[float, list[str]]:
@@ -368,8 +376,10 @@ def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[
     value = max(c.similarity, 0.0)
     if c.vector_rank is not None:
         reasons.append(f"semantic similarity {c.similarity:.2f}")
-    if value and _language(intent.query) != _language(c.record.text):
+    asked_in, written_in = _language(intent.query), _language(c.record.text)
+    if value and asked_in and written_in and asked_in != written_in and config.cross_language_factor < 1.0:
         value *= config.cross_language_factor
+        reasons.append(f"across languages (similarity x {config.cross_language_factor:g})")
     if c.text_rank is not None:
         bonus = config.text_bonus_top3 if c.text_rank <= 3 else config.text_bonus_top10 if c.text_rank <= 10 else 0
         if bonus:

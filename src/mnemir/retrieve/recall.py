@@ -132,7 +132,7 @@ class Recall:
     hits: list[RecallHit]
     context: Context
     #: true when nothing of the intended types was good enough and other types were used (roles kept), or when
-    #: nothing passed the relevance floor and the closest memories are shown, flagged weak
+    #: memories under the floors are shown, flagged weak (nothing passed them, or too few did)
     widened: bool = False
     notes: list[str] = field(default_factory=list)
 
@@ -170,6 +170,7 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
         intent, where = _switched(intent, settled), None
     past = asks_about_past(intent.query, intent.time_range, now)
     ranked = _rank(pool, intent, where, now, config, ontology, frames, store, past)
+    scored_ids = {s.record.id for s in ranked}  # judged already: the top-up never brings one back
     ranked = focus_status(ranked, intent.kind, config.ranking)
     ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool, past)
     if not past:
@@ -178,7 +179,8 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     lift_present(ranked, intent.kind, config.ranking)
     kept, replaced_notes = drop_replaced(order_hits(above_floor(ranked, config.ranking)), past)
     notes += replaced_notes
-    kept, weak_notes = _top_up(kept, ranked, pool, intent, where, now, config, ontology, frames, past, k)
+    kept, weak_notes = _top_up(kept, ranked, scored_ids | {s.record.id for s in ranked}, pool, intent, where, now,
+                               config, ontology, frames, past, k)
     notes += weak_notes
     ranked = kept
     widened, widen_notes = _widening(ranked, intent, k)
@@ -296,41 +298,44 @@ def _score(c: Candidate, intent: IntentLike, where: FilterNode | None, now: date
     return score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=floor_off)
 
 
-def _top_up(kept: list[Scored], ranked: Sequence[Scored], pool: Mapping[str, Candidate], intent: IntentLike,
-            where: FilterNode | None, now: datetime, config: RecallConfig, ontology: Ontology, frames: FrameState,
-            past: bool, k: int) -> tuple[list[Scored], list[str]]:
+def _top_up(kept: list[Scored], ranked: Sequence[Scored], scored_ids: set[str], pool: Mapping[str, Candidate],
+            intent: IntentLike, where: FilterNode | None, now: datetime, config: RecallConfig, ontology: Ontology,
+            frames: FrameState, past: bool, k: int) -> tuple[list[Scored], list[str]]:
     """Never nothing, and never a thin answer, when more passed the role gates: when nothing passed the floors, the
     closest of what was scored; then, while fewer than ``weak_fallback`` are shown, the closest plain memories
-    under the relevance floor. Both labelled weak."""
+    under the relevance floor (never one scored and set aside: replaced, or a task a status question left out).
+    Both labelled weak."""
     want = min(k, config.weak_fallback)
     if len(kept) >= want:
         return kept, []
-    notes = []
     weak: list[Scored] = []
     if not kept:
         weak = sorted((s for s in ranked if s.replaced_by is None), key=lambda s: (-s.relevance, s.record.id))[:want]
-        if weak:
-            notes.append("nothing passed the relevance floor; showing the closest memories, labelled weak")
+        for s in weak:
+            s.reasons.append("under the score floor: shown because nothing passed it")
     if len(kept) + len(weak) < want:
-        seen = {s.record.id for s in ranked}
         rest = [s for s in (_score(c, intent, where, now, config, ontology, frames, past, floor_off=True)
-                            for mid, c in pool.items() if mid not in seen) if s is not None and _plain(s)
+                            for mid, c in pool.items() if mid not in scored_ids) if s is not None and _plain(s)
                 and s.relevance >= config.ranking.weak_min_relevance]
         more = sorted(rest, key=lambda s: (-s.relevance, s.record.id))[: want - len(kept) - len(weak)]
-        if more and not notes:
-            notes.append(f"only {len(kept)} memor{'y' if len(kept) == 1 else 'ies'} passed the relevance floor; "
-                         "the closest others follow, labelled weak")
+        for s in more:
+            s.reasons.append("under the relevance floor: shown because too few memories passed it")
         weak += more
     for s in weak:
         s.flags.append("weak")
-        s.reasons.append("below the relevance floor: shown because too few memories passed it")
-    return kept + weak, notes
+    if not weak:
+        return kept, []
+    if not kept:
+        return weak, ["nothing passed the relevance floor; showing the closest memories, labelled weak"]
+    return kept + weak, [f"only {len(kept)} memor{'y' if len(kept) == 1 else 'ies'} passed the relevance floor; "
+                         "the closest others follow, labelled weak"]
 
 
 def _plain(s: Scored) -> bool:
-    """Nothing speaks against it but its distance: an answer or present state, not from another frame, not an
-    earlier setting, not a closed task. Preferences and feelings are left out: which of them still holds is
-    judged against the others, and those under the floor were not judged."""
+    """Nothing known against it but its distance: an answer, present state or open task, not flagged as from
+    another frame or fading. Preferences and feelings are left out: which of them still holds is judged against
+    the others, and memories under the floor are not judged against the others (a filler fact is not checked
+    for conflicts with the facts shown)."""
     if s.role not in ("answer", "current", "task") or s.record.type in ("Preference", "EmotionalState"):
         return False
     if any(flag in s.flags for flag in ("other_frame", "outdated", "faded", "emotion")):

@@ -52,7 +52,7 @@ def asks_about_past(query: str, time_range: tuple[datetime | None, datetime | No
 
 #: wording that asks how the user reacted or is coping (a question about feelings without the word "feel")
 REACTION_FORM = re.compile(
-    r"感受|心态|情绪|心里|(?:我|大家|他|她|孩子|人)(?:是)?(?:个)?(?:什么|啥)状态|受得了|扛得住|难受吗|还好吗|什么反应|想开了|释怀|还有意见|有怨气|闹僵|处得|"
+    r"感受|心态|情绪|心里|(?:我|大家|(?<!其)他|她|孩子|人)(?:是)?(?:个)?(?:什么|啥)状态|受得了|扛得住|难受吗|还好吗|什么反应|想开了|释怀|还有意见|有怨气|闹僵|处得|"
     r"关系(?:怎么样|咋样|如何|好点)|开心|高兴|乐不乐|乐呵|劲头|干劲|兴致|起劲|带劲|沮丧|郁闷|"
     r"\b(?:enjoy(?:s|ed|ing)?|having fun|excited|motivated|happy (?:with|about)|proud)\b|\bhow (?:am|was|were|have) i (?:doing|holding up|coping|"
     r"taking|handling|getting on|been)\b|\bhow did i (?:take|handle|cope|react|deal|feel|find)\b|"
@@ -93,7 +93,8 @@ DOING_FORM = re.compile(
     r"to do|needs? doing|to be done|my plans?|on my plate)\b", re.I)
 #: wording that asks for the next step of something under way (a plan's step, not a fact about it)
 NEXT_FORM = re.compile(
-    r"接下来(?:该|要|得)?(?:干|做|弄|办|搞)|下一步|然后(?:该|要)(?:干|做|弄)|\bwhat(?:'s| is| comes) next\b|"
+    r"接下来(?:该|要|得)?(?:干|做|弄|办|搞)|下一步|然后(?:该|要)(?:干|做|弄)|\bwhat(?:'s| is| comes) next\b(?!\s+(?:week|month|year|time|door|weekend|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday))|"
     r"\bnext step\b|\bwhat do i do (?:after|once|next)\b", re.I)
 #: wording that asks for an attribute's value (which, where, when, how much): a question a fact answers
 FACT_FORM = re.compile(
