@@ -94,12 +94,21 @@ def test_weak_min_relevance_is_range_checked() -> None:
     assert err.value.field == "weak_min_relevance"
 
 
-def test_the_present_state_ranked_above_shown_preferences_is_shown_too(mem: mnemir.Memory, now: datetime) -> None:
+ADVICE = "Should I just set up at the kitchen table again today?"
+
+
+@pytest.fixture
+def wrist(mem: mnemir.Memory, now: datetime) -> mnemir.MemIR:
+    """An old habit and the user's present state that conflicts with it (sharing few words with ADVICE)."""
     add(mem, now, "I love working from the kitchen table, near the window and the kettle", "Preference",
         {"subject": "working at the kitchen table", "preference_type": "like"}, days=300)
-    wrist = add(mem, now, "The physio says I have RSI in my right wrist: external keyboard, screen at eye level",
-                "Fact", {"entity": "user", "attribute": "wrist RSI", "value": "external keyboard"}, days=7)
-    query = "Should I just set up at the kitchen table again today?"
+    return add(mem, now, "The physio says I have RSI in my right wrist: external keyboard, screen at eye level",
+               "Fact", {"entity": "user", "attribute": "wrist RSI", "value": "external keyboard"}, days=7)
+
+
+def test_the_present_state_ranked_above_shown_preferences_is_shown_too(mem: mnemir.Memory, now: datetime,
+                                                                       wrist: mnemir.MemIR) -> None:
+    query = ADVICE
     ask = intent(query, "preference", ("Preference", "Fact"))
     # a score floor the wrist's own score cannot reach (its words share little with the query), the preference's can
     mem.recall_config = RecallConfig(ranking=RankingConfig(min_score=0.3))
@@ -185,12 +194,9 @@ def test_a_task_a_status_question_left_out_is_not_brought_back_as_a_filler(mem: 
     assert photos.id not in ids
 
 
-def test_no_lift_above_preferences_that_are_not_shown(mem: mnemir.Memory, now: datetime) -> None:
-    add(mem, now, "I love working from the kitchen table, near the window and the kettle", "Preference",
-        {"subject": "working at the kitchen table", "preference_type": "like"}, days=300)
-    wrist = add(mem, now, "The physio says I have RSI in my right wrist: external keyboard, screen at eye level",
-                "Fact", {"entity": "user", "attribute": "wrist RSI", "value": "external keyboard"}, days=7)
-    query = "Should I just set up at the kitchen table again today?"
+def test_no_lift_above_preferences_that_are_not_shown(mem: mnemir.Memory, now: datetime,
+                                                     wrist: mnemir.MemIR) -> None:
+    query = ADVICE
     # a score floor no memory reaches: the preference is cut, so nothing is lifted above it
     mem.recall_config = RecallConfig(ranking=RankingConfig(min_score=0.99, weak_min_relevance=1.0))
 
