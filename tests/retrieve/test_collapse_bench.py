@@ -66,7 +66,8 @@ LATER_FILES = [("dev2.yaml", "dev", "d2-", 16, 0, True), ("dev3.yaml", "dev", "d
                ("heldout15.yaml", "heldout", "h15-", 20, 5, True), ("heldout16.yaml", "heldout", "h16-", 20, 5, True),
                ("heldout17.yaml", "heldout", "h17-", 20, 5, True), ("heldout18.yaml", "heldout", "h18-", 20, 5, True),
                ("heldout19.yaml", "heldout", "h19-", 20, 5, True), ("heldout20.yaml", "heldout", "h20-", 20, 5, True),
-               ("heldout21.yaml", "heldout", "h21-", 20, 5, True), ("heldout22.yaml", "heldout", "h22-", 20, 5, True)]
+               ("heldout21.yaml", "heldout", "h21-", 20, 5, True), ("heldout22.yaml", "heldout", "h22-", 20, 5, True),
+               ("heldout23.yaml", "heldout", "h23-", 20, 5, True), ("heldout24.yaml", "heldout", "h24-", 20, 5, True)]
 
 
 @pytest.mark.parametrize(("source", "split", "prefix", "least", "build_every", "every_symptom"), LATER_FILES)
