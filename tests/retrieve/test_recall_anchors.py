@@ -504,3 +504,16 @@ def test_a_plan_guess_with_next_step_wording_is_kept(mem: mnemir.Memory, now: da
     unsure = intent(query, "plan", ("Plan", "Task"), confidence=0.43)
 
     assert settle(unsure, pool, RankingConfig(), now).kind == kind
+
+
+# -- the "did" of a wh-question ----------------------------------------------------------------------
+@pytest.mark.parametrize(("query", "status_cue"), [
+    ("What did the installer quote us?", False), ("Where did we put the spare key?", False),
+    ("Which card did the thief open, and when?", False), ("How much did I end up spending?", False),
+    ("Did you book the dentist?", True), ("Did the refund come through yet?", True),  # yes/no: is it done?
+    ("What did you book, and is it paid yet?", True),  # another status word stays a cue
+])
+def test_the_did_of_a_wh_question_is_no_status_cue(query: str, status_cue: bool) -> None:
+    from mnemir.retrieve.evidence import TASK_CUES, cues
+
+    assert ("status_q" in cues(query, TASK_CUES)) is status_cue

@@ -38,6 +38,7 @@ from mnemir.retrieve.wording import (
     PROGRESS_FORM,
     REACTION_FORM,
     REMAINING_FORM,
+    WH_DID,
 )
 from mnemir.understand.lexicon import CUES
 
@@ -88,8 +89,10 @@ FORMS: dict[tuple[str, ...], tuple[tuple[str, re.Pattern[str]], ...]] = {
 
 
 def cues(query: str, groups: tuple[str, ...]) -> list[str]:
-    return [g for g in groups if CUES[g].search(query)] + [name for name, form in FORMS.get(groups, ())
-                                                           if form.search(query)]
+    found = [g for g in groups if CUES[g].search(query)]
+    if "status_q" in found and not CUES["status_q"].search(WH_DID.sub(" ", query)):
+        found.remove("status_q")  # only the "did" of a wh-question: it asks what happened, not whether it is done
+    return found + [name for name, form in FORMS.get(groups, ()) if form.search(query)]
 
 
 def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,

@@ -103,6 +103,10 @@ FACT_FORM = re.compile(
     r"what did .{1,40} (?:show|say|find|come back with)|where(?:'s| is| are| was)|when(?:'s| is| does| do| are| was)|which|"
     r"who(?:'s| is| was)|how (?:much|many|long|old|far|big|often|slow|fast|heavy))\b", re.I)
 
+#: a wh-question in the past ("What did the installer quote us?", "Where did we put the spare key?"): its "did" asks
+#: for what happened or was said, not whether a task is done ("Did you book it?")
+WH_DID = re.compile(r"\b(?:what|where|who|whom|which|when|how much|how many)\b[^?？]{0,30}?\bdid (?:you|i|we|the)\b", re.I)
+
 #: wording that asks how something is going to be arranged ("where is it going to live?", "打算放哪"):
 #: an open task that shares the topic is the arrangement under way, shown as a task
 ARRANGEMENT_FORM = re.compile(
