@@ -91,7 +91,9 @@ FORMS: dict[tuple[str, ...], tuple[tuple[str, re.Pattern[str]], ...]] = {
 def cues(query: str, groups: tuple[str, ...]) -> list[str]:
     found = [g for g in groups if CUES[g].search(query)]
     if "status_q" in found and not CUES["status_q"].search(WH_DID.sub(" ", query)):
-        found.remove("status_q")  # only the "did" of a wh-question: it asks what happened, not whether it is done
+        # only the "did" of a wh-question: it asks what happened, not whether it is done (read here, not in the
+        # lexicon's cue, which is also a feature the intent model was trained on)
+        found.remove("status_q")
     return found + [name for name, form in FORMS.get(groups, ()) if form.search(query)]
 
 

@@ -24,7 +24,6 @@ from mnemir.retrieve.ranking import (
     Scored,
     age_of,
     confidence_of,
-    is_user_state,
     norm_text,
     task_status,
 )
@@ -323,8 +322,7 @@ def _lift_present_feelings(scored: list[Scored], config: RankingConfig) -> None:
 
 
 def above_floor(scored: Iterable[Scored], config: RankingConfig) -> list[Scored]:
-    # the user's own state passes a lower relevance floor (few shared words): its score floor is lowered alike
+    # the user's own state passed a lower relevance floor (few shared words): its score floor is lowered alike
     scale = min(1.0, config.current_min_relevance / config.min_relevance) if config.min_relevance else 1.0
     low = config.min_score * scale
-    return [s for s in scored if s.strength >= config.min_score or s.listed
-            or (s.role == "current" and is_user_state(s.record) and s.strength >= low)]
+    return [s for s in scored if s.listed or s.strength >= (low if s.present_floor else config.min_score)]

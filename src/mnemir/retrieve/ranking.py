@@ -23,6 +23,7 @@ from mnemir.retrieve.lexical import ENUM_LIKE, shared_terms
 from mnemir.retrieve.wording import ARRANGEMENT_FORM, asks_about_now, points_here
 from mnemir.store.filters import FilterNode, matches
 from mnemir.understand.entities import aliases
+from mnemir.understand.lexicon import main_language
 
 #: the roles a recalled memory plays, in the order a Context presents them
 RECALL_ROLES = ("answer", "current", "task", "background", "caution", "hypothesis", "context", "dialogue")
@@ -224,6 +225,8 @@ class Scored:
     replaced_by: str | None = None
     #: its score before it was demoted as replaced (what its replacement may stand in with)
     score_before_replaced: float | None = None
+    #: it passed the present state's lower relevance floor (the user's own state): its score floor is lowered alike
+    present_floor: bool = False
 
     @property
     def record(self) -> MemIR:
@@ -356,18 +359,9 @@ def _ago(age: timedelta) -> str:
 
 
 # -- scoring -------------------------------------------------------------------------------------
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
-
-
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096)  # a memory's text is asked once per query that reaches it
 def _language(text: str) -> str | None:
-    """The script a text is mostly written in ("zh" or "en"), or None when it has no letters ("2027-05"): a
-    name in the other script ("Lunch with 老王 at noon") does not make an English text Chinese."""
-    han, latin = len(_HAN.findall(text)), len(_LATIN.findall(text))
-    if not han and not latin:
-        return None
-    return "zh" if han * 3 >= latin else "en"
+    return main_language(text)
 
 
 def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[float, list[str]]:
@@ -462,7 +456,8 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     factor *= _time_factor(record, intent, now, config, reasons)
     offset = config.role_offsets.get(intent.kind, {}).get(role, 0.0)
     strength = (rel + bonus) * factor
-    return Scored(c, role, round(strength + offset, 4), rel, round(strength, 4), reasons, flags, listed)
+    return Scored(c, role, round(strength + offset, 4), rel, round(strength, 4), reasons, flags, listed,
+                  present_floor=own_state)
 
 
 def _answers_whatever_its_wording(record: MemIR, role: str, intent: IntentLike, where: FilterNode | None,

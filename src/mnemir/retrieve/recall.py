@@ -179,8 +179,8 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     lift_present(ranked, intent.kind, config.ranking)
     kept, replaced_notes = drop_replaced(order_hits(above_floor(ranked, config.ranking)), past)
     notes += replaced_notes
-    kept, weak_notes = _top_up(kept, ranked, scored_ids | {s.record.id for s in ranked}, pool, intent, where, now,
-                               config, ontology, frames, past, k)
+    judged = scored_ids | {s.record.id for s in ranked}  # and what the graph walk added
+    kept, weak_notes = _top_up(kept, ranked, judged, pool, intent, where, now, config, ontology, frames, past, k)
     notes += weak_notes
     ranked = kept
     widened, widen_notes = _widening(ranked, intent, k)
@@ -298,7 +298,7 @@ def _score(c: Candidate, intent: IntentLike, where: FilterNode | None, now: date
     return score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=floor_off)
 
 
-def _top_up(kept: list[Scored], ranked: Sequence[Scored], scored_ids: set[str], pool: Mapping[str, Candidate],
+def _top_up(kept: list[Scored], ranked: Sequence[Scored], judged: set[str], pool: Mapping[str, Candidate],
             intent: IntentLike, where: FilterNode | None, now: datetime, config: RecallConfig, ontology: Ontology,
             frames: FrameState, past: bool, k: int) -> tuple[list[Scored], list[str]]:
     """Never nothing, and never a thin answer, when more passed the role gates: when nothing passed the floors, the
@@ -315,7 +315,7 @@ def _top_up(kept: list[Scored], ranked: Sequence[Scored], scored_ids: set[str], 
             s.reasons.append("under the score floor: shown because nothing passed it")
     if len(kept) + len(weak) < want:
         rest = [s for s in (_score(c, intent, where, now, config, ontology, frames, past, floor_off=True)
-                            for mid, c in pool.items() if mid not in scored_ids) if s is not None and _plain(s)
+                            for mid, c in pool.items() if mid not in judged) if s is not None and _plain(s)
                 and s.relevance >= config.ranking.weak_min_relevance]
         more = sorted(rest, key=lambda s: (-s.relevance, s.record.id))[: want - len(kept) - len(weak)]
         for s in more:
@@ -332,13 +332,12 @@ def _top_up(kept: list[Scored], ranked: Sequence[Scored], scored_ids: set[str], 
 
 
 def _plain(s: Scored) -> bool:
-    """Nothing known against it but its distance: an answer, present state or open task, not flagged as from
-    another frame or fading. Preferences and feelings are left out: which of them still holds is judged against
-    the others, and memories under the floor are not judged against the others (a filler fact is not checked
-    for conflicts with the facts shown)."""
+    """Nothing known against it but its distance: an answer, present state or open task, not from another frame.
+    Preferences and feelings are left out: which of them still holds is judged against the others, and memories
+    under the floor are not judged against the others (a filler fact is not checked for conflicts either)."""
     if s.role not in ("answer", "current", "task") or s.record.type in ("Preference", "EmotionalState"):
         return False
-    if any(flag in s.flags for flag in ("other_frame", "outdated", "faded", "emotion")):
+    if "other_frame" in s.flags:
         return False
     return s.record.type not in TASK_TYPES or task_status(s.record) in OPEN_STATUSES
 

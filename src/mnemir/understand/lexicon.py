@@ -5,14 +5,26 @@ from __future__ import annotations
 import re
 
 __all__ = ["AMBIGUOUS_EMOTION_WORDS", "CUES", "CUE_NAMES", "EMOTION_WORDS", "INTENSIFIERS", "SOFTENERS", "cue_vector",
-           "find_emotion", "language_of"]
+           "find_emotion", "language_of", "main_language"]
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+_LATIN = re.compile(r"[A-Za-z]")
 
 
 def language_of(text: str) -> str:
     """'zh' when the text has Chinese characters, else 'en'."""
     return "zh" if _CJK.search(text) else "en"
+
+
+def main_language(text: str) -> str | None:
+    """The script a text is mostly written in ('zh' or 'en'), or None when it has no letters ("2027-05"): unlike
+    :func:`language_of`, a name in the other script ("Lunch with 老王 at noon") does not make a text Chinese."""
+    han, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
+    if not han and not latin:
+        return None
+    return "zh" if han * 3 >= latin else "en"
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
