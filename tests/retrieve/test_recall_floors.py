@@ -206,3 +206,48 @@ def test_no_lift_above_preferences_that_are_not_shown(mem: mnemir.Memory, now: d
     assert not lifted
     shown = {h.id: h for h in result.hits}
     assert wrist.id in shown and "weak" in shown[wrist.id].flags  # shown only as the closest of a weak answer
+
+
+@pytest.fixture
+def allotment_show(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]:
+    """A fact question whose answer is an arrangement still under way (an open task), beside a settled fact."""
+    return {
+        "date": add(mem, now, "The allotment show is on Saturday 5 September in the church hall", "Fact",
+                    {"entity": "allotment show", "attribute": "date", "value": "5 September"}, days=20),
+        "judge": add(mem, now, "Ask Mr Patel to judge the giant marrow class at the allotment show", "Task",
+                     {"goal": "marrow class judge", "status": "in_progress"}, days=4),
+        "raffle": add(mem, now, "Collect raffle prizes from the garden centre", "Task",
+                      {"goal": "raffle prizes", "status": "pending"}, days=3),
+    }
+
+
+@pytest.mark.parametrize(("query", "task_shown"), [
+    ("Who's judging the giant marrow class?", True),  # present progressive: may ask about the arrangement under way
+    ("Who judges the giant marrow class?", False),  # a plain fact question: a task is no answer, not even weak
+])
+def test_an_open_task_fills_a_progressive_question_only_when_closest(
+        mem: mnemir.Memory, now: datetime, allotment_show: dict[str, mnemir.MemIR], query: str,
+        task_shown: bool) -> None:
+    mem.recall_config = RecallConfig(ranking=RankingConfig(min_relevance=0.9, weak_min_relevance=0.0))
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
+
+    by_id = {h.id: h for h in result.hits}
+    judge = allotment_show["judge"].id
+    assert (judge in by_id) is task_shown
+    if task_shown:
+        assert "weak" in by_id[judge].flags and by_id[judge].role == "task"
+    assert allotment_show["raffle"].id not in by_id  # shares no words with the question
+
+
+def test_an_open_task_is_no_filler_when_an_answer_shown_is_closer(mem: mnemir.Memory, now: datetime,
+                                                                 allotment_show: dict[str, mnemir.MemIR]) -> None:
+    query = "When is the allotment show being held?"
+    # the date passes the floor and is closer to the question than the judge task, which shares "allotment show"
+    mem.recall_config = RecallConfig(ranking=RankingConfig(min_relevance=0.3, weak_min_relevance=0.0))
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
+
+    ids = [h.id for h in result.hits]
+    assert ids[0] == allotment_show["date"].id
+    assert allotment_show["judge"].id not in ids

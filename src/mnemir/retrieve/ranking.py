@@ -20,7 +20,7 @@ from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology import norm_key, parse_deadline
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.retrieve.lexical import ENUM_LIKE, shared_terms
-from mnemir.retrieve.wording import ARRANGEMENT_FORM, asks_about_now, points_here
+from mnemir.retrieve.wording import ARRANGEMENT_FORM, PROGRESSIVE_FORM, asks_about_now, points_here
 from mnemir.store.filters import FilterNode, matches
 from mnemir.understand.entities import aliases
 from mnemir.understand.lexicon import main_language
@@ -310,11 +310,12 @@ def role_of(record: MemIR, intent: IntentLike, now: datetime, config: RankingCon
 
 # -- gates: what may not be recalled at all for this query -------------------------------------
 def gate(c: Candidate, role: str, intent: IntentLike, where: FilterNode | None, now: datetime,
-         config: RankingConfig) -> str | None:
-    """Why ``c`` must not be recalled for this query, or None when it may."""
+         config: RankingConfig, *, filler: bool = False) -> str | None:
+    """Why ``c`` must not be recalled for this query, or None when it may (``filler``: as a weak filler of a thin
+    answer)."""
     record = c.record
     if record.type in TASK_TYPES:
-        return _task_gate(c, intent, where, config)
+        return _task_gate(c, intent, where, config, filler)
     if record.type == "EmotionalState" and intent.kind != "emotion":
         weight = halving(age_of(record, now), config.emotion_half_life)
         if weight < config.emotion_min_weight:
@@ -326,7 +327,8 @@ def gate(c: Candidate, role: str, intent: IntentLike, where: FilterNode | None, 
     return None
 
 
-def _task_gate(c: Candidate, intent: IntentLike, where: FilterNode | None, config: RankingConfig) -> str | None:
+def _task_gate(c: Candidate, intent: IntentLike, where: FilterNode | None, config: RankingConfig,
+               filler: bool) -> str | None:
     status = task_status(c.record)
     asked_for = c.record.type in intent.types and where is not None and matches(where, c.record)
     if intent.kind == "task_status":
@@ -339,7 +341,8 @@ def _task_gate(c: Candidate, intent: IntentLike, where: FilterNode | None, confi
         return None
     if c.similarity >= config.task_context_similarity and intent.kind != "fact_lookup":
         return None
-    if intent.kind == "fact_lookup" and ARRANGEMENT_FORM.search(intent.query) and shared_terms(intent.query, c.record):
+    if intent.kind == "fact_lookup" and shared_terms(intent.query, c.record) and (
+            ARRANGEMENT_FORM.search(intent.query) or (filler and PROGRESSIVE_FORM.search(intent.query))):
         return None  # "where are they going to live?": the open task on it is the arrangement under way (a task)
     return "a task is not an answer to this kind of query"
 

@@ -291,7 +291,7 @@ def _score(c: Candidate, intent: IntentLike, where: FilterNode | None, now: date
            ontology: Ontology, frames: FrameState, past: bool, floor_off: bool = False) -> Scored | None:
     type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
     role = role_of(c.record, intent, now, config.ranking, type_role)
-    if gate(c, role, intent, where, now, config.ranking) is not None:
+    if gate(c, role, intent, where, now, config.ranking, filler=floor_off) is not None:
         return None
     if frames.active is not None and c.id == frames.active.id and intent.kind != "frame":
         return None  # shown apart, as the setting
@@ -314,9 +314,10 @@ def _top_up(kept: list[Scored], ranked: Sequence[Scored], judged: set[str], pool
         for s in weak:
             s.reasons.append("under the score floor: shown because nothing passed it")
     if len(kept) + len(weak) < want:
+        closest = max((s.candidate.similarity for s in kept), default=0.0)
         rest = [s for s in (_score(c, intent, where, now, config, ontology, frames, past, floor_off=True)
                             for mid, c in pool.items() if mid not in judged) if s is not None and _plain(s)
-                and s.relevance >= config.ranking.weak_min_relevance]
+                and s.relevance >= config.ranking.weak_min_relevance and _may_fill(s, intent, closest)]
         more = sorted(rest, key=lambda s: (-s.relevance, s.record.id))[: want - len(kept) - len(weak)]
         for s in more:
             s.reasons.append("under the relevance floor: shown because too few memories passed it")
@@ -329,6 +330,12 @@ def _top_up(kept: list[Scored], ranked: Sequence[Scored], judged: set[str], pool
         return weak, ["nothing passed the relevance floor; showing the closest memories, labelled weak"]
     return kept + weak, [f"only {len(kept)} memor{'y' if len(kept) == 1 else 'ies'} passed the relevance floor; "
                          "the closest others follow, labelled weak"]
+
+
+def _may_fill(s: Scored, intent: IntentLike, closest: float) -> bool:
+    """An open task fills a fact question's thin answer only when it is closer to the question than every answer
+    shown (the question then most likely asks about the arrangement under way, not a settled fact)."""
+    return not (intent.kind == "fact_lookup" and s.record.type in TASK_TYPES and s.candidate.similarity <= closest)
 
 
 def _plain(s: Scored) -> bool:

@@ -112,6 +112,12 @@ WH_DID = re.compile(r"\b(?:what|where|who|whom|which|when|how much|how many)\b[^
 ARRANGEMENT_FORM = re.compile(
     r"打算|准备在|要在哪|放哪|放在哪|\b(?:going to|gonna)\b", re.I)
 
+#: a wh-question in the present progressive ("Where are we meeting in March?", "Who's judging Best Rescue?"): it may
+#: ask about an arrangement still under way, or about a settled fact ("When am I seeing the doctor?"), so an open task
+#: on the topic may only fill a thin answer, never push a fact out
+PROGRESSIVE_FORM = re.compile(
+    r"\b(?:where|who|when|how|which)(?:'s|'re|\s+(?:am|are|is))\s+(?:\w+\s+){0,3}?(?:\w+ing|being\s+\w+)\b", re.I)
+
 
 #: wording by which a preference says it replaces an earlier habit ("I've switched to decaf", "现在改成早上去")
 CHANGE_WORDS = re.compile(
