@@ -212,7 +212,8 @@ def test_question_forms(pattern, text: str, expected: bool) -> None:  # type: ig
 
 @pytest.mark.parametrize("text, expected", [
     ("I've switched to decaf", True), ("现在改成早上去健身房", True), ("I love mushroom risotto", False),
-    ("我最喜欢每天早上跑五公里", False),
+    ("我最喜欢每天早上跑五公里", False), ("For the reunion this time I want a small table, not the big hall", True),
+    ("周末还是改去爬山吧", True), ("这回想坐高铁", True), ("我一直想学改装车", False),
 ])
 def test_change_wording(text: str, expected: bool) -> None:
     assert says_change(text) is expected

@@ -121,9 +121,10 @@ PROGRESSIVE_FORM = re.compile(
 
 #: wording by which a preference says it replaces an earlier habit ("I've switched to decaf", "现在改成早上去")
 CHANGE_WORDS = re.compile(
-    r"改成|改为|换成|改喝|改吃|不再|戒了|不.{0,2}了|现在|最近|以后|如今|开始|\b(?:switched|switch(?:ing)? to|changed|"
-    r"gone off|gone|went|turned|become|no longer|not any ?more|anymore|stopped|quit|gave up|given up|instead|"
-    r"these days|nowadays|lately|now|from now on|rather)\b", re.I)
+    r"改(?:成|为|喝|吃|玩|用|走|去|坐|到|在|穿|买|学|练|住|开|骑|报)|换成|不再|戒了|不.{0,2}了|现在|最近|以后|如今|开始|这回|"
+    r"这次|\b(?:switched|switch(?:ing)? to|changed|gone off|gone|went|turned|become|no longer|not any ?more|anymore|"
+    r"stopped|quit|gave up|given up|instead|these days|nowadays|lately|now|from now on|rather|this time|for this one)\b",
+    re.I)
 
 
 def says_change(text: str) -> bool:
