@@ -305,7 +305,7 @@ def test_a_change_statement_replaces_only_the_closest_earlier_preference(mem: mn
 
     result = mem.recall(query, user="alice", k=5, now=now, intent=ask)
 
-    # cosine to the change statement: black tea 0.54, clay pot 0.34 (both over changed_preference_similarity 0.3)
+    # cosine to the change statement: black tea 0.54, clay pot 0.34 (both over changed_preference_similarity 0.25)
     assert _ids(result) == [green.id, pot.id]
     assert "outdated" not in result.hits[1].flags
     assert result.notes == [f"1 replaced memory left out, the newer one is shown: {black.id} (by {green.id})"]

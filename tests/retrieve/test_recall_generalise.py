@@ -76,6 +76,26 @@ def test_a_newer_preference_that_says_it_changed_outdates_the_old_one(mem: mnemi
     assert any(old.id in note and new.id in note for note in result.notes)
 
 
+def test_a_preference_in_another_language_is_scaled_when_finding_what_a_change_replaced(
+        mem: mnemir.Memory, now: datetime) -> None:
+    from mnemir.retrieve.judgements import _pref_similarity
+    from mnemir.retrieve.ranking import Scored
+
+    english = add(mem, now, "I like my piano lessons early in the morning", "Preference",
+                  {"subject": "lesson time", "preference_type": "like"}, days=90)
+    chinese = add(mem, now, "我喜欢早上上钢琴课", "Preference", {"subject": "上课时间", "preference_type": "like"}, days=60)
+    newer = add(mem, now, "Evening lessons suit me better now", "Preference",
+                {"subject": "evening lessons", "preference_type": "like"}, days=2)
+    vectors = mem.store.vectors([english.id, chinese.id, newer.id])
+    scored = {r.id: Scored(Candidate(r), "background", 0.0) for r in (english, chinese, newer)}
+    config = RankingConfig()
+
+    raw = float(vectors[chinese.id] @ vectors[newer.id])
+    assert _pref_similarity(scored[chinese.id], scored[newer.id], vectors, config) == pytest.approx(raw * 0.8)
+    same = float(vectors[english.id] @ vectors[newer.id])
+    assert _pref_similarity(scored[english.id], scored[newer.id], vectors, config) == pytest.approx(same)
+
+
 def test_a_recent_feeling_answers_how_am_i_in_other_words(mem: mnemir.Memory, now: datetime) -> None:
     old = add(mem, now, "Waiting for the biopsy results had me terrified, I couldn't sleep for days",
               "EmotionalState", {"emotion_type": "fear", "intensity": 0.9}, days=35)

@@ -28,6 +28,7 @@ from mnemir.retrieve.ranking import (
     task_status,
 )
 from mnemir.retrieve.wording import says_change
+from mnemir.understand.lexicon import main_language
 
 
 # -- cross-memory judgements ---------------------------------------------------------------------
@@ -38,14 +39,14 @@ def demote_replaced(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray],
     _confident_first([s for s in scored if s.record.type in ("Fact", "Hypothesis")], config)
     prefs = sorted((s for s in scored if s.record.type == "Preference"),
                    key=lambda s: s.record.metadata.created_at)
-    closest = _closest_earlier(prefs, vectors)
+    closest = _closest_earlier(prefs, vectors, config)
     for i, older in enumerate(prefs):
         for newer in prefs[i + 1:]:
             if newer.record.metadata.created_at - older.record.metadata.created_at < DAY:
                 continue
             same_subject = norm_text(older.record.properties.get("subject")) == norm_text(
                 newer.record.properties.get("subject"))
-            sim = _cos(vectors.get(older.record.id), vectors.get(newer.record.id))
+            sim = _pref_similarity(older, newer, vectors, config)
             # "I've switched to ..." replaces the one earlier habit it is closest to, not every one it resembles
             changed = sim >= config.changed_preference_similarity and says_change(newer.record.text) \
                 and closest.get(newer.record.id) == older.record.id
@@ -56,15 +57,24 @@ def demote_replaced(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray],
                 break
 
 
-def _closest_earlier(prefs: Sequence[Scored], vectors: Mapping[str, np.ndarray]) -> dict[str, str]:
+def _closest_earlier(prefs: Sequence[Scored], vectors: Mapping[str, np.ndarray],
+                     config: RankingConfig) -> dict[str, str]:
     """For each preference, the id of the earlier one (a day or more before it) most similar to it."""
     out: dict[str, str] = {}
     for i, newer in enumerate(prefs):
         earlier = [s for s in prefs[:i] if newer.record.metadata.created_at - s.record.metadata.created_at >= DAY]
         if earlier:
-            best = max(earlier, key=lambda s: (_cos(vectors.get(s.record.id), vectors.get(newer.record.id)), s.record.id))
+            best = max(earlier, key=lambda s: (_pref_similarity(s, newer, vectors, config), s.record.id))
             out[newer.record.id] = best.record.id
     return out
+
+
+def _pref_similarity(a: Scored, b: Scored, vectors: Mapping[str, np.ndarray], config: RankingConfig) -> float:
+    """Cosine of two preferences, scaled like a query's across languages (the multilingual embedder puts loosely
+    related texts in two languages as close as related ones in one)."""
+    sim = _cos(vectors.get(a.record.id), vectors.get(b.record.id))
+    la, lb = main_language(a.record.text), main_language(b.record.text)
+    return sim * config.cross_language_factor if la and lb and la != lb else sim
 
 
 def feelings_move_on(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray], config: RankingConfig, *,

@@ -92,7 +92,7 @@ class RankingConfig:
     #: two preferences at least this similar are about the same thing: the older one is likely outdated
     stale_preference_similarity: float = 0.5
     #: ... or at least this similar when the newer one says the habit changed ("switched to", "改成", "现在")
-    changed_preference_similarity: float = 0.3
+    changed_preference_similarity: float = 0.25
     #: asked how the user feels now, an earlier feeling at least this similar to a later one has passed
     passed_feeling_similarity: float = 0.4
     #: how much an outdated (replaced) memory still counts
