@@ -251,3 +251,30 @@ def test_an_open_task_is_no_filler_when_an_answer_shown_is_closer(mem: mnemir.Me
     ids = [h.id for h in result.hits]
     assert ids[0] == allotment_show["date"].id
     assert allotment_show["judge"].id not in ids
+
+
+@pytest.mark.parametrize(("confidence", "unrelated_listed"), [
+    (0.95, True),  # a sure "what is left": every open task is listed, whatever its wording
+    (0.4, False),  # an unsure guess: only the open tasks on the question's topic
+])
+def test_an_unsure_what_is_left_guess_lists_only_open_tasks_on_its_topic(
+        mem: mnemir.Memory, now: datetime, confidence: float, unrelated_listed: bool) -> None:
+    deposit = add(mem, now, "Chase the landlord for the rest of my tenancy deposit", "Task",
+                  {"goal": "tenancy deposit", "status": "pending"}, days=4)
+    tax = add(mem, now, "Renew the car tax before the end of the month", "Task",
+              {"goal": "car tax", "status": "pending"}, days=2)
+    query = "How much of my tenancy deposit is the landlord keeping?"
+    mem.recall_config = RecallConfig(ranking=RankingConfig(weak_min_relevance=1.0))  # no weak fillers
+
+    result = mem.recall(query, user="alice", k=3, now=now,
+                        intent=intent(query, "open_tasks", ("Task", "Plan"), confidence=confidence))
+
+    ids = [h.id for h in result.hits]
+    assert ids[0] == deposit.id
+    assert (tax.id in ids) is unrelated_listed
+
+
+def test_focus_margins_are_range_checked() -> None:
+    with pytest.raises(mnemir.ValidationError) as err:
+        RankingConfig(open_focus_margin=-0.1)
+    assert err.value.field == "open_focus_margin"

@@ -256,9 +256,15 @@ def order_hits(scored: Iterable[Scored]) -> list[Scored]:
 
 
 # -- final shaping ---------------------------------------------------------------------------------
-def focus_status(scored: list[Scored], kind: str, config: RankingConfig) -> list[Scored]:
-    """A status question is about one task (or a few alike): tasks far below the best-matching one go."""
-    if kind != "task_status":
+def focus_status(scored: list[Scored], kind: str, config: RankingConfig, confidence: float = 1.0) -> list[Scored]:
+    """A status question is about one task (or a few alike): tasks far below the best-matching one go. So do they
+    for an unsure guess of "what is left" (a question with a topic, "what do I still have to chip in?", is often no
+    to-do question at all): the open tasks listed whatever their wording are then only those on its topic."""
+    if kind == "open_tasks" and confidence < config.trust_intent:
+        margin = config.open_focus_margin
+    elif kind == "task_status":
+        margin = config.status_focus_margin
+    else:
         return scored
     tasks = [s for s in scored if s.record.type in TASK_TYPES and s.candidate.via is None]
     if not tasks:
@@ -266,7 +272,7 @@ def focus_status(scored: list[Scored], kind: str, config: RankingConfig) -> list
     best = max(s.relevance for s in tasks)
     return [s for s in scored
             if s.record.type not in TASK_TYPES or s.candidate.via is not None
-            or s.relevance >= best - config.status_focus_margin]
+            or s.relevance >= best - margin]
 
 
 def open_steps_first(scored: Sequence[Scored], kind: str) -> None:

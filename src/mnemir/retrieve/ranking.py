@@ -159,6 +159,8 @@ class RankingConfig:
     switch_margin: float = 0.02
     #: for a status question, tasks this far below the best-matching task are about something else
     status_focus_margin: float = 0.15
+    #: ... and for an unsure guess of "what is left", open tasks this far below the best-matching one
+    open_focus_margin: float = 0.2
     #: the least final score a recalled memory needs (after role weighting, fading and demotions)
     min_score: float = 0.15
     #: at most this many present-state memories are lifted above background preferences
@@ -177,7 +179,7 @@ class RankingConfig:
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
                      "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit",
-                     "weak_min_relevance", "cross_language_factor"):
+                     "weak_min_relevance", "cross_language_factor", "status_focus_margin", "open_focus_margin"):
             self._check_range(name, 0.0, 1.0)
         self._check_range("remaining_cue_factor", 1.0, 5.0)
 

@@ -171,7 +171,7 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     past = asks_about_past(intent.query, intent.time_range, now)
     ranked = _rank(pool, intent, where, now, config, ontology, frames, store, past)
     scored_ids = {s.record.id for s in ranked}  # judged already: the top-up never brings one back
-    ranked = focus_status(ranked, intent.kind, config.ranking)
+    ranked = focus_status(ranked, intent.kind, config.ranking, intent.confidence)
     ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool, past)
     if not past:
         replacements_stand_in(ranked)
