@@ -225,6 +225,7 @@ def test_a_long_shot_feelings_guess_does_not_let_an_outburst_answer(mem: mnemir.
     (FACT_FORM, "How much do we pay each month?", True),
     (FACT_FORM, "豆豆多重了？", True),
     (FACT_FORM, "Has everyone got an invite?", False),
+    (FACT_FORM, "体检报告到时候发给谁？", True), (FACT_FORM, "续签要带哪些东西？", True), (FACT_FORM, "谁让你去的？", False),
 ])
 def test_question_forms(pattern, text: str, expected: bool) -> None:  # type: ignore[no-untyped-def]
     assert bool(pattern.search(text)) is expected

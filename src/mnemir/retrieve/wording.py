@@ -98,7 +98,8 @@ NEXT_FORM = re.compile(
     r"\bnext step\b|\bwhat do i do (?:after|once|next)\b", re.I)
 #: wording that asks for an attribute's value (which, where, when, how much): a question a fact answers
 FACT_FORM = re.compile(
-    r"哪家|哪里|哪儿|在哪|多少|几(?:点|号|天|个|次|岁|公里|块|件|月)|什么时候|哪天|是什么|叫什么|多大|多重|多高|多长|多远|多久|"
+    r"哪家|哪里|哪儿|在哪|哪些|多少|几(?:点|号|天|个|次|岁|公里|块|件|月)|什么时候|哪天|是什么|叫什么|多大|多重|多高|多长|多远|多久|"
+    r"(?:给|找|是|问)谁|谁(?:来|去|负责|管)|"
     r"\b(?:what(?:'s| is| are| was| were)|what(?: \w+){1,3} (?:am|is|are|was|were) (?:i|we|it|they)\b|"
     r"what did .{1,40} (?:show|say|find|come back with)|where(?:'s| is| are| was)|when(?:'s| is| does| do| are| was)|which|"
     r"who(?:'s| is| was)|how (?:much|many|long|old|far|big|often|slow|fast|heavy))\b", re.I)
