@@ -517,3 +517,34 @@ def test_the_did_of_a_wh_question_is_no_status_cue(query: str, status_cue: bool)
     from mnemir.retrieve.evidence import TASK_CUES, cues
 
     assert ("status_q" in cues(query, TASK_CUES)) is status_cue
+
+
+@pytest.fixture
+def retreat(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]:
+    """A half-remembered rule and the confirmed one (entities told apart by a remark in brackets, as an extractor
+    keeping both would), sharing few words with the question."""
+    return {
+        "guess": add(mem, now, "I think they let you bring your own yoga mat to the retreat, as long as it's clean",
+                     "Fact", {"entity": "retreat equipment rule (my memory)", "attribute": "rule",
+                              "value": "own mat allowed", "confidence": 0.4, "source": "user"}, days=20),
+        "known": add(mem, now, "The welcome pack says all mats and cushions are provided and personal kit stays home",
+                     "Fact", {"entity": "retreat equipment rule (welcome pack)", "attribute": "rule",
+                              "value": "everything provided", "confidence": 0.95, "source": "external"}, days=5),
+        "other": add(mem, now, "The retreat centre is a forty minute drive from the station", "Fact",
+                     {"entity": "retreat centre", "attribute": "distance", "value": "40 min", "confidence": 0.95,
+                      "source": "external"}, days=6),
+    }
+
+
+def test_an_unsure_fact_brings_the_confident_one_about_the_same_thing(
+        mem: mnemir.Memory, now: datetime, retreat: dict[str, mnemir.MemIR]) -> None:
+    query = "Can I take my yoga mat along?"
+    # a relevance floor that only the guess's words reach
+    mem.recall_config = RecallConfig(ranking=RankingConfig(min_relevance=0.3, weak_min_relevance=1.0))
+
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
+
+    ids = [h.id for h in result.hits]
+    assert retreat["guess"].id in ids, "the guess matches the question"
+    assert ids.index(retreat["known"].id) < ids.index(retreat["guess"].id)
+    assert retreat["other"].id not in ids  # another entity ("retreat centre" lacks the guess's words)

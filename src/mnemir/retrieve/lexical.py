@@ -8,6 +8,7 @@ the rest). Tokens come from the same segmenter as the full-text index, so Chines
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from mnemir.ir import MemIR
@@ -47,3 +48,17 @@ def topic_text(record: MemIR) -> str:
 def shared_terms(query: str, record: MemIR) -> frozenset[str]:
     """The topic words of ``query`` that the memory's text or descriptive property values also contain."""
     return content_terms(query) & content_terms(topic_text(record))
+
+
+#: a remark in brackets on an entity ("retreat phone policy (joining instructions)"): who said it, not what it is
+_REMARK = re.compile(r"\([^)]*\)|（[^）]*）")
+#: entities every user memory shares
+_EVERYONE = frozenset({"user", "用户", "我"})
+
+
+def entity_terms(record: MemIR) -> frozenset[str]:
+    """The topic words of a memory's ``entity`` property, remarks in brackets aside (none for the user)."""
+    entity = record.properties.get("entity")
+    if not isinstance(entity, str):
+        return frozenset()
+    return content_terms(_REMARK.sub(" ", entity).lower()) - _EVERYONE

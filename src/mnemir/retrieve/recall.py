@@ -24,7 +24,7 @@ import numpy as np
 
 from mnemir.embed.base import Embedder, Vectors
 from mnemir.errors import ValidationError
-from mnemir.ir import MemIR, ensure_aware
+from mnemir.ir import MemIR, MemoryStatus, ensure_aware
 from mnemir.ontology import Ontology, format_datetime
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.context import Context
@@ -44,6 +44,7 @@ from mnemir.retrieve.judgements import (
     other_frame_gives_way,
     replacements_stand_in,
 )
+from mnemir.retrieve.lexical import entity_terms
 from mnemir.retrieve.ranking import (
     LINK_DECAY,
     TASK_TYPES,
@@ -52,6 +53,7 @@ from mnemir.retrieve.ranking import (
     IntentLike,
     RankingConfig,
     Scored,
+    confidence_of,
     frame_active,
     gate,
     linked_relevance,
@@ -274,6 +276,7 @@ def _rank(pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode |
     feeling, the frame in force and its facts), unless the query asks about the past, which those earlier ones
     answer."""
     scored = [s for s in (_score(c, intent, where, now, config, ontology, frames, past) for c in pool.values()) if s]
+    scored += _vouched_for(scored, pool, intent, where, now, config, ontology, frames, past)
     compared = ("Preference", "EmotionalState") if intent.kind == "emotion" else ("Preference",)
     vectors = store.vectors([s.record.id for s in scored if s.record.type in compared])
     demote_replaced(scored, vectors, config.ranking)
@@ -285,6 +288,35 @@ def _rank(pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode |
         ended_frames_give_way(scored, frames, config.ranking)
     other_frame_gives_way(scored, frames, config.ranking)
     return scored
+
+
+def _vouched_for(scored: Sequence[Scored], pool: Mapping[str, Candidate], intent: IntentLike,
+                 where: FilterNode | None, now: datetime, config: RecallConfig, ontology: Ontology,
+                 frames: FrameState, past: bool) -> list[Scored]:
+    """A half-remembered fact, a disputed one or a guess that is recalled brings along the confident facts about the
+    same thing (an entity holding every word of the guess's, remarks in brackets aside), however few words they
+    share with the query: beside a guess, the assistant must see what is known. Each is ranked just above the guess."""
+    unsure = [s for s in scored if {"unconfirmed", "uncertain"} & set(s.flags) and entity_terms(s.record)]
+    if not unsure:
+        return []
+    have = {s.record.id for s in scored}
+    out: list[Scored] = []
+    for c in pool.values():
+        if c.id in have or c.record.type != "Fact" or c.record.status is not MemoryStatus.active:
+            continue
+        confidence = confidence_of(c.record)
+        if confidence is None or confidence < config.ranking.confident_fact:
+            continue
+        guess = next((u for u in unsure if entity_terms(u.record) <= entity_terms(c.record)), None)
+        if guess is None:
+            continue
+        s = _score(c, intent, where, now, config, ontology, frames, past, floor_off=True)
+        if s is None or "other_frame" in s.flags:
+            continue
+        s.score, s.listed = max(s.score, round(guess.score + 0.01, 4)), True
+        s.reasons.append(f"a confident fact about the same thing as an unsure one ({guess.record.id})")
+        out.append(s)
+    return out
 
 
 def _score(c: Candidate, intent: IntentLike, where: FilterNode | None, now: datetime, config: RecallConfig,
