@@ -21,6 +21,7 @@ from mnemir.retrieve.wording import (
     PROGRESS_FORM,
     REACTION_FORM,
     REMAINING_FORM,
+    STILL_FORM,
     says_change,
 )
 
@@ -226,6 +227,8 @@ def test_a_long_shot_feelings_guess_does_not_let_an_outburst_answer(mem: mnemir.
     (FACT_FORM, "豆豆多重了？", True),
     (FACT_FORM, "Has everyone got an invite?", False),
     (FACT_FORM, "体检报告到时候发给谁？", True), (FACT_FORM, "续签要带哪些东西？", True), (FACT_FORM, "谁让你去的？", False),
+    (STILL_FORM, "这两天练琴还顺吗？", True), (STILL_FORM, "Am I still dreading the dentist?", True),
+    (STILL_FORM, "提前还贷要付违约金吗？", False), (STILL_FORM, "照片还能找回来吗？", False),
 ])
 def test_question_forms(pattern, text: str, expected: bool) -> None:  # type: ignore[no-untyped-def]
     assert bool(pattern.search(text)) is expected
@@ -250,5 +253,21 @@ def test_settle_reads_an_advice_question_as_a_preference_question(mem: mnemir.Me
                                                                        "preference_type": "like"}, days=90)
     pool = [Candidate(cinema, similarity=0.55), Candidate(likes, similarity=0.3)]
     unsure = intent(query, "open_tasks", ("Task", "Plan"), confidence=0.4)
+
+    assert settle(unsure, pool, RankingConfig(), now).kind == kind
+
+
+@pytest.mark.parametrize(("query", "kind"), [
+    ("这两天练琴还顺吗？", "emotion"),  # asked about now, no fact or task wording: how it is going for the user
+    ("这两天练琴的课时费是多少？", "fact_lookup"),  # asked about now, but a fact question
+])
+def test_settle_hears_how_it_goes_now_as_a_feeling_question(mem: mnemir.Memory, now: datetime, query: str,
+                                                            kind: str) -> None:
+    lessons = add(mem, now, "钢琴课每周六上午十点上，一节课三百块", "Fact",
+                  {"entity": "钢琴课", "attribute": "时间和课时费", "value": "周六十点 300元"}, days=20)
+    easier = add(mem, now, "这周终于把那首曲子弹下来了，心里挺美的", "EmotionalState",
+                 {"emotion_type": "joy", "intensity": 0.6, "trigger": "练琴进步"}, days=1)
+    pool = [Candidate(lessons, similarity=0.45), Candidate(easier, similarity=0.4)]
+    unsure = intent(query, "fact_lookup", ("Fact", "Hypothesis"), confidence=0.4)
 
     assert settle(unsure, pool, RankingConfig(), now).kind == kind

@@ -38,7 +38,9 @@ from mnemir.retrieve.wording import (
     PROGRESS_FORM,
     REACTION_FORM,
     REMAINING_FORM,
+    STILL_FORM,
     WH_DID,
+    asks_about_now,
 )
 from mnemir.understand.lexicon import CUES
 
@@ -128,7 +130,8 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
         best.pop("task", None)  # unsure, and the wording does not ask about tasks: a task cannot take over
     # a guess of "feelings" that is not a long shot counts like a feeling word: the memories then decide
     feelings_asked = bool(feeling_words) or (intent.kind == "emotion"
-                                             and intent.confidence >= config.feeling_guess_confidence)
+                                             and intent.confidence >= config.feeling_guess_confidence) \
+        or _how_it_goes_now(intent.query, task_words)
     # "还差哪几步", "what's still hanging over me" asks what stands in the way in so many words: heard more clearly
     # than other task cues (the lexicon's listing words, "due" or "截止", also ask for a date a fact holds)
     listing = "remaining_form" in task_words
@@ -154,6 +157,13 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
     note = (f"the intent was unsure ({intent.kind}, p={intent.confidence:.2f}); the closest memories are of type "
             f"{witness.record.type}{heard}; ranked as {kind}")
     return Settled(kind, types, True, note)
+
+
+def _how_it_goes_now(query: str, task_words: list[str]) -> bool:
+    """"这两天练面试还卡壳吗？", "Where am I at with Gary these days?": asked about now, with no fact or task wording,
+    how something is going for the user is often a feeling put in other words."""
+    return asks_about_now(query) and bool(STILL_FORM.search(query)) and not FACT_FORM.search(query) \
+        and set(task_words) <= {"progress_form"}
 
 
 def _clear_lead(best: dict[str, tuple[float, Candidate]], family: str, margin: float) -> bool:

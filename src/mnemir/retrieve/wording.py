@@ -38,6 +38,11 @@ def _past_words(query: str) -> bool:
 NOW_WORDS = re.compile(r"还|最近|现在|目前|如今|近来|这阵子|这几天|这两天|前两天|这周|\b(?:still|now|lately|these days|currently|"
                        r"recently|at the moment|any ?more|the other day|this week|right now)\b", re.I)
 
+#: "still", "these days", "还..." (not "还能", "还贷", "还要": can still, repay, still have to): how something stands for
+#: the user now
+STILL_FORM = re.compile(r"还(?![能可贷款钱要得有是])|最近|这阵子|这几天|这两天|\b(?:still|lately|these days|by now|any ?more)\b",
+                        re.I)
+
 
 @lru_cache(maxsize=256)  # asked once per candidate feeling, with the same query
 def asks_about_now(query: str) -> bool:
