@@ -67,7 +67,11 @@ LATER_FILES = [("dev2.yaml", "dev", "d2-", 16, 0, True), ("dev3.yaml", "dev", "d
                ("heldout17.yaml", "heldout", "h17-", 20, 5, True), ("heldout18.yaml", "heldout", "h18-", 20, 5, True),
                ("heldout19.yaml", "heldout", "h19-", 20, 5, True), ("heldout20.yaml", "heldout", "h20-", 20, 5, True),
                ("heldout21.yaml", "heldout", "h21-", 20, 5, True), ("heldout22.yaml", "heldout", "h22-", 20, 5, True),
-               ("heldout23.yaml", "heldout", "h23-", 20, 5, True), ("heldout24.yaml", "heldout", "h24-", 20, 5, True)]
+               ("heldout23.yaml", "heldout", "h23-", 20, 5, True), ("heldout24.yaml", "heldout", "h24-", 20, 5, True),
+               ("heldout25.yaml", "heldout", "h25-", 20, 5, True), ("heldout26.yaml", "heldout", "h26-", 20, 5, True),
+               ("heldout27.yaml", "heldout", "h27-", 20, 5, True), ("heldout28.yaml", "heldout", "h28-", 20, 5, True),
+               ("heldout29.yaml", "heldout", "h29-", 20, 5, True), ("heldout30.yaml", "heldout", "h30-", 20, 5, True),
+               ("heldout31.yaml", "heldout", "h31-", 20, 5, True), ("heldout32.yaml", "heldout", "h32-", 20, 5, True)]
 
 
 @pytest.mark.parametrize(("source", "split", "prefix", "least", "build_every", "every_symptom"), LATER_FILES)
