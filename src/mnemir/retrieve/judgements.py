@@ -81,14 +81,13 @@ def feelings_move_on(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray]
                      now: datetime | None = None, asks_now: bool = False) -> None:
     """Feelings are moments: asked how the user feels now, an earlier feeling about the same thing (similar text
     or the same trigger) has given way to the later one; and when the query asks about now ("现在", "these days"),
-    a recent feeling that matches the query (at the present state's floor: feelings put in other words than the
-    question are the rule) answers it in place of feelings older than the present window.
+    a recent feeling that matches the query answers it in place of feelings older than the present window.
     Changes ``scored`` in place."""
     feelings = sorted((s for s in scored if s.record.type == "EmotionalState"),
                       key=lambda s: s.record.metadata.created_at)
     if asks_now and now is not None:
         recent = [s for s in feelings if age_of(s.record, now) <= config.present_window
-                  and s.relevance >= config.current_min_relevance]
+                  and s.relevance >= config.min_relevance]
         if recent:
             best = max(recent, key=lambda s: (s.relevance, s.record.metadata.created_at))
             for older in feelings:
