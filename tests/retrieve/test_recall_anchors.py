@@ -548,3 +548,24 @@ def test_an_unsure_fact_brings_the_confident_one_about_the_same_thing(
     assert retreat["guess"].id in ids, "the guess matches the question"
     assert ids.index(retreat["known"].id) < ids.index(retreat["guess"].id)
     assert retreat["other"].id not in ids  # another entity ("retreat centre" lacks the guess's words)
+
+
+def test_a_one_word_guess_brings_only_the_closest_confident_fact(mem: mnemir.Memory, now: datetime) -> None:
+    guess = add(mem, now, "I think the car is due its service in May", "Fact",
+                {"entity": "car", "attribute": "service due", "value": "May", "confidence": 0.4}, days=10)
+    service = add(mem, now, "The garage booked the car service for 14 June", "Fact",
+                  {"entity": "car service booking", "attribute": "date", "value": "14 June", "confidence": 0.95,
+                   "source": "external"}, days=3)
+    others = [add(mem, now, text, "Fact", {"entity": entity, "attribute": "amount", "value": value,
+                                             "confidence": 0.95, "source": "external"}, days=5)
+              for text, entity, value in [("Car tax is 190 pounds a year", "car tax", "190"),
+                                          ("The car loan has 14 payments left", "car loan", "14 payments")]]
+    query = "When is the car due its service?"
+    mem.recall_config = RecallConfig(ranking=RankingConfig(min_relevance=0.45, weak_min_relevance=1.0))
+
+    result = mem.recall(query, user="alice", k=5, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
+
+    ids = [h.id for h in result.hits]
+    assert guess.id in ids and service.id in ids
+    assert ids.index(service.id) < ids.index(guess.id)
+    assert not any(o.id in ids for o in others)

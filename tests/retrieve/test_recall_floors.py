@@ -225,7 +225,7 @@ def allotment_show(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]
     ("Who's judging the giant marrow class?", True),  # present progressive: may ask about the arrangement under way
     ("Who judges the giant marrow class?", False),  # a plain fact question: a task is no answer, not even weak
 ])
-def test_an_open_task_fills_a_progressive_question_only_when_closest(
+def test_an_open_task_fills_only_a_progressive_questions_thin_answer(
         mem: mnemir.Memory, now: datetime, allotment_show: dict[str, mnemir.MemIR], query: str,
         task_shown: bool) -> None:
     mem.recall_config = RecallConfig(ranking=RankingConfig(min_relevance=0.9, weak_min_relevance=0.0))
@@ -274,7 +274,8 @@ def test_an_unsure_what_is_left_guess_lists_only_open_tasks_on_its_topic(
     assert (tax.id in ids) is unrelated_listed
 
 
-def test_focus_margins_are_range_checked() -> None:
+@pytest.mark.parametrize("name", ["open_focus_margin", "status_focus_margin"])
+def test_focus_margins_are_range_checked(name: str) -> None:
     with pytest.raises(mnemir.ValidationError) as err:
-        RankingConfig(open_focus_margin=-0.1)
-    assert err.value.field == "open_focus_margin"
+        RankingConfig(**{name: -0.1})
+    assert err.value.field == name

@@ -20,6 +20,7 @@ from mnemir.retrieve.wording import (
     FEELING_WORDS,
     PROGRESS_FORM,
     REACTION_FORM,
+    PROGRESSIVE_FORM,
     REMAINING_FORM,
     STILL_FORM,
     says_change,
@@ -92,7 +93,9 @@ def test_a_preference_in_another_language_is_scaled_when_finding_what_a_change_r
     config = RankingConfig()
 
     raw = float(vectors[chinese.id] @ vectors[newer.id])
-    assert _pref_similarity(scored[chinese.id], scored[newer.id], vectors, config) == pytest.approx(raw * 0.8)
+    factor = config.cross_language_factor
+    assert factor < 1.0
+    assert _pref_similarity(scored[chinese.id], scored[newer.id], vectors, config) == pytest.approx(raw * factor)
     same = float(vectors[english.id] @ vectors[newer.id])
     assert _pref_similarity(scored[english.id], scored[newer.id], vectors, config) == pytest.approx(same)
 
@@ -229,6 +232,10 @@ def test_a_long_shot_feelings_guess_does_not_let_an_outburst_answer(mem: mnemir.
     (FACT_FORM, "体检报告到时候发给谁？", True), (FACT_FORM, "续签要带哪些东西？", True), (FACT_FORM, "谁让你去的？", False),
     (STILL_FORM, "这两天练琴还顺吗？", True), (STILL_FORM, "Am I still dreading the dentist?", True),
     (STILL_FORM, "提前还贷要付违约金吗？", False), (STILL_FORM, "照片还能找回来吗？", False),
+    (STILL_FORM, "Is the pharmacy still open on Sundays?", False), (STILL_FORM, "书还给小王了吗？", False),
+    (PROGRESSIVE_FORM, "Who's judging the marrows?", True), (PROGRESSIVE_FORM, "Where are we meeting?", True),
+    (PROGRESSIVE_FORM, "Where are the stamps being sold?", True), (PROGRESSIVE_FORM, "When is the wedding?", False),
+    (PROGRESSIVE_FORM, "When's the next watch meeting?", False), (PROGRESSIVE_FORM, "How's everything?", False),
 ])
 def test_question_forms(pattern, text: str, expected: bool) -> None:  # type: ignore[no-untyped-def]
     assert bool(pattern.search(text)) is expected

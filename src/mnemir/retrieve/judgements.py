@@ -71,7 +71,8 @@ def _closest_earlier(prefs: Sequence[Scored], vectors: Mapping[str, np.ndarray],
 
 def _pref_similarity(a: Scored, b: Scored, vectors: Mapping[str, np.ndarray], config: RankingConfig) -> float:
     """Cosine of two preferences, scaled like a query's across languages (the multilingual embedder puts loosely
-    related texts in two languages as close as related ones in one)."""
+    related texts in two languages as close as related ones in one); both the stale and the changed-preference
+    thresholds judge this scaled value."""
     sim = _cos(vectors.get(a.record.id), vectors.get(b.record.id))
     la, lb = main_language(a.record.text), main_language(b.record.text)
     return sim * config.cross_language_factor if la and lb and la != lb else sim

@@ -53,7 +53,7 @@ def shared_terms(query: str, record: MemIR) -> frozenset[str]:
 #: a remark in brackets on an entity ("retreat phone policy (joining instructions)"): who said it, not what it is
 _REMARK = re.compile(r"\([^)]*\)|（[^）]*）")
 #: entities every user memory shares
-_EVERYONE = frozenset({"user", "用户", "我"})
+_EVERYONE = frozenset({"user", "用户"})
 
 
 def entity_terms(record: MemIR) -> frozenset[str]:

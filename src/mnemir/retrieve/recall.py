@@ -293,30 +293,34 @@ def _rank(pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode |
 def _vouched_for(scored: Sequence[Scored], pool: Mapping[str, Candidate], intent: IntentLike,
                  where: FilterNode | None, now: datetime, config: RecallConfig, ontology: Ontology,
                  frames: FrameState, past: bool) -> list[Scored]:
-    """A half-remembered fact, a disputed one or a guess that is recalled brings along the confident facts about the
-    same thing (an entity holding every word of the guess's, remarks in brackets aside), however few words they
+    """A half-remembered fact, a disputed one or a guess that matches the query brings along the closest confident fact
+    about the same thing (an entity holding every word of the guess's, remarks in brackets aside), however few words they
     share with the query: beside a guess, the assistant must see what is known. Each is ranked just above the guess."""
     unsure = [s for s in scored if {"unconfirmed", "uncertain"} & set(s.flags) and entity_terms(s.record)]
     if not unsure:
         return []
     have = {s.record.id for s in scored}
-    out: list[Scored] = []
+    guesses = [(u, entity_terms(u.record)) for u in unsure]
+    best: dict[str, Scored] = {}  # per guess, the closest confident fact: a one-word entity must not bring a crowd
     for c in pool.values():
         if c.id in have or c.record.type != "Fact" or c.record.status is not MemoryStatus.active:
             continue
         confidence = confidence_of(c.record)
         if confidence is None or confidence < config.ranking.confident_fact:
             continue
-        guess = next((u for u in unsure if entity_terms(u.record) <= entity_terms(c.record)), None)
+        terms = entity_terms(c.record)
+        guess = next((u for u, words in guesses if words <= terms), None)
         if guess is None:
             continue
         s = _score(c, intent, where, now, config, ontology, frames, past, floor_off=True)
         if s is None or "other_frame" in s.flags:
             continue
-        s.score, s.listed = max(s.score, round(guess.score + 0.01, 4)), True
-        s.reasons.append(f"a confident fact about the same thing as an unsure one ({guess.record.id})")
-        out.append(s)
-    return out
+        held = best.get(guess.record.id)
+        if held is None or (s.relevance, s.record.id) > (held.relevance, held.record.id):
+            s.score, s.listed = max(s.score, round(guess.score + 0.01, 4)), True
+            s.reasons.append(f"a confident fact about the same thing as an unsure one ({guess.record.id})")
+            best[guess.record.id] = s
+    return list(best.values())
 
 
 def _score(c: Candidate, intent: IntentLike, where: FilterNode | None, now: datetime, config: RecallConfig,
@@ -346,7 +350,7 @@ def _top_up(kept: list[Scored], ranked: Sequence[Scored], judged: set[str], pool
         for s in weak:
             s.reasons.append("under the score floor: shown because nothing passed it")
     if len(kept) + len(weak) < want:
-        closest = max((s.candidate.similarity for s in kept), default=0.0)
+        closest = max((s.candidate.similarity for s in [*kept, *weak]), default=0.0)
         rest = [s for s in (_score(c, intent, where, now, config, ontology, frames, past, floor_off=True)
                             for mid, c in pool.items() if mid not in judged) if s is not None and _plain(s)
                 and s.relevance >= config.ranking.weak_min_relevance and _may_fill(s, intent, closest)]

@@ -38,10 +38,11 @@ def _past_words(query: str) -> bool:
 NOW_WORDS = re.compile(r"还|最近|现在|目前|如今|近来|这阵子|这几天|这两天|前两天|这周|\b(?:still|now|lately|these days|currently|"
                        r"recently|at the moment|any ?more|the other day|this week|right now)\b", re.I)
 
-#: "still", "these days", "还..." (not "还能", "还贷", "还要": can still, repay, still have to): how something stands for
-#: the user now
-STILL_FORM = re.compile(r"还(?![能可贷款钱要得有是])|最近|这阵子|这几天|这两天|\b(?:still|lately|these days|by now|any ?more)\b",
-                        re.I)
+#: "still", "these days" in a question about the user ("am I still...", not "is the pharmacy still open?"), "还..." (not
+#: "还能", "还贷", "还要", "还给": can still, repay, still have to, give back): how something stands for the user now
+STILL_FORM = re.compile(r"还(?![能可贷款钱要得有是给])|最近|这阵子|这几天|这两天|"
+                        r"\b(?:i|me|my|we|us|our)\b.*\b(?:still|lately|these days|by now|any ?more)\b|"
+                        r"\b(?:still|lately|these days|by now|any ?more)\b.*\b(?:i|me|my|we|us|our)\b", re.I)
 
 
 @lru_cache(maxsize=256)  # asked once per candidate feeling, with the same query
@@ -122,7 +123,8 @@ ARRANGEMENT_FORM = re.compile(
 #: ask about an arrangement still under way, or about a settled fact ("When am I seeing the doctor?"), so an open task
 #: on the topic may only fill a thin answer, never push a fact out
 PROGRESSIVE_FORM = re.compile(
-    r"\b(?:where|who|when|how|which)(?:'s|'re|\s+(?:am|are|is))\s+(?:\w+\s+){0,3}?(?:\w+ing|being\s+\w+)\b", re.I)
+    r"\b(?:where|who|when|how|which)(?:['’](?:s|re)|\s+(?:am|are|is))\s+(?:(?:i|we|you|they|he|she|it|people)\s+\w+ing|"
+    r"(?:\w+\s+){0,3}?being\s+\w+)\b|\bwho(?:['’]s|\s+is)\s+\w+ing\b", re.I)
 
 
 #: wording by which a preference says it replaces an earlier habit ("I've switched to decaf", "现在改成早上去")
