@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from mnemir.eval import collapse
-from mnemir.eval.collapse import Query, judge
+from mnemir.eval.collapse import Query, Scenario, judge
+
+
+@cache
+def _load(split: str) -> tuple[Scenario, ...]:
+    """A split's scenarios, parsed once for the whole module (every later file's test reads every split)."""
+    return tuple(collapse.load(split))
 
 
 def test_benchmark_size_and_split() -> None:
@@ -78,13 +85,13 @@ LATER_FILES = [("dev2.yaml", "dev", "d2-", 16, 0, True), ("dev3.yaml", "dev", "d
 def test_later_files_stay_in_their_split_and_build(  # type: ignore[no-untyped-def]
         tmp_path: Path, embedder, source: str, split: str, prefix: str, least: int, build_every: int,
         every_symptom: bool) -> None:
-    scenarios = [s for s in collapse.load(split) if s.source == source]
+    scenarios = [s for s in _load(split) if s.source == source]
     assert len(scenarios) >= least and all(s.id.startswith(prefix) and len(s.queries) == 4 for s in scenarios)
     assert {s.lang for s in scenarios} == {"zh", "en"}
     symptoms = {s.symptom for s in scenarios}
-    all_symptoms = {s.symptom for s in collapse.load("heldout" if split == "dev" else "dev")}
+    all_symptoms = {s.symptom for s in _load("heldout" if split == "dev" else "dev")}
     assert symptoms == all_symptoms if every_symptom else symptoms < all_symptoms
-    others = [s for other in collapse.SCENARIO_SPLITS if other != split for s in collapse.load(other)]
+    others = [s for other in collapse.SCENARIO_SPLITS if other != split for s in _load(other)]
     assert not [s for s in others if s.id.startswith(prefix) or s.source == source]
     for scenario in scenarios[::build_every] if build_every else ():  # build() raises if the lifecycle merged two
         mem, ids = collapse.build(scenario, tmp_path / scenario.id, embedder)
