@@ -364,18 +364,13 @@ def _ago(age: timedelta) -> str:
 
 
 # -- scoring -------------------------------------------------------------------------------------
-@lru_cache(maxsize=4096)  # a memory's text is asked once per query that reaches it
-def _language(text: str) -> str | None:
-    return main_language(text)
-
-
 def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[float, list[str]]:
     """How close a memory is to the query, before roles: cosine + keyword and entity agreement."""
     reasons = []
     value = max(c.similarity, 0.0)
     if c.vector_rank is not None:
         reasons.append(f"semantic similarity {c.similarity:.2f}")
-    asked_in, written_in = _language(intent.query), _language(c.record.text)
+    asked_in, written_in = main_language(intent.query), main_language(c.record.text)
     if value and asked_in and written_in and asked_in != written_in and config.cross_language_factor < 1.0:
         value *= config.cross_language_factor
         reasons.append(f"across languages (similarity x {config.cross_language_factor:g})")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["AMBIGUOUS_EMOTION_WORDS", "CUES", "CUE_NAMES", "EMOTION_WORDS", "INTENSIFIERS", "SOFTENERS", "cue_vector",
            "find_emotion", "language_of", "main_language"]
@@ -18,6 +19,7 @@ def language_of(text: str) -> str:
     return "zh" if _CJK.search(text) else "en"
 
 
+@lru_cache(maxsize=4096)  # asked per candidate of every recall, and per pair of preferences compared
 def main_language(text: str) -> str | None:
     """The script a text is mostly written in ('zh' or 'en'), or None when it has no letters ("2027-05"): unlike
     :func:`language_of`, a name in the other script ("Lunch with 老王 at noon") does not make a text Chinese."""
