@@ -324,10 +324,12 @@ def _vouched_for(scored: Sequence[Scored], pool: Mapping[str, Candidate], intent
 
 
 def _score(c: Candidate, intent: IntentLike, where: FilterNode | None, now: datetime, config: RecallConfig,
-           ontology: Ontology, frames: FrameState, past: bool, floor_off: bool = False) -> Scored | None:
+           ontology: Ontology, frames: FrameState, past: bool, floor_off: bool = False,
+           filler: bool = False) -> Scored | None:
+    """``floor_off``: scored even under the relevance floor; ``filler``: judged as a weak filler of a thin answer."""
     type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
     role = role_of(c.record, intent, now, config.ranking, type_role)
-    if gate(c, role, intent, where, now, config.ranking, filler=floor_off) is not None:
+    if gate(c, role, intent, where, now, config.ranking, filler=filler) is not None:
         return None
     if frames.active is not None and c.id == frames.active.id and intent.kind != "frame":
         return None  # shown apart, as the setting
@@ -351,7 +353,7 @@ def _top_up(kept: list[Scored], ranked: Sequence[Scored], judged: set[str], pool
             s.reasons.append("under the score floor: shown because nothing passed it")
     if len(kept) + len(weak) < want:
         closest = max((s.candidate.similarity for s in [*kept, *weak]), default=0.0)
-        rest = [s for s in (_score(c, intent, where, now, config, ontology, frames, past, floor_off=True)
+        rest = [s for s in (_score(c, intent, where, now, config, ontology, frames, past, floor_off=True, filler=True)
                             for mid, c in pool.items() if mid not in judged) if s is not None and _plain(s)
                 and s.relevance >= config.ranking.weak_min_relevance and _may_fill(s, intent, closest)]
         more = sorted(rest, key=lambda s: (-s.relevance, s.record.id))[: want - len(kept) - len(weak)]
