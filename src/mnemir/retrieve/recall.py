@@ -15,7 +15,7 @@ the past ("以前", "used to", an ended time range) keeps the earlier memories i
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -44,6 +44,7 @@ from mnemir.retrieve.judgements import (
     other_frame_gives_way,
     replacements_stand_in,
 )
+from mnemir.retrieve.learned import Item, LearnedRanker, default_ranker, features, soft_gate
 from mnemir.retrieve.lexical import entity_terms
 from mnemir.retrieve.ranking import (
     LINK_DECAY,
@@ -83,6 +84,12 @@ class RecallConfig:
     #: an answer with fewer hits than this (or than k) is topped up with the closest admitted memories under the
     #: floors, labelled weak (never nothing when something passed the role gates)
     weak_fallback: int = 3
+    #: let the learned ranker (:mod:`mnemir.retrieve.learned`) nudge the order of what the rules show
+    learned: bool = True
+    #: the learned model; None = the one shipped with the package
+    ranker: LearnedRanker | None = None
+    #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics)
+    observer: Callable[[Sequence[Item], Any], None] | None = None
 
     def __post_init__(self) -> None:
         for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback"):
@@ -173,6 +180,7 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     past = asks_about_past(intent.query, intent.time_range, now)
     ranked = _rank(pool, intent, where, now, config, ontology, frames, store, past)
     scored_ids = {s.record.id for s in ranked}  # judged already: the top-up never brings one back
+    judged_by_id = {s.record.id: s for s in ranked}
     ranked = focus_status(ranked, intent.kind, config.ranking, intent.confidence)
     ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool, past)
     if not past:
@@ -183,6 +191,15 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     notes += replaced_notes
     judged = scored_ids | {s.record.id for s in ranked}  # and what the graph walk added
     kept, weak_notes = _top_up(kept, ranked, judged, pool, intent, where, now, config, ontology, frames, past, k)
+    judged_by_id.update((s.record.id, s) for s in ranked)
+    ranker = (config.ranker or default_ranker()) if config.learned else None
+    if ranker is not None or config.observer is not None:
+        items = _learning_items(kept, judged_by_id, pool, intent, where, now, config, ontology, frames, past)
+        rows = features(items, intent, now)
+        if config.observer is not None:
+            config.observer(items, rows)
+        if ranker is not None and items:
+            kept = _learned_order(items, rows, ranker, intent.kind, config.ranking)
     notes += weak_notes
     ranked = kept
     widened, widen_notes = _widening(ranked, intent, k)
@@ -368,6 +385,52 @@ def _top_up(kept: list[Scored], ranked: Sequence[Scored], judged: set[str], pool
         return weak, ["nothing passed the relevance floor; showing the closest memories, labelled weak"]
     return kept + weak, [f"only {len(kept)} memor{'y' if len(kept) == 1 else 'ies'} passed the relevance floor; "
                          "the closest others follow, labelled weak"]
+
+
+def _learning_items(kept: Sequence[Scored], judged: Mapping[str, Scored], pool: Mapping[str, Candidate],
+                    intent: IntentLike, where: FilterNode | None, now: datetime, config: RecallConfig,
+                    ontology: Ontology, frames: FrameState, past: bool) -> list[Item]:
+    """Every candidate the learned stage may weigh: what the rules show (with its place), what they judged and set
+    aside, and what a soft gate held back (scored as if admitted). What a hard gate bars is left out."""
+    items = [Item(s, rule_rank=i) for i, s in enumerate(kept, start=1)]
+    shown = {s.record.id for s in kept}
+    for mid, c in pool.items():
+        if mid in shown:
+            continue
+        if mid in judged:
+            if judged[mid].replaced_by is None or past:  # what replaced it speaks for it (unless the past is asked)
+                items.append(Item(judged[mid]))
+            continue
+        type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
+        role = role_of(c.record, intent, now, config.ranking, type_role)
+        reason = gate(c, role, intent, where, now, config.ranking)
+        held = soft_gate(reason)
+        if reason is not None and (held is None or (held == "closed_task" and intent.kind == "open_tasks")):
+            continue  # barred outright: a closed task for "what is left", a frame or a dialogue act as an answer
+        if frames.active is not None and mid == frames.active.id and intent.kind != "frame":
+            continue
+        s = score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=True)
+        if s is not None:
+            items.append(Item(s, gate=held))
+    return items
+
+
+def _learned_order(items: Sequence[Item], rows: Any, ranker: LearnedRanker, kind: str,
+                   ranking: RankingConfig) -> list[Scored]:
+    """The rules' list re-sorted after the model's nudge to each score (see :mod:`mnemir.retrieve.learned`); the
+    order of a task's steps and of the present state is set again afterwards."""
+    nudges = ranker.nudges(rows)
+    out: list[Scored] = []
+    for it, nudge in zip(items, nudges, strict=True):
+        if not it.rule_rank:
+            continue
+        s = it.scored
+        s.score = round(s.score + float(nudge), 4)
+        s.reasons.append(f"learned ranker: score {'+' if nudge >= 0 else '-'}{abs(nudge):.2f}")
+        out.append(s)
+    open_steps_first(out, kind)
+    lift_present(out, kind, ranking)
+    return order_hits(out)
 
 
 def _may_fill(s: Scored, intent: IntentLike, closest: float) -> bool:

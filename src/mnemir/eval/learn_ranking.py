@@ -1,0 +1,215 @@
+"""Train recall's learned ranker (:mod:`mnemir.retrieve.learned`) on the collapse benchmark's seen files.
+
+    python -m mnemir.eval.learn_ranking [--out src/mnemir/retrieve/data/learned_ranker.json]
+
+Every query of the training files is recalled with the rules alone; the learned stage's candidates and their
+features are recorded with their labels (relevant 1; forbidden and the rest 0, forbidden weighing more). A logistic
+model with an L2 penalty is fitted by Newton's method. Its settings (penalty, forbidden weight, nudge weight) are
+chosen by cross-validation over whole data files, so each file is judged by a model that never saw it; the chosen
+settings are then fitted on every training file. The files, the settings and the cross-validated isolation@3 of the
+rules and of the model side by side are written into the model file.
+
+Only files wired into :data:`mnemir.eval.collapse.DATA_FILES` at training time can be used; files written later
+(``heldout33`` on) stay out, to measure the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mnemir.eval import collapse
+from mnemir.retrieve.learned import FEATURES, Item, LearnedRanker
+from mnemir.retrieve.recall import RecallConfig
+
+#: settings whose cross-validated isolation@3 is this close to the best count as as good
+NEAR_BEST = 0.0025
+_RULE_SCORE = FEATURES.index("rule_score")
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "retrieve" / "data" / "learned_ranker.json"
+
+
+@dataclass
+class Query:
+    file: str
+    rows: np.ndarray
+    labels: np.ndarray  # 1 relevant, -1 forbidden, 0 neither
+    rule_rank: np.ndarray  # 0 when the rules did not show it
+    listed: np.ndarray  # the rules list it whatever its score (shown whatever the model says)
+
+
+@dataclass
+class Dataset:
+    queries: list[Query] = field(default_factory=list)
+
+    def files(self) -> list[str]:
+        return sorted({q.file for q in self.queries})
+
+
+def collect(splits: Sequence[str] = ("dev", "heldout"), progress: bool = False) -> Dataset:
+    """Recall every query of ``splits`` with the rules alone and record the learned stage's candidates."""
+    from mnemir.embed import default_embedder
+
+    embedder = default_embedder()
+    extra = collapse.noise()
+    data = Dataset()
+    scenarios = [s for split in splits for s in collapse.load(split)]
+    with tempfile.TemporaryDirectory(prefix="mnemir-learn-") as tmp:
+        for n, scenario in enumerate(scenarios, start=1):
+            mem, ids = collapse.build(scenario, Path(tmp) / scenario.id, embedder, extra)
+            try:
+                for query in scenario.queries:
+                    data.queries.append(_record(mem, scenario, query, ids))
+            finally:
+                mem.close()
+            if progress and n % 50 == 0:
+                print(f"  {n}/{len(scenarios)} scenarios", flush=True)
+    return data
+
+
+def _record(mem: Any, scenario: collapse.Scenario, query: collapse.Query, ids: dict[str, str]) -> Query:
+    seen: list[tuple[Sequence[Item], np.ndarray]] = []
+    mem.recall_config = RecallConfig(learned=False, observer=lambda items, rows: seen.append((items, rows)))
+    mem.recall(query.text, user=collapse.USER, k=5, now=scenario.now)
+    items, rows = seen[-1] if seen else ((), np.zeros((0, len(FEATURES))))
+    relevant = {ids[key] for key in query.relevant}
+    forbidden = {ids[key] for key in query.forbidden}
+    labels = np.array([1 if it.scored.record.id in relevant else -1 if it.scored.record.id in forbidden else 0
+                       for it in items], dtype=np.int8)
+    ranks = np.array([it.rule_rank or 0 for it in items], dtype=np.int32)
+    listed = np.array([bool(it.rule_rank) and it.scored.listed for it in items], dtype=bool)
+    return Query(scenario.source, np.asarray(rows, dtype=np.float64), labels, ranks, listed)
+
+
+def save_data(data: Dataset, path: Path) -> None:
+    arrays: dict[str, Any] = {"files": np.array([q.file for q in data.queries])}
+    for name in ("rows", "labels", "rule_rank", "listed"):
+        arrays[name] = np.concatenate([getattr(q, name) for q in data.queries]) if data.queries else np.zeros(0)
+    arrays["sizes"] = np.array([len(q.labels) for q in data.queries])
+    np.savez_compressed(path, **arrays)
+
+
+def load_data(path: Path) -> Dataset:
+    with np.load(path) as z:
+        arrays = {name: z[name] for name in ("files", "sizes", "rows", "labels", "rule_rank", "listed")}
+    bounds = np.concatenate([[0], np.cumsum(arrays["sizes"])])
+    return Dataset([Query(str(f), arrays["rows"][a:b], arrays["labels"][a:b], arrays["rule_rank"][a:b],
+                          arrays["listed"][a:b]) for f, a, b in zip(arrays["files"], bounds[:-1], bounds[1:], strict=True)])
+
+
+# -- fitting -------------------------------------------------------------------------------------------
+def fit(queries: Sequence[Query], l2: float, forbidden_weight: float, weight: float = 0.1) -> LearnedRanker:
+    X = np.vstack([q.rows for q in queries])
+    labels = np.concatenate([q.labels for q in queries])
+    y = (labels == 1).astype(np.float64)
+    sample = np.where(labels == -1, forbidden_weight, 1.0)
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    Z = np.hstack([(X - mean) / scale, np.ones((len(X), 1))])
+    w = np.zeros(Z.shape[1])
+    penalty = np.full(Z.shape[1], l2)
+    penalty[-1] = 0.0  # the bias is not penalised
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-(Z @ w)))
+        grad = Z.T @ (sample * (p - y)) + penalty * w
+        hess = (Z * (sample * p * (1 - p))[:, None]).T @ Z + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.max(np.abs(step)) < 1e-7:
+            break
+    return LearnedRanker(tuple(float(v) for v in w[:-1]), float(w[-1]), tuple(float(v) for v in mean),
+                         tuple(float(v) for v in scale), weight)
+
+
+def top(q: Query, ranker: LearnedRanker | None, k: int) -> list[int]:
+    """The top k of what the rules show, in the rules' order (None) or nudged by the model (mirrors
+    :func:`mnemir.retrieve.recall._learned_order`, less its last touches to the order of a task's steps and of
+    the present state)."""
+    shown = np.where(q.rule_rank > 0)[0]
+    if ranker is None:
+        return [int(i) for i in shown[np.argsort(q.rule_rank[shown], kind="stable")][:k]]
+    score = q.rows[shown, _RULE_SCORE] + ranker.nudges(q.rows[shown])
+    order = sorted(range(len(shown)), key=lambda j: (-round(float(score[j]), 4), q.rule_rank[shown[j]]))
+    return [int(shown[j]) for j in order[:k]]
+
+
+def judge(queries: Sequence[Query], ranker: LearnedRanker | None, k: int = 3) -> tuple[float, float]:
+    """Isolation@k and collapse@k of the model (or, with None, of the rules) over ``queries``."""
+    iso = col = 0
+    for q in queries:
+        labels = q.labels[top(q, ranker, k)]
+        collapsed = bool((labels == -1).any())
+        col += collapsed
+        iso += bool((labels == 1).any()) and not collapsed
+    return iso / max(len(queries), 1), col / max(len(queries), 1)
+
+
+def cross_validate(data: Dataset, l2: float, forbidden_weight: float, weights: Sequence[float],
+                   folds: int = 5) -> dict[float, tuple[float, float]]:
+    """Per nudge weight, isolation@3 and collapse@3 over all files, each judged by a model trained without it."""
+    files = data.files()
+    totals = {w: [0.0, 0.0] for w in weights}
+    for fold in range(folds):
+        held = set(files[fold::folds])
+        train = [q for q in data.queries if q.file not in held]
+        test = [q for q in data.queries if q.file in held]
+        model = fit(train, l2, forbidden_weight)
+        for w in weights:
+            iso, col = judge(test, model.with_weight(w))
+            totals[w][0] += iso * len(test)
+            totals[w][1] += col * len(test)
+    n = len(data.queries)
+    return {w: (iso / n, col / n) for w, (iso, col) in totals.items()}
+
+
+def train(data: Dataset, l2_values: Sequence[float] = (10.0, 100.0, 1000.0),
+          forbidden_weights: Sequence[float] = (3.0, 6.0), weights: Sequence[float] = (0.02, 0.05, 0.1, 0.2),
+          folds: int = 5) -> tuple[LearnedRanker, dict[str, Any]]:
+    """Choose the settings by cross-validation over files, then fit them on every file."""
+    results = []
+    for l2, fw in itertools.product(l2_values, forbidden_weights):
+        for w, (iso, col) in cross_validate(data, l2, fw, weights, folds).items():
+            results.append({"l2": l2, "forbidden_weight": fw, "weight": w, "isolation@3": round(iso, 4),
+                            "collapse@3": round(col, 4)})
+    # the most cautious setting within a few queries of the best: the smallest nudge, then the strongest penalty
+    best_iso = max(r["isolation@3"] for r in results)
+    near = [r for r in results if r["isolation@3"] >= best_iso - NEAR_BEST]
+    best = min(near, key=lambda r: (r["weight"], -r["l2"], r["collapse@3"], -r["isolation@3"]))
+    model = fit(data.queries, best["l2"], best["forbidden_weight"], best["weight"])
+    rules_iso, rules_col = judge(data.queries, None)
+    meta = {"chosen": best, "cross_validation": results, "folds": folds,
+            "rules_on_training_files": {"isolation@3": round(rules_iso, 4), "collapse@3": round(rules_col, 4)},
+            "queries": len(data.queries), "candidates": int(sum(len(q.labels) for q in data.queries))}
+    return LearnedRanker(model.weights, model.bias, model.mean, model.scale, model.weight,
+                         tuple(data.files()), meta), meta
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--splits", default="dev,heldout", help="collapse splits to train on (comma-separated)")
+    parser.add_argument("--data", type=Path, help="keep the collected candidates here (read them back if present)")
+    args = parser.parse_args(argv)
+    if args.data is not None and args.data.is_file():
+        data = load_data(args.data)
+    else:
+        data = collect(tuple(args.splits.split(",")), progress=True)
+        if args.data is not None:
+            save_data(data, args.data)
+    model, meta = train(data)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(model.to_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({"chosen": meta["chosen"], "rules": meta["rules_on_training_files"],
+                      "queries": meta["queries"]}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,229 @@
+"""A learned nudge to recall's order: a small logistic model over what the role rules found.
+
+The hand rules (roles, gates, floors, judgements) decide what is shown, score it and say why. This stage reads
+their results as features (similarity, keyword rank, the rules' score and place, type and role against the query's
+kind and wording, flags such as outdated or faded, how each memory stands against the best of its kind among all the
+candidates) and estimates how likely each shown memory answers the query. The rules' score is then moved by
+``weight`` times the model's log-odds, and the list re-sorted. It changes only the order (and so which of a longer
+list make the top k): nothing the rules set aside comes back, nothing they show is dropped, and the rules' own last
+touches to the order (a task's finished steps below its open ones, the present state above background preferences)
+are applied again after it.
+
+The weights are trained by :mod:`mnemir.eval.learn_ranking` on the dev and seen held-out files of the collapse
+benchmark only (listed in the model file) and judged on files written after it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from mnemir.errors import ValidationError
+from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
+from mnemir.retrieve.lexical import content_terms, shared_terms
+from mnemir.retrieve.ranking import TASK_TYPES, IntentLike, Scored, age_of, confidence_of, is_user_state, task_status
+from mnemir.retrieve.wording import (
+    ADVICE_FORM,
+    FACT_FORM,
+    FEELING_WORDS,
+    PROGRESS_FORM,
+    REACTION_FORM,
+    REMAINING_FORM,
+    asks_about_now,
+    asks_about_past,
+)
+from mnemir.understand.lexicon import main_language
+
+KINDS = ("fact_lookup", "open_tasks", "task_status", "preference", "emotion", "plan", "frame", "general")
+TYPES = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "Hypothesis")
+ROLES = ("answer", "current", "task", "background", "caution", "hypothesis", "context")
+FLAGS = ("outdated", "unconfirmed", "uncertain", "faded", "emotion", "other_frame", "weak")
+#: soft gates: reasons the role rules hold a memory back that the model may overrule (by their opening words)
+#: the query's wording, read against each memory type (a feeling asked about without the word, advice, the past)
+CUES = ("feeling", "reaction", "progress", "remaining", "advice", "fact_form", "now", "past")
+SOFT_GATES = {"task_not_answer": "a task is not an answer", "closed_task": "task does not answer",
+              "faded_emotion": "an emotion from"}
+
+
+def _names() -> tuple[str, ...]:
+    names = ["similarity", "similarity_gap", "vector_rank_inverse", "across_languages", "text_rank_1",
+             "text_rank_2_3", "text_rank_4_10", "relevance", "strength", "rule_score", "rule_shown",
+             "rule_rank_inverse", "listed", "present_state", "replaced", "via_link", "type_intended",
+             "type_first_intended", "open_task", "closed_task", "age_log_days", "newest_of_type",
+             "fact_confidence", "user_state", "type_position_inverse", "best_of_type", "similarity_below_type_best",
+             "query_terms_shared", "mentions_entity"]
+    names += [f"type_{t}" for t in (*TYPES, "other")]
+    names += [f"role_{r}" for r in ROLES]
+    names += [f"flag_{f}" for f in FLAGS]
+    names += [f"gate_{g}" for g in SOFT_GATES]
+    names += [f"unsure_x_{t}" for t in (*TYPES, "other")]
+    names += [f"{k}_x_{t}" for k in KINDS for t in (*TYPES, "other")]
+    names += [f"{k}_x_similarity" for k in KINDS]
+    names += [f"cue_{c}_x_{t}" for c in CUES for t in (*TYPES, "other")]
+    return tuple(names)
+
+
+FEATURES = _names()
+_INDEX = {name: i for i, name in enumerate(FEATURES)}
+
+
+@dataclass
+class Item:
+    """One candidate as the rules left it: its scored form, its place among the shown (None when not shown) and the
+    soft gate that held it back (None when none did)."""
+
+    scored: Scored
+    rule_rank: int | None = None
+    gate: str | None = None
+
+
+def soft_gate(reason: str | None) -> str | None:
+    """The soft gate a role-gate reason names, or None for a hard one."""
+    if reason is None:
+        return None
+    return next((name for name, opening in SOFT_GATES.items() if opening in reason), None)
+
+
+def features(items: Sequence[Item], intent: IntentLike, now: datetime) -> np.ndarray:
+    """One row per item, columns in :data:`FEATURES` order."""
+    rows = np.zeros((len(items), len(FEATURES)), dtype=np.float64)
+    if not items:
+        return rows
+    sims = [it.scored.candidate.similarity for it in items]
+    best = max(sims)
+    order = {i: r for r, i in enumerate(sorted(range(len(items)), key=lambda i: -sims[i]), start=1)}
+    newest: dict[str, datetime] = {}
+    for it in items:
+        t, at = it.scored.record.type, it.scored.record.metadata.created_at
+        newest[t] = max(newest.get(t, at), at)
+    asked_in = main_language(intent.query)
+    kind = intent.kind if intent.kind in KINDS else "general"
+    type_best: dict[str, float] = {}
+    for it, sim in zip(items, sims, strict=True):
+        type_best[it.scored.record.type] = max(type_best.get(it.scored.record.type, sim), sim)
+    said = _cues(intent, now)
+    query_terms = max(len(content_terms(intent.query)), 1)
+    for i, it in enumerate(items):
+        s, rec = it.scored, it.scored.record
+        t = rec.type if rec.type in TYPES else "other"
+        values: dict[str, float] = {
+            "similarity": sims[i], "similarity_gap": best - sims[i], "vector_rank_inverse": 1.0 / order[i],
+            "across_languages": float(bool(asked_in) and main_language(rec.text) not in ("", asked_in)),
+            "relevance": s.relevance, "strength": s.strength, "rule_score": s.score,
+            "rule_shown": float(it.rule_rank is not None),
+            "rule_rank_inverse": 1.0 / it.rule_rank if it.rule_rank else 0.0,
+            "listed": float(s.listed), "present_state": float(s.present_floor or s.role == "current"),
+            "replaced": float(s.replaced_by is not None), "via_link": float(s.candidate.via is not None),
+            "type_intended": float(rec.type in intent.types),
+            "type_first_intended": float(bool(intent.types) and rec.type == intent.types[0]),
+            "age_log_days": math.log1p(age_of(rec, now).total_seconds() / 86400),
+            "newest_of_type": float(rec.metadata.created_at == newest[rec.type]),
+            f"type_{t}": 1.0, f"{kind}_x_{t}": 1.0, f"{kind}_x_similarity": sims[i],
+            f"unsure_x_{t}": 1.0 - float(intent.confidence),
+            "type_position_inverse": 1.0 / (intent.types.index(rec.type) + 1) if rec.type in intent.types else 0.0,
+            "best_of_type": float(sims[i] >= type_best[rec.type]),
+            "similarity_below_type_best": type_best[rec.type] - sims[i],
+            "query_terms_shared": len(shared_terms(intent.query, rec)) / query_terms,
+            "mentions_entity": float(any("mentions " in r for r in s.reasons)),
+        }
+        for cue in said:
+            values[f"cue_{cue}_x_{t}"] = 1.0
+        rank = s.candidate.text_rank
+        if rank is not None and rank <= 10:
+            values["text_rank_1" if rank == 1 else "text_rank_2_3" if rank <= 3 else "text_rank_4_10"] = 1.0
+        if rec.type in TASK_TYPES:
+            status = task_status(rec)
+            values["open_task"] = float(status in OPEN_STATUSES)
+            values["closed_task"] = float(status in CLOSED_STATUSES)
+        if rec.type == "Fact":
+            conf = confidence_of(rec)
+            values["fact_confidence"] = conf if conf is not None else 0.7
+            values["user_state"] = float(is_user_state(rec))
+        if s.role in ROLES:
+            values[f"role_{s.role}"] = 1.0
+        for flag in FLAGS:
+            if flag in s.flags:
+                values[f"flag_{flag}"] = 1.0
+        if it.gate is not None:
+            values[f"gate_{it.gate}"] = 1.0
+        for name, value in values.items():
+            rows[i, _INDEX[name]] = value
+    return rows
+
+
+def _cues(intent: IntentLike, now: datetime) -> list[str]:
+    q = intent.query
+    found = {"feeling": FEELING_WORDS.search(q), "reaction": REACTION_FORM.search(q), "progress": PROGRESS_FORM.search(q),
+             "remaining": REMAINING_FORM.search(q), "advice": ADVICE_FORM.search(q), "fact_form": FACT_FORM.search(q),
+             "now": asks_about_now(q), "past": asks_about_past(q, intent.time_range, now)}
+    return [cue for cue in CUES if found[cue]]
+
+
+@dataclass(frozen=True)
+class LearnedRanker:
+    """Logistic weights over :data:`FEATURES` (standardised by ``mean`` / ``scale``) and ``weight``, how far the
+    model's log-odds move the rules' score."""
+
+    weights: tuple[float, ...]
+    bias: float
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    weight: float = 0.1
+    trained_on: tuple[str, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("weights", "mean", "scale"):
+            if len(getattr(self, name)) != len(FEATURES):
+                raise ValidationError(f"learned ranker {name} must have one value per feature",
+                                      field=name, value=len(getattr(self, name)), allowed=len(FEATURES))
+        if isinstance(self.weight, bool) or not isinstance(self.weight, (int, float)) or not 0.0 <= self.weight <= 1.0:
+            raise ValidationError("learned ranker weight must be a number in [0, 1]", field="weight",
+                                  value=self.weight, allowed="[0, 1]")
+
+    def log_odds(self, rows: np.ndarray) -> np.ndarray:
+        z = (rows - np.asarray(self.mean)) / np.asarray(self.scale)
+        return np.asarray(z @ np.asarray(self.weights) + self.bias, dtype=np.float64)
+
+    def probabilities(self, rows: np.ndarray) -> np.ndarray:
+        return np.asarray(1.0 / (1.0 + np.exp(-self.log_odds(rows))), dtype=np.float64)
+
+    def nudges(self, rows: np.ndarray) -> np.ndarray:
+        """How much each row's rules' score moves: ``weight`` x log-odds (clipped to +-8)."""
+        return np.asarray(self.weight * np.clip(self.log_odds(rows), -8.0, 8.0), dtype=np.float64)
+
+    def with_weight(self, weight: float) -> LearnedRanker:
+        return LearnedRanker(self.weights, self.bias, self.mean, self.scale, weight, self.trained_on, self.meta)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": list(FEATURES), "weights": list(self.weights), "bias": self.bias, "mean": list(self.mean),
+                "scale": list(self.scale), "weight": self.weight, "trained_on": list(self.trained_on),
+                "meta": dict(self.meta)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LearnedRanker:
+        names = tuple(data.get("features") or ())
+        if names != FEATURES:
+            missing = sorted(set(FEATURES) - set(names))[:5]
+            raise ValidationError("learned ranker features do not match this version's", field="features",
+                                  value=f"{len(names)} names (missing e.g. {missing})", allowed=f"{len(FEATURES)} names")
+        return cls(tuple(map(float, data["weights"])), float(data["bias"]), tuple(map(float, data["mean"])),
+                   tuple(map(float, data["scale"])), data["weight"], tuple(data.get("trained_on") or ()),
+                   dict(data.get("meta") or {}))
+
+
+@lru_cache(maxsize=1)
+def default_ranker() -> LearnedRanker | None:
+    """The shipped model (``retrieve/data/learned_ranker.json``), or None when the package holds none."""
+    path = resources.files("mnemir.retrieve").joinpath("data/learned_ranker.json")
+    if not path.is_file():
+        return None
+    return LearnedRanker.from_dict(json.loads(path.read_text(encoding="utf-8")))
