@@ -78,7 +78,11 @@ LATER_FILES = [("dev2.yaml", "dev", "d2-", 16, 0, True), ("dev3.yaml", "dev", "d
                ("heldout25.yaml", "heldout", "h25-", 20, 5, True), ("heldout26.yaml", "heldout", "h26-", 20, 5, True),
                ("heldout27.yaml", "heldout", "h27-", 20, 5, True), ("heldout28.yaml", "heldout", "h28-", 20, 5, True),
                ("heldout29.yaml", "heldout", "h29-", 20, 5, True), ("heldout30.yaml", "heldout", "h30-", 20, 5, True),
-               ("heldout31.yaml", "heldout", "h31-", 20, 5, True), ("heldout32.yaml", "heldout", "h32-", 20, 5, True)]
+               ("heldout31.yaml", "heldout", "h31-", 20, 5, True), ("heldout32.yaml", "heldout", "h32-", 20, 5, True),
+               ("heldout33.yaml", "heldout", "h33-", 20, 5, True), ("heldout34.yaml", "heldout", "h34-", 20, 5, True),
+               ("heldout35.yaml", "heldout", "h35-", 20, 5, True), ("heldout36.yaml", "heldout", "h36-", 20, 5, True),
+               ("heldout37.yaml", "heldout", "h37-", 20, 5, True), ("heldout38.yaml", "heldout", "h38-", 20, 5, True),
+               ("heldout39.yaml", "heldout", "h39-", 20, 5, True), ("heldout40.yaml", "heldout", "h40-", 20, 5, True)]
 
 
 @pytest.mark.parametrize(("source", "split", "prefix", "least", "build_every", "every_symptom"), LATER_FILES)

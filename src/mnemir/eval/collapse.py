@@ -63,7 +63,9 @@ DATA_FILES = ("task_fact.yaml", "preference_present.yaml", "emotion_fact.yaml", 
               "heldout17.yaml", "heldout18.yaml", "heldout19.yaml", "heldout20.yaml",
               "heldout21.yaml", "heldout22.yaml", "heldout23.yaml", "heldout24.yaml",
               "heldout25.yaml", "heldout26.yaml", "heldout27.yaml", "heldout28.yaml",
-              "heldout29.yaml", "heldout30.yaml", "heldout31.yaml", "heldout32.yaml", "fresh.yaml")
+              "heldout29.yaml", "heldout30.yaml", "heldout31.yaml", "heldout32.yaml",
+              "heldout33.yaml", "heldout34.yaml", "heldout35.yaml", "heldout36.yaml",
+              "heldout37.yaml", "heldout38.yaml", "heldout39.yaml", "heldout40.yaml", "fresh.yaml")
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
 
 
