@@ -126,10 +126,11 @@ def main() -> None:
         plan = [(q, f"user{rng.randrange(args.users)}") for _ in range(args.rounds) for q in QUERIES]
         for q, user in plan[:5]:  # warm-up: vector cache load, intent model load
             mem.recall(q, user=user, k=5, now=NOW)
-        results: dict[str, list[float]] = {"recall": [], "search": [], "vector_search": [], "intent": [],
-                                           "present": [], "frames": []}
+        results: dict[str, list[float]] = {"recall": [], "rules_only": [], "search": [], "vector_search": [],
+                                           "intent": [], "present": [], "frames": []}
         # the settings recall itself reads (mem.recall_config: RecallConfig() unless replaced)
         config = mem.recall_config
+        rules_only = config.with_(learned=False)
         since = Cmp("@created_at", "$gte", format_datetime(NOW - config.ranking.present_window), "datetime")
         hits = []
         for q, user in plan:
@@ -147,6 +148,9 @@ def main() -> None:
                 limit=FRAMES_LIMIT), 1)
             results["recall"] += timed(lambda q=q, u=user: hits.append(len(mem.recall(q, user=u, k=5, now=NOW).hits)),
                                        1)
+            mem.recall_config = rules_only  # the same query without the learned nudge (its features and model)
+            results["rules_only"] += timed(lambda q=q, u=user: mem.recall(q, user=u, k=5, now=NOW), 1)
+            mem.recall_config = config
         per_user = mem.store.count(Selection(user_id="user0"))
         mem.close()
     base = statistics.median(results["search"])
@@ -154,7 +158,8 @@ def main() -> None:
     print(f"{'operation':<32}{'p50 ms':>9}{'p95 ms':>9}{'p50 / search':>14}")
     for name, label in (("vector_search", "store.vector_search (k=20)"), ("search", "mem.search (hybrid, k=5)"),
                         ("present", "store.select present state"), ("frames", "store.select frames"),
-                        ("intent", "mem.intent (in recall)"), ("recall", "mem.recall (k=5)")):
+                        ("intent", "mem.intent (in recall)"), ("rules_only", "mem.recall, rules only (k=5)"),
+                        ("recall", "mem.recall (k=5)")):
         values = sorted(results[name])
         p50, p95 = statistics.median(values), values[int(0.95 * (len(values) - 1))]
         print(f"{label:<32}{p50:>9.2f}{p95:>9.2f}{p50 / base:>14.2f}")

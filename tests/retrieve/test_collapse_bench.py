@@ -29,6 +29,19 @@ def test_benchmark_size_and_split() -> None:
     assert {s.symptom for s in held} == {s.symptom for s in dev}
 
 
+def test_the_report_sets_apart_the_files_the_learned_ranker_never_saw() -> None:
+    report = collapse.Report("heldout", (3,), 2, 2, trained_on=("seen.yaml",))
+    for source, isolated in (("seen.yaml", True), ("new.yaml", False)):
+        for system in collapse.SYSTEMS:
+            report.rows.append(collapse.Row("s", "mixed", "en", "q?", system, 3, [],
+                                            collapse.Outcome(isolated, not isolated, 1.0, 0, 0), source))
+    assert report.untrained_sources() == {"new.yaml"}
+    assert report.metric("recall", 3)["isolation"] == 0.5
+    assert report.metric("recall", 3, sources=report.untrained_sources())["isolation"] == 0.0
+    assert "files recall's learned ranker was not trained on (1 files, 1 queries" in report.render()
+    assert report.to_dict()["untrained_files"]["recall"]["n"] == 1
+
+
 def test_judge_metrics() -> None:
     ids = {"a": "A", "b": "B", "x": "X", "p": "P"}
     q = Query("q", relevant=("a", "b"), forbidden=("x",), above=(("a", "p"),))

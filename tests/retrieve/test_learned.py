@@ -190,3 +190,19 @@ def test_the_simulated_top_k_is_drawn_from_what_the_rules_show() -> None:
     assert training.top(q, None, 3) == [1, 3, 2]
     model = ranker(similarity=10.0)
     assert training.top(q, model, 3) == [2, 3, 1]  # re-sorted by similarity; the unshown most similar stays out
+
+
+def test_ranking_reads_the_same_features_of_the_shown_memories_as_training_does(
+        mem: mnemir.Memory, now: datetime, chores: dict[str, mnemir.MemIR]) -> None:
+    # training (an observer) scores every candidate; ranking alone skips what only the comparisons read
+    seen: list[np.ndarray] = []
+    ask = intent("What do I know about the garden fence?", "fact_lookup", ("Fact",))
+    mem.recall_config = RecallConfig(learned=False, observer=lambda items, rows: seen.append(rows))
+    rules = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
+    model = default_ranker()
+    assert model is not None
+    mem.recall_config = RecallConfig()
+    nudged = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
+    expected = {h.id: round(h.score + float(n), 4)
+                for h, n in zip(rules.hits, model.nudges(seen[0][: len(rules.hits)]), strict=True)}
+    assert {h.id: h.score for h in nudged.hits} == expected

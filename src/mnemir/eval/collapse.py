@@ -38,6 +38,7 @@ import yaml
 from mnemir.embed import Embedder, default_embedder
 from mnemir.errors import ValidationError
 from mnemir.memory.core import NOT_DELETED
+from mnemir.retrieve.learned import default_ranker
 from mnemir.retrieve.search import hybrid_search
 from mnemir.store.base import ANY, Selection
 
@@ -276,10 +277,13 @@ class Report:
     queries: int
     rows: list[Row] = field(default_factory=list)
     seconds: float = 0.0
+    #: the data files recall's learned ranker was trained on (its numbers on them are not out-of-sample)
+    trained_on: tuple[str, ...] = ()
 
-    def metric(self, system: str, k: int, symptom: str | None = None, source: str | None = None) -> dict[str, float]:
+    def metric(self, system: str, k: int, symptom: str | None = None, source: str | None = None,
+               sources: frozenset[str] | None = None) -> dict[str, float]:
         rows = [r for r in self.rows if r.system == system and r.k == k and (symptom is None or r.symptom == symptom)
-                and (source is None or r.source == source)]
+                and (source is None or r.source == source) and (sources is None or r.source in sources)]
         if not rows:
             return {"isolation": 0.0, "collapse": 0.0, "recall": 0.0, "order": 0.0, "n": 0}
         pairs = sum(r.outcome.order_pairs for r in rows)
@@ -300,6 +304,10 @@ class Report:
     def sources(self) -> list[str]:
         return list(dict.fromkeys(r.source for r in self.rows))
 
+    def untrained_sources(self) -> frozenset[str]:
+        """The data files of this run the learned ranker never saw (all of them when none is known)."""
+        return frozenset(s for s in self.sources() if s not in self.trained_on)
+
     def render(self) -> str:
         lines = [f"Collapse benchmark, split={self.split}: {self.scenarios} scenarios, {self.queries} queries "
                  f"({self.seconds:.0f} s)", ""]
@@ -313,6 +321,14 @@ class Report:
                 cells.append(f"{m['isolation']:>8.3f}{m['collapse']:>8.3f}{m['recall']:>8.3f}{m['order']:>8.3f}")
             lines.append(f"{SYSTEM_TITLES[system]:<34}" + "".join(cells))
         k0 = self.k_values[0]
+        unseen = self.untrained_sources()
+        if unseen and len(unseen) < len(self.sources()):
+            n = self.metric("recall", k0, sources=unseen)["n"]
+            lines += ["", f"files recall's learned ranker was not trained on ({len(unseen)} files, {n} queries; the "
+                      "others are in-sample for it):", f"{'system':<34}{'iso@' + str(k0):>8}{'col@' + str(k0):>8}"]
+            for system in SYSTEMS:
+                m = self.metric(system, k0, sources=unseen)
+                lines.append(f"{SYSTEM_TITLES[system]:<34}{m['isolation']:>8.3f}{m['collapse']:>8.3f}")
         lines += ["", f"isolation@{k0} by symptom:", f"{'symptom':<36}" + "".join(f"{s:>12}" for s in SYSTEMS)]
         for symptom in self.symptoms():
             n = self.metric("recall", k0, symptom)["n"]
@@ -339,6 +355,9 @@ class Report:
                            for sym in self.symptoms()},
             "by_source": {src: {s: self.metric(s, self.k_values[0], source=src) for s in SYSTEMS}
                           for src in self.sources()},
+            "learned_ranker_trained_on": list(self.trained_on),
+            "untrained_files": {s: self.metric(s, self.k_values[0], sources=self.untrained_sources())
+                                for s in SYSTEMS},
             "misses": [{"scenario": r.scenario, "query": r.query, "ranked": r.ranked,
                         "collapsed": r.outcome.collapsed} for r in self.misses("recall", self.k_values[0])],
         }
@@ -357,7 +376,9 @@ def run(split: str = "heldout", k_values: Iterable[int] = (3, 5), *, embedder: E
     scenarios = load(split)
     embedder = embedder or default_embedder()
     extra = noise()
-    report = Report(split, k_values, len(scenarios), sum(len(s.queries) for s in scenarios))
+    ranker = default_ranker()
+    report = Report(split, k_values, len(scenarios), sum(len(s.queries) for s in scenarios),
+                    trained_on=ranker.trained_on if ranker is not None else ())
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mnemir-collapse-") as tmp:
         for i, scenario in enumerate(scenarios, start=1):

@@ -92,8 +92,9 @@ def soft_gate(reason: str | None) -> str | None:
     return next((name for name, opening in SOFT_GATES.items() if opening in reason), None)
 
 
-def features(items: Sequence[Item], intent: IntentLike, now: datetime) -> np.ndarray:
-    """One row per item, columns in :data:`FEATURES` order."""
+def features(items: Sequence[Item], intent: IntentLike, now: datetime, only: int | None = None) -> np.ndarray:
+    """One row per item, columns in :data:`FEATURES` order. ``only``: fill just the first ``only`` rows (the rest
+    stay zero but still count in the comparisons with all candidates: the best similarity, the newest of a type)."""
     rows = np.zeros((len(items), len(FEATURES)), dtype=np.float64)
     if not items:
         return rows
@@ -111,7 +112,7 @@ def features(items: Sequence[Item], intent: IntentLike, now: datetime) -> np.nda
         type_best[it.scored.record.type] = max(type_best.get(it.scored.record.type, sim), sim)
     said = _cues(intent, now)
     query_terms = max(len(content_terms(intent.query)), 1)
-    for i, it in enumerate(items):
+    for i, it in enumerate(items[:only] if only is not None else items):
         s, rec = it.scored, it.scored.record
         t = rec.type if rec.type in TYPES else "other"
         values: dict[str, float] = {

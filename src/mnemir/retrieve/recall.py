@@ -67,6 +67,9 @@ from mnemir.retrieve.wording import asks_about_now, asks_about_past
 from mnemir.store.base import Selection, Store
 from mnemir.store.filters import Cmp, FilterNode, parse_filter
 
+#: the learned nudge re-sorts at least this many of the rules' best (or 4 x k)
+NUDGED_HEAD = 20
+
 
 @dataclass(frozen=True)
 class RecallConfig:
@@ -194,12 +197,15 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     judged_by_id.update((s.record.id, s) for s in ranked)
     ranker = (config.ranker or default_ranker()) if config.learned else None
     if ranker is not None or config.observer is not None:
-        items = _learning_items(kept, judged_by_id, pool, intent, where, now, config, ontology, frames, past)
-        rows = features(items, intent, now)
+        full = config.observer is not None  # else only what the rules show needs its features (and a score)
+        items = _learning_items(kept, judged_by_id, pool, intent, where, now, config, ontology, frames, past, full)
+        # the nudge re-sorts the head of a long list: the memories the top k can be drawn from
+        head = min(len(kept), max(NUDGED_HEAD, 4 * k))
+        rows = features(items, intent, now, only=None if full else head)
         if config.observer is not None:
             config.observer(items, rows)
         if ranker is not None and items:
-            kept = _learned_order(items, rows, ranker, intent.kind, config.ranking)
+            kept = _learned_order(items[:head], rows[:head], ranker, intent.kind, config.ranking) + list(kept[head:])
     notes += weak_notes
     ranked = kept
     widened, widen_notes = _widening(ranked, intent, k)
@@ -389,9 +395,10 @@ def _top_up(kept: list[Scored], ranked: Sequence[Scored], judged: set[str], pool
 
 def _learning_items(kept: Sequence[Scored], judged: Mapping[str, Scored], pool: Mapping[str, Candidate],
                     intent: IntentLike, where: FilterNode | None, now: datetime, config: RecallConfig,
-                    ontology: Ontology, frames: FrameState, past: bool) -> list[Item]:
-    """Every candidate the learned stage may weigh: what the rules show (with its place), what they judged and set
-    aside, and what a soft gate held back (scored as if admitted). What a hard gate bars is left out."""
+                    ontology: Ontology, frames: FrameState, past: bool, full: bool = True) -> list[Item]:
+    """Every candidate the learned stage may weigh: what the rules show (with its place, first), what they judged and
+    set aside, and what a soft gate held back (scored as if admitted; unscored unless ``full``: only its similarity,
+    type and age are compared with the shown ones). What a hard gate bars is left out."""
     items = [Item(s, rule_rank=i) for i, s in enumerate(kept, start=1)]
     shown = {s.record.id for s in kept}
     for mid, c in pool.items():
@@ -409,7 +416,8 @@ def _learning_items(kept: Sequence[Scored], judged: Mapping[str, Scored], pool: 
             continue  # barred outright: a closed task for "what is left", a frame or a dialogue act as an answer
         if frames.active is not None and mid == frames.active.id and intent.kind != "frame":
             continue
-        s = score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=True)
+        s = score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=True) \
+            if full else Scored(c, role, 0.0)
         if s is not None:
             items.append(Item(s, gate=held))
     return items
