@@ -163,17 +163,75 @@ def test_a_malformed_model_is_refused_naming_the_field(change: dict[str, object]
     assert info.value.field == field
 
 
+@pytest.mark.parametrize(("change", "field"), [
+    ({"scale": [0.0] * len(FEATURES)}, "scale"),
+    ({"bias": float("nan")}, "bias"),
+    ({"weights": ["x"] * len(FEATURES)}, "weights/bias/mean/scale"),
+])
+def test_a_model_with_bad_numbers_is_refused(change: dict[str, object], field: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        LearnedRanker.from_dict({**ranker().to_dict(), **change})
+    assert info.value.field == field
+
+
+def test_a_model_missing_a_field_is_refused_naming_it() -> None:
+    data = ranker().to_dict()
+    del data["scale"]
+    with pytest.raises(ValidationError) as info:
+        LearnedRanker.from_dict(data)
+    assert info.value.field == "scale"
+
+
+@pytest.mark.parametrize(("change", "field"), [({"ranker": {}}, "ranker"), ({"learned": "yes"}, "learned"),
+                                               ({"observer": 3}, "observer")])
+def test_recall_settings_of_the_wrong_kind_are_refused(change: dict[str, object], field: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        RecallConfig(**change)  # type: ignore[arg-type]
+    assert info.value.field == field
+
+
+def test_at_weight_zero_the_order_is_the_rules_own(mem: mnemir.Memory, now: datetime,
+                                                    chores: dict[str, mnemir.MemIR]) -> None:
+    asks = [intent("What do I know about the garden fence?", "fact_lookup", ("Fact",)),
+            intent("What's the boiler's model number?", "fact_lookup", ("Fact",)),  # a thin answer: weak fillers
+            LEFT]
+    for ask in asks:
+        mem.recall_config = RecallConfig(learned=False)
+        rules = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
+        mem.recall_config = RecallConfig(ranker=ranker(similarity=5.0, weight=0.0))
+        nudged = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
+        assert [(h.id, h.flags) for h in nudged.hits] == [(h.id, h.flags) for h in rules.hits], ask.query
+        assert nudged.notes == rules.notes
+
+
+def test_at_weight_zero_weak_fillers_stay_after_what_passed_the_floors(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    # a benchmark scenario whose advice question has a thin answer: a present-state fact tops it up, weak
+    scenario = next(s for s in collapse.load("dev") if s.id == "d4-en-movie-night")
+    mem, _ = collapse.build(scenario, tmp_path / scenario.id, embedder, collapse.noise())
+    try:
+        query = "Is a scary film a good idea this weekend?"
+        mem.recall_config = RecallConfig(learned=False)
+        rules = mem.recall(query, user=collapse.USER, k=5, now=scenario.now)
+        assert any("weak" in h.flags for h in rules.hits)
+        mem.recall_config = RecallConfig(ranker=default_ranker().with_weight(0.0))  # type: ignore[union-attr]
+        nudged = mem.recall(query, user=collapse.USER, k=5, now=scenario.now)
+        assert [h.id for h in nudged.hits] == [h.id for h in rules.hits]
+    finally:
+        mem.close()
+
+
 def test_a_model_for_other_features_is_refused() -> None:
     data = {**ranker().to_dict(), "features": list(FEATURES[:-1])}
     with pytest.raises(ValidationError, match="features do not match"):
         LearnedRanker.from_dict(data)
 
 
-def _query(file: str, sims: list[float], labels: list[int], rule_rank: list[int]) -> training.Query:
+def _query(file: str, sims: list[float], labels: list[int], rule_rank: list[int],
+           weak: list[int] = ()) -> training.Query:
     rows = np.zeros((len(sims), len(FEATURES)))
     rows[:, FEATURES.index("similarity")] = sims
-    return training.Query(file, rows, np.array(labels, dtype=np.int8), np.array(rule_rank, dtype=np.int32),
-                          np.zeros(len(sims), dtype=bool))
+    rows[list(weak), FEATURES.index("flag_weak")] = 1.0
+    return training.Query(file, rows, np.array(labels, dtype=np.int8), np.array(rule_rank, dtype=np.int32))
 
 
 def test_fitting_learns_which_way_a_feature_points() -> None:
@@ -186,10 +244,16 @@ def test_fitting_learns_which_way_a_feature_points() -> None:
 
 
 def test_the_simulated_top_k_is_drawn_from_what_the_rules_show() -> None:
-    q = _query("f.yaml", [0.95, 0.2, 0.6, 0.4], [1, 0, 0, 0], [0, 1, 3, 2])
-    assert training.top(q, None, 3) == [1, 3, 2]
+    q = _query("f.yaml", [0.95, 0.2, 0.6, 0.4, 0.9], [1, 0, 0, 0, 0], [0, 1, 3, 2, 4], weak=[4])
+    assert training.top(q, None, 5) == [1, 3, 2, 4]
     model = ranker(similarity=10.0)
-    assert training.top(q, model, 3) == [2, 3, 1]  # re-sorted by similarity; the unshown most similar stays out
+    # re-sorted by similarity; the unshown most similar stays out, the weak filler keeps its place at the end
+    assert training.top(q, model, 5) == [2, 3, 1, 4]
+
+
+def test_the_trainer_never_reads_the_files_that_measure_the_model() -> None:
+    assert WRITTEN_AFTER_TRAINING | {"fresh.yaml"} <= training.HELD_FROM_TRAINING
+    assert not training.HELD_FROM_TRAINING & set(default_ranker().trained_on)  # type: ignore[union-attr]
 
 
 def test_ranking_reads_the_same_features_of_the_shown_memories_as_training_does(

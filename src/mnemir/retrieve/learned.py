@@ -46,9 +46,10 @@ KINDS = ("fact_lookup", "open_tasks", "task_status", "preference", "emotion", "p
 TYPES = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "Hypothesis")
 ROLES = ("answer", "current", "task", "background", "caution", "hypothesis", "context")
 FLAGS = ("outdated", "unconfirmed", "uncertain", "faded", "emotion", "other_frame", "weak")
-#: soft gates: reasons the role rules hold a memory back that the model may overrule (by their opening words)
 #: the query's wording, read against each memory type (a feeling asked about without the word, advice, the past)
 CUES = ("feeling", "reaction", "progress", "remaining", "advice", "fact_form", "now", "past")
+#: soft gates: reasons the role rules hold a memory back (by their opening words) that stay candidates, never shown,
+#: but compared with the shown ones (a feature of their own in training)
 SOFT_GATES = {"task_not_answer": "a task is not an answer", "closed_task": "task does not answer",
               "faded_emotion": "an emotion from"}
 
@@ -183,9 +184,19 @@ class LearnedRanker:
 
     def __post_init__(self) -> None:
         for name in ("weights", "mean", "scale"):
-            if len(getattr(self, name)) != len(FEATURES):
+            values = getattr(self, name)
+            if len(values) != len(FEATURES):
                 raise ValidationError(f"learned ranker {name} must have one value per feature",
-                                      field=name, value=len(getattr(self, name)), allowed=len(FEATURES))
+                                      field=name, value=len(values), allowed=len(FEATURES))
+            if not all(math.isfinite(v) for v in values) or (name == "scale" and min(values) <= 0):
+                raise ValidationError(f"learned ranker {name} must hold finite numbers" +
+                                      (" above 0" if name == "scale" else ""), field=name,
+                                      value=next(v for v in values if not math.isfinite(v) or
+                                                 (name == "scale" and v <= 0)),
+                                      allowed="finite numbers" + (" > 0" if name == "scale" else ""))
+        if not math.isfinite(self.bias):
+            raise ValidationError("learned ranker bias must be finite", field="bias", value=self.bias,
+                                  allowed="a finite number")
         if isinstance(self.weight, bool) or not isinstance(self.weight, (int, float)) or not 0.0 <= self.weight <= 1.0:
             raise ValidationError("learned ranker weight must be a number in [0, 1]", field="weight",
                                   value=self.weight, allowed="[0, 1]")
@@ -216,9 +227,18 @@ class LearnedRanker:
             missing = sorted(set(FEATURES) - set(names))[:5]
             raise ValidationError("learned ranker features do not match this version's", field="features",
                                   value=f"{len(names)} names (missing e.g. {missing})", allowed=f"{len(FEATURES)} names")
-        return cls(tuple(map(float, data["weights"])), float(data["bias"]), tuple(map(float, data["mean"])),
-                   tuple(map(float, data["scale"])), data["weight"], tuple(data.get("trained_on") or ()),
-                   dict(data.get("meta") or {}))
+        try:
+            return cls(tuple(map(float, data["weights"])), float(data["bias"]), tuple(map(float, data["mean"])),
+                       tuple(map(float, data["scale"])), data["weight"], tuple(data.get("trained_on") or ()),
+                       dict(data.get("meta") or {}))
+        except ValidationError:
+            raise
+        except KeyError as exc:
+            raise ValidationError("learned ranker model lacks a field", field=str(exc.args[0]), value=None,
+                                  allowed="features, weights, bias, mean, scale, weight") from exc
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"learned ranker model holds a value that is not a number: {exc}",
+                                  field="weights/bias/mean/scale", value=str(exc), allowed="numbers") from exc
 
 
 @lru_cache(maxsize=1)

@@ -91,10 +91,20 @@ class RecallConfig:
     learned: bool = True
     #: the learned model; None = the one shipped with the package
     ranker: LearnedRanker | None = None
-    #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics)
+    #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
+    #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
 
     def __post_init__(self) -> None:
+        if not isinstance(self.learned, bool):
+            raise ValidationError("learned must be true or false", field="learned", value=self.learned,
+                                  allowed="a bool")
+        if self.ranker is not None and not isinstance(self.ranker, LearnedRanker):
+            raise ValidationError("ranker must be a LearnedRanker or None", field="ranker",
+                                  value=type(self.ranker).__name__, allowed="LearnedRanker (LearnedRanker.from_dict)")
+        if self.observer is not None and not callable(self.observer):
+            raise ValidationError("observer must be callable or None", field="observer",
+                                  value=type(self.observer).__name__, allowed="a callable(items, rows)")
         for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -199,8 +209,10 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     if ranker is not None or config.observer is not None:
         full = config.observer is not None  # else only what the rules show needs its features (and a score)
         items = _learning_items(kept, judged_by_id, pool, intent, where, now, config, ontology, frames, past, full)
-        # the nudge re-sorts the head of a long list: the memories the top k can be drawn from
-        head = min(len(kept), max(NUDGED_HEAD, 4 * k))
+        # the nudge re-sorts what passed the floors (the weak fillers after it keep their place) up to the head of a
+        # long list: the memories the top k can be drawn from
+        admitted = next((i for i, s in enumerate(kept) if "weak" in s.flags), len(kept))
+        head = min(admitted, max(NUDGED_HEAD, 4 * k))
         rows = features(items, intent, now, only=None if full else head)
         if config.observer is not None:
             config.observer(items, rows)
