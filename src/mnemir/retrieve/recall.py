@@ -9,7 +9,8 @@ recent state, the open tasks for "what's left") -> gate (closed tasks for "what'
 tasks for fact questions) -> score by role -> judge memories against each other (outdated, unconfirmed, a
 later feeling, the frame in force) -> follow relationships from the best ones (in scope, depth-limited) -> let
 replacements stand in, put a task's finished steps below its open ones, lift the present state -> drop what was
-replaced -> top k. A question about
+replaced -> top up a thin answer with weak fillers -> a learned nudge re-sorts what passed the floors
+(:mod:`mnemir.retrieve.learned`; it shows nothing new and drops nothing) -> top k. A question about
 the past ("以前", "used to", an ended time range) keeps the earlier memories instead.
 """
 
