@@ -254,6 +254,9 @@ def test_the_simulated_top_k_is_drawn_from_what_the_rules_show() -> None:
 def test_the_trainer_never_reads_the_files_that_measure_the_model() -> None:
     assert WRITTEN_AFTER_TRAINING | {"fresh.yaml"} <= training.HELD_FROM_TRAINING
     assert not training.HELD_FROM_TRAINING & set(default_ranker().trained_on)  # type: ignore[union-attr]
+    read = {s.source for s in training.training_scenarios(("dev", "heldout", "fresh"))}
+    assert read and not read & training.HELD_FROM_TRAINING
+    assert read == set(default_ranker().trained_on)  # type: ignore[union-attr]  # what it reads is what it was fit on
 
 
 def test_ranking_reads_the_same_features_of_the_shown_memories_as_training_does(

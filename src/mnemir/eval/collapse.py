@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from importlib import resources
@@ -280,10 +280,10 @@ class Report:
     #: the data files recall's learned ranker was trained on (its numbers on them are not out-of-sample)
     trained_on: tuple[str, ...] = ()
 
-    def metric(self, system: str, k: int, symptom: str | None = None, source: str | None = None,
-               sources: frozenset[str] | None = None) -> dict[str, float]:
+    def metric(self, system: str, k: int, symptom: str | None = None,
+               sources: Collection[str] | None = None) -> dict[str, float]:
         rows = [r for r in self.rows if r.system == system and r.k == k and (symptom is None or r.symptom == symptom)
-                and (source is None or r.source == source) and (sources is None or r.source in sources)]
+                and (sources is None or r.source in sources)]
         if not rows:
             return {"isolation": 0.0, "collapse": 0.0, "recall": 0.0, "order": 0.0, "n": 0}
         pairs = sum(r.outcome.order_pairs for r in rows)
@@ -337,9 +337,9 @@ class Report:
         if len(self.sources()) > 1:
             lines += ["", f"isolation@{k0} by data file:", f"{'file':<36}" + "".join(f"{s:>12}" for s in SYSTEMS)]
             for source in self.sources():
-                n = self.metric("recall", k0, source=source)["n"]
+                n = self.metric("recall", k0, sources={source})["n"]
                 lines.append(f"{source + f' ({n})':<36}" + "".join(
-                    f"{self.metric(s, k0, source=source)['isolation']:>12.3f}" for s in SYSTEMS))
+                    f"{self.metric(s, k0, sources={source})['isolation']:>12.3f}" for s in SYSTEMS))
         misses = self.misses("recall", k0)
         lines += ["", f"recall() misses at k={k0}: {len(misses)}"]
         lines += [f"  {r.scenario}: {r.query}" + (" (collapsed)" if r.outcome.collapsed else " (relevant not found)")
@@ -353,7 +353,7 @@ class Report:
             "systems": {s: {f"k={k}": self.metric(s, k) for k in self.k_values} for s in SYSTEMS},
             "by_symptom": {sym: {s: self.metric(s, self.k_values[0], sym) for s in SYSTEMS}
                            for sym in self.symptoms()},
-            "by_source": {src: {s: self.metric(s, self.k_values[0], source=src) for s in SYSTEMS}
+            "by_source": {src: {s: self.metric(s, self.k_values[0], sources={src}) for s in SYSTEMS}
                           for src in self.sources()},
             "learned_ranker_trained_on": list(self.trained_on),
             "untrained_files": {s: self.metric(s, self.k_values[0], sources=self.untrained_sources())
@@ -375,22 +375,29 @@ def run(split: str = "heldout", k_values: Iterable[int] = (3, 5), *, embedder: E
         raise ValidationError("unknown system", field="systems", value=unknown, allowed=list(RANKERS))
     scenarios = load(split)
     embedder = embedder or default_embedder()
-    extra = noise()
     ranker = default_ranker()
     report = Report(split, k_values, len(scenarios), sum(len(s.queries) for s in scenarios),
                     trained_on=ranker.trained_on if ranker is not None else ())
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="mnemir-collapse-") as tmp:
-        for i, scenario in enumerate(scenarios, start=1):
-            mem, ids = build(scenario, Path(tmp) / scenario.id, embedder, extra)
-            try:
-                _run_scenario(mem, scenario, ids, systems, k_values, report)
-            finally:
-                mem.close()
-            if progress:
-                progress(i, len(scenarios))
+    for i, (scenario, mem, ids) in enumerate(built(scenarios, embedder), start=1):
+        _run_scenario(mem, scenario, ids, systems, k_values, report)
+        if progress:
+            progress(i, len(scenarios))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def built(scenarios: Sequence[Scenario], embedder: Embedder) -> Iterator[tuple[Scenario, Any, dict[str, str]]]:
+    """Each scenario built into its own fresh store (with the noise memories) in a temporary folder, one at a time:
+    the store is closed when the caller moves on to the next."""
+    extra = noise()
+    with tempfile.TemporaryDirectory(prefix="mnemir-collapse-") as tmp:
+        for scenario in scenarios:
+            mem, ids = build(scenario, Path(tmp) / scenario.id, embedder, extra)
+            try:
+                yield scenario, mem, ids
+            finally:
+                mem.close()
 
 
 def _run_scenario(mem: Any, scenario: Scenario, ids: dict[str, str], systems: Sequence[str],

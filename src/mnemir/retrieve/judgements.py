@@ -22,13 +22,13 @@ from mnemir.retrieve.ranking import (
     FrameState,
     RankingConfig,
     Scored,
+    across_languages,
     age_of,
     confidence_of,
     norm_text,
     task_status,
 )
 from mnemir.retrieve.wording import says_change
-from mnemir.understand.lexicon import main_language
 
 
 # -- cross-memory judgements ---------------------------------------------------------------------
@@ -74,8 +74,7 @@ def _pref_similarity(a: Scored, b: Scored, vectors: Mapping[str, np.ndarray], co
     related texts in two languages as close as related ones in one); both the stale and the changed-preference
     thresholds judge this scaled value."""
     sim = _cos(vectors.get(a.record.id), vectors.get(b.record.id))
-    la, lb = main_language(a.record.text), main_language(b.record.text)
-    return sim * config.cross_language_factor if la and lb and la != lb else sim
+    return sim * config.cross_language_factor if across_languages(a.record.text, b.record.text) else sim
 
 
 def feelings_move_on(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray], config: RankingConfig, *,

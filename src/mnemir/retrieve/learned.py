@@ -29,7 +29,17 @@ import numpy as np
 from mnemir.errors import ValidationError
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.retrieve.lexical import content_terms, shared_terms
-from mnemir.retrieve.ranking import TASK_TYPES, IntentLike, Scored, age_of, confidence_of, is_user_state, task_status
+from mnemir.retrieve.ranking import (
+    TASK_TYPES,
+    IntentLike,
+    Scored,
+    across_languages,
+    age_of,
+    confidence_of,
+    is_user_state,
+    mentions,
+    task_status,
+)
 from mnemir.retrieve.wording import (
     ADVICE_FORM,
     FACT_FORM,
@@ -40,7 +50,6 @@ from mnemir.retrieve.wording import (
     asks_about_now,
     asks_about_past,
 )
-from mnemir.understand.lexicon import main_language
 
 KINDS = ("fact_lookup", "open_tasks", "task_status", "preference", "emotion", "plan", "frame", "general")
 TYPES = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "Hypothesis")
@@ -106,7 +115,6 @@ def features(items: Sequence[Item], intent: IntentLike, now: datetime, only: int
     for it in items:
         t, at = it.scored.record.type, it.scored.record.metadata.created_at
         newest[t] = max(newest.get(t, at), at)
-    asked_in = main_language(intent.query)
     kind = intent.kind if intent.kind in KINDS else "general"
     type_best: dict[str, float] = {}
     for it, sim in zip(items, sims, strict=True):
@@ -118,7 +126,7 @@ def features(items: Sequence[Item], intent: IntentLike, now: datetime, only: int
         t = rec.type if rec.type in TYPES else "other"
         values: dict[str, float] = {
             "similarity": sims[i], "similarity_gap": best - sims[i], "vector_rank_inverse": 1.0 / order[i],
-            "across_languages": float(bool(asked_in) and main_language(rec.text) not in ("", asked_in)),
+            "across_languages": float(across_languages(intent.query, rec.text)),
             "relevance": s.relevance, "strength": s.strength, "rule_score": s.score,
             "rule_shown": float(it.rule_rank is not None),
             "rule_rank_inverse": 1.0 / it.rule_rank if it.rule_rank else 0.0,
@@ -134,7 +142,7 @@ def features(items: Sequence[Item], intent: IntentLike, now: datetime, only: int
             "best_of_type": float(sims[i] >= type_best[rec.type]),
             "similarity_below_type_best": type_best[rec.type] - sims[i],
             "query_terms_shared": len(shared_terms(intent.query, rec)) / query_terms,
-            "mentions_entity": float(any("mentions " in r for r in s.reasons)),
+            "mentions_entity": float(any(e and mentions(rec, e) for e in intent.entities)),
         }
         for cue in said:
             values[f"cue_{cue}_x_{t}"] = 1.0
@@ -204,9 +212,6 @@ class LearnedRanker:
     def log_odds(self, rows: np.ndarray) -> np.ndarray:
         z = (rows - np.asarray(self.mean)) / np.asarray(self.scale)
         return np.asarray(z @ np.asarray(self.weights) + self.bias, dtype=np.float64)
-
-    def probabilities(self, rows: np.ndarray) -> np.ndarray:
-        return np.asarray(1.0 / (1.0 + np.exp(-self.log_odds(rows))), dtype=np.float64)
 
     def nudges(self, rows: np.ndarray) -> np.ndarray:
         """How much each row's rules' score moves: ``weight`` x log-odds (clipped to +-8)."""

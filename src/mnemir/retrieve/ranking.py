@@ -370,8 +370,7 @@ def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[
     value = max(c.similarity, 0.0)
     if c.vector_rank is not None:
         reasons.append(f"semantic similarity {c.similarity:.2f}")
-    asked_in, written_in = main_language(intent.query), main_language(c.record.text)
-    if value and asked_in and written_in and asked_in != written_in and config.cross_language_factor < 1.0:
+    if value and config.cross_language_factor < 1.0 and across_languages(intent.query, c.record.text):
         value *= config.cross_language_factor
         reasons.append(f"across languages (similarity x {config.cross_language_factor:g})")
     if c.text_rank is not None:
@@ -384,7 +383,7 @@ def relevance(c: Candidate, intent: IntentLike, config: RankingConfig) -> tuple[
         if shared:
             value = config.keyword_anchor
             reasons.append("the best keyword match (" + ", ".join(sorted(shared)[:3]) + ")")
-    found = [e for e in intent.entities if e and _mentions(c.record, e)]
+    found = [e for e in intent.entities if e and mentions(c.record, e)]
     if found:
         value += config.entity_bonus * min(len(found), 2)
         reasons.append("mentions " + ", ".join(found[:2]))
@@ -401,7 +400,13 @@ def linked_relevance(c: Candidate) -> float:
     return c.parent_relevance * LINK_DECAY ** c.via[2] if c.via is not None else 0.0
 
 
-def _mentions(record: MemIR, entity: str) -> bool:
+def across_languages(a: str, b: str) -> bool:
+    """Whether two texts are mostly written in different scripts (a text with no letters is in neither)."""
+    la, lb = main_language(a), main_language(b)
+    return bool(la and lb and la != lb)
+
+
+def mentions(record: MemIR, entity: str) -> bool:
     """Whether the memory names ``entity`` (or one of its zh/en aliases) in its text or a descriptive property."""
     haystacks = [record.content.text] + [v for k, v in record.properties.items()
                                          if isinstance(v, str) and k not in ENUM_LIKE]
