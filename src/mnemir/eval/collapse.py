@@ -1,6 +1,6 @@
 """The collapse benchmark: does retrieval keep a memory's role, status and time apart from its words?
 
-Each scenario (``eval/data/collapse/*.yaml``) is one user's memory store with traps: memories that share
+Each scenario (``benchmarks/collapse/*.yaml``) is one user's memory store with traps: memories that share
 entities and words with a query but have the wrong role (a task for a fact question, an outburst for a calm
 question), the wrong status (a completed task for "what's left") or the wrong time (an older preference
 replaced by a newer one). Every scenario is built into a fresh real store through the public API
@@ -29,12 +29,12 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from mnemir._paths import benchmarks_dir
 from mnemir.embed import Embedder, default_embedder
 from mnemir.errors import ValidationError
 from mnemir.memory.core import NOT_DELETED
@@ -95,7 +95,8 @@ class Scenario:
 
 
 def data_dir() -> Path:
-    return Path(str(resources.files("mnemir.eval").joinpath("data", "collapse")))
+    """``benchmarks/collapse`` of the checkout (or ``$MNEMIR_BENCHMARKS/collapse``)."""
+    return benchmarks_dir() / "collapse"
 
 
 def load(split: str = "heldout", *, directory: Path | None = None) -> list[Scenario]:

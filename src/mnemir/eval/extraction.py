@@ -17,12 +17,13 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from mnemir._paths import benchmarks_dir, training_dir
 from mnemir.embed import default_embedder
 from mnemir.errors import ValidationError
 from mnemir.eval import report_main, zh_first
 from mnemir.understand.extract import MEMORY_LABELS, Draft, Extractor
 from mnemir.understand.extract import label_of as draft_label
-from mnemir.understand.model import DATA_DIR, read_jsonl
+from mnemir.understand.model import read_jsonl
 
 TYPES = MEMORY_LABELS
 #: train: what the model learns from; heldout: never trained on (aggregate numbers were seen while developing);
@@ -38,7 +39,8 @@ PROPERTY_KEYS = {"status": "status", "deadline": "deadline", "polarity": "prefer
 
 
 def corpus_path(name: str) -> Path:
-    return DATA_DIR / name
+    """A split's file: the train split lives with the training corpora, the others with the benchmarks."""
+    return training_dir() / "understand" / name if "_train" in name else benchmarks_dir() / "understand" / name
 
 
 def load_split(split: str, kind: str = "extraction") -> list[dict[str, Any]]:

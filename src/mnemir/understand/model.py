@@ -31,12 +31,12 @@ from mnemir.understand.lexicon import CUE_NAMES, cue_vector
 __all__ = ["DATA_DIR", "FeatureSpec", "SoftmaxModel", "boosted", "featurize", "load_model", "ngram_vectors",
            "read_jsonl", "train_softmax"]
 
-#: the package data: the shipped weights and the labelled corpus
+#: the package data: the shipped weights (the corpora live in the checkout: see ``mnemir._paths``)
 DATA_DIR = Path(str(resources.files("mnemir.understand") / "data"))
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The rows of a JSON-lines file (the labelled corpus under ``DATA_DIR``); blank lines are skipped."""
+    """The rows of a JSON-lines file; blank lines are skipped."""
     with open(path, encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 

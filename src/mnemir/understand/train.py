@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from mnemir._paths import training_dir
 from mnemir.embed import default_embedder
 from mnemir.embed.base import Embedder
 from mnemir.understand.extract import EXTRACTION_LABELS, lexicon_boost
@@ -145,8 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     out = output_dir(args.out, args.cv)
     embedder = default_embedder()
     jobs = {
-        "extractor": (extraction_examples(read_jsonl(DATA_DIR / TRAIN_FILES["extractor"])), EXTRACTION_LABELS),
-        "intent": (intent_examples(read_jsonl(DATA_DIR / TRAIN_FILES["intent"])), INTENT_KINDS),
+        "extractor": (extraction_examples(read_jsonl(training_dir() / "understand" / TRAIN_FILES["extractor"])), EXTRACTION_LABELS),
+        "intent": (intent_examples(read_jsonl(training_dir() / "understand" / TRAIN_FILES["intent"])), INTENT_KINDS),
     }
     for name, ((texts, labels), classes) in jobs.items():
         spec, l2 = HYPER[name]

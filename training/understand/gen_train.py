@@ -1,6 +1,6 @@
 """Build the *training* corpora (extraction_train.jsonl, intent_train.jsonl) from templates.
 
-Run: ``python src/mnemir/understand/data/gen_train.py`` (deterministic, seed 7).
+Run: ``python training/understand/gen_train.py`` (deterministic, seed 7).
 The held-out files are NOT made here: they were written by hand, separately,
 with other phrasings and topics (see README.md), and nothing reads them
 while training.
