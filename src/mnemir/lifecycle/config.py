@@ -150,6 +150,8 @@ MULTI_VALUED_ATTRIBUTES: frozenset[str] = frozenset({
     "language", "languages", "语言", "skill", "skills", "技能", "pet", "pets", "宠物", "child", "children", "孩子",
     "friend", "friends", "朋友", "likes", "dislikes", "member_of", "visited", "去过", "owns", "拥有",
     "diet_restriction", "dietary_restriction", "cannot_eat", "忌口", "不能吃", "tag", "tags", "alias", "aliases",
+    # catch-all attributes an extractor gives when it cannot name one: they hold whatever was said, not one value
+    "general", "other", "misc", "info", "note", "notes", "family", "relative", "relatives", "家人", "家庭", "其他",
 })
 
 #: how much each source is trusted when facts disagree (higher wins); unknown sources count as 1
@@ -164,6 +166,8 @@ class LifecycleConfig:
     trust: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_TRUST))
     #: a newer contradicting memory supersedes only if its confidence is not lower than the old one's by more
     supersede_confidence_margin: float = 0.2
+    #: a contradiction read from dialogue with a lower type confidence than this disputes and asks instead
+    supersede_min_extraction_confidence: float = 0.6
     #: what happens to a task's open plan steps when the task completes / fails
     steps_on_task_completed: Literal["complete", "archive", "keep"] = "complete"
     steps_on_task_failed: Literal["fail", "archive", "keep"] = "fail"
@@ -181,6 +185,10 @@ class LifecycleConfig:
         if not 0.0 <= self.supersede_confidence_margin <= 1.0:
             raise ValidationError("supersede_confidence_margin must be in [0, 1]",
                                   field="supersede_confidence_margin", value=self.supersede_confidence_margin)
+        if not 0.0 <= self.supersede_min_extraction_confidence <= 1.0:
+            raise ValidationError("supersede_min_extraction_confidence must be in [0, 1]",
+                                  field="supersede_min_extraction_confidence",
+                                  value=self.supersede_min_extraction_confidence, allowed="[0, 1]")
         if self.evidence_ratio <= 1.0:
             raise ValidationError("evidence_ratio must be > 1", field="evidence_ratio", value=self.evidence_ratio,
                                   allowed="> 1")

@@ -2,13 +2,16 @@
 
 Rules (all deterministic, no LLM):
 
-* ``fact_value``: two Facts with the same entity and attribute and different values (single-valued attributes).
+* ``fact_value``: two Facts with the same entity and attribute and different values (single-valued attributes),
+  said of the same person: "my sister is a nurse" never contradicts "my brother is a programmer", whatever
+  entity and attribute the extractor gave them (:func:`~mnemir.lifecycle.terms.same_subject`).
 * ``preference_flip``: two Preferences on the same subject with a different preference_type.
 * declared :class:`ConflictPair` s across types (an allergy Fact vs a liking Preference for the same food).
 * ``hypothesis_evidence``: a Fact and a Hypothesis about the same entity and attribute; the Fact is evidence
   for or against the Hypothesis, and never the other way round.
 
-An EmotionalState never supersedes anything and a Hypothesis never overrides a Fact.
+An EmotionalState never supersedes anything and a Hypothesis never overrides a Fact. A contradiction read from
+dialogue with low confidence disputes and asks; it does not supersede (:func:`may_supersede`).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from mnemir.lifecycle.config import ConflictPair, LifecycleConfig, Strategy
 from mnemir.lifecycle.events import EventKind, GovernanceEvent
 from mnemir.lifecycle.hypothesis import apply_evidence
 from mnemir.lifecycle.records import changed, entry, is_live, same_scope, short, start_of, with_relation
-from mnemir.lifecycle.terms import has_cjk, terms_overlap
+from mnemir.lifecycle.terms import has_cjk, same_subject, terms_overlap
 from mnemir.ontology import norm_key
 from mnemir.retrieve.ranking import confidence_of, is_about_user
 
@@ -115,6 +118,8 @@ def find_conflicts(new: MemIR, candidates: Sequence[MemIR], config: LifecycleCon
 
 def _type_conflict(new: MemIR, old: MemIR, config: LifecycleConfig) -> Conflict | None:
     kinds = {new.type, old.type}
+    if kinds <= {"Fact", "Hypothesis"} and not same_subject(new.content.text, old.content.text):
+        return None  # said of different people: both can be true
     if (kinds == {"Fact"} and _same(new, old, "entity", "attribute") and _single_valued(new, config)
             and norm_key(new.properties.get("value")) != norm_key(old.properties.get("value"))):
         return Conflict("fact_value", new, old, config.policy("Fact").on_conflict, value_question(old, new))
@@ -135,6 +140,13 @@ def _trust_source(record: MemIR) -> str | None:
     return source if isinstance(source, str) else record.metadata.source.speaker
 
 
+def extraction_confidence(record: MemIR) -> float | None:
+    """How sure the understanding step was of a memory it read from dialogue (None: not read from dialogue)."""
+    read = record.metadata.extra.get("extraction")
+    value = read.get("confidence") if isinstance(read, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def may_supersede(new: MemIR, old: MemIR, config: LifecycleConfig) -> tuple[bool, str]:
     """Whether ``new`` is trusted enough to replace ``old`` (recency alone is not enough)."""
     if new.type in NEVER_SUPERSEDES:
@@ -144,6 +156,10 @@ def may_supersede(new: MemIR, old: MemIR, config: LifecycleConfig) -> tuple[bool
     new_trust, old_trust = config.trust_of(_trust_source(new)), config.trust_of(_trust_source(old))
     if new_trust < old_trust:
         return False, f"source {_trust_source(new)!r} is trusted less than {_trust_source(old)!r}"
+    read = extraction_confidence(new)
+    if read is not None and read < config.supersede_min_extraction_confidence:
+        return False, (f"it was read from dialogue with confidence {read:.2f}, below "
+                       f"{config.supersede_min_extraction_confidence:.2f}")
     c_new, c_old = confidence_of(new), confidence_of(old)
     if c_new is not None and c_old is not None and c_new + config.supersede_confidence_margin < c_old:
         return False, f"confidence {c_new:.2f} is well below {c_old:.2f}"

@@ -60,3 +60,39 @@ def variants(value: Any) -> list[str]:
     text = str(value).strip()
     out = [text, text.lower(), text.casefold(), text.title(), text.capitalize(), text.upper()]
     return list(dict.fromkeys(v for v in out if v))
+
+
+#: nouns that name a person by their relation to the speaker: a fact said of "my sister" is about the sister, so
+#: it cannot contradict one said of "my brother" or of the speaker (a general fact of both languages, not a list of
+#: benchmark wordings)
+_PERSON_NOUNS_EN = (
+    "mother", "mom", "mum", "father", "dad", "parents?", "sisters?", "brothers?", "siblings?", "sons?", "daughters?",
+    "child", "children", "kids?", "wife", "husband", "partner", "boyfriend", "girlfriend", "fianc[eé]{1,2}",
+    "spouse", "grandmother", "grandma", "grandfather", "grandpa", "granny", "grandparents?", "aunt", "auntie",
+    "uncle", "cousins?", "niece", "nephew", "[a-z]+-in-law", "friends?", "neighbou?rs?", "colleagues?",
+    "co-?workers?", "boss", "manager", "landlord", "landlady", "room-?mate", "flatmate", "teacher", "tutor",
+    "coach", "assistant", "doctor", "dentist", "therapist", "lawyer", "accountant", "stepmother", "stepfather",
+    "stepson", "stepdaughter", "baby", "team", "company", "dog", "cat", "pet",
+)
+_PERSON_NOUNS_ZH = (
+    "妈妈", "妈", "母亲", "爸爸", "爸", "父亲", "父母", "姐姐", "哥哥", "弟弟", "妹妹", "姐", "哥", "弟", "妹", "儿子", "女儿",
+    "孩子", "小孩", "老婆", "老公", "妻子", "丈夫", "爱人", "对象", "男朋友", "女朋友", "未婚夫", "未婚妻", "爷爷", "奶奶",
+    "外公", "外婆", "姥姥", "姥爷", "叔叔", "阿姨", "舅舅", "舅妈", "姑姑", "姨", "表哥", "表姐", "表弟", "表妹", "堂哥",
+    "堂姐", "堂弟", "堂妹", "侄子", "侄女", "外甥", "岳父", "岳母", "公公", "婆婆", "朋友", "同事", "领导", "老板", "上司",
+    "邻居", "房东", "室友", "同学", "老师", "医生", "律师", "宝宝", "公司", "团队", "狗", "猫",
+)
+_PERSON_EN = re.compile(r"\b(?:my|our|the user's)\s+(?:[a-z]+\s+)?(" + "|".join(_PERSON_NOUNS_EN) + r")\b", re.I)
+_PERSON_ZH = re.compile(r"(?:我|我们|咱|咱们)(?:的|家)?(" + "|".join(sorted(_PERSON_NOUNS_ZH, key=len, reverse=True)) + ")")
+
+
+def people_named(text: str) -> frozenset[str]:
+    """The people (and the household's animals, teams, companies) a text names by their relation to the speaker:
+    "my older sister" -> {"sister"}, "我哥哥" -> {"哥哥"}; empty when it names none (a fact about the speaker)."""
+    found = {m.group(1).casefold().rstrip("s") for m in _PERSON_EN.finditer(text)}
+    found |= {m.group(1) for m in _PERSON_ZH.finditer(text)}
+    return frozenset(found)
+
+
+def same_subject(a_text: str, b_text: str) -> bool:
+    """Whether two statements can be about the same person: they name the same people by relation, or none."""
+    return people_named(a_text) == people_named(b_text)

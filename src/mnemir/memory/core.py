@@ -258,18 +258,45 @@ class MemoryCore:
 
     def delete(self, id: str, *, user: str | _Any | None = None, hard: bool = False, now: datetime | None = None,
                reason: str = "", actor: str = "api") -> None:
-        """Soft-delete (status ``deleted``, kept as history) or hard-delete a memory."""
+        """Soft-delete (status ``deleted``, kept as history) or hard-delete a memory.
+
+        A hard delete forgets for real: the record, its vector, its text index entries, its relationships and
+        its whole history are purged, and the bytes are overwritten in the SQLite file. What stays is a
+        tombstone in history: id, time, actor and reason (keep personal data out of ``reason``)."""
         now = resolve_now(now)
-        old = self.get(id, user=user, include_deleted=True)
+        old = self.get(id, user=user, include_deleted=True)  # it must exist in this scope
         if hard:
-            gone = HistoryEntry(memory_id=id, at=now, action=Action.deleted, actor=actor,
-                                reason=reason or "hard delete", before={"type": old.type})
-            # the history entry is written and the record removed in the same transaction
-            self._write([Write(old, None, [gone])], [id])
+            self._write(*self._purge_writes([id], now=now, actor=actor, reason=reason))
             return
         if old.status == MemoryStatus.deleted:
             return
         self.update(id, status=MemoryStatus.deleted, user=user, now=now, reason=reason or "deleted", actor=actor)
+
+    def _purge_writes(self, ids: Sequence[str], *, now: datetime, actor: str,
+                      reason: str) -> tuple[list[Write], list[str]]:
+        """The writes that hard-delete ``ids``: a content-free tombstone for each, written with the purge."""
+        tombstones = [Write(self.store.get(i), None, [HistoryEntry(memory_id=i, at=now, action=Action.deleted,
+                                                                  actor=actor, reason=reason or "hard delete")])
+                      for i in ids]
+        return tombstones, list(ids)
+
+    def forget_user(self, user: str, *, now: datetime | None = None, reason: str = "",
+                    actor: str = "api") -> dict[str, int]:
+        """Hard-delete every memory of one user (all agents and sessions), in batches; returns counts:
+        ``memories`` purged and ``tombstones`` left (one per memory, no content)."""
+        if not isinstance(user, str) or not user:
+            raise ValidationError("forget_user needs one user id", field="user", value=user,
+                                  allowed="a non-empty user id")
+        now = resolve_now(now)
+        selection = self._selection(user=user, statuses=list(MemoryStatus))
+        purged = 0
+        while True:
+            ids = [r.id for r in self.store.select(selection, limit=500)]
+            if not ids:
+                break
+            self._write(*self._purge_writes(ids, now=now, actor=actor, reason=reason or "forget user"))
+            purged += len(ids)
+        return {"memories": purged, "tombstones": purged}
 
     # -- read path ---------------------------------------------------------------
     def search(self, query: str = "", *, types: Iterable[str] | None = None, where: Mapping[str, Any] | None = None,

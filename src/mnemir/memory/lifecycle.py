@@ -9,7 +9,8 @@ one object between threads only if you read it under your own lock.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,7 @@ from mnemir.lifecycle.contradictions import supersede_pair
 from mnemir.lifecycle.events import GovernanceEvent
 from mnemir.lifecycle.evolution import uncovered_changes
 from mnemir.lifecycle.maintenance import overdue_tasks
+from mnemir.lifecycle.merge import unmerged
 from mnemir.lifecycle.migrations import applied_migrations, upgrade_record
 from mnemir.lifecycle.records import changed, entry, is_live, start_of
 from mnemir.lifecycle.tasks import STEP_TYPES, cascade_to_steps, check_task
@@ -69,7 +71,45 @@ class OpenConflict:
 class LifecycleMixin(_Base):
     """Lifecycle governance for :class:`mnemir.Memory` (first in its MRO)."""
 
-    last_write_report: WriteReport | None = None
+    _last_write_report: WriteReport | None = None
+    #: while :meth:`_gathering_reports` runs: every report of the block, in order
+    _gathered: list[WriteReport] | None = None
+
+    @property
+    def last_write_report(self) -> WriteReport | None:
+        """What governance decided in the latest write through this object (a whole ``remember`` counts as one)."""
+        return self._last_write_report
+
+    @last_write_report.setter
+    def last_write_report(self, report: WriteReport | None) -> None:
+        self._last_write_report = report
+        if report is not None and self._gathered is not None:
+            self._gathered.append(report)
+
+    @contextmanager
+    def _gathering_reports(self) -> Iterator[WriteReport]:
+        """Collect the events of every write made in the block into one report (also left as
+        ``last_write_report`` when the block ends), so a call made of several writes reports all of them."""
+        outer, self._gathered = self._gathered, []
+        whole = WriteReport()
+        try:
+            yield whole
+        finally:
+            gathered, self._gathered = self._gathered, outer
+            whole.events[:] = [e for r in gathered for e in r.events]
+            self.last_write_report = whole
+
+    def _changed_by(self, report: WriteReport) -> tuple[list[MemIR], list[str]]:
+        """The stored memories a write changed besides the ones it created (superseded, disputed, merged into,
+        hypotheses moved by evidence), and a note for each naming the rule that fired."""
+        ids: dict[str, str] = {}
+        for event in report.events:
+            if event.kind in ("superseded", "stored_as_history", "disputed", "clarify", "evidence") and event.other_id:
+                ids.setdefault(event.other_id, f"{event.kind} by rule {event.rule or 'unnamed'}: {event.message}")
+            elif event.kind == "merged":
+                ids.setdefault(event.memory_id, f"merged by rule {event.rule or 'merge'}: {event.message}")
+        records = self.store.fetch(list(ids))
+        return records, [ids[r.id] for r in records]
 
     # -- configuration -------------------------------------------------------------------
     @property
@@ -185,6 +225,34 @@ class LifecycleMixin(_Base):
                                                               f"{linked.id} superseded {old_id}.", old_id,
                                                               "explicit")])
         return linked
+
+    def unmerge(self, id: str, merged_id: str | None = None, *, user: str | _Any | None = None,
+                now: datetime | None = None, reason: str = "", actor: str = "api") -> MemIR:
+        """Undo a merge into memory ``id``: the merged memory comes back under its own id (returned) and ``id``
+        loses what the merge gave it. ``merged_id`` names which merge (default: the latest). Both records are
+        written in one transaction, and the merged memory's vector is made again from its text."""
+        now = resolve_now(now)
+        target = self.get(id, user=user)
+        merges = [h for h in self.store.history(id) if h.action == Action.merged
+                  and (merged_id is None or merged_id in h.related_ids)]
+        if not merges:
+            raise NotFoundError(f"memory {id} holds no merge" + (f" of {merged_id}" if merged_id else ""),
+                                id=id, merged_id=merged_id)
+        merge = merges[-1]
+        restored_id = merge.related_ids[0] if merge.related_ids else None
+        if restored_id is not None and self.store.fetch([restored_id]):
+            raise ConflictError(f"memory {restored_id} exists already; that merge was undone before",
+                                id=restored_id)
+        try:
+            reverted, restored, history = unmerged(target, merge, now=now, actor=actor)
+        except ValueError as exc:
+            raise ConflictError(str(exc), id=id, history_id=merge.id) from exc
+        note = f"unmerged from {id}" + (f": {reason}" if reason else "")
+        created = entry(None, restored, Action.restored, now=now, actor=actor, reason=note, related=[id])
+        self._write([Write(reverted, None, [history]), Write(restored, None, [created])])
+        self.last_write_report = WriteReport([GovernanceEvent("resolved", restored.id,
+                                                              f"{restored.id} restored from {id}.", id, "unmerge")])
+        return restored
 
     def conflicts(self, *, user: str | _Any | None = None) -> list[OpenConflict]:
         """Disputed pairs still open in this scope, each with its clarification question when there is one."""

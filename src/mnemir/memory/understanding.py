@@ -177,7 +177,7 @@ class UnderstandingMixin(_Base):
         ctx.out.notes += extraction.notes
         # one utterance, one store transaction: corrections, new memories and task updates are queued and
         # written together (nothing of it is stored if any part fails)
-        with self._one_transaction():
+        with self._lifecycle._gathering_reports() as report, self._one_transaction():
             records = self._records_for(extraction.drafts, text, ctx)
             if records:
                 stored = self._commit(records, now=local, actor=ctx.creator,
@@ -186,7 +186,18 @@ class UnderstandingMixin(_Base):
                 ctx.out.extend(stored)
             for draft in extraction.updates:
                 self._apply_update(draft, text, ctx)
+        self._report_changes(report, ctx)
         return ctx.out
+
+    def _report_changes(self, report: Any, ctx: _Context) -> None:
+        """Every stored memory the call superseded, disputed or merged into goes to ``updated``, with a note
+        naming the rule: nothing is replaced silently."""
+        changed, notes = self._lifecycle._changed_by(report)
+        known = {r.id for r in ctx.out.updated} | {r.id for r in ctx.out.created}
+        for record, note in zip(changed, notes, strict=True):
+            if record.id not in known:
+                ctx.out.updated.append(record)
+                ctx.out.notes.append(note)
 
     def _reusable_vectors(self, drafts: Sequence[Draft], records: Sequence[MemIR]) -> dict[str, Any]:
         """Record id -> the vector the extractor already made for its text, when that vector comes from the

@@ -123,7 +123,9 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def write(self, writes: Sequence[Write], *, model_id: str, delete_ids: Sequence[str] = ()) -> None:
         """Insert or replace records, their vectors, text index, properties, edges and history, and hard-delete
-        ``delete_ids`` (applied after the writes; their history rows are kept): all in ONE transaction. A new record without a vector is an error. Refuses vectors of
+        ``delete_ids``: all in ONE transaction. A hard delete purges: the record, its vector, text index,
+        properties, its own relationships and every history row it had before this call go; only the history
+        entries written for it in this same call stay (the caller's tombstone, which holds no content). A new record without a vector is an error. Refuses vectors of
         another model than the store's (ModelMismatchError)."""
 
     @abc.abstractmethod

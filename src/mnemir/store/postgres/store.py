@@ -84,6 +84,8 @@ class PostgresStore(Store):
         # stable, so several writes of one id keep their order (the last one wins)
         ordered = sorted(prepared, key=lambda p: p.record_id)
         history = [h for p in ordered for h in p.history]
+        if delete_ids:  # before this call's history: a hard delete keeps only its tombstone
+            cur.execute("DELETE FROM history WHERE memory_id = ANY(%s::text[])", [sorted(delete_ids)])
         if history:
             cur.executemany("INSERT INTO history (id, memory_id, at, entry) VALUES (%s, %s, %s, %s::jsonb) "
                             "ON CONFLICT (id) DO NOTHING", history)

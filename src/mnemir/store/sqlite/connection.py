@@ -57,6 +57,8 @@ class Connection:
             conn.execute("PRAGMA cache_size=-65536")  # 64 MiB: the narrow records table stays in memory at 100k
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA foreign_keys=OFF")
+            # freed space is overwritten with zeros: what is deleted (or replaced) leaves the file, not just the index
+            conn.execute("PRAGMA secure_delete=ON")
             conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_s * 1000)}")
         except BaseException:
             conn.close()
@@ -117,6 +119,16 @@ class Connection:
                     ) from None
             time.sleep(delay * random.uniform(0.5, 1.5))
             delay = min(delay * 2, 0.25)
+
+    def checkpoint(self) -> bool:
+        """Copy the write-ahead log into the database file and truncate it (so pages freed by a hard delete
+        survive in neither). False when another connection's open read kept part of the log."""
+        with self.lock:
+            try:
+                busy, _, _ = self.raw.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            except sqlite3.Error:
+                return False
+            return not busy
 
     def close(self) -> None:
         with self.lock:

@@ -108,6 +108,8 @@ class SQLiteStore(Store):
             return
         self._segment(prepared)
         self._db.write("write", lambda conn: self._write(conn, prepared, model_id, delete_ids))
+        if delete_ids:
+            self._db.checkpoint()  # the write-ahead log still holds the deleted pages: fold it into the file
 
     def _segment(self, prepared: list[rows.PreparedWrite]) -> None:
         """Segment the text of the records whose indexed text changed (or that are new), outside the write lock.
@@ -130,6 +132,8 @@ class SQLiteStore(Store):
         indexed = sorted(json.loads(meta.get("indexed_properties", "[]")))
         # read again inside the transaction: another process may have written these records since _segment
         stored = _text_keys(conn, [p.record.id for p in prepared if p.row is not None])
+        for chunk in _chunks(delete_ids):  # before this call's history: a hard delete keeps only its tombstone
+            conn.execute(f"DELETE FROM history WHERE memory_id IN ({', '.join('?' * len(chunk))})", chunk)
         for i, p in enumerate(prepared):
             conn.executemany("INSERT OR IGNORE INTO history (id, memory_id, at, entry) VALUES (?, ?, ?, ?)",
                              p.history)
@@ -145,6 +149,9 @@ class SQLiteStore(Store):
                                       allowed="the record's embedding", id=p.record.id)
         for chunk in _chunks(delete_ids):
             self._delete(conn, chunk, seq)
+        if delete_ids:
+            # a deleted row's words stay in the full-text index's segments until they are merged: merge them all
+            conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
         _refresh_statistics(conn)
 
     @staticmethod
