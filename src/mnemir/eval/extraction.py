@@ -6,7 +6,7 @@ Per language: per-type precision/recall/F1 of the memory types an utterance
 yields (set-based: each (utterance, type) pair counts once), macro-F1 over the
 types, how often chit-chat is correctly kept out of memory, and the accuracy of
 key properties (status, deadline, polarity, emotion type) on items whose type
-was found. ``TaskUpdate`` is a report on an existing task ("报销单我已经交了").
+was found. ``TaskUpdate`` is a report on an existing task ("报销单已经交上去了").
 """
 
 from __future__ import annotations
