@@ -47,8 +47,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    utterances = [str(r["text"]) for r in load_split("heldout")]
-    queries = [str(r["query"]) for r in load_split("heldout", "intent")]
+    utterances = [str(r["text"]) for r in load_split("dev")]
+    queries = [str(r["query"]) for r in load_split("dev", "intent")]
     embedder = default_embedder()
 
     start = time.perf_counter()

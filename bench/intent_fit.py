@@ -2,9 +2,9 @@
 
 For every query of a collapse split, the intent model's top kind "fits" when its first memory type (any type for
 ``general``) is the type of one of the query's relevant memories; "sure" is the share of queries at or above the
-p=0.5 line below which recall widens the intent. Run on the dev split (the tuning split) unless told otherwise.
+p=0.5 line below which recall widens the intent. Run on the train split unless told otherwise.
 
-    .venv/bin/python bench/intent_fit.py                          # the shipped model, dev split
+    .venv/bin/python bench/intent_fit.py                          # the shipped model, train split
     .venv/bin/python bench/intent_fit.py --model /tmp/old-model   # another model dir (intent.npz + intent.json),
                                                                   # e.g. from `git show REV:src/.../intent.npz`
 """
@@ -35,7 +35,7 @@ def fit(recognizer: IntentRecognizer, split: str) -> tuple[float, float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", default="dev", choices=collapse.SCENARIO_SPLITS)
+    parser.add_argument("--split", default="train", choices=("train", "dev"))
     parser.add_argument("--model", default=None, help="directory holding intent.npz/intent.json (default: shipped)")
     args = parser.parse_args()
     model = load_model("intent", args.model) if args.model else None

@@ -18,15 +18,53 @@ def _load(split: str) -> tuple[Scenario, ...]:
 
 
 def test_benchmark_size_and_split() -> None:
-    dev, held = collapse.load("dev"), collapse.load("heldout")
-    assert len(dev) + len(held) >= 40
-    assert sum(len(s.queries) for s in dev + held) >= 150
-    assert {s.id for s in dev}.isdisjoint(s.id for s in held)
-    unseen = sum(len(s.queries) for s in held + collapse.load("fresh"))
-    assert unseen / (unseen + sum(len(s.queries) for s in dev)) >= 0.45  # about half is never tuned on
-    assert {s.lang for s in dev} == {"zh", "en"}
-    assert {s.lang for s in held} == {"zh", "en"}
-    assert {s.symptom for s in held} == {s.symptom for s in dev}
+    train, dev = _load("train"), _load("dev")
+    assert len(train) >= 300 and len(dev) >= 100
+    assert {s.id for s in train}.isdisjoint(s.id for s in dev)
+    assert {s.split for s in train} == {"train"} and {s.split for s in dev} == {"dev"}
+    assert {s.lang for s in train} == {s.lang for s in dev} == {"zh", "en"}
+    assert {s.symptom for s in train} <= {s.symptom for s in dev}  # fresh.yaml names one symptom its own way
+    assert [s.id for s in _load("all")] == [s.id for s in train + dev]  # all = train + dev, never the test files
+
+
+def _folder(tmp_path: Path, manifest: str, files: dict[str, str]) -> Path:
+    (tmp_path / collapse.MANIFEST).write_text(manifest, encoding="utf-8")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+_ONE = """scenarios:
+  - id: x-en-one
+    split: heldout
+    symptom: mixed
+    lang: en
+    domain: home
+    now: "2026-01-01T10:00:00+00:00"
+    memories: [{key: a, type: Fact, text: "The boiler was serviced", age: 2d}]
+    queries: [{q: "When was the boiler serviced?", relevant: [a]}]
+"""
+
+
+def test_the_split_comes_from_the_manifest_not_the_file(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, "train: [a.yaml]\ndev: []\ntest: []\n", {"a.yaml": _ONE})
+    (scenario,) = collapse.load("train", directory=folder)
+    assert scenario.split == "train" and scenario.source == "a.yaml"
+    assert collapse.load("dev", directory=folder) == []
+
+
+@pytest.mark.parametrize(("manifest", "files", "field"), [
+    ("train: [a.yaml]\ndev: []\ntest: [gone.yaml]\n", {"a.yaml": _ONE}, "manifest.test"),  # listed, absent
+    ("train: []\ndev: []\ntest: []\n", {"a.yaml": _ONE}, "manifest"),  # present, in no split
+    ("train: [a.yaml]\ndev: [a.yaml]\ntest: []\n", {"a.yaml": _ONE}, "manifest"),  # in two splits
+    ("train: [a.yaml]\nheldout: []\n", {"a.yaml": _ONE}, "manifest"),  # an unknown split
+    ("train: [a.yaml]\n", {"a.yaml": _ONE.replace("split: heldout", "split: later")}, "x-en-one.split"),
+])
+def test_a_bad_manifest_is_a_clear_error(tmp_path: Path, manifest: str, files: dict[str, str], field: str) -> None:
+    folder = _folder(tmp_path, manifest, files)
+    with pytest.raises(collapse.ValidationError) as err:
+        collapse.load("test" if field == "manifest.test" else "train", directory=folder)
+    assert err.value.context["field"] == field
 
 
 def test_the_report_sets_apart_the_files_the_learned_ranker_never_saw() -> None:
@@ -53,7 +91,7 @@ def test_judge_metrics() -> None:
 
 
 def test_a_scenario_builds_into_a_real_store(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
-    scenario = next(s for s in collapse.load("dev") if s.id == "tf-zh-shanghai-trip")
+    scenario = next(s for s in _load("train") if s.id == "tf-zh-shanghai-trip")
     mem, ids = collapse.build(scenario, tmp_path / "s", embedder, collapse.noise())
     try:
         assert mem.count(user=collapse.USER) == len(ids)
@@ -66,50 +104,33 @@ def test_a_scenario_builds_into_a_real_store(tmp_path: Path, embedder) -> None: 
         mem.close()
 
 
-@pytest.mark.parametrize("bad", ["train", "", "HELDOUT"])
+@pytest.mark.parametrize("bad", ["heldout", "fresh", "", "TRAIN"])
 def test_unknown_split_is_an_error(bad: str) -> None:
     with pytest.raises(collapse.ValidationError) as err:
         collapse.load(bad)
     assert err.value.context["field"] == "split"
 
 
-#: the files added after the first split: (file, split, id prefix, least scenarios, build every n-th one, whether it
+#: the files added after the first five: (file, split, id prefix, least scenarios, build every n-th one, whether it
 #: covers every symptom: dev4 targets hard query families instead)
-LATER_FILES = [("dev2.yaml", "dev", "d2-", 16, 0, True), ("dev3.yaml", "dev", "d3-", 12, 1, True),
-               ("dev4.yaml", "dev", "d4-", 14, 4, False), ("heldout2.yaml", "heldout", "h2-", 20, 5, True),
-               ("heldout3.yaml", "heldout", "h3-", 20, 5, True), ("heldout4.yaml", "heldout", "h4-", 20, 5, True),
-               ("heldout5.yaml", "heldout", "h5-", 20, 5, True), ("heldout6.yaml", "heldout", "h6-", 20, 5, True),
-               ("heldout7.yaml", "heldout", "h7-", 20, 5, True), ("heldout8.yaml", "heldout", "h8-", 20, 5, True),
-               ("heldout9.yaml", "heldout", "h9-", 20, 5, True), ("heldout10.yaml", "heldout", "h10-", 20, 5, True),
-               ("heldout11.yaml", "heldout", "h11-", 20, 5, True), ("heldout12.yaml", "heldout", "h12-", 20, 5, True),
-               ("heldout13.yaml", "heldout", "h13-", 20, 5, True), ("heldout14.yaml", "heldout", "h14-", 20, 5, True),
-               ("heldout15.yaml", "heldout", "h15-", 20, 5, True), ("heldout16.yaml", "heldout", "h16-", 20, 5, True),
-               ("heldout17.yaml", "heldout", "h17-", 20, 5, True), ("heldout18.yaml", "heldout", "h18-", 20, 5, True),
-               ("heldout19.yaml", "heldout", "h19-", 20, 5, True), ("heldout20.yaml", "heldout", "h20-", 20, 5, True),
-               ("heldout21.yaml", "heldout", "h21-", 20, 5, True), ("heldout22.yaml", "heldout", "h22-", 20, 5, True),
-               ("heldout23.yaml", "heldout", "h23-", 20, 5, True), ("heldout24.yaml", "heldout", "h24-", 20, 5, True),
-               ("heldout25.yaml", "heldout", "h25-", 20, 5, True), ("heldout26.yaml", "heldout", "h26-", 20, 5, True),
-               ("heldout27.yaml", "heldout", "h27-", 20, 5, True), ("heldout28.yaml", "heldout", "h28-", 20, 5, True),
-               ("heldout29.yaml", "heldout", "h29-", 20, 5, True), ("heldout30.yaml", "heldout", "h30-", 20, 5, True),
-               ("heldout31.yaml", "heldout", "h31-", 20, 5, True), ("heldout32.yaml", "heldout", "h32-", 20, 5, True),
-               ("heldout33.yaml", "heldout", "h33-", 20, 5, True), ("heldout34.yaml", "heldout", "h34-", 20, 5, True),
-               ("heldout35.yaml", "heldout", "h35-", 20, 5, True), ("heldout36.yaml", "heldout", "h36-", 20, 5, True),
-               ("heldout37.yaml", "heldout", "h37-", 20, 5, True), ("heldout38.yaml", "heldout", "h38-", 20, 5, True),
-               ("heldout39.yaml", "heldout", "h39-", 20, 5, True), ("heldout40.yaml", "heldout", "h40-", 20, 5, True)]
+LATER_FILES = [("dev2.yaml", "train", "d2-", 16, 0, True), ("dev3.yaml", "train", "d3-", 12, 1, True),
+               ("dev4.yaml", "train", "d4-", 14, 4, False),
+               *((f"heldout{n}.yaml", "train" if n <= 24 else "dev", f"h{n}-", 20, 5, True) for n in range(2, 41))]
 
 
 @pytest.mark.parametrize(("source", "split", "prefix", "least", "build_every", "every_symptom"), LATER_FILES)
 def test_later_files_stay_in_their_split_and_build(  # type: ignore[no-untyped-def]
         tmp_path: Path, embedder, source: str, split: str, prefix: str, least: int, build_every: int,
         every_symptom: bool) -> None:
+    assert collapse.split_of()[source] == split
     scenarios = [s for s in _load(split) if s.source == source]
     assert len(scenarios) >= least and all(s.id.startswith(prefix) and len(s.queries) == 4 for s in scenarios)
     assert {s.lang for s in scenarios} == {"zh", "en"}
     symptoms = {s.symptom for s in scenarios}
-    all_symptoms = {s.symptom for s in _load("heldout" if split == "dev" else "dev")}
+    all_symptoms = {s.symptom for s in _load("train")}
     assert symptoms == all_symptoms if every_symptom else symptoms < all_symptoms
-    others = [s for other in collapse.SCENARIO_SPLITS if other != split for s in _load(other)]
-    assert not [s for s in others if s.id.startswith(prefix) or s.source == source]
+    others = [s for s in _load("all") if s.source != source]
+    assert not [s for s in others if s.id.startswith(prefix)]
     for scenario in scenarios[::build_every] if build_every else ():  # build() raises if the lifecycle merged two
         mem, ids = collapse.build(scenario, tmp_path / scenario.id, embedder)
         try:

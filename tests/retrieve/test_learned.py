@@ -24,7 +24,9 @@ from mnemir.retrieve.learned import FEATURES, LearnedRanker, default_ranker
 from mnemir.retrieve.recall import RecallConfig
 
 #: collapse files written after the shipped model was trained (session 7): it must never have seen them
-WRITTEN_AFTER_TRAINING = {f"heldout{n}.yaml" for n in range(33, 41)}
+#: the shipped model was fitted before the split relabel (docs/EVALUATION.md), on dev2-4 and heldout2-32: heldout25-32
+#: are dev files now. It is retrained on the train split alone with the recall rewrite (issue 14).
+SHIPPED_BEFORE_RELABEL = pytest.mark.xfail(strict=True, reason="the shipped ranker predates the train/dev/test relabel")
 
 
 def ranker(bias: float = 0.0, weight: float = 1.0, **weights: float) -> LearnedRanker:
@@ -141,15 +143,18 @@ def test_the_observer_sees_every_candidate_and_its_features(
     assert not any("learned ranker" in r for h in result.hits for r in h.reasons)
 
 
-def test_the_shipped_model_fits_this_version_and_never_saw_the_later_files() -> None:
+def test_the_shipped_model_fits_this_version() -> None:
     model = default_ranker()
     assert model is not None
-    trained = set(model.trained_on)
-    wired = set(collapse.DATA_FILES)
-    assert trained and trained <= wired
-    assert not trained & WRITTEN_AFTER_TRAINING
-    assert "fresh.yaml" not in trained
+    assert model.trained_on and set(model.trained_on) <= set(collapse.split_files("all"))
     assert 0.0 < model.weight <= 1.0
+
+
+@SHIPPED_BEFORE_RELABEL
+def test_the_shipped_model_saw_the_train_split_only() -> None:
+    model = default_ranker()
+    assert model is not None
+    assert set(model.trained_on) <= set(collapse.split_files("train"))
 
 
 @pytest.mark.parametrize(("change", "field"), [
@@ -206,7 +211,7 @@ def test_at_weight_zero_the_order_is_the_rules_own(mem: mnemir.Memory, now: date
 
 def test_at_weight_zero_weak_fillers_stay_after_what_passed_the_floors(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
     # a benchmark scenario whose advice question has a thin answer: a present-state fact tops it up, weak
-    scenario = next(s for s in collapse.load("dev") if s.id == "d4-en-movie-night")
+    scenario = next(s for s in collapse.load("train") if s.id == "d4-en-movie-night")
     mem, _ = collapse.build(scenario, tmp_path / scenario.id, embedder, collapse.noise())
     try:
         query = "Is a scary film a good idea this weekend?"
@@ -252,11 +257,9 @@ def test_the_simulated_top_k_is_drawn_from_what_the_rules_show() -> None:
 
 
 def test_the_trainer_never_reads_the_files_that_measure_the_model() -> None:
-    assert WRITTEN_AFTER_TRAINING | {"fresh.yaml"} <= training.HELD_FROM_TRAINING
-    assert not training.HELD_FROM_TRAINING & set(default_ranker().trained_on)  # type: ignore[union-attr]
-    read = {s.source for s in training.training_scenarios(("dev", "heldout", "fresh"))}
-    assert read and not read & training.HELD_FROM_TRAINING
-    assert read == set(default_ranker().trained_on)  # type: ignore[union-attr]  # what it reads is what it was fit on
+    read = {s.source for s in training.training_scenarios()}
+    assert read == set(collapse.split_files("train"))
+    assert not read & {*collapse.split_files("dev"), *collapse.split_files("test")}
 
 
 def test_ranking_reads_the_same_features_of_the_shown_memories_as_training_does(

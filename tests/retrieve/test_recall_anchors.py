@@ -99,10 +99,10 @@ def test_the_best_keyword_match_sharing_a_topic_word_passes_the_floor(
 
 # -- pointing words ----------------------------------------------------------------------------------
 @pytest.mark.parametrize(("query", "expected"), [
-    ("How much are they asking for this one?", True), ("Is there parking here?", True),
+    ("How much are they charging for this one?", True), ("Is there parking here?", True),
     ("What are we doing today?", True), ("What came up in this meeting?", True),
     ("这台多少钱？", True), ("这节课讲什么？", True), ("今天学了什么？", True),
-    ("How much are they asking for?", False), ("Where is the offsite being held?", False),  # "where" is not "here"
+    ("How much are they charging for it?", False), ("Where is the offsite being held?", False),  # "where" is not "here"
     ("Is it there?", False), ("What did we cover yesterday?", False),
     ("那台多少钱？", False), ("上次那个教练叫什么？", False), ("这个月房租多少？", False),  # "这个月" is a time, not a thing
 ])
@@ -122,8 +122,8 @@ def camper(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]:
     return {"frame": frame, "price": price}
 
 
-@pytest.mark.parametrize(("query", "recalled"), [("How much are they asking for this one?", True),
-                                                 ("How much are they asking for?", False)])
+@pytest.mark.parametrize(("query", "recalled"), [("How much are they charging for this one?", True),
+                                                 ("How much are they charging for it?", False)])
 def test_pointing_at_the_situation_recalls_what_was_said_in_it(mem: mnemir.Memory, now: datetime, query: str,
                                                                recalled: bool,
                                                                camper: dict[str, mnemir.MemIR]) -> None:
@@ -203,7 +203,7 @@ def test_without_the_past_wording_the_later_feeling_stands_in(mem: mnemir.Memory
 
 # -- what is left ------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("query", "expected"), [
-    ("考照还剩哪几步？", True), ("接下来我还得练些什么？", True), ("What's still hanging over me?", True),
+    ("考照还剩哪几步？", True), ("接下来我还得练些什么？", True), ("Is the tax return still hanging over me?", True),
     ("What else do I need for the trip?", True),
     ("这牙套还得戴多久？", False), ("还要多久？", False), ("Where is the bike shop?", False),
     ("卡里还剩多少钱？", False), ("晚上还要吃什么？", False), ("What else did she say?", False),

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mnemir.embed import USEEmbedder
-from mnemir.errors import ConfigError
+from mnemir.errors import ConfigError, ValidationError
 from mnemir.eval import extraction as eval_extraction
 from mnemir.eval import intent as eval_intent
 from mnemir.understand import Extractor, IntentRecognizer
@@ -30,18 +30,26 @@ from mnemir.understand.train import (
 
 
 @pytest.mark.parametrize("kind,key", [("extraction", "text"), ("intent", "query")])
-def test_dev_split_is_disjoint_from_every_other_split(kind: str, key: str) -> None:
+def test_dev_split_is_disjoint_from_the_train_split(kind: str, key: str) -> None:
     dev = {r[key] for r in eval_extraction.load_split("dev", kind)}
-    assert len(dev) >= 80
-    for split in ("train", "heldout", "fresh"):
-        assert not dev & {r[key] for r in eval_extraction.load_split(split, kind)}, split
+    assert len(dev) >= 400
+    assert not dev & {r[key] for r in eval_extraction.load_split("train", kind)}
 
 
-def test_heldout_split_is_big_enough_per_language() -> None:
-    for kind in ("extraction", "intent"):
-        rows = eval_extraction.load_split("heldout", kind)
+def test_dev_split_is_big_enough_per_language_and_names_its_files() -> None:
+    for kind, files in (("extraction", eval_extraction.SPLITS), ("intent", eval_extraction.INTENT_SPLITS)):
+        rows = eval_extraction.load_split("dev", kind)
+        assert {r["source"] for r in rows} == set(files["dev"])
+        assert len({r["id"] for r in rows}) == len(rows)
         for lang in ("zh", "en"):
-            assert sum(r["lang"] == lang for r in rows) >= 150
+            assert sum(r["lang"] == lang for r in rows) >= 200
+
+
+@pytest.mark.parametrize("old", ["heldout", "fresh"])
+def test_the_old_split_names_are_refused(old: str) -> None:
+    with pytest.raises(ValidationError) as err:
+        eval_extraction.load_split(old)
+    assert err.value.context["field"] == "split" and err.value.context["allowed"] == ["train", "dev", "test"]
 
 
 @pytest.mark.parametrize("per_language", [pytest.param(None, marks=pytest.mark.slow), 12])

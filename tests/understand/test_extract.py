@@ -46,7 +46,7 @@ def test_chit_chat_and_questions_yield_only_a_dialogue_act(extractor: Extractor,
 
 
 @pytest.mark.parametrize(("text", "status"), [
-    ("报销单我已经交了", "completed"),
+    ("报销单已经交上去了", "completed"),
     ("the flight is booked", "completed"),
     ("forget the refund, it's not happening", "failed"),
     ("I'm working on the slide deck now", "in_progress"),
@@ -101,9 +101,9 @@ def test_an_ambiguous_emotion_word_alone_types_but_earns_no_boost() -> None:
 
 
 def test_a_plan_links_its_steps_to_the_stated_goal(extractor: Extractor, wed: datetime) -> None:
-    result = extractor.extract("为了下个月去日本旅游，我们先办签证，再订机票，最后做攻略", now=wed)
+    result = extractor.extract("为了暑假去云南玩，我们先办签证，再订酒店，最后排行程", now=wed)
     assert [d.type for d in result.drafts] == ["Task", "Plan", "Plan", "Plan"]
-    assert [d.text for d in result.drafts[1:]] == ["办签证", "订机票", "做攻略"]
+    assert [d.text for d in result.drafts[1:]] == ["办签证", "订酒店", "排行程"]
     assert [d.properties["order"] for d in result.drafts[1:]] == [1, 2, 3]
     assert all(d.parent == 0 for d in result.drafts[1:])
 

@@ -12,7 +12,7 @@ from mnemir.understand.model import boosted
     ("我之前让你做的事怎么样了", "open_tasks", "Task"),
     ("what's still on my list?", "open_tasks", "Task"),
     ("what coffee do I like?", "preference", "Preference"),
-    ("我上次为什么那么生气", "emotion", "EmotionalState"),
+    ("我上回为什么发那么大火", "emotion", "EmotionalState"),
 ])
 def test_the_seed_queries(recognizer: IntentRecognizer, wed: datetime, query: str, kind: str, first_type: str) -> None:
     intent = recognizer.recognize(query, now=wed)
@@ -85,7 +85,7 @@ def test_a_boost_raises_a_label_and_keeps_a_distribution() -> None:
     assert sum(p for _, p in ranked) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize(("query", "ruled"), [("我还有哪些待办", True), ("what do I still owe people?", False)])
+@pytest.mark.parametrize(("query", "ruled"), [("我还有哪些待办", True), ("which favours do I still owe?", False)])
 def test_the_reasons_say_when_a_precise_rule_matched(recognizer: IntentRecognizer, wed: datetime, query: str,
                                                      ruled: bool) -> None:
     intent = recognizer.recognize(query, now=wed)

@@ -31,14 +31,14 @@ def test_chit_chat_is_kept_only_as_a_dialogue_act(mem: mnemir.Memory, wed: datet
 def test_a_completion_report_updates_the_task_instead_of_adding_one(mem: mnemir.Memory, wed: datetime) -> None:
     [task] = mem.remember("帮我下周五之前把报销单交了", user="alice", now=wed)
     mem.remember("明天提醒我给房东打电话", user="alice", now=wed)
-    result = mem.remember("报销单我已经交了", user="alice", now=wed)
+    result = mem.remember("报销单已经交上去了", user="alice", now=wed)
     assert result.created == []
     [updated] = result.updated
     assert updated.id == task.id
     assert updated.properties["status"] == "completed"
     assert mem.count(types=["Task"], user="alice") == 2
     reasons = " ".join(h.reason for h in mem.history(task.id, user="alice"))
-    assert "报销单我已经交了" in reasons and "similarity" in reasons
+    assert "报销单已经交上去了" in reasons and "similarity" in reasons
 
 
 def test_updates_never_reach_another_users_task(mem: mnemir.Memory, wed: datetime) -> None:
@@ -141,7 +141,7 @@ def test_intent_on_the_facade(mem: mnemir.Memory, wed: datetime) -> None:
 
 
 def test_a_report_on_a_plan_step_moves_that_step(mem: mnemir.Memory, wed: datetime) -> None:
-    stored = mem.remember("为了下个月去日本旅游，我们先办签证，再订机票，最后做攻略", user="lee", now=wed)
+    stored = mem.remember("为了暑假去云南玩，我们先办签证，再订酒店，最后排行程", user="lee", now=wed)
     visa = next(m for m in stored if m.type == "Plan" and m.content.text == "办签证")
     result = mem.remember("签证已经办好了", user="lee", now=wed)
     assert [m.id for m in result.updated] == [visa.id]

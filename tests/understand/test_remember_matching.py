@@ -39,7 +39,7 @@ def test_task_updates_match_when_the_store_uses_another_model_of_the_same_size(
         [task] = mem.remember("帮我下周五之前把报销单交了", user="ann", now=wed)
         stored = mem.store.vectors([task.id])[task.id]
         assert stored.shape == (embedder.dim,) and float(np.dot(stored, embedder.embed([task.text])[0])) < 0.5
-        result = mem.remember("报销单我已经交了", user="ann", now=wed)
+        result = mem.remember("报销单已经交上去了", user="ann", now=wed)
         assert [u.id for u in result.updated] == [task.id], result.notes
         assert mem.get(task.id, user="ann").properties["status"] == "completed"
 

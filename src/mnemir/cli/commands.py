@@ -134,14 +134,16 @@ EXTERNAL_SUITES = ("locomo",)
 
 @cli.command(name="eval")
 @click.argument("suite", type=click.Choice([*EVAL_SUITES, "all"]))
-@click.option("--split", default="heldout", show_default=True, help="heldout (default); fresh (written blind after development); dev (tuning; extraction and intent also "
-                   "train); collapse also all (dev + heldout); locomo has only heldout (= all).")
+@click.option("--split", default="dev", show_default=True,
+              help="train (fitted and tuned on), dev (results read while developing) or test (frozen, written blind: "
+                   "run once, at the end of a piece of work; docs/EVALUATION.md); collapse also all (train + dev); "
+                   "locomo is one dev split.")
 @click.option("--data", "data_path", default=None, help="locomo: the LoCoMo JSON file (default $MNEMIR_LOCOMO).")
 @click.option("--samples", type=click.IntRange(min=1), default=None, help="locomo: only the first N conversations.")
 @click.pass_obj
 @handle_errors
 def eval_(state: State, suite: str, split: str, data_path: str | None, samples: int | None) -> None:
-    """Run a quality benchmark on its held-out split and print the report."""
+    """Run a quality benchmark on one split (dev by default) and print the report."""
     names = [n for n in EVAL_SUITES if n not in EXTERNAL_SUITES] if suite == "all" else [suite]
     if (data_path is not None or samples is not None) and suite not in EXTERNAL_SUITES:
         raise ValidationError("--data and --samples are options of the locomo suite", field="suite", value=suite,

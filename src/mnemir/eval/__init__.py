@@ -1,4 +1,4 @@
-"""Evaluation suites: quality on held-out data, baselines and reports."""
+"""Evaluation suites: quality on the train / dev / test splits (docs/EVALUATION.md), baselines and reports."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def report_main(run: Callable[[str], Any], splits: Iterable[str], argv: list[str
     """``python -m mnemir.eval.<suite> [--split S] [--json]``: run a suite and print its report (the same as
     ``mnemir eval <suite>``, without the store options)."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--split", default="heldout", choices=list(splits))
+    parser.add_argument("--split", default="dev", choices=list(splits))
     parser.add_argument("--json", action="store_true", help="the report as JSON")
     args = parser.parse_args(argv)
     report = run(args.split)

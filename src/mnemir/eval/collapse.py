@@ -42,10 +42,15 @@ from mnemir.retrieve.learned import default_ranker
 from mnemir.retrieve.search import hybrid_search
 from mnemir.store.base import ANY, Selection
 
-#: dev: tuned on; heldout: never tuned on (decided by scenario before tuning); fresh: written blind by a separate
-#: author after development; "all" = dev + heldout (fresh is only ever run on its own)
-SPLITS = ("dev", "heldout", "fresh", "all")
-SCENARIO_SPLITS = ("dev", "heldout", "fresh")
+#: the splits of the benchmark (docs/EVALUATION.md); which file is in which is read from ``splits.yaml``.
+#: ``all`` is train + dev: the frozen test files are only ever loaded by name.
+SPLITS = ("train", "dev", "test", "all")
+FILE_SPLITS = ("train", "dev", "test")
+#: the in-file ``split:`` labels of the older files (ignored: the manifest decides)
+LEGACY_SPLIT_LABELS = ("dev", "heldout", "fresh", "train", "test")
+MANIFEST = "splits.yaml"
+#: files of the folder that are not scenario files
+NOT_SCENARIOS = frozenset({MANIFEST, "noise.yaml"})
 SYSTEMS = ("vector", "bm25", "oracle", "oracle_live", "recall")
 SYSTEM_TITLES = {
     "vector": "plain vector (seed, unfiltered)",
@@ -55,18 +60,6 @@ SYSTEM_TITLES = {
     "recall": "mnemir recall()",
 }
 USER = "bench-user"
-DATA_FILES = ("task_fact.yaml", "preference_present.yaml", "emotion_fact.yaml", "task_status.yaml", "mixed.yaml",
-              "dev2.yaml", "dev3.yaml", "dev4.yaml", "heldout2.yaml", "heldout3.yaml", "heldout4.yaml",
-              "heldout5.yaml", "heldout6.yaml", "heldout7.yaml", "heldout8.yaml", "heldout9.yaml",
-              "heldout10.yaml", "heldout11.yaml", "heldout12.yaml",
-              "heldout13.yaml", "heldout14.yaml",
-              "heldout15.yaml", "heldout16.yaml",
-              "heldout17.yaml", "heldout18.yaml", "heldout19.yaml", "heldout20.yaml",
-              "heldout21.yaml", "heldout22.yaml", "heldout23.yaml", "heldout24.yaml",
-              "heldout25.yaml", "heldout26.yaml", "heldout27.yaml", "heldout28.yaml",
-              "heldout29.yaml", "heldout30.yaml", "heldout31.yaml", "heldout32.yaml",
-              "heldout33.yaml", "heldout34.yaml", "heldout35.yaml", "heldout36.yaml",
-              "heldout37.yaml", "heldout38.yaml", "heldout39.yaml", "heldout40.yaml", "fresh.yaml")
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
 
 
@@ -90,7 +83,7 @@ class Scenario:
     now: datetime
     memories: tuple[Mapping[str, Any], ...]
     queries: tuple[Query, ...]
-    #: the data file it comes from (the held-out split spans two, written at different times)
+    #: the data file it comes from
     source: str = ""
 
 
@@ -99,19 +92,67 @@ def data_dir() -> Path:
     return benchmarks_dir() / "collapse"
 
 
-def load(split: str = "heldout", *, directory: Path | None = None) -> list[Scenario]:
-    """The scenarios of one split (``dev``, ``heldout``, ``fresh`` or ``all`` = dev + heldout)."""
+def manifest(directory: Path | None = None) -> dict[str, tuple[str, ...]]:
+    """``splits.yaml``: split -> its data files. Every scenario file of the folder is listed in exactly one split."""
+    directory = directory or data_dir()
+    path = directory / MANIFEST
+    if not path.is_file():
+        raise ValidationError(f"the collapse split manifest is missing at {path}", field="manifest", value=str(path))
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    unknown = sorted(set(raw) - set(FILE_SPLITS))
+    if unknown:
+        raise ValidationError(f"{path}: unknown split", field="manifest", value=unknown, allowed=list(FILE_SPLITS))
+    out: dict[str, tuple[str, ...]] = {}
+    for split in FILE_SPLITS:
+        names = raw.get(split) or []
+        if not isinstance(names, list) or not all(isinstance(n, str) and n.endswith(".yaml") for n in names):
+            raise ValidationError(f"{path}: {split} must be a list of .yaml file names", field=f"manifest.{split}",
+                                  value=names)
+        out[split] = tuple(names)
+    listed = [n for names in out.values() for n in names]
+    twice = sorted({n for n in listed if listed.count(n) > 1} | (set(listed) & NOT_SCENARIOS))
+    if twice:
+        raise ValidationError(f"{path}: a file is listed twice or is not a scenario file", field="manifest",
+                              value=twice)
+    unlisted = sorted(p.name for p in directory.glob("*.yaml") if p.name not in NOT_SCENARIOS and p.name not in listed)
+    if unlisted:
+        raise ValidationError(f"{path}: scenario files in no split (add each to train, dev or test)",
+                              field="manifest", value=unlisted, allowed=list(FILE_SPLITS))
+    return out
+
+
+def split_files(split: str, directory: Path | None = None) -> tuple[str, ...]:
+    """The data files of ``split`` (``all`` = train + dev), in manifest order."""
     if split not in SPLITS:
         raise ValidationError("unknown split", field="split", value=split, allowed=list(SPLITS))
+    files = manifest(directory)
+    return (*files["train"], *files["dev"]) if split == "all" else files[split]
+
+
+def split_of(directory: Path | None = None) -> dict[str, str]:
+    """data file -> its split."""
+    return {name: split for split, names in manifest(directory).items() for name in names}
+
+
+def load(split: str = "dev", *, directory: Path | None = None) -> list[Scenario]:
+    """The scenarios of one split (``train``, ``dev``, ``test`` or ``all`` = train + dev). Only that split's files
+    are read; a file the manifest lists but the folder lacks is an error."""
     directory = directory or data_dir()
+    names = split_files(split, directory)
+    labels = split_of(directory)
+    missing = [name for name in names if not (directory / name).is_file()]
+    if missing:
+        raise ValidationError(f"collapse files listed in {MANIFEST} are missing from {directory}",
+                              field=f"manifest.{split}", value=missing)
     out = []
-    for name in DATA_FILES:
+    for name in names:
         data = yaml.safe_load((directory / name).read_text(encoding="utf-8"))
-        out += [_scenario(s, name) for s in data["scenarios"]]
+        out += [_scenario(s, name, labels[name]) for s in data["scenarios"]]
     ids = [s.id for s in out]
     if len(set(ids)) != len(ids):
-        raise ValidationError("duplicate scenario ids", field="scenarios", value=sorted(ids))
-    return [s for s in out if s.split == split or (split == "all" and s.split != "fresh")]
+        raise ValidationError("duplicate scenario ids", field="scenarios",
+                              value=sorted({i for i in ids if ids.count(i) > 1}))
+    return out
 
 
 def noise(directory: Path | None = None) -> list[Mapping[str, Any]]:
@@ -119,7 +160,7 @@ def noise(directory: Path | None = None) -> list[Mapping[str, Any]]:
     return list(data["memories"])
 
 
-def _scenario(raw: Mapping[str, Any], source: str) -> Scenario:
+def _scenario(raw: Mapping[str, Any], source: str, split: str) -> Scenario:
     keys = {m["key"] for m in raw["memories"]}
     queries = []
     for q in raw["queries"]:
@@ -131,10 +172,11 @@ def _scenario(raw: Mapping[str, Any], source: str) -> Scenario:
             raise ValidationError(f"{source}: scenario {raw['id']}: query {q['q']!r} names unknown or no memories",
                                   field="queries", value=unknown, allowed=sorted(keys))
         queries.append(query)
-    if raw["split"] not in SCENARIO_SPLITS:
-        raise ValidationError("unknown split", field=f"{raw['id']}.split", value=raw["split"],
-                              allowed=list(SCENARIO_SPLITS))
-    return Scenario(raw["id"], raw["split"], raw["symptom"], raw["lang"], raw["domain"],
+    legacy = raw.get("split")  # the file's old label: checked loosely, never used
+    if legacy is not None and legacy not in LEGACY_SPLIT_LABELS:
+        raise ValidationError(f"{source}: unknown split label", field=f"{raw['id']}.split", value=legacy,
+                              allowed=list(LEGACY_SPLIT_LABELS))
+    return Scenario(raw["id"], split, raw["symptom"], raw["lang"], raw["domain"],
                     datetime.fromisoformat(raw["now"]), tuple(raw["memories"]), tuple(queries), source)
 
 
@@ -365,7 +407,7 @@ class Report:
 
 
 # -- running ------------------------------------------------------------------------------------------
-def run(split: str = "heldout", k_values: Iterable[int] = (3, 5), *, embedder: Embedder | None = None,
+def run(split: str = "dev", k_values: Iterable[int] = (3, 5), *, embedder: Embedder | None = None,
         systems: Sequence[str] = SYSTEMS, progress: Callable[[int, int], None] | None = None) -> Report:
     """Build every scenario of ``split`` and run every query through every system."""
     k_values = tuple(sorted(set(k_values)))

@@ -1,4 +1,4 @@
-"""Extraction quality on the labelled corpus (held-out split by default).
+"""Extraction quality on the labelled corpus (dev split by default).
 
     mnemir eval extraction            # or: python -m mnemir.eval.extraction [--split train] [--json]
 
@@ -6,7 +6,7 @@ Per language: per-type precision/recall/F1 of the memory types an utterance
 yields (set-based: each (utterance, type) pair counts once), macro-F1 over the
 types, how often chit-chat is correctly kept out of memory, and the accuracy of
 key properties (status, deadline, polarity, emotion type) on items whose type
-was found. ``TaskUpdate`` is a report on an existing task ("报销单我已经交了").
+was found. ``TaskUpdate`` is a report on an existing task ("报销单已经交上去了").
 """
 
 from __future__ import annotations
@@ -26,13 +26,15 @@ from mnemir.understand.extract import label_of as draft_label
 from mnemir.understand.model import read_jsonl
 
 TYPES = MEMORY_LABELS
-#: train: what the model learns from; heldout: never trained on (aggregate numbers were seen while developing);
-#: fresh: written blind by a separate author after development, evaluated without any tuning afterwards;
-#: dev: handwritten for the generalisation work, never trained on, the split development decisions were measured on
-SPLITS = {"heldout": "extraction_heldout.jsonl", "train": "extraction_train.jsonl",
-          "fresh": "extraction_fresh.jsonl", "dev": "extraction_dev.jsonl"}
-INTENT_SPLITS = {"heldout": "intent_heldout.jsonl", "train": "intent_train.jsonl", "fresh": "intent_fresh.jsonl",
-                 "dev": "intent_dev.jsonl"}
+#: the splits (docs/EVALUATION.md) and their files. train: what the models learn from (training/understand);
+#: dev: every file whose results were read while developing (the first dev set, the old held-out set and the blind
+#: "fresh" set); test: written blind, frozen, run once by the lead at the end of a piece of work.
+SPLITS = {"train": ("extraction_train.jsonl",),
+          "dev": ("extraction_dev.jsonl", "extraction_heldout.jsonl", "extraction_fresh.jsonl"),
+          "test": ("extraction_test.jsonl",)}
+INTENT_SPLITS = {"train": ("intent_train.jsonl",),
+                 "dev": ("intent_dev.jsonl", "intent_heldout.jsonl", "intent_fresh.jsonl"),
+                 "test": ("intent_test.jsonl",)}
 #: every utterance in the corpus is resolved against this instant (a Wednesday, UTC+8)
 ANCHOR_NOW = datetime.fromisoformat("2026-03-04T10:00:00+08:00")
 PROPERTY_KEYS = {"status": "status", "deadline": "deadline", "polarity": "preference_type", "emotion": "emotion_type"}
@@ -44,10 +46,17 @@ def corpus_path(name: str) -> Path:
 
 
 def load_split(split: str, kind: str = "extraction") -> list[dict[str, Any]]:
+    """Every row of ``split``'s files, in file order; each row names its file under ``source``."""
     files = {"extraction": SPLITS, "intent": INTENT_SPLITS}[kind]
     if split not in files:
         raise ValidationError("unknown split", field="split", value=split, allowed=list(files))
-    return read_jsonl(corpus_path(files[split]))
+    rows = []
+    for name in files[split]:
+        path = corpus_path(name)
+        if not path.is_file():
+            raise ValidationError(f"a {kind} file of the {split} split is missing", field="split", value=str(path))
+        rows += [{**row, "source": name} for row in read_jsonl(path)]
+    return rows
 
 
 def label_of(draft: Draft) -> str | None:
@@ -176,7 +185,7 @@ def sample_rows(rows: list[dict[str, Any]], per_language: int | None) -> list[di
     return out
 
 
-def run(split: str = "heldout", extractor: Extractor | None = None, *,
+def run(split: str = "dev", extractor: Extractor | None = None, *,
         per_language: int | None = None) -> ExtractionReport:
     rows = sample_rows(load_split(split), per_language)
     extractor = extractor or Extractor(default_embedder())

@@ -1,4 +1,4 @@
-"""Query-intent quality on the labelled corpus (held-out split by default).
+"""Query-intent quality on the labelled corpus (dev split by default).
 
     mnemir eval intent                # or: python -m mnemir.eval.intent [--split train] [--json]
 
@@ -69,7 +69,7 @@ def expected_type(kind: str) -> str:
 SPLITS = tuple(INTENT_SPLITS)
 
 
-def run(split: str = "heldout", recognizer: IntentRecognizer | None = None, *,
+def run(split: str = "dev", recognizer: IntentRecognizer | None = None, *,
         per_language: int | None = None) -> IntentReport:
     rows = sample_rows(load_split(split, "intent"), per_language)
     recognizer = recognizer or IntentRecognizer(default_embedder())

@@ -1,4 +1,4 @@
-"""Train recall's learned ranker (:mod:`mnemir.retrieve.learned`) on the collapse benchmark's seen files.
+"""Train recall's learned ranker (:mod:`mnemir.retrieve.learned`) on the collapse benchmark's train split.
 
     python -m mnemir.eval.learn_ranking [--out src/mnemir/retrieve/data/learned_ranker.json]
 
@@ -9,13 +9,13 @@ chosen by cross-validation over whole data files, so each file is judged by a mo
 settings are then fitted on every training file. The files, the settings and the cross-validated isolation@3 of the
 rules and of the model side by side are written into the model file.
 
-The files written after the shipped model was trained (``heldout33`` to ``heldout40``) and the fresh split are kept
-out by name (:data:`HELD_FROM_TRAINING`), to measure the model.
+It reads the train split only (``benchmarks/collapse/splits.yaml``): the dev and test files measure the model
+(docs/EVALUATION.md). The model file records the files it was fitted on.
 
 The cross-validation judges each setting by a simulation of recall's nudge (:func:`top`): the rules' list, the
 admitted part re-sorted by score + nudge. It leaves out recall's last touches (a task's finished steps below its open
 ones, the present state above background preferences) and breaks ties by the rules' place rather than by recency, so
-its numbers differ slightly from real recall's (``--check-simulation dev`` counts the top-3 lists that differ: 12 of
+its numbers differ slightly from real recall's (``--check-simulation train`` counts the top-3 lists that differ: 12 of
 269 in order, 2 in which memories); the figures reported for the shipped model come from real recall
 (``mnemir eval collapse``).
 """
@@ -45,9 +45,6 @@ _WEAK = FEATURES.index("flag_weak")
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "retrieve" / "data" / "learned_ranker.json"
 
 
-#: files never trained on: those written after the shipped model (they measure it) and the blind fresh split
-HELD_FROM_TRAINING = frozenset({"fresh.yaml", *(f"heldout{n}.yaml" for n in range(33, 41))})
-
 
 @dataclass
 class Query:
@@ -65,14 +62,14 @@ class Dataset:
         return sorted({q.file for q in self.queries})
 
 
-def training_scenarios(splits: Sequence[str]) -> list[collapse.Scenario]:
-    """The scenarios of ``splits`` the trainer may read: never those of :data:`HELD_FROM_TRAINING`."""
-    return [s for split in splits for s in collapse.load(split) if s.source not in HELD_FROM_TRAINING]
+def training_scenarios() -> list[collapse.Scenario]:
+    """The scenarios the trainer may read: the collapse train split, nothing else."""
+    return collapse.load("train")
 
 
-def collect(splits: Sequence[str] = ("dev", "heldout"), progress: bool = False) -> Dataset:
-    """Recall every query of ``splits`` with the rules alone and record the learned stage's candidates."""
-    scenarios = training_scenarios(splits)
+def collect(progress: bool = False) -> Dataset:
+    """Recall every query of the train split with the rules alone and record the learned stage's candidates."""
+    scenarios = training_scenarios()
     data = Dataset()
     for n, (scenario, mem, ids) in enumerate(collapse.built(scenarios, default_embedder()), start=1):
         data.queries += [_record(mem, scenario, query, ids) for query in scenario.queries]
@@ -205,7 +202,7 @@ def train(data: Dataset, l2_values: Sequence[float] = (10.0, 100.0, 1000.0),
                          tuple(data.files()), meta), meta
 
 
-def simulation_agreement(split: str = "dev", ranker: LearnedRanker | None = None, k: int = 3) -> dict[str, int]:
+def simulation_agreement(split: str = "train", ranker: LearnedRanker | None = None, k: int = 3) -> dict[str, int]:
     """How often :func:`top`'s simulation gives another top k than real recall with ``ranker`` (the shipped one by
     default): in order, and in which memories."""
     ranker = ranker or default_ranker()
@@ -229,7 +226,6 @@ def simulation_agreement(split: str = "dev", ranker: LearnedRanker | None = None
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--splits", default="dev,heldout", help="collapse splits to train on (comma-separated)")
     parser.add_argument("--data", type=Path, help="keep the collected candidates here (read them back if present)")
     parser.add_argument("--check-simulation", metavar="SPLIT",
                         help="only count how often the cross-validation's simulation differs from real recall")
@@ -240,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.data is not None and args.data.is_file():
         data = load_data(args.data)
     else:
-        data = collect(tuple(args.splits.split(",")), progress=True)
+        data = collect(progress=True)
         if args.data is not None:
             save_data(data, args.data)
     model, meta = train(data)

@@ -2,7 +2,7 @@
 
 Extraction itself is offline and store-free (:mod:`mnemir.understand`); this mixin does what needs memory:
 
-- *updates*: a report on a task ("报销单我已经交了", "the flight is booked") is matched against the same user's
+- *updates*: a report on a task ("报销单已经交上去了", "the flight is booked") is matched against the same user's
   open tasks and moves that task (and its steps) through the lifecycle instead of adding a memory;
 - *corrections*: "actually I moved to Hangzhou, not Shanghai" supersedes the old fact;
 - *links*: plan steps point at their task (``subtask_of``), memories that mention the same entity are linked

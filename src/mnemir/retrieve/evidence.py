@@ -132,7 +132,7 @@ def settle(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
     feelings_asked = bool(feeling_words) or (intent.kind == "emotion"
                                              and intent.confidence >= config.feeling_guess_confidence) \
         or _how_it_goes_now(intent.query, task_words)
-    # "还差哪几步", "what's still hanging over me" asks what stands in the way in so many words: heard more clearly
+    # "还差哪几步", "is it still hanging over me" asks what stands in the way in so many words: heard more clearly
     # than other task cues (the lexicon's listing words, "due" or "截止", also ask for a date a fact holds)
     listing = "remaining_form" in task_words
     votes = {family: rel + _cue_bonus(family, bool(task_words), feelings_asked, config)

@@ -70,7 +70,8 @@ def _offsets() -> dict[str, dict[str, float]]:
 
 @dataclass(frozen=True)
 class RankingConfig:
-    """Every knob of role-aware ranking (defaults tuned on the dev half of the collapse benchmark only).
+    """Every knob of role-aware ranking (defaults tuned on the collapse benchmark: on its train split, and also in
+    response to results on what is now its dev split; docs/EVALUATION.md).
 
     The half-lives here are recall's own fading; the lifecycle's per-type ``half_life`` (``LifecycleConfig``,
     ``Memory.decay_weight``) is a separate measure that ranking does not read.

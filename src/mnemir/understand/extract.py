@@ -59,7 +59,7 @@ _ALLOWED_BY_SPEAKER = {
 }
 CREATOR = "mnemir.understand.rules+softmax"
 #: below this classifier probability an EmotionalState with no emotion word is not stored. 0.4, down from 0.6: the
-#: generalisation work showed feelings said indirectly ("猫丢了三天，我吃不下饭") land at p 0.45-0.6; chosen on the dev
+#: generalisation work showed feelings said indirectly (a loss told as not being able to eat) land at p 0.45-0.6; chosen on the dev
 #: split (train cross-validation had only 8 such predictions in the 0.4-0.6 band, too few to decide on)
 PROTOTYPE_MIN_P = 0.4
 #: added to EmotionalState's probability when a piece holds a word or idiom of the emotion lexicon (a soft rule,

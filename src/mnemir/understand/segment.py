@@ -118,8 +118,8 @@ def is_plan(text: str) -> bool:
     """True when the text lays out at least two ordered steps (see the shapes above)."""
     if _is_numbered_list(text) or _PLAN_ZH.search(text) or _PLAN_EN.search(text) or _PLAN_ZH_CHAIN.search(text):
         return True
-    # "polish the CV, then apply, then prep": two sequence words after a first clause; or one after a plan word
-    # ("the plan is to pick a date, book the venue, then send invites", "Getting the cat spayed: book it, then ...")
+    # "sand it, then prime it, then paint": two sequence words after a first clause; or one after a plan word
+    # ("the plan is to ... , ... , then ...", "<goal>: do this, then ...")
     thens = len(_EN_THEN_RX.findall(text))
     if thens >= 2 and re.search(r"[,;]", text):
         return True
@@ -148,7 +148,7 @@ def _first_step_at(text: str) -> int:
 
 def _goal_of(head: str) -> str | None:
     """The goal stated before the steps; only when the head is marked as one (a colon or comma after it, "为了…",
-    "to …", "… I'll", "the plan is to"), so "open the account first, then …" keeps its first step."""
+    "to …", "… I'll", "the plan is to"), so "do X first, then …" keeps its first step."""
     marked = bool(re.search(r"[:：,，]\s*$", head))
     head = head.strip(" ，,：:。.;；-—")
     if not head:

@@ -4,7 +4,8 @@
     python -m mnemir.understand.train --cv 5               # only prints k-fold accuracy on the training split
     python -m mnemir.understand.train --cv 5 --out DIR     # both: the accuracy, and the weights written to DIR
 
-The held-out, fresh and dev files (``*_heldout.jsonl``, ``*_fresh.jsonl``, ``*_dev.jsonl``) are never read here.
+The dev files (``*_dev.jsonl``, ``*_heldout.jsonl``, ``*_fresh.jsonl``) and the test files (``*_test.jsonl``) are never
+read here (docs/EVALUATION.md).
 """
 
 from __future__ import annotations
