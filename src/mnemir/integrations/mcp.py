@@ -49,6 +49,7 @@ __all__ = [
     "MemoryTools",
     "Principal",
     "build_server",
+    "check_bind",
     "http_app",
     "serve_http",
     "serve_stdio",
