@@ -19,10 +19,10 @@ import mnemir
 
 pytest.importorskip("langgraph")
 
-from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
-from langgraph.graph import END, START, StateGraph  # noqa: E402
-from langgraph.runtime import Runtime  # noqa: E402
-from langgraph.store.base import (  # noqa: E402
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.store.base import (
     BaseStore,
     GetOp,
     InvalidNamespaceError,
@@ -31,9 +31,9 @@ from langgraph.store.base import (  # noqa: E402
     PutOp,
     SearchOp,
 )
-from langgraph.store.memory import InMemoryStore  # noqa: E402
+from langgraph.store.memory import InMemoryStore
 
-from mnemir.integrations.langgraph import MnemirItem, MnemirStore, item_id  # noqa: E402
+from mnemir.integrations.langgraph import MnemirItem, MnemirStore, item_id
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "langgraph_agent.py"
 

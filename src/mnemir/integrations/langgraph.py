@@ -337,7 +337,7 @@ class MnemirStore(BaseStore):
         return await asyncio.to_thread(lambda: self.remember(text, **kwargs))
 
 
-def _item(record: MemIR, *, score: float | None | Literal[False] = False) -> Any:
+def _item(record: MemIR, *, score: float | Literal[False] | None = False) -> Any:
     """The LangGraph item a memory stands for (a search item when ``score`` is given, even as None)."""
     kept = record.metadata.extra[EXTRA]
     fields = {"namespace": tuple(kept["namespace"]), "key": kept["key"], "value": _json_copy(kept["value"]),
