@@ -49,7 +49,7 @@ from mnemir.memory import Memory
 from mnemir.memory.understanding import Remembered
 from mnemir.retrieve.recall import Recall
 from mnemir.retrieve.search import MAX_K, hybrid_search
-from mnemir.store.base import ANY, LIVE_STATUSES, Selection
+from mnemir.store.base import ANY, Selection
 from mnemir.store.filters import parse_filter
 from mnemir.understand.dates import local_now
 
@@ -79,7 +79,8 @@ CREATOR = "langgraph"
 #: what an item's memory keeps about the item, in ``metadata.extra``
 EXTRA = "langgraph"
 TEXT_FIELDS = ("text", "content", "memory")
-STATUSES = (*LIVE_STATUSES, MemoryStatus.archived)
+#: an item stays readable whatever mnemir's lifecycle did to its memory (archived, superseded...), until deleted
+STATUSES = tuple(s for s in MemoryStatus if s != MemoryStatus.deleted)
 OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
 
 

@@ -101,13 +101,13 @@ Move a task through its lifecycle: pending -> in_progress -> completed or failed
 Call it when the user says a task is done, started, abandoned or back on. Its plan steps follow it.
 Arguments: id: the task's id (from list_open_tasks, recall or search); status: pending, in_progress, completed or
 failed; reason: optional, why (kept in the task's history).
-Example: {"id": "mem_01J...", "status": "completed", "reason": "user filed the form"}"""
+Example: {"id": "mem_4c33983f...", "status": "completed", "reason": "user filed the form"}"""
 
 FORGET = """\
 Forget one memory. By default it is marked deleted and kept only in history; hard=true erases it. Call it when
 the user asks you to forget something or a memory is plainly wrong.
 Arguments: id: the memory's id; hard: erase completely (default false); reason: optional, why.
-Example: {"id": "mem_01J...", "reason": "user asked to forget it"}"""
+Example: {"id": "mem_4c33983f...", "reason": "user asked to forget it"}"""
 
 CONFIRM = """\
 Settle what awaits the user's word. With no arguments it lists what is pending: confirmations from `remember`
@@ -115,7 +115,7 @@ Settle what awaits the user's word. With no arguments it lists what is pending: 
 about the user not yet confirmed). Then, after asking the user:
 - a confirmation: id = its id ("cf-..."), choice = the id of the candidate the user meant, or "none";
 - a hypothesis: id = its memory id, choice = "yes" (it becomes a Fact) or "no" (it is dropped).
-Example: {"id": "cf-3f2a9c01de", "choice": "mem_01J..."}"""
+Example: {"id": "cf-3f2a9c01de", "choice": "mem_4c33983f..."}"""
 
 LIST_OPEN_TASKS = """\
 The user's open tasks (pending or in progress), newest first, each with its deadline and whether it is overdue.
