@@ -36,6 +36,7 @@ from langgraph.store.memory import InMemoryStore
 from mnemir.integrations.langgraph import MnemirItem, MnemirStore, item_id
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "langgraph_agent.py"
+STORE_TESTS = Path(__file__).resolve().parents[1] / "store"  # the embedded PostgreSQL server of the store tests
 
 
 @pytest.fixture
@@ -258,6 +259,29 @@ def test_async_runs_the_same_logic(store: MnemirStore) -> None:
 
     got, found, spaces, gone = asyncio.run(main())
     assert got.value == VALUE and [i.key for i in found] == ["k"] and spaces == [("a", "alice")] and gone is None
+
+
+def test_the_same_contract_on_postgresql(tmp_path: Path, embedder: mnemir.Embedder) -> None:
+    if str(STORE_TESTS) not in sys.path:
+        sys.path.insert(0, str(STORE_TESTS))
+    from postgres_cases import database_url
+
+    with mnemir.open(database_url(tmp_path, "langgraph"), embedder=embedder) as pg:
+        store = MnemirStore(pg, user_label=1)
+        reference = InMemoryStore()
+        _fill(reference)
+        _fill(store)
+        for prefix, condition in SEARCHES:
+            ours = sorted((i.namespace, i.key) for i in store.search(prefix, filter=condition, limit=100))
+            theirs = sorted((i.namespace, i.key) for i in reference.search(prefix, filter=condition, limit=100))
+            assert ours == theirs, (prefix, condition)
+        store.put(("memories", "alice"), "seat", VALUE)
+        got = store.get(("memories", "alice"), "seat")
+        assert got.value == VALUE and got.namespace == ("memories", "alice") and got.memory_type == "Fact"
+        assert store.list_namespaces(prefix=("docs",), max_depth=2) == [("docs", "alice"), ("docs", "bob")]
+        assert store.search(("memories",), query="aisle seat on a flight")[0].key == "seat"
+        store.delete(("memories", "alice"), "seat")
+        assert store.get(("memories", "alice"), "seat") is None
 
 
 # -- a real compiled graph: written in one thread, read in another --------------------------------------------------

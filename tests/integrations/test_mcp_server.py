@@ -101,6 +101,7 @@ async def check_round_trip(client: Client) -> None:
     for tool in listed.tools:  # descriptions written for a model: when to call, the arguments, an example
         assert "Example:" in (tool.description or ""), tool.name
     assert "max_chars" in by_name["recall"].input_schema["properties"]
+    assert by_name["recall"].annotations.read_only_hint and by_name["forget"].annotations.destructive_hint
     assert "user" not in by_name["recall"].input_schema["properties"]  # the server decides whose memory it is
 
     kept = structured(await client.call_tool("remember", {"text": "I am allergic to peanuts", "speaker": "user"}))

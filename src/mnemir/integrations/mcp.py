@@ -37,6 +37,7 @@ try:
     import anyio
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+    from mcp_types import ToolAnnotations
     from pydantic import Field
 except ImportError as exc:  # pragma: no cover - exercised by simulating the missing package
     raise MissingDependencyError("the MCP server (mnemir.integrations.mcp)", "mcp", "mcp") from exc
@@ -56,6 +57,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+READS = ToolAnnotations(read_only_hint=True)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False)
+ERASES = ToolAnnotations(read_only_hint=False, destructive_hint=True)
 LOOPBACK_NAMES = ("localhost",)
 DEFAULT_PORT = 8765
 
@@ -164,7 +168,7 @@ def build_server(memory: Memory, *, user: str = "default", identity: Identity | 
         except MnemirError as exc:
             raise ToolError(json.dumps(exc.to_dict(), ensure_ascii=False)) from exc
 
-    @server.tool(description=REMEMBER)
+    @server.tool(description=REMEMBER, annotations=WRITES)
     async def remember(
         text: Annotated[str, Field(description="the utterance, verbatim")],
         ctx: Context,
@@ -173,7 +177,7 @@ def build_server(memory: Memory, *, user: str = "default", identity: Identity | 
     ) -> dict[str, Any]:
         return await run(ctx, tools.remember, text, speaker=speaker, session=session)
 
-    @server.tool(description=RECALL)
+    @server.tool(description=RECALL, annotations=READS)
     async def recall(
         query: Annotated[str, Field(description="the question or topic, in the user's words")],
         ctx: Context,
@@ -182,7 +186,7 @@ def build_server(memory: Memory, *, user: str = "default", identity: Identity | 
     ) -> dict[str, Any]:
         return await run(ctx, tools.recall, query, k=k, max_chars=max_chars)
 
-    @server.tool(description=SEARCH)
+    @server.tool(description=SEARCH, annotations=READS)
     async def search(
         ctx: Context,
         query: Annotated[str, Field(description="words to match; may be empty when filtering")] = "",
@@ -193,7 +197,7 @@ def build_server(memory: Memory, *, user: str = "default", identity: Identity | 
     ) -> dict[str, Any]:
         return await run(ctx, tools.search, query, types=types, where=where, k=k, include_archived=include_archived)
 
-    @server.tool(description=UPDATE_TASK)
+    @server.tool(description=UPDATE_TASK, annotations=WRITES)
     async def update_task(
         id: Annotated[str, Field(description="the task's memory id")],
         status: Annotated[str, Field(description="pending, in_progress, completed or failed")],
@@ -202,7 +206,7 @@ def build_server(memory: Memory, *, user: str = "default", identity: Identity | 
     ) -> dict[str, Any]:
         return await run(ctx, tools.update_task, id, status, reason=reason)
 
-    @server.tool(description=FORGET)
+    @server.tool(description=FORGET, annotations=ERASES)
     async def forget(
         id: Annotated[str, Field(description="the memory's id")],
         ctx: Context,
@@ -211,7 +215,7 @@ def build_server(memory: Memory, *, user: str = "default", identity: Identity | 
     ) -> dict[str, Any]:
         return await run(ctx, tools.forget, id, hard=hard, reason=reason)
 
-    @server.tool(description=CONFIRM)
+    @server.tool(description=CONFIRM, annotations=WRITES)
     async def confirm(
         ctx: Context,
         id: Annotated[str | None, Field(description="a confirmation id (cf-...) or a Hypothesis id; "
@@ -221,7 +225,7 @@ def build_server(memory: Memory, *, user: str = "default", identity: Identity | 
     ) -> dict[str, Any]:
         return await run(ctx, tools.confirm, id, choice)
 
-    @server.tool(description=LIST_OPEN_TASKS)
+    @server.tool(description=LIST_OPEN_TASKS, annotations=READS)
     async def list_open_tasks(
         ctx: Context,
         limit: Annotated[int, Field(description="at most this many tasks")] = 50,
