@@ -153,6 +153,10 @@ def test_http_transport_with_the_sdk_client(serve: Callable[..., str]) -> None:
             task = structured(await client.call_tool("remember", {"text": "please renew my passport next week"}))
             [made] = task["created"]
             assert made["type"] == "Task"
+            pending = structured(await client.call_tool("search", {"types": ["Task"], "where": {"status": "待办"}}))
+            assert [h["id"] for h in pending["hits"]] == [made["id"]]  # enum synonyms normalised, as everywhere
+            unknown = error_of(await client.call_tool("search", {"where": {"status": {"$like": "p%"}}}))
+            assert unknown["error"] == "validation_error" and "$like" in unknown["message"]
             opened = structured(await client.call_tool("list_open_tasks", {}))
             assert [t["id"] for t in opened["tasks"]] == [made["id"]]
             mine = json.loads((await client.read_resource("mnemir://users/me/tasks/open")).contents[0].text)
