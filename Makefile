@@ -26,11 +26,11 @@ demo: $(STAMP)
 	$(BIN)/mnemir demo
 
 test: $(DEV)
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench examples
 	$(BIN)/python -m pytest -q -m "not slow" tests
 
 lint: $(DEV)
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
 
 bench: $(DEV)

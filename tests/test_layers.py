@@ -19,8 +19,10 @@ ALLOWED = {
     "retrieve": {"ir", "ontology", "embed", "understand", "store"},
     "lifecycle": {"ir", "ontology", "embed", "store", "retrieve"},
     "memory": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle"},
+    "integrations": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle", "memory"},
     "eval": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle", "memory"},
-    "cli": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle", "memory", "eval"},
+    "cli": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle", "memory", "eval",
+            "integrations"},
 }
 
 

@@ -1,4 +1,4 @@
-"""Feature commands: remember, intent, recall, history, tasks, maintain, eval, demo."""
+"""Feature commands: remember, intent, recall, history, tasks, maintain, eval, demo, mcp."""
 
 from __future__ import annotations
 
@@ -176,3 +176,24 @@ def demo(state: State, demo_path: str | None) -> None:
     from mnemir.cli.demo import run_demo
 
     run_demo(demo_path)
+
+
+@cli.command(name="mcp")
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
+              help="stdio (what MCP clients start) or streamable HTTP.")
+@click.option("--user", "-u", envvar="MNEMIR_USER", default="default", show_default=True,
+              help="The user scope the tools work in (over HTTP, the X-Mnemir-User header names another).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: the address to listen on (localhost only).")
+@click.option("--port", type=int, default=8765, show_default=True, help="HTTP: the port.")
+@click.pass_obj
+@handle_errors
+def mcp(state: State, transport: str, user: str, host: str, port: int) -> None:
+    """Serve this memory to MCP clients (Claude Desktop, Claude Code, Cursor...); needs mnemir[mcp]."""
+    from mnemir.integrations import mcp as server
+
+    if transport == "stdio":
+        server.serve_stdio(state.mem, user=user)
+    else:
+        server.check_bind(host, server.LocalIdentity(user))
+        click.echo(f"mnemir MCP server on http://{host}:{port}/mcp (user {user})", err=True)
+        server.serve_http(state.mem, user=user, host=host, port=port)
