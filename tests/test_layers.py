@@ -20,7 +20,8 @@ ALLOWED = {
     "lifecycle": {"ir", "ontology", "embed", "store", "retrieve"},
     "memory": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle"},
     "eval": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle", "memory"},
-    "cli": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle", "memory", "eval"},
+    "server": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle", "memory", "eval"},
+    "cli": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle", "memory", "eval", "server"},
 }
 
 

@@ -99,7 +99,9 @@ class AsOfBody(Body):
 
 
 class IntentOverride(Body):
-    types: list[str] | None = Field(default=None, max_length=64)
+    """Fields given replace the inferred ones (``"where": null`` clears the inferred filter)."""
+
+    types: list[str] | None = Field(default=None, min_length=1, max_length=64)
     where: dict[str, Any] | None = None
     kind: str | None = None
 
@@ -342,8 +344,8 @@ def recall_dict(tenant: Tenant, body: RecallBody) -> dict[str, Any]:
     mem = tenant.memory
     given = None
     if body.intent is not None:
-        changes = {k: (tuple(v) if k == "types" else v) for k, v in body.intent.model_dump().items()
-                   if v is not None}
+        changes = {k: (tuple(v) if k == "types" and v is not None else v)
+                   for k, v in body.intent.model_dump(exclude_unset=True).items()}
         given = mem.intent(body.query, now=body.now).override(**changes) if changes else None
     result = mem.recall(body.query, user=body.user, agent=body.agent, session=body.session, k=body.k, now=body.now,
                         intent=given, include_archived=body.include_archived)

@@ -12,6 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from mnemir.embed import Embedder
 from mnemir.errors import MnemirError
 from mnemir.server import problems
 from mnemir.server.api import build_router
@@ -28,15 +29,16 @@ def _problem_response(body: dict[str, Any], headers: dict[str, str] | None = Non
     return JSONResponse(body, status_code=body["status"], media_type=problems.MEDIA_TYPE, headers=headers)
 
 
-def create_app(config: ServerConfig | None = None, *, keys: KeyStore | None = None,
-               multi: bool | None = None) -> FastAPI:
+def create_app(config: ServerConfig | None = None, *, keys: KeyStore | None = None, multi: bool | None = None,
+               embedder: Embedder | None = None) -> FastAPI:
     """The server's app. ``multi`` (tenants behind API keys) defaults to whether ``keys`` holds an active key;
-    without keys one store is served, with no authentication (bind it to localhost only)."""
+    without keys one store is served, with no authentication (bind it to localhost only). ``embedder``: one
+    already loaded (default: the one ``config.memory`` names, loaded with the first store)."""
     from mnemir import __version__
 
     config = config or ServerConfig()
     multi = (keys is not None and keys.has_active()) if multi is None else multi
-    tenants = Tenants(config, multi=multi)
+    tenants = Tenants(config, multi=multi, embedder=embedder)
     auth = Auth(keys if multi else None, tenants)
 
     @asynccontextmanager

@@ -37,16 +37,14 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, ensure_ascii=False, default=str)
 
 
-def depth_of(value: Any, limit: int) -> int:
-    """Nesting depth of parsed JSON, counting no further than ``limit + 1``."""
+def depth_of(value: Any) -> int:
+    """Nesting depth of parsed JSON (objects and arrays; a scalar is 0)."""
     best = 0
     stack = [(value, 1)]
     while stack:
         item, level = stack.pop()
         if isinstance(item, (dict, list)):
             best = max(best, level)
-            if best > limit:
-                return best
             children = item.values() if isinstance(item, dict) else item
             stack.extend((child, level + 1) for child in children)
     return best
@@ -144,7 +142,7 @@ class Guard:
         except ValueError:
             return None  # the route reports malformed JSON with its position
         else:
-            depth = depth_of(parsed, self.max_depth)
+            depth = depth_of(parsed)
             if depth <= self.max_depth:
                 return None
         return problem(422, "too_deep", f"the request body is nested deeper than {self.max_depth} levels",

@@ -82,7 +82,7 @@ class Tenant:
 class Tenants:
     """Opens each tenant's store on first use; all share one embedder."""
 
-    def __init__(self, config: ServerConfig, *, multi: bool) -> None:
+    def __init__(self, config: ServerConfig, *, multi: bool, embedder: Any = None) -> None:
         self.config = config
         self.multi = multi
         self._layout: Layout | None = None  # found on first use (finding it creates the store's folder)
@@ -92,7 +92,7 @@ class Tenants:
                               field="path", value=config.path)
         self._lock = threading.Lock()
         self._open: dict[str, Tenant] = {}
-        self._embedder: Any = None
+        self._embedder: Any = embedder
 
     @property
     def layout(self) -> Layout:
