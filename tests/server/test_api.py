@@ -10,7 +10,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-
 from tests.conftest import NOW
 from tests.server.conftest import Running, local_app, running
 

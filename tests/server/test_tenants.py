@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
 from tests.conftest import NOW
 from tests.server.conftest import Running, running, tenant_app
 

@@ -37,10 +37,19 @@ keys_opt = click.option("--keys-file", default=None, help="The API keys file (de
 @host_opt
 @port_opt
 @keys_opt
+@click.option("--write-openapi", "openapi_file", default=None, type=click.Path(dir_okay=False),
+              help="Write the OpenAPI document to this file and exit (the repository keeps docs/openapi.json).")
 @click.pass_obj
 @handle_errors
-def serve(state: State, host: str, port: int, keys_file: str | None) -> None:
+def serve(state: State, host: str, port: int, keys_file: str | None, openapi_file: str | None) -> None:
     """Serve the HTTP API (/v1, OpenAPI at /openapi.json) and the web memory browser (/ui)."""
+    if openapi_file is not None:
+        import json
+
+        with open(openapi_file, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(_server().openapi_spec(), indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+        console.print(f"wrote {openapi_file}", highlight=False)
+        return
     run_server(state, host, port, keys_file)
 
 

@@ -19,7 +19,7 @@ from mnemir.server.api import build_router
 from mnemir.server.auth import Auth, Problem
 from mnemir.server.guard import Guard
 from mnemir.server.keys import KeyStore
-from mnemir.server.tenants import ServerConfig, Tenants
+from mnemir.server.tenants import LOCAL, ServerConfig, Tenants
 
 log = logging.getLogger("mnemir.server")
 API_VERSION = "1"
@@ -43,12 +43,18 @@ def create_app(config: ServerConfig | None = None, *, keys: KeyStore | None = No
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if not multi:  # open the one store (and load the models) before the first request, not during it
+            import asyncio
+
+            await asyncio.to_thread(tenants.get, LOCAL)
+        log.info("ready", extra={"fields": {"mode": "tenants" if multi else "local"}})
         yield
         # uvicorn has stopped accepting and waited for the requests in flight: every acknowledged write is
         # committed; close the stores (each waits for a write still holding its lock)
         tenants.close()
         if keys is not None:
             keys.close()
+        log.info("stopped: stores closed", extra={"fields": {}})
 
     app = FastAPI(title="mnemir", version=__version__, lifespan=lifespan,
                   description="Typed long-term memory for AI agents: the HTTP API over the `Memory` facade. "
