@@ -203,14 +203,15 @@ def _timeline(records: list[MemIR], filters: dict[str, str]) -> dict[str, Any]:
     span = min((last - first).days + 1, 120)
     first = last - timedelta(days=span - 1)
     peak = max(days.values())
-    width, height, bar = max(240, span * 8), 70, 6
+    step = max(8, min(24, 900 // span))  # a few days get wide bars, four months narrow ones
+    width, height, bar = max(240, span * step), 70, step - 2
     bars = []
     for i in range(span):
         day = first + timedelta(days=i)
         n = days.get(day, 0)
         h = 0 if n == 0 else max(3, round(50 * n / peak))
         query = urlencode({k: v for k, v in {**filters, "day": day.isoformat()}.items() if v})
-        bars.append({"x": i * 8 + 1, "y": 56 - h, "w": bar, "h": h, "n": n, "day": day.isoformat(),
+        bars.append({"x": i * step + 1, "y": 56 - h, "w": bar, "h": h, "n": n, "day": day.isoformat(),
                      "href": f"/ui/browse?{query}", "selected": filters.get("day") == day.isoformat()})
     return {"bars": bars, "width": width, "height": height, "first": first.isoformat(), "last": last.isoformat(),
             "sampled": len(records)}
