@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tests.conftest import NOW
 from tests.server.conftest import Running, local_app, running
 
