@@ -16,6 +16,7 @@ from tests.server.conftest import Running, local_app, running
 DAY = timedelta(days=1)
 T = NOW.isoformat()
 PROBLEM = "application/problem+json"
+JSONL = {"content-type": "application/x-ndjson"}
 
 
 @pytest.fixture(scope="module")
@@ -340,13 +341,25 @@ def test_export_and_import_round_trip(http: Any) -> None:
     clash = problem_of(http.post("/v1/import", params={"on_conflict": "error"}, content=r.content,
                                  headers={"content-type": "application/x-ndjson"}), 409)
     assert b["id"] in clash["ids"]
-    skipped = http.post("/v1/import", params={"on_conflict": "skip"}, content=r.content)
+    skipped = http.post("/v1/import", params={"on_conflict": "skip"}, content=r.content, headers=JSONL)
     assert skipped.json() == {"imported": 1}
     assert http.get(f"/v1/memories/{a['id']}", params={"user": "leo"}).json()["content"]["text"] == a["content"][
         "text"]
     bad = problem_of(http.post("/v1/import", content=b'{"memir_version": "1.0", "id": "x", "type": "Nope", '
-                                                     b'"content": {"text": "t"}}\n'), 422)
+                                                     b'"content": {"text": "t"}}\n', headers=JSONL), 422)
     assert bad["field"] == "type"
-    assert problem_of(http.post("/v1/import", content=b"\xff\xfe"), 422)["field"] == "body"
-    assert problem_of(http.post("/v1/import", params={"on_conflict": "merge"}, content=b""), 422)[
+    assert problem_of(http.post("/v1/import", content=b"\xff\xfe", headers=JSONL), 422)["field"] == "body"
+    assert problem_of(http.post("/v1/import", params={"on_conflict": "merge"}, content=b"", headers=JSONL), 422)[
         "field"] == "on_conflict"
+    plain = problem_of(http.post("/v1/import", content=r.content, headers={"content-type": "text/plain"}), 415)
+    assert plain["field"] == "Content-Type" and "application/x-ndjson" in plain["allowed"]
+
+
+def test_only_localhost_and_same_origin_writes_without_keys(server: Running, http: Any) -> None:
+    rebound = problem_of(http.get("/v1/types", headers={"Host": "evil.example:8765"}), 403)
+    assert rebound["field"] == "Host" and "localhost" in rebound["allowed"]
+    assert http.get("/v1/types", headers={"Host": f"localhost:{server.port}"}).status_code == 200
+    foreign = problem_of(http.post("/v1/search", json={"query": "x"}, headers={"Origin": "http://evil.example"}), 403)
+    assert foreign["field"] == "Origin"
+    same = http.post("/v1/search", json={"query": "x"}, headers={"Origin": server.url})
+    assert same.status_code == 200

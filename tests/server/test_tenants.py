@@ -156,7 +156,8 @@ def test_writes_with_the_other_tenants_ids_stay_in_their_own_store(world: dict[s
                "relationships": [{"target": ids["step"], "relation": "related_to_entity"},
                                  {"target": ids["fact"], "relation": "related_to_entity"}]}]
     body = "\n".join(json.dumps(x) for x in forged).encode()
-    assert b.post("/v1/import", params={"on_conflict": "replace"}, content=body).json() == {"imported": 2}
+    assert b.post("/v1/import", params={"on_conflict": "replace"}, content=body,
+                  headers={"content-type": "application/x-ndjson"}).json() == {"imported": 2}
     # B's graph walk from its own record finds no A memory
     walked = b.post("/v1/recall", json={"query": "globex step", "user": "alice", "k": 20, "now": T})
     assert walked.status_code == 200 and "7391" not in walked.text and "Fuel the Acme" not in walked.text

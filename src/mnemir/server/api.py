@@ -16,11 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mnemir.errors import ValidationError
 from mnemir.server import review
-from mnemir.server.auth import Access, Auth
+from mnemir.server.auth import Access, Auth, Problem
 from mnemir.server.tenants import ServerConfig, Tenant
 from mnemir.store.base import ANY
 
 MAX_TURNS = 500
+JSONL_TYPES = frozenset({"application/x-ndjson", "application/jsonl", "application/x-jsonlines"})
 #: most items one page of a listing returns
 MAX_PAGE = 200
 MAX_TEXT = 16_000
@@ -324,6 +325,10 @@ def build_router(auth: Auth, config: ServerConfig) -> APIRouter:
         import asyncio
         import io
 
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind not in JSONL_TYPES:  # a page of another site can send text/plain, never these, to localhost
+            raise Problem(415, "unsupported_media_type", "send the import as MemIR JSONL", field="Content-Type",
+                          value=kind or None, allowed=sorted(JSONL_TYPES))
         raw = await request.body()
         try:
             text = raw.decode("utf-8")

@@ -116,7 +116,7 @@ def create_app(config: ServerConfig | None = None, *, keys: KeyStore | None = No
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(Guard, max_body_bytes=config.max_body_bytes, max_import_bytes=config.max_import_bytes,
-                       max_depth=config.max_depth)
+                       max_depth=config.max_depth, local_only=not multi)
     return app
 
 

@@ -20,6 +20,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 log = logging.getLogger("mnemir.server")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+LOCAL_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 #: paths whose body is a JSONL file, not one JSON document
 IMPORT_PATHS = ("/v1/import",)
 
@@ -54,11 +55,15 @@ class Guard:
     """Gives each request an id (``X-Request-ID``, taken from the client when well formed), logs one line per
     request with it, and refuses bodies over the size limit (413) or nested deeper than allowed (422)."""
 
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int, max_import_bytes: int, max_depth: int) -> None:
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int, max_import_bytes: int, max_depth: int,
+                 local_only: bool = False) -> None:
         self.app = app
         self.max_body = max_body_bytes
         self.max_import = max_import_bytes
         self.max_depth = max_depth
+        #: without keys: only requests addressed to localhost (a page on another site that resolves its own
+        #: name to 127.0.0.1 cannot use the server through the visitor's browser)
+        self.local_only = local_only
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -81,9 +86,9 @@ class Guard:
 
         try:
             limit = self.max_import if path.startswith(IMPORT_PATHS) else self.max_body
-            refused = None
+            refused = self._check_origin(headers, scope.get("method", ""), path, request_id)
             body_receive = receive
-            if scope.get("method") in ("POST", "PUT", "PATCH", "DELETE"):
+            if refused is None and scope.get("method") in ("POST", "PUT", "PATCH", "DELETE"):
                 refused, body_receive = await self._read_body(headers, receive, limit, path, request_id)
             if refused is not None:
                 await _send_problem(send_with_id, refused)
@@ -129,6 +134,20 @@ class Guard:
 
         return None, replay
 
+    def _check_origin(self, headers: dict[str, str], method: str, path: str,
+                      request_id: str) -> dict[str, Any] | None:
+        host = headers.get("host", "")
+        if self.local_only and _hostname(host) not in LOCAL_NAMES:
+            return problem(403, "not_local", "this server has no API keys and answers requests to localhost only",
+                           instance=path, request_id=request_id, field="Host", value=host,
+                           allowed=sorted(LOCAL_NAMES))
+        origin = headers.get("origin")
+        if method not in ("GET", "HEAD", "OPTIONS") and origin and origin != "null" and \
+                origin.split("://", 1)[-1] != host:
+            return problem(403, "cross_origin", "a write from a page of another origin is refused", instance=path,
+                           request_id=request_id, field="Origin", value=origin, allowed=f"http://{host}")
+        return None
+
     def _too_large(self, size: int, limit: int, path: str, request_id: str) -> dict[str, Any]:
         return problem(413, "too_large", f"the request body is larger than {limit} bytes", instance=path,
                        request_id=request_id, field="body", value=f"{size} bytes or more",
@@ -149,6 +168,13 @@ class Guard:
                        instance=path, request_id=request_id, field="body",
                        value=f"depth {depth}" if depth is not None else "too deep to parse",
                        allowed=f"at most {self.max_depth} levels of objects and arrays")
+
+
+def _hostname(host: str) -> str:
+    """The name in a Host header, without the port ('[::1]:8765' -> '::1')."""
+    if host.startswith("["):
+        return host[1:host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
 async def _send_problem(send: Send, body: dict[str, Any]) -> None:
