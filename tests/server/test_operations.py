@@ -147,3 +147,30 @@ def test_graceful_shutdown_loses_no_acknowledged_write(tmp_path: Path) -> None:
     with mnemir.open(store) as mem:
         kept = {r.id for r in mem.list(user="u", limit=100_000)}
     assert set(acked) <= kept, len(set(acked) - kept)
+
+
+def test_demo_ends_by_serving_its_store(tmp_path: Path) -> None:
+    store = tmp_path / "demo"
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-c", "from mnemir.cli import main; main()", "demo", "--serve",
+                             "--path", str(store), "--port", str(port)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/v1/memories", params={"user": "alice", "limit": 50},
+                              timeout=1)
+                if r.status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read() if proc.stdout else ""
+            time.sleep(0.2)
+        assert len(r.json()["items"]) == 11  # the sample is loaded and served
+        assert httpx.get(f"http://127.0.0.1:{port}/ui/browse", timeout=10).status_code == 200
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=60)
+    assert "typed search" in out and f"http://127.0.0.1:{port}/ui/browse" in out
