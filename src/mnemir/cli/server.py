@@ -86,6 +86,8 @@ def keys_create(state: State, tenant: str, name: str, rate: float, keys_file: st
     console.print(f"key for tenant {tenant!r} (shown once, keep it secret):", highlight=False)
     click.echo(key)
     console.print(f"key id {record.key_id}; revoke with: mnemir keys revoke {record.key_id}", highlight=False)
+    console.print("a server started without keys keeps serving without them until it is restarted",
+                  highlight=False)
 
 
 @keys.command(name="revoke")

@@ -6,12 +6,15 @@ reads run concurrently.
 
 from __future__ import annotations
 
+import io
 import json
 import secrets
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from mnemir.errors import ValidationError
@@ -309,13 +312,29 @@ def build_router(auth: Auth, config: ServerConfig) -> APIRouter:
                 response_class=Response,
                 responses={200: {"content": {"application/x-ndjson": {}}, "description": "MemIR JSONL"}})
     def export(a: Acc, user: UserQ = None, all_users: bool = True, embeddings: bool = False) -> Response:
-        """Every memory of the scope (all statuses) with its history; ``user`` given: that user's only."""
-        import io
+        """Every memory of the scope (all statuses) with its history; ``user`` given: that user's only.
+
+        The whole export is written first (in memory up to 8 MiB, then a temporary file), so that a failure is
+        still a problem response, then streamed."""
+        import tempfile
 
         scope = user if user is not None or not all_users else ANY
-        buffer = io.StringIO()
-        a.tenant.memory.export_jsonl(buffer, user=scope, with_embeddings=embeddings)
-        return Response(buffer.getvalue().encode("utf-8"), media_type="application/x-ndjson")
+        spool = tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+b")  # noqa: SIM115 - closed by the stream
+        try:
+            text = io.TextIOWrapper(spool, encoding="utf-8", newline="\n", write_through=True)
+            a.tenant.memory.export_jsonl(text, user=scope, with_embeddings=embeddings)
+            text.detach()
+            spool.seek(0)
+        except BaseException:
+            spool.close()
+            raise
+
+        def chunks() -> Iterator[bytes]:
+            with spool:
+                while block := spool.read(1 << 16):
+                    yield block
+
+        return StreamingResponse(chunks(), media_type="application/x-ndjson")
 
     @router.post("/import", tags=["interchange"], summary="Import MemIR JSONL (checked before anything is written)",
                  openapi_extra={"requestBody": {"required": True, "content": {
@@ -323,7 +342,6 @@ def build_router(auth: Auth, config: ServerConfig) -> APIRouter:
     async def import_(request: Request, a: Acc,
                       on_conflict: Literal["replace", "skip", "error"] = "replace") -> dict[str, Any]:
         import asyncio
-        import io
 
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind not in JSONL_TYPES:  # a page of another site can send text/plain, never these, to localhost

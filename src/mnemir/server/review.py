@@ -10,6 +10,7 @@ from typing import Any
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR
 from mnemir.server.tenants import Tenant
+from mnemir.store.base import ANY
 
 CONFIRMED_CONFIDENCE = 0.95
 QUEUE_LIMIT = 200
@@ -21,8 +22,8 @@ def queue(tenant: Tenant, *, user: Any, low_confidence: float) -> dict[str, Any]
     conflicts = mem.conflicts(user=user)
     hypotheses = mem.list(types=["Hypothesis"], user=user, limit=QUEUE_LIMIT)
     facts = mem.list(types=["Fact"], user=user, where={"confidence": {"$lt": low_confidence}}, limit=QUEUE_LIMIT)
-    pending = [{"id": cid, **c.to_dict(), "user": c.user} for cid, c in tenant.confirmations.items()
-               if user is None or c.user == user or not isinstance(user, str)]
+    pending = [{"id": cid, **c.to_dict(), "user": c.user} for cid, c in list(tenant.confirmations.items())
+               if user is ANY or c.user == user]
     return {"conflicts": [c.to_dict() for c in conflicts],
             "hypotheses": [h.to_dict() for h in hypotheses],
             "low_confidence": [f.to_dict() for f in facts if f.status.value != "disputed"],
