@@ -363,3 +363,34 @@ def test_only_localhost_and_same_origin_writes_without_keys(server: Running, htt
     assert foreign["field"] == "Origin"
     same = http.post("/v1/search", json={"query": "x"}, headers={"Origin": server.url})
     assert same.status_code == 200
+
+
+def test_concurrent_writes_and_reads_on_one_store(server: Running) -> None:
+    import threading
+
+    results: list[tuple[str, int, str | None]] = []
+    lock = threading.Lock()
+
+    def worker(n: int) -> None:
+        with server.client() as c:
+            for i in range(4):
+                w = c.post("/v1/remember", json={"text": f"I like {['tea', 'jazz', 'chess', 'rain'][i]} {n}",
+                                                 "user": f"con{n % 2}", "now": T})
+                r = c.post("/v1/search", json={"query": "like", "user": f"con{n % 2}"})
+                created = [m["id"] for m in w.json()["created"]] if w.status_code == 200 else []
+                with lock:
+                    results.append(("remember", w.status_code, created[0] if created else None))
+                    results.append(("search", r.status_code, None))
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert {code for _, code, _ in results} == {200}
+    written = [mid for kind, _, mid in results if kind == "remember" and mid]
+    with server.client() as c:
+        for mid in written:
+            got = c.get(f"/v1/memories/{mid}", params={"user": "con0", "include_deleted": "true"})
+            other = c.get(f"/v1/memories/{mid}", params={"user": "con1", "include_deleted": "true"})
+            assert 200 in (got.status_code, other.status_code), mid
