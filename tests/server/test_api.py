@@ -394,3 +394,17 @@ def test_concurrent_writes_and_reads_on_one_store(server: Running) -> None:
             got = c.get(f"/v1/memories/{mid}", params={"user": "con0", "include_deleted": "true"})
             other = c.get(f"/v1/memories/{mid}", params={"user": "con1", "include_deleted": "true"})
             assert 200 in (got.status_code, other.status_code), mid
+
+
+def test_unsure_extractions_wait_in_review_until_confirmed(http: Any) -> None:
+    said = http.post("/v1/remember", json={"text": "我可能下个月去杭州", "user": "uma", "now": T}).json()
+    [unsure] = said["created"]
+    assert unsure["metadata"]["extra"]["extraction"]["confidence"] < 0.6
+    sure = http.post("/v1/remember", json={"text": "帮我下周五之前把报销单交了", "user": "uma", "now": T}).json()
+    queue = http.get("/v1/review", params={"user": "uma"}).json()["low_confidence"]
+    assert [m["id"] for m in queue] == [unsure["id"]] and sure["created"][0]["id"] not in json.dumps(queue)
+    done = http.post(f"/v1/review/{unsure['id']}", json={"decision": "confirm", "user": "uma"}).json()
+    assert done["action"] == "update"
+    assert http.get("/v1/review", params={"user": "uma"}).json()["low_confidence"] == []
+    history = http.get(f"/v1/memories/{unsure['id']}/history", params={"user": "uma"}).json()
+    assert history[-1]["reason"].startswith("confirmed in review") and history[-1]["actor"] == "review"

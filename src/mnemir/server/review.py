@@ -13,7 +13,18 @@ from mnemir.server.tenants import Tenant
 from mnemir.store.base import ANY
 
 CONFIRMED_CONFIDENCE = 0.95
+#: how a confirmation in review starts its history reason
+REVIEWED = "confirmed in review"
 QUEUE_LIMIT = 200
+#: how many of the latest memories are checked for a low extraction confidence
+RECENT_SCAN = 1000
+
+
+def extraction_confidence(record: MemIR) -> float | None:
+    """How sure the extractor was when it read this memory from dialogue (None: not extracted)."""
+    found = record.metadata.extra.get("extraction")
+    score = found.get("confidence") if isinstance(found, dict) else None
+    return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
 
 
 def queue(tenant: Tenant, *, user: Any, low_confidence: float) -> dict[str, Any]:
@@ -22,6 +33,13 @@ def queue(tenant: Tenant, *, user: Any, low_confidence: float) -> dict[str, Any]
     conflicts = mem.conflicts(user=user)
     hypotheses = mem.list(types=["Hypothesis"], user=user, limit=QUEUE_LIMIT)
     facts = mem.list(types=["Fact"], user=user, where={"confidence": {"$lt": low_confidence}}, limit=QUEUE_LIMIT)
+    seen = {f.id for f in facts}
+    # what the extractor read with little confidence (its score is in metadata.extra, not a filterable property),
+    # unless a person already confirmed it (recorded in its history)
+    unsure = [r for r in mem.list(user=user, limit=RECENT_SCAN) if r.id not in seen and r.type != "Hypothesis"
+              and (extraction_confidence(r) or 1.0) < low_confidence]
+    histories = mem.store.histories([r.id for r in unsure]) if unsure else {}
+    facts += [r for r in unsure if not any(h.reason.startswith(REVIEWED) for h in histories.get(r.id, []))]
     pending = [{"id": cid, **c.to_dict(), "user": c.user} for cid, c in list(tenant.confirmations.items())
                if user is ANY or c.user == user]
     return {"conflicts": [c.to_dict() for c in conflicts],
@@ -36,14 +54,15 @@ def decide(tenant: Tenant, memory_id: str, decision: str, *, user: Any, reason: 
 
     - disputed: confirm keeps it over the memory it contradicts (``resolve_conflict``); reject keeps the other;
     - Hypothesis: confirm promotes it to a Fact (``confirm_hypothesis``); reject deletes it (kept as history);
-    - anything else (a low-confidence Fact): confirm raises its confidence (``update``); reject deletes it.
+    - anything else (a low-confidence Fact, an unsure extraction): confirm raises its confidence property when its
+      type has one, and records the confirmation in its history either way (``update``); reject deletes it.
     """
     if decision not in ("confirm", "reject"):
         raise ValidationError("unknown decision", field="decision", value=decision, allowed=["confirm", "reject"])
     mem = tenant.memory
     with tenant.write_lock:
         record: MemIR = mem.get(memory_id, user=user)
-        why = reason or f"{decision}ed in review"
+        why = reason or ("a person confirmed it" if decision == "confirm" else "rejected in review")
         if record.status.value == "disputed":
             others = [r.target for r in record.relations("contradicts")]
             rivals = [c for c in mem.conflicts(user=record.scope.user_id)
@@ -62,8 +81,9 @@ def decide(tenant: Tenant, memory_id: str, decision: str, *, user: Any, reason: 
             mem.delete(memory_id, user=user, reason=why, actor=actor)
             return {"action": "delete", "memory": mem.get(memory_id, user=user, include_deleted=True).to_dict()}
         if decision == "confirm":
-            updated = mem.update(memory_id, properties={"confidence": CONFIRMED_CONFIDENCE}, user=user, reason=why,
-                                 actor=actor)
+            has_confidence = "confidence" in mem.ontology.resolve(record.type).properties
+            updated = mem.update(memory_id, properties={"confidence": CONFIRMED_CONFIDENCE} if has_confidence
+                                 else None, user=user, reason=f"{REVIEWED}: {why}", actor=actor)
             return {"action": "update", "memory": updated.to_dict()}
         mem.delete(memory_id, user=user, reason=why, actor=actor)
         return {"action": "delete", "memory": mem.get(memory_id, user=user, include_deleted=True).to_dict()}
