@@ -408,3 +408,23 @@ def test_unsure_extractions_wait_in_review_until_confirmed(http: Any) -> None:
     assert http.get("/v1/review", params={"user": "uma"}).json()["low_confidence"] == []
     history = http.get(f"/v1/memories/{unsure['id']}/history", params={"user": "uma"}).json()
     assert history[-1]["reason"].startswith("confirmed in review") and history[-1]["actor"] == "review"
+
+
+def test_responses_match_the_documented_models(http: Any) -> None:
+    from mnemir.ir import MemIR
+    from mnemir.server.api import Hits, MemoryPage, ProblemDetails, Recalled, Remembered, Written
+
+    made = http.post("/v1/memories", json={"text": "Vera collects stamps", "type": "Fact", "user": "vera",
+                                           "properties": {"entity": "Vera", "attribute": "hobby", "value": "stamps"},
+                                           "now": T})
+    written = Written.model_validate(made.json())
+    MemIR.model_validate(http.get(f"/v1/memories/{written.memory.id}", params={"user": "vera"}).json())
+    page = MemoryPage.model_validate(http.get("/v1/memories", params={"user": "vera"}).json())
+    assert [m.id for m in page.items] == [written.memory.id]
+    Hits.model_validate(http.post("/v1/search", json={"query": "stamps", "user": "vera"}).json())
+    recalled = Recalled.model_validate(http.post("/v1/recall", json={"query": "What does Vera collect?",
+                                                                     "user": "vera", "now": T}).json())
+    assert recalled.hits and recalled.prompt
+    Remembered.model_validate(http.post("/v1/remember", json={"text": "Vera hates rain", "user": "vera",
+                                                              "now": T}).json())
+    ProblemDetails.model_validate(http.get("/v1/memories/nothing", params={"user": "vera"}).json())

@@ -18,6 +18,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from mnemir.errors import ValidationError
+from mnemir.ir import MemIR
 from mnemir.server import review
 from mnemir.server.auth import Access, Auth, Problem
 from mnemir.server.tenants import ServerConfig, Tenant
@@ -155,6 +156,88 @@ class ChoiceBody(Body):
     choice: str | None = Field(default=None, max_length=128, description="the chosen candidate id; null: none of them")
 
 
+class Written(BaseModel):
+    """A memory as stored after a write, and what governance decided (merged, superseded, disputed ...)."""
+
+    memory: MemIR
+    report: dict[str, Any] | None
+
+
+class MemoryPage(BaseModel):
+    items: list[MemIR]
+    limit: int
+    offset: int
+    next_offset: int | None = Field(description="the offset of the next page; null on the last one")
+
+
+class Hit(BaseModel):
+    memory: MemIR
+    score: float
+    reasons: list[str]
+    signals: dict[str, Any]
+
+
+class Hits(BaseModel):
+    hits: list[Hit]
+
+
+class RecalledHit(BaseModel):
+    memory: MemIR
+    score: float
+    role: str = Field(description="what the memory is for: answer, constraint, task, feeling, context ...")
+    reasons: list[str]
+    flags: list[str]
+    via: str | None
+
+
+class Recalled(BaseModel):
+    query: str
+    intent: dict[str, Any]
+    hits: list[RecalledHit]
+    context: dict[str, Any] = Field(description="the role-labelled context, structured")
+    widened: bool
+    notes: list[str]
+    prompt: str = Field(description="the context rendered as the prompt block an agent gets")
+
+
+class Remembered(BaseModel):
+    created: list[MemIR]
+    updated: list[MemIR]
+    confirmations: list[dict[str, Any]] = Field(description="questions asked instead of guessing; each has an id "
+                                                            "to answer at /v1/confirmations/{id}")
+    extractions: list[dict[str, Any]]
+    notes: list[str]
+
+
+class ProblemDetails(BaseModel):
+    """RFC 9457 problem details: every error of this API (``application/problem+json``)."""
+
+    type: str = Field(description="urn:mnemir:problem:<code> (validation_error, not_found, conflict, ...)")
+    title: str
+    status: int
+    detail: str
+    instance: str | None = None
+    request_id: str | None = None
+    field: str | None = Field(default=None, description="the input that was refused")
+    value: Any = Field(default=None, description="its value (shortened)")
+    allowed: Any = Field(default=None, description="what is allowed there")
+    errors: list[dict[str, Any]] | None = Field(default=None, description="every invalid field, when several")
+
+
+_PROBLEM_SCHEMA = ProblemDetails.model_json_schema()
+PROBLEMS: dict[int | str, dict[str, Any]] = {
+    code: {"description": text, "content": {"application/problem+json": {"schema": _PROBLEM_SCHEMA}}}
+    for code, text in ((401, "no valid API key"), (404, "no such memory in the caller's scope"),
+                       (409, "a conflict or an invalid lifecycle transition"), (413, "the body is too large"),
+                       (422, "invalid input: the field, the value and what is allowed"),
+                       (429, "over the key's rate limit (see Retry-After)"))}
+
+
+def doc(model: type[BaseModel], status: int = 200) -> dict[str, Any]:
+    """Route arguments that document the response with ``model`` (the route returns the facade's to_dict)."""
+    return {"response_model": None, "responses": {status: {"model": model}}}
+
+
 def access(request: Request) -> Access:
     """The caller's tenant (and key), checked against the app's keys and rate limits."""
     auth: Auth = request.app.state.auth
@@ -166,7 +249,7 @@ UserQ = Annotated[str | None, Query(max_length=256, description="user scope (omi
 
 
 def build_router(auth: Auth, config: ServerConfig) -> APIRouter:
-    router = APIRouter(prefix="/v1")
+    router = APIRouter(prefix="/v1", responses=PROBLEMS)
 
     def _remembered(tenant: Tenant, result: Any) -> dict[str, Any]:
         out = result.to_dict()
@@ -180,7 +263,7 @@ def build_router(auth: Auth, config: ServerConfig) -> APIRouter:
     def types(a: Acc) -> dict[str, Any]:
         return a.tenant.memory.ontology.describe()
 
-    @router.post("/memories", status_code=201, tags=["memories"], summary="Add one typed memory")
+    @router.post("/memories", status_code=201, tags=["memories"], summary="Add one typed memory", **doc(Written, 201))
     def add(body: AddBody, a: Acc) -> dict[str, Any]:
         mem = a.tenant.memory
         with a.tenant.write_lock:
@@ -191,7 +274,7 @@ def build_router(auth: Auth, config: ServerConfig) -> APIRouter:
             report = mem.last_write_report
         return {"memory": rec.to_dict(), "report": report.to_dict() if report is not None else None}
 
-    @router.get("/memories", tags=["memories"], summary="List memories, newest first (paginated)")
+    @router.get("/memories", tags=["memories"], summary="List memories, newest first (paginated)", **doc(MemoryPage))
     def list_memories(a: Acc, user: UserQ = None, all_users: bool = False,
                       type: Annotated[list[str] | None, Query(max_length=64)] = None,
                       status: Annotated[list[str] | None, Query(max_length=8)] = None,
@@ -205,11 +288,12 @@ def build_router(auth: Auth, config: ServerConfig) -> APIRouter:
         return {"items": [r.to_dict() for r in items[:limit]], "limit": limit, "offset": offset,
                 "next_offset": offset + limit if more else None}
 
-    @router.get("/memories/{memory_id}", tags=["memories"], summary="One memory by id")
+    @router.get("/memories/{memory_id}", tags=["memories"], summary="One memory by id", **doc(MemIR))
     def get(memory_id: str, a: Acc, user: UserQ = None, include_deleted: bool = False) -> dict[str, Any]:
         return a.tenant.memory.get(memory_id, user=user, include_deleted=include_deleted).to_dict()
 
-    @router.patch("/memories/{memory_id}", tags=["memories"], summary="Change a memory in place (recorded)")
+    @router.patch("/memories/{memory_id}", tags=["memories"], summary="Change a memory in place (recorded)",
+                  **doc(MemIR))
     def update(memory_id: str, body: UpdateBody, a: Acc) -> dict[str, Any]:
         with a.tenant.write_lock:
             rec = a.tenant.memory.update(memory_id, text=body.text, summary=body.summary, properties=body.properties,
@@ -229,14 +313,15 @@ def build_router(auth: Auth, config: ServerConfig) -> APIRouter:
     def history(memory_id: str, a: Acc, user: UserQ = None) -> list[dict[str, Any]]:
         return [h.model_dump(mode="json") for h in a.tenant.memory.history(memory_id, user=user)]
 
-    @router.post("/remember", tags=["understanding"], summary="One utterance in, typed memories out")
+    @router.post("/remember", tags=["understanding"], summary="One utterance in, typed memories out",
+                 **doc(Remembered))
     def remember(body: RememberBody, a: Acc) -> dict[str, Any]:
         with a.tenant.write_lock:
             result = a.tenant.memory.remember(body.text, speaker=body.speaker, user=body.user, agent=body.agent,
                                               session=body.session, turn=body.turn, now=body.now)
             return _remembered(a.tenant, result)
 
-    @router.post("/ingest", tags=["understanding"], summary="A whole conversation, in order")
+    @router.post("/ingest", tags=["understanding"], summary="A whole conversation, in order", **doc(Remembered))
     def ingest(body: IngestBody, a: Acc) -> dict[str, Any]:
         turns = [t.model_dump(exclude_none=True) for t in body.turns]
         with a.tenant.write_lock:
@@ -244,14 +329,15 @@ def build_router(auth: Auth, config: ServerConfig) -> APIRouter:
                                             now=body.now)
             return _remembered(a.tenant, result)
 
-    @router.post("/search", tags=["retrieval"], summary="Hybrid search: filters + vectors + BM25")
+    @router.post("/search", tags=["retrieval"], summary="Hybrid search: filters + vectors + BM25", **doc(Hits))
     def search(body: SearchBody, a: Acc) -> dict[str, Any]:
         hits = a.tenant.memory.search(body.query, types=body.types, where=body.where, k=body.k, user=body.user,
                                       agent=body.agent, session=body.session, include_archived=body.include_archived,
                                       as_of=body.as_of, now=body.now)
         return {"hits": [h.to_dict() for h in hits]}
 
-    @router.post("/as-of", tags=["lifecycle"], summary="Search among memories valid at a past instant")
+    @router.post("/as-of", tags=["lifecycle"], summary="Search among memories valid at a past instant",
+                 **doc(Hits))
     def as_of(body: AsOfBody, a: Acc) -> dict[str, Any]:
         hits = a.tenant.memory.as_of(body.when, body.query, types=body.types, where=body.where, user=body.user,
                                      k=body.k)
@@ -261,11 +347,13 @@ def build_router(auth: Auth, config: ServerConfig) -> APIRouter:
     def intent(body: IntentBody, a: Acc) -> dict[str, Any]:
         return a.tenant.memory.intent(body.query, now=body.now).to_dict()
 
-    @router.post("/recall", tags=["retrieval"], summary="Role-aware recall with the rendered prompt context")
+    @router.post("/recall", tags=["retrieval"], summary="Role-aware recall with the rendered prompt context",
+                 **doc(Recalled))
     def recall(body: RecallBody, a: Acc) -> dict[str, Any]:
         return recall_dict(a.tenant, body)
 
-    @router.post("/tasks/{task_id}/status", tags=["lifecycle"], summary="Move a task through its states")
+    @router.post("/tasks/{task_id}/status", tags=["lifecycle"], summary="Move a task through its states",
+                 **doc(Written))
     def update_task(task_id: str, body: TaskBody, a: Acc) -> dict[str, Any]:
         with a.tenant.write_lock:
             moved = a.tenant.memory.update_task(task_id, status=body.status, user=body.user, now=body.now,
@@ -277,7 +365,7 @@ def build_router(auth: Auth, config: ServerConfig) -> APIRouter:
     def conflicts(a: Acc, user: UserQ = None) -> dict[str, Any]:
         return {"conflicts": [c.to_dict() for c in a.tenant.memory.conflicts(user=user)]}
 
-    @router.post("/conflicts/resolve", tags=["lifecycle"], summary="Keep one side of a dispute")
+    @router.post("/conflicts/resolve", tags=["lifecycle"], summary="Keep one side of a dispute", **doc(MemIR))
     def resolve(body: ResolveBody, a: Acc) -> dict[str, Any]:
         with a.tenant.write_lock:
             kept = a.tenant.memory.resolve_conflict(body.keep_id, body.drop_id, user=body.user, now=body.now,
