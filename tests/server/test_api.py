@@ -428,3 +428,10 @@ def test_responses_match_the_documented_models(http: Any) -> None:
     Remembered.model_validate(http.post("/v1/remember", json={"text": "Vera hates rain", "user": "vera",
                                                               "now": T}).json())
     ProblemDetails.model_validate(http.get("/v1/memories/nothing", params={"user": "vera"}).json())
+
+
+def test_no_page_loads_anything_from_the_network(http: Any) -> None:
+    assert http.get("/docs").status_code == 404 and http.get("/redoc").status_code == 404  # CDN-backed pages
+    for path in ("/ui/browse", "/ui/recall?q=hello", "/ui/review", "/static/style.css"):
+        text = http.get(path).text
+        assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text, path

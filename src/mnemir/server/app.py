@@ -56,7 +56,8 @@ def create_app(config: ServerConfig | None = None, *, keys: KeyStore | None = No
             keys.close()
         log.info("stopped: stores closed", extra={"fields": {}})
 
-    app = FastAPI(title="mnemir", version=__version__, lifespan=lifespan,
+    # no Swagger UI / ReDoc pages: they load their scripts from a CDN; the document itself is at /openapi.json
+    app = FastAPI(title="mnemir", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Typed long-term memory for AI agents: the HTTP API over the `Memory` facade. "
                               "Errors are RFC 9457 problem details (application/problem+json) naming the field, "
                               "the bad value and what is allowed. With API keys, each key's tenant is a store of "
