@@ -174,3 +174,22 @@ def test_demo_ends_by_serving_its_store(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=60)
     assert "typed search" in out and f"http://127.0.0.1:{port}/ui/browse" in out
+
+
+def test_pending_confirmations_survive_a_restart(tmp_path: Path, embedder: Any) -> None:
+    with running(local_app(tmp_path, embedder)) as srv, srv.client() as c:
+        for text in ("Send the report to Anna", "Send the report to Ben"):
+            c.post("/v1/memories", json={"text": text, "type": "Task", "properties": {"status": "pending"},
+                                         "user": "kim", "now": NOW.isoformat()}).raise_for_status()
+        asked = c.post("/v1/remember", json={"text": "I sent the report", "user": "kim",
+                                             "now": NOW.isoformat()}).json()["confirmations"]
+    assert len(asked) == 1
+    with running(local_app(tmp_path, embedder)) as srv, srv.client() as c:
+        [kept] = c.get("/v1/confirmations").json()["confirmations"]
+        assert kept["id"] == asked[0]["id"] and kept["question"] == asked[0]["question"]
+        assert [x["id"] for x in kept["candidates"]] == [x["id"] for x in asked[0]["candidates"]]
+        choice = kept["candidates"][1]["id"]
+        done = c.post(f"/v1/confirmations/{kept['id']}", json={"choice": choice}).json()
+        assert done["memory"]["id"] == choice and done["memory"]["properties"]["status"] == "completed"
+        assert c.get("/v1/confirmations").json()["confirmations"] == []
+    assert (tmp_path / "pending.db").exists()

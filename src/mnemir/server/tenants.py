@@ -21,6 +21,7 @@ from mnemir.memory import Memory, MemoryConfig
 from mnemir.memory import open as open_memory
 from mnemir.memory.config import resolve_sqlite_path
 from mnemir.server.keys import check_tenant
+from mnemir.server.pending import Pending
 
 LOCAL = "local"
 
@@ -70,13 +71,18 @@ def layout(config: ServerConfig) -> Layout:
 class Tenant:
     """One tenant's memory, the lock its writes take, and its pending confirmations."""
 
-    def __init__(self, name: str, memory: Memory) -> None:
+    def __init__(self, name: str, memory: Memory, pending: Path | None = None) -> None:
         self.name = name
         self.memory = memory
         #: writes are serialised per store: governance reads the store before it writes (merge, supersede)
         self.write_lock = threading.RLock()
-        #: confirmations remember() asked for, by id, until answered (kept in this process only)
-        self.confirmations: dict[str, Any] = {}
+        #: confirmations remember() asked for, by id, until answered (``pending``: the file that keeps them)
+        self.confirmations = Pending(pending)
+
+    def close(self) -> None:
+        with self.write_lock:  # a write in flight finishes before its store closes
+            self.memory.close()
+            self.confirmations.close()
 
 
 class Tenants:
@@ -104,19 +110,29 @@ class Tenants:
         with self._lock:
             tenant = self._open.get(name)
             if tenant is None:
-                tenant = self._open[name] = Tenant(name, self._open_memory(name))
+                memory = self._open_memory(name)
+                tenant = self._open[name] = Tenant(name, memory, self._pending_file(name))
             return tenant
 
-    def _open_memory(self, name: str) -> Memory:
+    def _location(self, name: str) -> str | None:
         if self.multi:
             check_tenant(name)
             assert self.layout.tenants is not None
-            location: str | None = os.fspath(self.layout.tenants / name)
-        else:
-            location = self.layout.store
-        memory = open_memory(location, embedder=self._embedder, config=self.config.memory)
+            return os.fspath(self.layout.tenants / name)
+        return self.layout.store
+
+    def _open_memory(self, name: str) -> Memory:
+        memory = open_memory(self._location(name), embedder=self._embedder, config=self.config.memory)
         self._embedder = memory.embedder
         return memory
+
+    def _pending_file(self, name: str) -> Path | None:
+        """``pending.db`` beside the tenant's SQLite file (None for PostgreSQL: kept in memory)."""
+        location = self._location(name)
+        if location is None or location.startswith(("postgresql://", "postgres://")):
+            return None
+        db = resolve_sqlite_path(location)
+        return db.parent / "pending.db" if db.name == "memory.db" else db.with_suffix(".pending.db")
 
     def opened(self) -> list[Tenant]:
         with self._lock:
@@ -125,6 +141,5 @@ class Tenants:
     def close(self) -> None:
         with self._lock:
             for tenant in self._open.values():
-                with tenant.write_lock:  # a write in flight finishes before its store closes
-                    tenant.memory.close()
+                tenant.close()
             self._open.clear()
