@@ -177,3 +177,39 @@ def test_review_queue_confirm_reject_and_answer(page: Any) -> None:
     # the choices went through the lifecycle: the hypothesis became a Fact, the guess is superseded
     page.goto("/ui/browse?user=judy&status=superseded")
     assert "June 2" in page.locator("#memories").inner_text()
+
+
+def test_with_keys_a_person_signs_in_and_sees_only_their_tenant(browser: Any, tmp_path: Path,
+                                                                 embedder: Any) -> None:
+    from tests.server.conftest import tenant_app
+
+    from mnemir.server import KeyStore
+
+    keys = KeyStore(tmp_path / "keys.db")
+    key_a, _ = keys.create("acme")
+    key_b, _ = keys.create("globex")
+    with running(tenant_app(tmp_path, embedder, keys)) as srv:
+        for key, text in ((key_a, "Acme 的发布日期是三月"), (key_b, "Globex ships in June")):
+            with srv.client(key) as c:
+                c.post("/v1/memories", json={"text": text, "type": "Fact", "user": "pat", "now": NOW.isoformat(),
+                                             "properties": {"entity": "launch", "attribute": "date", "value": "x"}
+                                             }).raise_for_status()
+        context = browser.new_context(base_url=srv.url)
+        page = context.new_page()
+        page.goto("/ui/browse")
+        page.wait_for_url("**/ui/login*")  # no key yet: the sign-in page
+        page.fill("input[name=key]", "mnr_wrong_key")
+        page.click("button[type=submit]")
+        assert "unknown or revoked key" in page.locator("#error").inner_text()
+        page.fill("input[name=key]", key_a)
+        page.click("button[type=submit]")
+        page.wait_for_url("**/ui/browse")
+        table = page.locator("#memories").inner_text()
+        assert "Acme 的发布日期是三月" in table and "Globex" not in table
+        assert page.locator("#tenant").inner_text() == "acme"
+        shot(page, "signed-in")
+        page.click("text=sign out")
+        page.wait_for_url("**/ui/login*")
+        page.goto("/ui/browse")
+        page.wait_for_url("**/ui/login*")  # the cookie is gone
+        context.close()

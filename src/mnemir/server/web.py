@@ -109,8 +109,7 @@ def build_web(auth: Auth, config: ServerConfig) -> APIRouter:
                              limit=PAGE + 1, offset=offset)
             sample = mem.list(types=[type] if type else None, user=scope_of(user), statuses=statuses,
                               limit=TIMELINE_SAMPLE)
-            users = sorted({r.scope.user_id for r in mem.list(user=ANY, statuses=list(MemoryStatus),
-                                                              limit=TIMELINE_SAMPLE) if r.scope.user_id})
+            users = known_users(mem)
         except (MnemirError, ValueError) as exc:
             if isinstance(exc, MnemirError):
                 return failed(request, exc)
@@ -152,7 +151,8 @@ def build_web(auth: Auth, config: ServerConfig) -> APIRouter:
                 result = recall_dict(a.tenant, RecallBody(query=q, user=user or None, k=k))
             except MnemirError as exc:
                 return failed(request, exc)
-        return page(request, "recall.html", q=q, user=user, k=k, result=result, tenant=a.tenant.name)
+        return page(request, "recall.html", q=q, user=user, k=k, result=result, tenant=a.tenant.name,
+                    users=known_users(a.tenant.memory))
 
     @router.get("/ui/review", response_class=HTMLResponse)
     def review_page(request: Request, user: str = "", done: str = "") -> Response:
@@ -163,7 +163,8 @@ def build_web(auth: Auth, config: ServerConfig) -> APIRouter:
             items = review.queue(a.tenant, user=scope_of(user), low_confidence=config.low_confidence)
         except MnemirError as exc:
             return failed(request, exc)
-        return page(request, "review.html", user=user, q=items, done=done, tenant=a.tenant.name)
+        return page(request, "review.html", user=user, q=items, done=done, tenant=a.tenant.name,
+                    users=known_users(a.tenant.memory))
 
     @router.post("/ui/review/{memory_id}")
     def review_decide(request: Request, memory_id: str, decision: Annotated[str, Form(max_length=16)],
@@ -192,6 +193,12 @@ def build_web(auth: Auth, config: ServerConfig) -> APIRouter:
                                 303)
 
     return router
+
+
+def known_users(mem: Any) -> list[str]:
+    """The users of the latest memories (a sample: the store keeps no list of users)."""
+    return sorted({r.scope.user_id for r in mem.list(user=ANY, statuses=list(MemoryStatus), limit=TIMELINE_SAMPLE)
+                   if r.scope.user_id})
 
 
 def _timeline(records: list[MemIR], filters: dict[str, str]) -> dict[str, Any]:
