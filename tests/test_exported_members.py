@@ -13,7 +13,7 @@ def test_all_names_exist() -> None:
 def test_public_names_are_all_exported() -> None:
     public = {name for name in dir(mnemir) if not name.startswith("_")}
     subpackages = {"cli", "embed", "errors", "eval", "ir", "lifecycle", "memory", "ontology", "retrieve", "store",
-                   "understand", "demo", "integrations"}
+                   "understand", "demo", "integrations", "server"}
     assert public - subpackages - {"__version__"} <= set(mnemir.__all__), public - subpackages - set(mnemir.__all__)
 
 

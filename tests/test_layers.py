@@ -21,8 +21,9 @@ ALLOWED = {
     "memory": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle"},
     "integrations": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle", "memory"},
     "eval": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle", "memory"},
+    "server": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle", "memory", "eval"},
     "cli": {"ir", "ontology", "embed", "understand", "store", "retrieve", "lifecycle", "memory", "eval",
-            "integrations"},
+            "integrations", "server"},
 }
 
 

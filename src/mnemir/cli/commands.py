@@ -168,14 +168,25 @@ def eval_(state: State, suite: str, split: str, data_path: str | None, samples: 
 
 
 @cli.command()
-@click.option("--path", "demo_path", default=None, help="Where to build the demo store (default: a temp dir).")
+@click.option("--path", "demo_path", default=None,
+              help="Where to build the demo store (default: a temp dir; with --serve: the default store).")
+@click.option("--serve", "then_serve", is_flag=True, help="Then serve the API and the web browser on that store.")
+@click.option("--port", default=8765, show_default=True, type=int, help="With --serve: the port (localhost).")
 @click.pass_obj
 @handle_errors
-def demo(state: State, demo_path: str | None) -> None:
+def demo(state: State, demo_path: str | None, then_serve: bool, port: int) -> None:
     """Load a small bilingual sample and show typed search next to plain vector search."""
     from mnemir.cli.demo import run_demo
 
-    run_demo(demo_path)
+    if not then_serve:
+        run_demo(demo_path)
+        return
+    from mnemir.cli.server import run_server
+    from mnemir.memory import default_location
+
+    state.path = demo_path or state.path or str(default_location())
+    run_demo(state.path)
+    run_server(state, "127.0.0.1", port, None)
 
 
 @cli.command(name="mcp")
