@@ -1,10 +1,12 @@
 # Two commands do all set-up on a fresh machine:
-#   make demo   - create .venv/, install mnemir, run the main job on the embedded default store
+#   make demo   - create .venv/, install mnemir, load the sample into the embedded default store, then serve the
+#                 HTTP API and the web memory browser on it (prints the address; Ctrl-C stops)
 #   make test   - create/update .venv/, run the whole test suite (+ ruff)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-# the demo needs mnemir alone; the tests also need the dev extra (pytest, ruff, mypy, the embedded PostgreSQL)
+# the demo needs mnemir and its server extra; the tests also need the dev extra (pytest, ruff, mypy, the embedded
+# PostgreSQL, the MCP SDK, LangGraph, Playwright) and Debian's chromium for the browser tests
 STAMP  := $(VENV)/.installed
 DEV    := $(VENV)/.installed-dev
 
@@ -15,15 +17,17 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[server]'
 	touch $(STAMP)
 
 $(DEV): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
 	touch $(DEV)
 
 demo: $(STAMP)
-	$(BIN)/mnemir demo
+	$(BIN)/mnemir demo --serve
 
 test: $(DEV)
 	$(BIN)/ruff check src tests bench examples
