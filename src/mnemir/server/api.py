@@ -248,7 +248,7 @@ Acc = Annotated[Access, Depends(access)]
 UserQ = Annotated[str | None, Query(max_length=256, description="user scope (omitted: memories with no user)")]
 
 
-def build_router(auth: Auth, config: ServerConfig) -> APIRouter:
+def build_router(config: ServerConfig) -> APIRouter:
     router = APIRouter(prefix="/v1", responses=PROBLEMS)
 
     def _remembered(tenant: Tenant, result: Any) -> dict[str, Any]:

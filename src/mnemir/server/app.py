@@ -107,7 +107,7 @@ def create_app(config: ServerConfig | None = None, *, keys: KeyStore | None = No
         return {"status": "ok", "version": __version__, "api": API_VERSION,
                 "mode": "tenants" if multi else "local"}
 
-    app.include_router(build_router(auth, config))
+    app.include_router(build_router(config))
     from mnemir.server.web import build_web
 
     app.include_router(build_web(auth, config), include_in_schema=False)
