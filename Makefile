@@ -22,8 +22,9 @@ $(STAMP): pyproject.toml
 
 $(DEV): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
+	# Debian's chromium drives the browser tests; a CJK font lets them check that Chinese renders as glyphs
+	{ command -v chromium && dpkg -s fonts-wqy-microhei; } >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-wqy-microhei; }
 	touch $(DEV)
 
 demo: $(STAMP)
