@@ -80,9 +80,11 @@ def run(out: str | Path | None = None, *, split: str = "dev", quick: bool = Fals
     shared = cached(embedder or default_embedder())
     started = time.perf_counter()
     results: dict[str, Any] = {"results_version": RESULTS_VERSION, "date": datetime.now(UTC).isoformat(timespec="seconds"),
-                               "split": split, "quick": quick, **_provenance(), "seconds": {}, "suites": {}}
+                               "split": split, "quick": quick, **_provenance(), "seconds": {}, "cpu_seconds": {},
+                               "suites": {}}
+    cpu_started = time.process_time()
     for name in suites:
-        began = time.perf_counter()
+        began, cpu_began = time.perf_counter(), time.process_time()
         moved: list[int] = []
         if progress:
             progress(name, 0, 0)  # the suite starts (its size comes with its first step)
@@ -100,7 +102,10 @@ def run(out: str | Path | None = None, *, split: str = "dev", quick: bool = Fals
             tick(1, 1)
         results["suites"][name] = _aggregate_only(data) if split == "test" else data
         results["seconds"][name] = round(time.perf_counter() - began, 1)
+        results["cpu_seconds"][name] = round(time.process_time() - cpu_began, 1)
     results["seconds"]["total"] = round(time.perf_counter() - started, 1)
+    results["cpu_seconds"]["total"] = round(time.process_time() - cpu_started, 1)
+    results["machine"]["load_average_at_end"] = _load_average()
     results["headline"] = headline(results)
     (folder / "results.json").write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     results["plots"] = draw(results, folder) if plots else []
@@ -207,10 +212,7 @@ def machine() -> dict[str, Any]:
                 break
     except OSError:
         pass
-    try:
-        load = [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        load = []
+    load = _load_average()
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -219,6 +221,13 @@ def machine() -> dict[str, Any]:
         mnemir_version = "unknown"
     return {"cpu": cpu, "cores": os.cpu_count(), "memory_gb": memory_gb, "platform": platform.platform(),
             "python": platform.python_version(), "mnemir": mnemir_version, "load_average_at_start": load}
+
+
+def _load_average() -> list[float]:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []
 
 
 # -- headline figures -----------------------------------------------------------------------------------
@@ -365,7 +374,10 @@ def render_markdown(results: Mapping[str, Any]) -> str:
                                                                                  if results.get("dirty") else ""),
              f"- machine: {m['cpu']}, {m['cores']} cores, {m['memory_gb']} GB, Python {m['python']} "
              f"(load average at start {m['load_average_at_start']})",
-             "- time: " + ", ".join(f"{k} {v:.0f} s" for k, v in results["seconds"].items()), "",
+             "- wall time: " + ", ".join(f"{k} {v:.0f} s" for k, v in results["seconds"].items()),
+             "- CPU time of the process: " + ", ".join(f"{k} {v:.0f} s" for k, v in
+                                                      results.get("cpu_seconds", {}).items())
+             + f" (load average at end {m.get('load_average_at_end')})", "",
              "Splits and protocol: docs/EVALUATION.md. Baselines ran in the same run.", ""]
     if results.get("headline"):
         lines += ["## Headline", "", *_table(["suite", "measure", "mnemir", "baseline", "n"], [
