@@ -33,7 +33,8 @@ from mnemir.errors import MissingDependencyError, MnemirError, NotFoundError, Va
 from mnemir.eval import collapse, continuity, extraction, intent, locomo
 from mnemir.eval._embedcache import cached
 
-SUITES = ("collapse", "extraction", "intent", "continuity", "locomo")
+#: in the order they run (the longest last)
+SUITES = ("extraction", "intent", "continuity", "collapse", "locomo")
 SPLITS = ("dev", "test")
 RESULTS_VERSION = 1
 #: detail that names evaluated text: left out of a test run's results
@@ -103,15 +104,20 @@ def run(out: str | Path | None = None, *, split: str = "dev", quick: bool = Fals
         results["suites"][name] = _aggregate_only(data) if split == "test" else data
         results["seconds"][name] = round(time.perf_counter() - began, 1)
         results["cpu_seconds"][name] = round(time.process_time() - cpu_began, 1)
+        _write(folder / "results.json", results)  # written after every suite: a long run's finished part is kept
     results["seconds"]["total"] = round(time.perf_counter() - started, 1)
     results["cpu_seconds"]["total"] = round(time.process_time() - cpu_started, 1)
     results["machine"]["load_average_at_end"] = _load_average()
     results["headline"] = headline(results)
-    (folder / "results.json").write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    _write(folder / "results.json", results)
     results["plots"] = draw(results, folder) if plots else []
     (folder / "report.md").write_text(render_markdown(results), encoding="utf-8")
     results["folder"] = str(folder)
     return results
+
+
+def _write(path: Path, results: Mapping[str, Any]) -> None:
+    path.write_text(json.dumps(results, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 class _NoData(MnemirError):
