@@ -28,6 +28,9 @@ class PassageCache:
         self.dim = inner.dim
         self._vectors: dict[str, np.ndarray] = {}
         self._queries: dict[str, np.ndarray] = {}
+        #: the wrapped model embeds a query as it embeds a passage (USE does; e5 prefixes queries)
+        self.same_as_passages = (isinstance(inner, QueryCachingEmbedder)
+                                 and type(inner)._embed_one_query is QueryCachingEmbedder._embed_one_query)
         self.hits = 0
         self.misses = 0
 
@@ -38,9 +41,7 @@ class PassageCache:
         for i in range(0, len(missing), BATCH):
             chunk = missing[i:i + BATCH]
             self._vectors.update(zip(chunk, self.inner.embed(chunk), strict=True))
-        same_as_passages = (isinstance(self.inner, QueryCachingEmbedder)
-                            and type(self.inner)._embed_one_query is QueryCachingEmbedder._embed_one_query)
-        if same_as_passages:
+        if self.same_as_passages:
             wanted = list(dict.fromkeys(q for q in queries if q not in self._queries))
             for i in range(0, len(wanted), BATCH):
                 chunk = wanted[i:i + BATCH]
@@ -59,6 +60,8 @@ class PassageCache:
 
     def embed_query(self, text: str) -> Vectors:
         vector = self._queries.get(text)
+        if vector is None and self.same_as_passages:  # remember searches with the utterance it was handed
+            vector = self._vectors.get(text)
         return vector if vector is not None else self.inner.embed_query(text)
 
 

@@ -340,13 +340,13 @@ def run_conversation(conversation: Conversation, directory: Path, embedder: Embe
 
 
 def _turns_of(mem: Any, ids: Sequence[str]) -> list[frozenset[int]]:
-    """A verbatim turn stands for itself (its ``metadata.source`` turn)."""
+    """A verbatim turn stands for itself (its ``metadata.source`` turn, and any repeat merged into it)."""
     records = {r.id: r for r in mem.store.fetch(list(ids))}
     out = []
     for mid in ids:
         record = records.get(mid)
-        turn = record.metadata.source.turn if record is not None else None
-        out.append(frozenset({turn}) if turn is not None else frozenset())
+        sources = (record.metadata.source, *record.metadata.merged_sources) if record is not None else ()
+        out.append(frozenset(s.turn for s in sources if s.turn is not None))
     return out
 
 
