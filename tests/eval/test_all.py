@@ -69,3 +69,12 @@ def test_bad_arguments_are_refused_before_anything_runs(tmp_path: Path, kwargs: 
         eval_all.run(tmp_path / "out", **kwargs)
     assert err.value.context["field"] == field
     assert not (tmp_path / "out").exists()
+
+
+def test_a_suite_without_data_is_reported_as_not_run() -> None:
+    results = {"split": "test", "quick": False, "date": "2026-12-05T00:00:00+00:00", "commit": "c" * 40,
+               "dirty": False, "machine": eval_all.machine(), "seconds": {"total": 1.0}, "cpu_seconds": {},
+               "suites": {name: {"not_run": f"no {name} test files"} for name in eval_all.SUITES}}
+    assert eval_all.headline(results) == []
+    report = eval_all.render_markdown(results)
+    assert report.count("Not run: no ") == len(eval_all.SUITES) and "## Headline" not in report
