@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemir.eval import collapse
+from mnemir.eval import collapse, continuity
 from mnemir.eval import extraction as corpus
 
 
@@ -29,6 +29,8 @@ def test_no_evaluation_text_is_in_the_training_data(split: str) -> None:
         evaluated |= _collapse_queries("all")
     elif collapse.split_files("test"):
         evaluated |= _collapse_queries("test")
+    if any(continuity.data_dir(split).glob("*.yaml")):
+        evaluated |= set(continuity.iter_texts(split))
     # only a count: a test split's sentences must not reach a log
     shared = len(evaluated & TRAINED_ON)
     assert shared == 0, f"{shared} evaluated texts are in the training data"

@@ -6,6 +6,7 @@ The real dataset (CC BY-NC) is never read by the tests: `mnemir eval locomo` run
 from __future__ import annotations
 
 import json
+import math
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -77,6 +78,28 @@ def test_judge_hit_and_coverage(ranked: list[set[str]], k: int, expected: tuple[
     assert locomo.judge([frozenset(r) for r in ranked], ["D1:2", "D1:4"], k) == expected
 
 
+def test_ndcg_counts_each_evidence_turn_once_at_its_first_rank() -> None:
+    ranked = [frozenset({"D1:1"}), frozenset({"D1:2"}), frozenset({"D1:2", "D1:4"}), frozenset({"D1:4"})]
+    ideal = 1 + 1 / math.log2(3)
+    assert locomo.ndcg(ranked, ["D1:2", "D1:4"], 10) == pytest.approx((1 / math.log2(3) + 1 / math.log2(4)) / ideal)
+    assert locomo.ndcg(ranked, ["D1:2", "D1:4"], 1) == 0.0
+    assert locomo.ndcg([frozenset({"D1:2"})], ["D1:2"], 10) == 1.0
+
+
+def test_session_recall_any_and_all() -> None:
+    ranked = [frozenset({"D1:1"}), frozenset({"D3:2", "D3:5"})]
+    assert locomo.judge_sessions(ranked, ["D1:9", "D2:1"], 2) == (True, False)
+    assert locomo.judge_sessions(ranked, ["D1:9", "D3:1"], 2) == (True, True)
+    assert locomo.judge_sessions(ranked, ["D3:1"], 1) == (False, False)
+
+
+def test_a_quick_slice_keeps_the_questions_its_turns_answer(data_file: Path) -> None:
+    [sample] = locomo.load(data_file, max_turns=5)
+    assert [t.dia_id for t in sample.turns] == ["D1:1", "D1:2", "D1:3", "D1:4", "D1:5"]
+    assert [q.evidence for q in sample.questions] == [("D1:3",), ("D1:2", "D1:4")]
+    assert sample.skipped["past the quick slice"] == 2
+
+
 def test_a_memory_maps_to_its_source_and_merged_sources() -> None:
     by_source = {("session_1", 2): "D1:3", ("session_2", 0): "D2:1", ("session_2", 1): "D2:2"}
     record = MemIR(content={"text": "x"}, type="Fact", metadata=Metadata(
@@ -110,8 +133,8 @@ def test_malformed_data_names_the_field(tmp_path: Path, content: str, field: str
     assert info.value.to_dict()["field"] == field
 
 
-@pytest.mark.parametrize("kwargs", [{"split": "dev"}, {"k_values": (0,)}, {"systems": ("bm25",)},
-                                    {"limit_samples": 0}])
+@pytest.mark.parametrize("kwargs", [{"split": "test"}, {"k_values": (0,)}, {"systems": ("bm25",)},
+                                    {"limit_samples": 0}, {"max_turns": 0}])
 def test_bad_arguments_are_rejected(data_file: Path, kwargs: dict) -> None:
     with pytest.raises(ValidationError):
         locomo.run(data_path=data_file, **kwargs)
@@ -134,10 +157,14 @@ def test_run_end_to_end_on_real_stores(data_file: Path, embedder: object) -> Non
     assert sum(turns.memories.values()) == 8  # one memory per turn, nothing merged
     assert 0 < remembered.turns_with_knowledge <= remembered.turns_with_memory <= 8
     text = report.render()
-    assert "turns + vector" in text and "mnemir remember + recall" in text and "1 adversarial" in text
+    assert "turns + vector" in text and "turns + BM25" in text and "mnemir remember + recall" in text
+    assert "1 adversarial" in text
     data = report.to_dict()
     assert set(data["systems"]) == set(locomo.SYSTEMS) and data["skipped"] == {"adversarial": 1,
                                                                               "no usable evidence": 1}
+    overall = data["systems"]["turns_hybrid"]["overall"]
+    assert set(overall) >= {"turn_recall@1", "turn_recall@3", "turn_coverage@3", "n"} and overall["n"] == 4
+    assert 0.0 <= overall["turn_coverage@3"] <= overall["turn_recall@3"] <= 1.0
 
 
 def test_cli_runs_locomo_and_keeps_it_out_of_other_suites(data_file: Path, tmp_path: Path, embedder: object) -> None:

@@ -126,9 +126,10 @@ EVAL_SUITES = {
     "extraction": "mnemir.eval.extraction",
     "intent": "mnemir.eval.intent",
     "collapse": "mnemir.eval.collapse",
+    "continuity": "mnemir.eval.continuity",
     "locomo": "mnemir.eval.locomo",
 }
-#: suites on external data that may be absent: run only by name, never by ``eval all``
+#: suites on external data that may be absent
 EXTERNAL_SUITES = ("locomo",)
 
 
@@ -137,34 +138,59 @@ EXTERNAL_SUITES = ("locomo",)
 @click.option("--split", default="dev", show_default=True,
               help="train (fitted and tuned on), dev (results read while developing) or test (frozen, written blind: "
                    "run once, at the end of a piece of work; docs/EVALUATION.md); collapse also all (train + dev); "
-                   "locomo is one dev split.")
-@click.option("--data", "data_path", default=None, help="locomo: the LoCoMo JSON file (default $MNEMIR_LOCOMO).")
+                   "locomo is one dev split; all runs dev or test.")
+@click.option("--data", "data_path", default=None, help="locomo / all: the LoCoMo JSON file (default $MNEMIR_LOCOMO).")
 @click.option("--samples", type=click.IntRange(min=1), default=None, help="locomo: only the first N conversations.")
+@click.option("--quick", is_flag=True, help="all: a small slice of each suite.")
+@click.option("--out", "out_dir", default=None, help="all: the results folder (default results/<date-time>).")
 @click.pass_obj
 @handle_errors
-def eval_(state: State, suite: str, split: str, data_path: str | None, samples: int | None) -> None:
-    """Run a quality benchmark on one split (dev by default) and print the report."""
-    names = [n for n in EVAL_SUITES if n not in EXTERNAL_SUITES] if suite == "all" else [suite]
+def eval_(state: State, suite: str, split: str, data_path: str | None, samples: int | None, quick: bool,
+          out_dir: str | None) -> None:
+    """Run a quality benchmark on one split (dev by default) and print the report; ``all`` runs every suite and
+    writes a results folder (report.md, plots, results.json)."""
+    if suite == "all":
+        _eval_all(state, split, data_path, samples, quick, out_dir)
+        return
+    if (quick or out_dir is not None) and suite != "all":
+        raise ValidationError("--quick and --out are options of eval all", field="suite", value=suite,
+                              allowed=["all"])
     if (data_path is not None or samples is not None) and suite not in EXTERNAL_SUITES:
         raise ValidationError("--data and --samples are options of the locomo suite", field="suite", value=suite,
                               allowed=list(EXTERNAL_SUITES))
-    modules = {name: importlib.import_module(EVAL_SUITES[name]) for name in names}
-    for name, module in modules.items():  # every suite's split is checked before any of them runs (minutes)
-        if split not in module.SPLITS:
-            raise ValidationError(f"the {name} suite has no split {split!r}", field="split", value=split,
-                                  allowed=list(module.SPLITS))
-    results = {}
-    for name, module in modules.items():
-        if name in EXTERNAL_SUITES:
-            report = module.run(split=split, data_path=data_path, limit_samples=samples,
-                                progress=lambda i, n: click.echo(f"conversation {i}/{n} done", err=True))
-        else:
-            report = module.run(split=split)
-        results[name] = report.to_dict()
-        if not state.as_json:
-            click.echo(report.render())  # reports are fixed-width tables: never re-wrapped
+    module = importlib.import_module(EVAL_SUITES[suite])
+    if split not in module.SPLITS:
+        raise ValidationError(f"the {suite} suite has no split {split!r}", field="split", value=split,
+                              allowed=list(module.SPLITS))
+    if suite in EXTERNAL_SUITES:
+        report = module.run(split=split, data_path=data_path, limit_samples=samples,
+                            progress=lambda i, n: click.echo(f"conversation {i}/{n} done", err=True))
+    else:
+        report = module.run(split=split)
     if state.as_json:
-        emit_json(results)
+        emit_json({suite: report.to_dict()})
+    else:
+        click.echo(report.render())  # reports are fixed-width tables: never re-wrapped
+
+
+def _eval_all(state: State, split: str, data_path: str | None, samples: int | None, quick: bool,
+              out_dir: str | None) -> None:
+    from mnemir.eval import all as eval_all
+
+    if samples is not None:
+        raise ValidationError("--samples is an option of the locomo suite (eval all takes --quick)", field="samples",
+                          value=samples, allowed="eval locomo --samples N")
+    if split not in eval_all.SPLITS:
+        raise ValidationError(f"eval all has no split {split!r}", field="split", value=split,
+                              allowed=list(eval_all.SPLITS))
+    display, tick = eval_all.rich_progress()
+    with display:
+        results = eval_all.run(out_dir, split=split, quick=quick, locomo_data=data_path, progress=tick)
+    if state.as_json:
+        emit_json({"folder": results["folder"], "headline": results["headline"], "seconds": results["seconds"]})
+    else:
+        click.echo(eval_all.render_markdown(results))
+        click.echo(f"\nresults written to {results['folder']}")
 
 
 @cli.command()

@@ -13,7 +13,12 @@ these systems, side by side:
 * ``oracle``: the seed's hybrid search with the correct type(s) handed in by hand (the types of the query's
   relevant memories), over every stored record: it cannot see status or time;
 * ``oracle_live``: the same, over live records only (what mnemir's lifecycle adds to a type filter);
-* ``recall``: ``mem.recall(query)`` with its own inferred intent.
+* ``recall``: ``mem.recall(query)`` with its own inferred intent;
+* ``remember_recall`` (end to end): a second store, in which each memory of the scenario (and of the noise) is
+  written through ``mem.remember(text)`` as an utterance of its speaker at its age, so extraction errors count: a
+  memory typed wrongly, given no status, split, dropped or merged is judged as it was stored. Each record
+  ``remember`` created stands for the memory whose text created it (and for any later memory whose utterance
+  updated it: a completion report, a correction); then ``mem.recall(query)``.
 
 Metrics at each k: isolation (a relevant memory in the top k and no forbidden one), collapse (any forbidden
 in the top k), recall@k (share of the relevant memories in the top k) and order (for queries that say the
@@ -37,6 +42,7 @@ import yaml
 from mnemir._paths import benchmarks_dir
 from mnemir.embed import Embedder, default_embedder
 from mnemir.errors import ValidationError
+from mnemir.eval._embedcache import cached
 from mnemir.memory.core import NOT_DELETED
 from mnemir.retrieve.learned import default_ranker
 from mnemir.retrieve.search import hybrid_search
@@ -51,15 +57,19 @@ LEGACY_SPLIT_LABELS = ("dev", "heldout", "fresh", "train", "test")
 MANIFEST = "splits.yaml"
 #: files of the folder that are not scenario files
 NOT_SCENARIOS = frozenset({MANIFEST, "noise.yaml"})
-SYSTEMS = ("vector", "bm25", "oracle", "oracle_live", "recall")
+SYSTEMS = ("vector", "bm25", "oracle", "oracle_live", "recall", "remember_recall")
 SYSTEM_TITLES = {
     "vector": "plain vector (seed, unfiltered)",
     "bm25": "BM25",
     "oracle": "oracle type filter (seed hybrid)",
     "oracle_live": "oracle type filter, live records",
-    "recall": "mnemir recall()",
+    "recall": "mnemir recall() (typed)",
+    "remember_recall": "remember + recall (end to end)",
 }
+#: the systems that read the store built through ``remember`` (the others read the typed store)
+END_TO_END = frozenset({"remember_recall"})
 USER = "bench-user"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the files are 3 MB
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
 
 
@@ -146,7 +156,7 @@ def load(split: str = "dev", *, directory: Path | None = None) -> list[Scenario]
                               field=f"manifest.{split}", value=missing)
     out = []
     for name in names:
-        data = yaml.safe_load((directory / name).read_text(encoding="utf-8"))
+        data = yaml.load((directory / name).read_text(encoding="utf-8"), Loader=_LOADER)
         out += [_scenario(s, name, labels[name]) for s in data["scenarios"]]
     ids = [s.id for s in out]
     if len(set(ids)) != len(ids):
@@ -230,6 +240,24 @@ def _speaker(memory: Mapping[str, Any]) -> str:
     return {"external": "tool", "assistant": "assistant"}.get(source, "user")
 
 
+def build_remembered(scenario: Scenario, path: Path, embedder: Embedder,
+                     extra: Sequence[Mapping[str, Any]] = ()) -> tuple[Any, dict[str, frozenset[str]]]:
+    """A fresh store at ``path`` in which every memory's text (and ``extra``'s) went through ``remember`` as an
+    utterance of its speaker at its age, oldest first. Returns (mem, record id -> the scenario keys it stands for):
+    the key whose utterance created the record, and the keys whose utterances later updated it."""
+    import mnemir
+
+    mem = mnemir.open(path, embedder=embedder)
+    items = [*({**m, "key": f"noise:{m['key']}"} for m in extra), *scenario.memories]
+    items.sort(key=lambda m: -parse_age(m["age"]))
+    covers: dict[str, set[str]] = {}
+    for m in items:
+        done = mem.remember(m["text"], speaker=_speaker(m), user=USER, now=scenario.now - parse_age(m["age"]))
+        for record in [*done.created, *done.updated]:
+            covers.setdefault(record.id, set()).add(m["key"])
+    return mem, {rid: frozenset(keys) for rid, keys in covers.items()}
+
+
 # -- systems ------------------------------------------------------------------------------------------
 Ranker = Callable[[Any, Scenario, Query, dict[str, str], int], list[str]]
 
@@ -270,7 +298,7 @@ def rank_recall(mem: Any, scenario: Scenario, query: Query, ids: dict[str, str],
 
 
 RANKERS: dict[str, Ranker] = {"vector": rank_vector, "bm25": rank_bm25, "oracle": rank_oracle,
-                              "oracle_live": rank_oracle_live, "recall": rank_recall}
+                              "oracle_live": rank_oracle_live, "recall": rank_recall, "remember_recall": rank_recall}
 
 
 # -- metrics ------------------------------------------------------------------------------------------
@@ -286,17 +314,28 @@ class Outcome:
 
 
 def judge(ranked: Sequence[str], query: Query, ids: Mapping[str, str], k: int) -> Outcome:
-    top = list(ranked[:k])
-    relevant = {ids[key] for key in query.relevant}
-    forbidden = {ids[key] for key in query.forbidden}
-    found = relevant & set(top)
-    collapsed = bool(forbidden & set(top))
+    """``ranked`` memory ids judged against the query, each id standing for the key it was stored under."""
+    keys = {mid: frozenset({key}) for key, mid in ids.items()}
+    return judge_covered([keys.get(mid, frozenset()) for mid in ranked], query, k)
+
+
+def judge_covered(covered: Sequence[frozenset[str]], query: Query, k: int) -> Outcome:
+    """The ranked records given as the scenario keys each stands for (a record ``remember`` built may stand for
+    none, one or several): isolation, collapse, recall and order at ``k``."""
+    top = list(covered[:k])
+    shown = frozenset().union(*top)
+    found = set(query.relevant) & shown
+    collapsed = bool(set(query.forbidden) & shown)
+
+    def place(key: str) -> int | None:
+        return next((i for i, keys in enumerate(top) if key in keys), None)
+
     ok = 0
     for first, second in query.above:
-        a, b = ids[first], ids[second]
-        if a in top and (b not in top or top.index(a) < top.index(b)):
+        a, b = place(first), place(second)
+        if a is not None and (b is None or a < b):
             ok += 1
-    return Outcome(bool(found) and not collapsed, collapsed, len(found) / len(relevant), len(query.above), ok)
+    return Outcome(bool(found) and not collapsed, collapsed, len(found) / len(query.relevant), len(query.above), ok)
 
 
 @dataclass
@@ -322,6 +361,7 @@ class Report:
     seconds: float = 0.0
     #: the data files recall's learned ranker was trained on (its numbers on them are not out-of-sample)
     trained_on: tuple[str, ...] = ()
+    systems: tuple[str, ...] = SYSTEMS
 
     def metric(self, system: str, k: int, symptom: str | None = None,
                sources: Collection[str] | None = None) -> dict[str, float]:
@@ -357,7 +397,7 @@ class Report:
         head = f"{'system':<34}" + "".join(f"{'iso@' + str(k):>8}{'col@' + str(k):>8}{'rec@' + str(k):>8}"
                                            f"{'ord@' + str(k):>8}" for k in self.k_values)
         lines += [head, "-" * len(head)]
-        for system in SYSTEMS:
+        for system in self.systems:
             cells = []
             for k in self.k_values:
                 m = self.metric(system, k)
@@ -369,20 +409,20 @@ class Report:
             n = self.metric("recall", k0, sources=unseen)["n"]
             lines += ["", f"files recall's learned ranker was not trained on ({len(unseen)} files, {n} queries; the "
                       "others are in-sample for it):", f"{'system':<34}{'iso@' + str(k0):>8}{'col@' + str(k0):>8}"]
-            for system in SYSTEMS:
+            for system in self.systems:
                 m = self.metric(system, k0, sources=unseen)
                 lines.append(f"{SYSTEM_TITLES[system]:<34}{m['isolation']:>8.3f}{m['collapse']:>8.3f}")
-        lines += ["", f"isolation@{k0} by symptom:", f"{'symptom':<36}" + "".join(f"{s:>12}" for s in SYSTEMS)]
+        lines += ["", f"isolation@{k0} by symptom:", f"{'symptom':<36}" + "".join(f"{s:>12}" for s in self.systems)]
         for symptom in self.symptoms():
             n = self.metric("recall", k0, symptom)["n"]
             lines.append(f"{symptom + f' ({n})':<36}" + "".join(
-                f"{self.metric(s, k0, symptom)['isolation']:>12.3f}" for s in SYSTEMS))
+                f"{self.metric(s, k0, symptom)['isolation']:>12.3f}" for s in self.systems))
         if len(self.sources()) > 1:
-            lines += ["", f"isolation@{k0} by data file:", f"{'file':<36}" + "".join(f"{s:>12}" for s in SYSTEMS)]
+            lines += ["", f"isolation@{k0} by data file:", f"{'file':<36}" + "".join(f"{s:>12}" for s in self.systems)]
             for source in self.sources():
                 n = self.metric("recall", k0, sources={source})["n"]
                 lines.append(f"{source + f' ({n})':<36}" + "".join(
-                    f"{self.metric(s, k0, sources={source})['isolation']:>12.3f}" for s in SYSTEMS))
+                    f"{self.metric(s, k0, sources={source})['isolation']:>12.3f}" for s in self.systems))
         misses = self.misses("recall", k0)
         lines += ["", f"recall() misses at k={k0}: {len(misses)}"]
         lines += [f"  {r.scenario}: {r.query}" + (" (collapsed)" if r.outcome.collapsed else " (relevant not found)")
@@ -393,14 +433,14 @@ class Report:
         return {
             "split": self.split, "k_values": list(self.k_values), "scenarios": self.scenarios,
             "queries": self.queries, "seconds": round(self.seconds, 1),
-            "systems": {s: {f"k={k}": self.metric(s, k) for k in self.k_values} for s in SYSTEMS},
-            "by_symptom": {sym: {s: self.metric(s, self.k_values[0], sym) for s in SYSTEMS}
+            "systems": {s: {f"k={k}": self.metric(s, k) for k in self.k_values} for s in self.systems},
+            "by_symptom": {sym: {s: self.metric(s, self.k_values[0], sym) for s in self.systems}
                            for sym in self.symptoms()},
-            "by_source": {src: {s: self.metric(s, self.k_values[0], sources={src}) for s in SYSTEMS}
+            "by_source": {src: {s: self.metric(s, self.k_values[0], sources={src}) for s in self.systems}
                           for src in self.sources()},
             "learned_ranker_trained_on": list(self.trained_on),
             "untrained_files": {s: self.metric(s, self.k_values[0], sources=self.untrained_sources())
-                                for s in SYSTEMS},
+                                for s in self.systems},
             "misses": [{"scenario": r.scenario, "query": r.query, "ranked": r.ranked,
                         "collapsed": r.outcome.collapsed} for r in self.misses("recall", self.k_values[0])],
         }
@@ -408,24 +448,43 @@ class Report:
 
 # -- running ------------------------------------------------------------------------------------------
 def run(split: str = "dev", k_values: Iterable[int] = (3, 5), *, embedder: Embedder | None = None,
-        systems: Sequence[str] = SYSTEMS, progress: Callable[[int, int], None] | None = None) -> Report:
-    """Build every scenario of ``split`` and run every query through every system."""
+        systems: Sequence[str] = SYSTEMS, progress: Callable[[int, int], None] | None = None,
+        limit_scenarios: int | None = None) -> Report:
+    """Build every scenario of ``split`` (the first ``limit_scenarios`` only, for a quick slice) and run every query
+    through every system."""
     k_values = tuple(sorted(set(k_values)))
     if not k_values or any(isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 20 for k in k_values):
         raise ValidationError("k values must be integers in [1, 20]", field="k_values", value=list(k_values))
     unknown = [s for s in systems if s not in RANKERS]
     if unknown:
         raise ValidationError("unknown system", field="systems", value=unknown, allowed=list(RANKERS))
-    scenarios = load(split)
-    embedder = embedder or default_embedder()
+    if limit_scenarios is not None and (isinstance(limit_scenarios, bool) or not isinstance(limit_scenarios, int)
+                                        or limit_scenarios < 1):
+        raise ValidationError("limit_scenarios must be a positive integer", field="limit_scenarios",
+                              value=limit_scenarios, allowed="int >= 1 or None")
+    scenarios = load(split)[:limit_scenarios]
+    embedder = cached(embedder or default_embedder())
+    embedder.prefetch([str(m["text"]) for m in noise()] + [str(m["text"]) for s in scenarios for m in s.memories],
+                      [q.text for s in scenarios for q in s.queries])
     ranker = default_ranker()
     report = Report(split, k_values, len(scenarios), sum(len(s.queries) for s in scenarios),
-                    trained_on=ranker.trained_on if ranker is not None else ())
+                    trained_on=ranker.trained_on if ranker is not None else (), systems=tuple(systems))
     started = time.perf_counter()
-    for i, (scenario, mem, ids) in enumerate(built(scenarios, embedder), start=1):
-        _run_scenario(mem, scenario, ids, systems, k_values, report)
-        if progress:
-            progress(i, len(scenarios))
+    typed = [s for s in systems if s not in END_TO_END]
+    end_to_end = [s for s in systems if s in END_TO_END]
+    extra = noise()
+    with tempfile.TemporaryDirectory(prefix="mnemir-collapse-e2e-") as tmp:
+        for i, (scenario, mem, ids) in enumerate(built(scenarios, embedder), start=1):
+            keys = {mid: frozenset({key}) for key, mid in ids.items()}
+            _run_scenario(mem, scenario, ids, keys, typed, k_values, report)
+            if end_to_end:
+                remembered, covers = build_remembered(scenario, Path(tmp) / scenario.id, embedder, extra)
+                try:
+                    _run_scenario(remembered, scenario, ids, covers, end_to_end, k_values, report)
+                finally:
+                    remembered.close()
+            if progress:
+                progress(i, len(scenarios))
     report.seconds = time.perf_counter() - started
     return report
 
@@ -443,12 +502,14 @@ def built(scenarios: Sequence[Scenario], embedder: Embedder) -> Iterator[tuple[S
                 mem.close()
 
 
-def _run_scenario(mem: Any, scenario: Scenario, ids: dict[str, str], systems: Sequence[str],
-                  k_values: tuple[int, ...], report: Report) -> None:
+def _run_scenario(mem: Any, scenario: Scenario, ids: dict[str, str], covers: Mapping[str, frozenset[str]],
+                  systems: Sequence[str], k_values: tuple[int, ...], report: Report) -> None:
+    """Every query through ``systems`` on ``mem``; ``covers``: record id -> the scenario keys it stands for."""
     depth = max(k_values)
     for query in scenario.queries:
         for system in systems:
             ranked = RANKERS[system](mem, scenario, query, ids, depth)
+            covered = [covers.get(mid, frozenset()) for mid in ranked]
             for k in k_values:
                 report.rows.append(Row(scenario.id, scenario.symptom, scenario.lang, query.text, system, k, ranked,
-                                       judge(ranked, query, ids, k), scenario.source))
+                                       judge_covered(covered, query, k), scenario.source))

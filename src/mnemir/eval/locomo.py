@@ -11,6 +11,8 @@ Every sample is built into fresh real stores (``mnemir.open`` on a temp dir, the
 question of categories 1-4 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop; 5 = adversarial, unanswerable,
 is left out and counted) runs through these systems, side by side:
 
+* ``turns_bm25``: every turn stored verbatim as one ``Fact`` memory (below), the store's full-text (BM25) search over
+  every stored record;
 * ``turns_vector``: every turn stored verbatim as one ``Fact`` memory (``mem.add``; Fact is the neutral "something
   said" type and has no key properties, so only near-identical repeats merge), plain exact vector search over every
   stored record (``store.vector_search``, unfiltered): the classic RAG baseline;
@@ -24,14 +26,23 @@ is left out and counted) runs through these systems, side by side:
   caption), so who said what is kept in the words.
 
 A memory stands for the turns it came from: its ``metadata.source`` (session, turn) and every
-``metadata.merged_sources`` entry (what lifecycle merges folded into it). Metrics at each k, averaged over
-questions: ``recall`` = at least one evidence turn among the top k memories' turns; ``coverage`` = the share of the
-question's evidence turns found there. Each system is asked once at the largest k and the list is cut.
+``metadata.merged_sources`` entry (what lifecycle merges folded into it). Metrics at each k (5, 10, 25, 50 by
+default), averaged over questions, per category and overall:
+
+* turn ``recall@k``: at least one evidence turn among the top k memories' turns; ``coverage@k``: the share of the
+  question's evidence turns found there;
+* ``ndcg@k``: each of the top k memories gains 1 when it stands for an evidence turn no memory above it stood for,
+  discounted by log2(rank + 1); ideal = one new evidence turn at each of the first min(evidence turns, k) ranks;
+* session ``recall_any@k`` / ``recall_all@k``: the sessions of the top k memories' turns hold at least one / all of
+  the sessions of the question's evidence turns.
+
+Each system is asked once at the largest k and the list is cut.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import statistics
@@ -46,6 +57,7 @@ from typing import Any
 
 from mnemir.embed import Embedder, default_embedder
 from mnemir.errors import NotFoundError, ValidationError
+from mnemir.eval._embedcache import cached
 from mnemir.ir import MemIR, MemoryStatus
 from mnemir.memory.core import NOT_DELETED
 from mnemir.store.base import ANY, Selection
@@ -57,8 +69,10 @@ ENV_VAR = "MNEMIR_LOCOMO"
 SPLITS = ("dev", "all")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 ADVERSARIAL = 5
-SYSTEMS = ("turns_vector", "turns_hybrid", "remember_hybrid", "remember_recall")
-SYSTEM_TITLES = {"turns_vector": "turns + vector", "turns_hybrid": "turns + hybrid",
+SYSTEMS = ("turns_bm25", "turns_vector", "turns_hybrid", "remember_hybrid", "remember_recall")
+#: the raw-turn baselines (the others read the store ``remember`` built)
+BASELINES = ("turns_bm25", "turns_vector", "turns_hybrid")
+SYSTEM_TITLES = {"turns_bm25": "turns + BM25", "turns_vector": "turns + vector", "turns_hybrid": "turns + hybrid",
                  "remember_hybrid": "remember + hybrid search", "remember_recall": "mnemir remember + recall"}
 TURN_TYPE = "Fact"
 _DATE_FORMAT = "%I:%M %p on %d %B, %Y"  # "1:56 pm on 8 May, 2023"
@@ -106,7 +120,10 @@ def resolve_path(data_path: str | Path | None = None) -> Path:
     return path
 
 
-def load(data_path: str | Path | None = None, *, limit_samples: int | None = None) -> list[Sample]:
+def load(data_path: str | Path | None = None, *, limit_samples: int | None = None,
+         max_turns: int | None = None) -> list[Sample]:
+    """The samples (the first ``limit_samples``); with ``max_turns``, each cut to its first turns and the questions
+    those turns answer (a quick slice)."""
     path = resolve_path(data_path)
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -117,7 +134,17 @@ def load(data_path: str | Path | None = None, *, limit_samples: int | None = Non
         raise ValidationError("LoCoMo data must be a non-empty list of samples", field="data_path",
                               value=str(path), allowed="a JSON list of samples with conversation and qa")
     samples = [_sample(item, i) for i, item in enumerate(raw)]
-    return samples if limit_samples is None else samples[:limit_samples]
+    samples = samples if limit_samples is None else samples[:limit_samples]
+    return samples if max_turns is None else [_cut(sample, max_turns) for sample in samples]
+
+
+def _cut(sample: Sample, max_turns: int) -> Sample:
+    turns = sample.turns[:max_turns]
+    kept = {t.dia_id for t in turns}
+    questions = tuple(q for q in sample.questions if set(q.evidence) <= kept)
+    skipped = Counter(sample.skipped)
+    skipped["past the quick slice"] += len(sample.questions) - len(questions)
+    return Sample(sample.id, turns, questions, dict(skipped))
 
 
 def parse_time(text: object, field_name: str) -> datetime:
@@ -236,6 +263,11 @@ def dia_ids_of(record: MemIR, by_source: Mapping[tuple[str, int | None], str]) -
 Ranker = Callable[[Built, Sample, Question, int], list[str]]
 
 
+def rank_bm25(built: Built, sample: Sample, question: Question, k: int) -> list[str]:
+    return [mid for mid, _ in built.mem.store.text_search(Selection(user_id=ANY, statuses=NOT_DELETED),
+                                                          question.text, k)]
+
+
 def rank_vector(built: Built, sample: Sample, question: Question, k: int) -> list[str]:
     vector = built.mem.embedder.embed_query(question.text)
     return [mid for mid, _ in built.mem.store.vector_search(Selection(user_id=ANY, statuses=NOT_DELETED), vector, k)]
@@ -250,9 +282,9 @@ def rank_recall(built: Built, sample: Sample, question: Question, k: int) -> lis
 
 
 #: remember + hybrid search separates what extraction loses from what recall's role ranking loses
-RANKERS: dict[str, Ranker] = {"turns_vector": rank_vector, "turns_hybrid": rank_hybrid,
+RANKERS: dict[str, Ranker] = {"turns_bm25": rank_bm25, "turns_vector": rank_vector, "turns_hybrid": rank_hybrid,
                               "remember_hybrid": rank_hybrid, "remember_recall": rank_recall}
-STORE_OF = {"turns_vector": "turns", "turns_hybrid": "turns", "remember_hybrid": "remembered",
+STORE_OF = {"turns_bm25": "turns", "turns_vector": "turns", "turns_hybrid": "turns", "remember_hybrid": "remembered",
             "remember_recall": "remembered"}
 BUILDERS = {"turns": build_turns, "remembered": build_remembered}
 
@@ -265,6 +297,35 @@ def judge(ranked_turns: Sequence[frozenset[str]], evidence: Iterable[str], k: in
     return bool(found), len(found) / len(wanted)
 
 
+def ndcg(ranked_turns: Sequence[frozenset[str]], evidence: Iterable[str], k: int) -> float:
+    """A memory gains 1 at its rank when it brings an evidence turn no memory above it brought."""
+    wanted, seen = set(evidence), set[str]()
+    dcg = 0.0
+    for rank, turns in enumerate(ranked_turns[:k]):
+        new = (wanted & turns) - seen
+        if new:
+            dcg += 1.0 / math.log2(rank + 2)
+            seen |= new
+    ideal = sum(1.0 / math.log2(rank + 2) for rank in range(min(len(wanted), k)))
+    return dcg / ideal if ideal else 0.0
+
+
+def session_of(dia_id: str) -> str:
+    """``D3:7`` -> ``D3``."""
+    return dia_id.split(":", 1)[0]
+
+
+def judge_sessions(ranked_turns: Sequence[frozenset[str]], evidence: Iterable[str], k: int) -> tuple[bool, bool]:
+    """(the top k memories' sessions hold any / all of the evidence's sessions)."""
+    wanted = {session_of(e) for e in evidence}
+    shown = {session_of(t) for turns in ranked_turns[:k] for t in turns}
+    return bool(wanted & shown), wanted <= shown
+
+
+#: the figures of one question at one k (all but ``n`` are averaged over questions)
+METRICS = ("recall", "coverage", "ndcg", "session_any", "session_all")
+
+
 @dataclass
 class Row:
     sample: str
@@ -274,6 +335,9 @@ class Row:
     k: int
     hit: bool
     coverage: float
+    ndcg: float = 0.0
+    session_any: bool = False
+    session_all: bool = False
 
 
 @dataclass
@@ -298,11 +362,31 @@ class Report:
     seconds: float = 0.0
 
     def metric(self, system: str, k: int, category: int | None = None) -> dict[str, float]:
+        """recall, coverage, ndcg, session_any, session_all at ``k`` (averaged over questions) and n."""
         rows = [r for r in self.rows if r.system == system and r.k == k and category in (None, r.category)]
         if not rows:
-            return {"recall": 0.0, "coverage": 0.0, "n": 0}
-        return {"recall": sum(r.hit for r in rows) / len(rows), "coverage": sum(r.coverage for r in rows) / len(rows),
-                "n": len(rows)}
+            return {**dict.fromkeys(METRICS, 0.0), "n": 0}
+        values: dict[str, list[float]] = {
+            "recall": [float(r.hit) for r in rows], "coverage": [r.coverage for r in rows],
+            "ndcg": [r.ndcg for r in rows], "session_any": [float(r.session_any) for r in rows],
+            "session_all": [float(r.session_all) for r in rows]}
+        return {**{name: sum(v) / len(rows) for name, v in values.items()}, "n": len(rows)}
+
+    def figures(self, system: str, category: int | None = None) -> dict[str, float]:
+        """The headline figures by name: turn recall@k for every k, nDCG@10, session recall_any / recall_all at
+        5 and 10 (where those k were run)."""
+        out: dict[str, float] = {}
+        for k in self.k_values:
+            m = self.metric(system, k, category)
+            out[f"turn_recall@{k}"] = m["recall"]
+            out[f"turn_coverage@{k}"] = m["coverage"]
+            if k == 10:
+                out["ndcg@10"] = m["ndcg"]
+            if k in (5, 10):
+                out[f"session_recall_any@{k}"] = m["session_any"]
+                out[f"session_recall_all@{k}"] = m["session_all"]
+        out["n"] = self.questions(category)
+        return out
 
     def questions(self, category: int | None = None) -> int:
         return int(self.metric(self.systems[0], self.k_values[0], category)["n"]) if self.systems else 0
@@ -320,16 +404,22 @@ class Report:
         lines = [f"LoCoMo evidence retrieval ({self.data_path}): {self.samples} conversations, {self.questions()} "
                  f"questions of categories 1-4 ({self.seconds:.0f} s); left out: "
                  + (", ".join(f"{n} {why}" for why, n in sorted(self.skipped.items())) or "none"), ""]
-        head = f"{'system':<28}" + "".join(f"{'rec@' + str(k):>9}{'cov@' + str(k):>9}" for k in self.k_values) \
-            + f"{'ingest ms/turn':>16}{'query p50 ms':>14}"
+        extra = [name for name in ("ndcg@10", "session_recall_any@5", "session_recall_any@10",
+                                   "session_recall_all@5", "session_recall_all@10")
+                 if self.systems and name in self.figures(self.systems[0])]
+        short = {"ndcg@10": "nDCG@10", "session_recall_any@5": "s-any@5", "session_recall_any@10": "s-any@10",
+                 "session_recall_all@5": "s-all@5", "session_recall_all@10": "s-all@10"}
+        head = f"{'system':<28}" + "".join(f"{'rec@' + str(k):>9}" for k in self.k_values) \
+            + "".join(f"{short[n]:>10}" for n in extra) + f"{'ingest ms/turn':>16}{'query p50 ms':>14}"
         lines += [head, "-" * len(head)]
         for system in self.systems:
-            cells = "".join(f"{self.metric(system, k)['recall']:>9.3f}{self.metric(system, k)['coverage']:>9.3f}"
-                            for k in self.k_values)
+            figures = self.figures(system)
+            cells = "".join(f"{figures[f'turn_recall@{k}']:>9.3f}" for k in self.k_values) \
+                + "".join(f"{figures[n]:>10.3f}" for n in extra)
             lines.append(f"{SYSTEM_TITLES[system]:<28}{cells}{self.ingest_ms_per_turn(system):>16.1f}"
                          f"{self.latency_ms(system)['p50']:>14.1f}")
         lines.append("query p50: per question, excluding embedding the question (embedded once before any system)")
-        for k in self.k_values:
+        for k in [k for k in self.k_values if k <= 10] or list(self.k_values[:1]):
             lines += ["", f"evidence recall@{k} by category:",
                       f"{'category':<24}" + "".join(f"{SYSTEM_TITLES[s]:>28}" for s in self.systems)]
             for cat, name in CATEGORIES.items():
@@ -348,9 +438,8 @@ class Report:
         return {
             "data_path": self.data_path, "samples": self.samples, "questions": self.questions(),
             "k_values": list(self.k_values), "seconds": round(self.seconds, 1), "skipped": dict(self.skipped),
-            "systems": {s: {"overall": {f"k={k}": self.metric(s, k) for k in self.k_values},
-                            "by_category": {CATEGORIES[c]: {f"k={k}": self.metric(s, k, c) for k in self.k_values}
-                                            for c in CATEGORIES},
+            "systems": {s: {"overall": self.figures(s),
+                            "by_category": {CATEGORIES[c]: self.figures(s, c) for c in CATEGORIES},
                             "ingest_ms_per_turn": round(self.ingest_ms_per_turn(s), 2),
                             "query_ms": {q: round(v, 2) for q, v in self.latency_ms(s).items()}}
                         for s in self.systems},
@@ -361,8 +450,8 @@ class Report:
 
 
 # -- running ------------------------------------------------------------------------------------------
-def run(split: str = "all", *, data_path: str | Path | None = None, systems: Sequence[str] = SYSTEMS,
-        k_values: Iterable[int] = (5, 10), limit_samples: int | None = None,
+def run(split: str = "dev", *, data_path: str | Path | None = None, systems: Sequence[str] = SYSTEMS,
+        k_values: Iterable[int] = (5, 10, 25, 50), limit_samples: int | None = None, max_turns: int | None = None,
         progress: Callable[[int, int], None] | None = None, embedder: Embedder | None = None) -> Report:
     """Build every sample's stores and ask every question of categories 1-4 through every system.
 
@@ -380,8 +469,12 @@ def run(split: str = "all", *, data_path: str | Path | None = None, systems: Seq
                                       or limit_samples < 1):
         raise ValidationError("limit_samples must be a positive integer", field="limit_samples",
                               value=limit_samples, allowed="int >= 1 or None")
-    samples = load(data_path, limit_samples=limit_samples)
-    embedder = embedder or default_embedder()
+    if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1):
+        raise ValidationError("max_turns must be a positive integer", field="max_turns", value=max_turns,
+                              allowed="int >= 1 or None")
+    samples = load(data_path, limit_samples=limit_samples, max_turns=max_turns)
+    embedder = cached(embedder or default_embedder())
+    embedder.prefetch([t.text for s in samples for t in s.turns], [q.text for s in samples for q in s.questions])
     report = Report(str(resolve_path(data_path)), k_values, tuple(systems), len(samples))
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mnemir-locomo-") as tmp:
@@ -411,7 +504,9 @@ def _run_sample(sample: Sample, directory: Path, embedder: Embedder, report: Rep
                 ranked_turns = [b.turns.get(mid, frozenset()) for mid in ranked]
                 for k in report.k_values:
                     hit, coverage = judge(ranked_turns, question.evidence, k)
-                    report.rows.append(Row(sample.id, question.text, question.category, system, k, hit, coverage))
+                    any_session, all_sessions = judge_sessions(ranked_turns, question.evidence, k)
+                    report.rows.append(Row(sample.id, question.text, question.category, system, k, hit, coverage,
+                                           ndcg(ranked_turns, question.evidence, k), any_session, all_sessions))
     finally:
         for b in built.values():
             b.mem.close()

@@ -1,0 +1,372 @@
+"""The continuity benchmark: does memory follow a conversation across sessions?
+
+    mnemir eval continuity [--split dev]      # or: python -m mnemir.eval.continuity [--split dev] [--json]
+
+Each file (``benchmarks/continuity/{dev,test}/*.yaml``, format in ``benchmarks/continuity/README.md``) holds
+multi-session conversations between a user and an assistant, written by authors who never saw the code. Every turn is
+read in order, as it happens; at each checkpoint (right after a given turn) a question is asked and the answer is
+judged by which turns the top 5 stand for. The checkpoint names the turns that answer it (``relevant``) and the turns
+it must not show (``forbidden``: a task already done, a fact's old value, a rejected option, a replaced preference).
+
+Systems, side by side in one run:
+
+* ``remember_recall``: every turn through ``mem.remember(text, speaker=..., session=..., turn=n, now=...)``; each
+  checkpoint through ``mem.recall(q, k=5, now=...)``;
+* ``turns_vector`` / ``turns_hybrid``: every turn stored verbatim as one ``Fact`` memory (both speakers), plain
+  exact vector search / ``mem.search`` (vectors + BM25) over what was said so far.
+
+A memory stands for (covers) the turns it came from: its ``metadata.source`` turn, its ``metadata.merged_sources``,
+the turns whose ``remember`` call updated it (a completion report, a correction), and the turns of the memories it
+names ``derived_from``. At a checkpoint: ``accurate`` = the top 5 cover a relevant turn and no forbidden one;
+``violation`` = they cover a forbidden turn. Reported per checkpoint kind and overall.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from mnemir._paths import benchmarks_dir
+from mnemir.embed import Embedder, default_embedder
+from mnemir.errors import ValidationError
+from mnemir.eval import report_main
+from mnemir.eval._embedcache import cached
+from mnemir.memory.core import NOT_DELETED
+from mnemir.store.base import ANY, Selection
+
+SPLITS = ("dev", "test")
+KINDS = ("open_tasks", "task_status", "decision", "corrected_fact", "preference", "next_step")
+SPEAKERS = ("user", "assistant")
+SYSTEMS = ("turns_vector", "turns_hybrid", "remember_recall")
+SYSTEM_TITLES = {"turns_vector": "turns + vector", "turns_hybrid": "turns + hybrid",
+                 "remember_recall": "mnemir remember + recall"}
+K = 5
+#: turns of a session are this far apart; a checkpoint is asked this long after its turn
+TURN_GAP = timedelta(minutes=1)
+ASK_AFTER = timedelta(seconds=30)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+# -- data ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Turn:
+    n: int
+    speaker: str
+    text: str
+    session: int
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    after: int
+    kind: str
+    q: str
+    relevant: frozenset[int]
+    forbidden: frozenset[int]
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: str
+    lang: str
+    domain: str
+    turns: tuple[Turn, ...]
+    checkpoints: tuple[Checkpoint, ...]
+    source: str = ""
+
+    def time_after(self, n: int) -> datetime:
+        return next(t.at for t in self.turns if t.n == n) + ASK_AFTER
+
+
+def data_dir(split: str) -> Path:
+    return benchmarks_dir() / "continuity" / split
+
+
+def load(split: str = "dev", *, directory: Path | None = None) -> list[Conversation]:
+    """Every conversation of ``split`` (every ``*.yaml`` in its folder, in name order)."""
+    if split not in SPLITS:
+        raise ValidationError("unknown split", field="split", value=split, allowed=list(SPLITS))
+    folder = directory or data_dir(split)
+    files = sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+    if not files:
+        raise ValidationError(f"no continuity files in {folder}", field="split", value=split,
+                              allowed="a folder of *.yaml conversation files")
+    out = []
+    for path in files:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER) or {}
+        out += [_conversation(raw, f"{path.name}: conversations[{i}]", path.name)
+                for i, raw in enumerate(data.get("conversations") or [])]
+    ids = [c.id for c in out]
+    if len(set(ids)) != len(ids):
+        raise ValidationError("duplicate conversation ids", field="conversations.id",
+                              value=sorted({i for i in ids if ids.count(i) > 1}))
+    return out
+
+
+def _need(raw: Mapping[str, Any], key: str, where: str) -> Any:
+    if not isinstance(raw, Mapping) or key not in raw:
+        raise ValidationError(f"{where} has no {key}", field=f"{where}.{key}", value=None)
+    return raw[key]
+
+
+def _conversation(raw: Mapping[str, Any], where: str, source: str) -> Conversation:
+    turns: list[Turn] = []
+    for s, session in enumerate(_need(raw, "sessions", where) or []):
+        place = f"{where}.sessions[{s}]"
+        try:
+            start = datetime.fromisoformat(str(_need(session, "at", place)))
+        except ValueError:
+            raise ValidationError("unreadable session time", field=f"{place}.at", value=session.get("at"),
+                                  allowed="ISO 8601 with an offset") from None
+        if start.tzinfo is None:
+            raise ValidationError("session time without an offset", field=f"{place}.at", value=session["at"],
+                                  allowed="ISO 8601 with an offset")
+        for i, turn in enumerate(_need(session, "turns", place) or []):
+            speaker = str(_need(turn, "speaker", f"{place}.turns[{i}]"))
+            if speaker not in SPEAKERS:
+                raise ValidationError("unknown speaker", field=f"{place}.turns[{i}].speaker", value=speaker,
+                                      allowed=list(SPEAKERS))
+            turns.append(Turn(int(_need(turn, "n", f"{place}.turns[{i}]")), speaker,
+                              str(_need(turn, "text", f"{place}.turns[{i}]")), s + 1, start + i * TURN_GAP))
+    numbers = [t.n for t in turns]
+    if numbers != list(range(1, len(turns) + 1)):
+        raise ValidationError("turn numbers must run 1..N in order", field=f"{where}.sessions", value=numbers[:60])
+    checkpoints = []
+    for i, c in enumerate(raw.get("checkpoints") or []):
+        place = f"{where}.checkpoints[{i}]"
+        after, kind = int(_need(c, "after", place)), str(_need(c, "kind", place))
+        relevant = frozenset(int(n) for n in _need(c, "relevant", place) or [])
+        forbidden = frozenset(int(n) for n in c.get("forbidden") or [])
+        if kind not in KINDS:
+            raise ValidationError("unknown checkpoint kind", field=f"{place}.kind", value=kind, allowed=list(KINDS))
+        if not relevant or not 1 <= after <= len(turns) or any(not 1 <= n <= after for n in relevant | forbidden):
+            raise ValidationError("a checkpoint needs relevant turns, all at or before its turn", field=place,
+                                  value={"after": after, "relevant": sorted(relevant), "forbidden": sorted(forbidden)})
+        checkpoints.append(Checkpoint(after, kind, str(_need(c, "q", place)), relevant, forbidden))
+    return Conversation(str(_need(raw, "id", where)), str(raw.get("lang", "")), str(raw.get("domain", "")),
+                        tuple(turns), tuple(checkpoints), source)
+
+
+# -- running ------------------------------------------------------------------------------------------
+@dataclass
+class Row:
+    conversation: str
+    lang: str
+    kind: str
+    question: str
+    system: str
+    accurate: bool
+    violation: bool
+    covered: list[list[int]]
+
+
+@dataclass
+class Report:
+    split: str
+    systems: tuple[str, ...]
+    conversations: int = 0
+    turns: int = 0
+    rows: list[Row] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def metric(self, system: str, kind: str | None = None, lang: str | None = None) -> dict[str, float]:
+        rows = [r for r in self.rows if r.system == system and kind in (None, r.kind) and lang in (None, r.lang)]
+        if not rows:
+            return {"accuracy": 0.0, "violations": 0.0, "n": 0}
+        return {"accuracy": sum(r.accurate for r in rows) / len(rows),
+                "violations": sum(r.violation for r in rows) / len(rows), "n": len(rows)}
+
+    def kinds(self) -> list[str]:
+        return [k for k in KINDS if any(r.kind == k for r in self.rows)]
+
+    def render(self) -> str:
+        n = self.metric(self.systems[0])["n"] if self.systems else 0
+        lines = [f"Continuity benchmark, split={self.split}: {self.conversations} conversations, {self.turns} turns, "
+                 f"{n} checkpoints ({self.seconds:.0f} s); accuracy@{K}: a relevant turn covered and no forbidden "
+                 "one", ""]
+        head = f"{'system':<28}{'acc@5':>8}{'viol@5':>8}" + "".join(f"{k:>16}" for k in self.kinds())
+        lines += [head, "-" * len(head)]
+        for system in self.systems:
+            m = self.metric(system)
+            lines.append(f"{SYSTEM_TITLES[system]:<28}{m['accuracy']:>8.3f}{m['violations']:>8.3f}" + "".join(
+                f"{self.metric(system, k)['accuracy']:>16.3f}" for k in self.kinds()))
+        lines += ["", "checkpoints per kind: " + ", ".join(f"{k} {self.metric(self.systems[0], k)['n']}"
+                                                          for k in self.kinds())] if self.systems else []
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "split": self.split, "conversations": self.conversations, "turns": self.turns, "k": K,
+            "seconds": round(self.seconds, 1),
+            "systems": {s: {"overall": self.metric(s), "by_kind": {k: self.metric(s, k) for k in self.kinds()},
+                            "by_language": {lang: self.metric(s, lang=lang) for lang in ("en", "zh")}}
+                        for s in self.systems},
+            "misses": [{"conversation": r.conversation, "kind": r.kind, "question": r.question,
+                        "violation": r.violation, "covered": r.covered}
+                       for r in self.rows if r.system == "remember_recall" and not r.accurate],
+        }
+
+
+def run(split: str = "dev", *, systems: Sequence[str] = SYSTEMS, embedder: Embedder | None = None,
+        limit_conversations: int | None = None, max_turns: int | None = None, directory: Path | None = None,
+        progress: Callable[[int, int], None] | None = None) -> Report:
+    """Read every conversation of ``split`` turn by turn into each system's store and judge every checkpoint (the
+    first ``limit_conversations``, each cut to its first ``max_turns`` turns and their checkpoints, for a quick
+    slice)."""
+    unknown = [s for s in systems if s not in SYSTEMS]
+    if unknown or not systems:
+        raise ValidationError("unknown or no system", field="systems", value=list(systems), allowed=list(SYSTEMS))
+    if limit_conversations is not None and (isinstance(limit_conversations, bool)
+                                            or not isinstance(limit_conversations, int) or limit_conversations < 1):
+        raise ValidationError("limit_conversations must be a positive integer", field="limit_conversations",
+                              value=limit_conversations, allowed="int >= 1 or None")
+    if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1):
+        raise ValidationError("max_turns must be a positive integer", field="max_turns", value=max_turns,
+                              allowed="int >= 1 or None")
+    conversations = [cut(c, max_turns) for c in load(split, directory=directory)[:limit_conversations]]
+    embedder = cached(embedder or default_embedder())
+    embedder.prefetch([t.text for c in conversations for t in c.turns],
+                      [p.q for c in conversations for p in c.checkpoints])
+    report = Report(split, tuple(systems), len(conversations), sum(len(c.turns) for c in conversations))
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="mnemir-continuity-") as tmp:
+        for i, conversation in enumerate(conversations, start=1):
+            report.rows += run_conversation(conversation, Path(tmp) / conversation.id, embedder, systems)
+            if progress:
+                progress(i, len(conversations))
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def cut(conversation: Conversation, max_turns: int | None) -> Conversation:
+    """The conversation up to turn ``max_turns`` and the checkpoints asked by then."""
+    if max_turns is None:
+        return conversation
+    return Conversation(conversation.id, conversation.lang, conversation.domain, conversation.turns[:max_turns],
+                        tuple(c for c in conversation.checkpoints if c.after <= max_turns), conversation.source)
+
+
+class _Stores:
+    """The two stores a conversation is read into, and which turns each memory covers."""
+
+    def __init__(self, directory: Path, embedder: Embedder, user: str, systems: Iterable[str]) -> None:
+        import mnemir
+
+        wanted = set(systems)
+        self.user = user
+        self.turns = mnemir.open(directory / "turns", embedder=embedder) if wanted - {"remember_recall"} else None
+        self.remembered = mnemir.open(directory / "remembered", embedder=embedder) \
+            if "remember_recall" in wanted else None
+        self.covers: dict[str, set[int]] = {}
+
+    def read(self, turn: Turn) -> None:
+        session = f"s{turn.session}"
+        if self.turns is not None:
+            self.turns.add(turn.text, "Fact", user=self.user, session=session, speaker=turn.speaker, turn=turn.n,
+                           now=turn.at)
+        if self.remembered is not None:
+            done = self.remembered.remember(turn.text, speaker=turn.speaker, user=self.user, session=session,
+                                            turn=turn.n, now=turn.at)
+            for record in [*done.created, *done.updated]:
+                self.covers.setdefault(record.id, set()).add(turn.n)
+
+    def covered(self, mem: Any, ids: Sequence[str]) -> list[frozenset[int]]:
+        """The turns each of ``ids`` stands for: its source and merged sources, the turns that created or updated
+        it, and those of what it was derived from."""
+        records = {r.id: r for r in mem.store.fetch(list(ids))}
+        out = []
+        for mid in ids:
+            turns = set(self.covers.get(mid, ()))
+            record = records.get(mid)
+            if record is not None:
+                turns |= {s.turn for s in (record.metadata.source, *record.metadata.merged_sources)
+                          if s.turn is not None}
+                for rel in record.relationships:
+                    if rel.relation == "derived_from":
+                        turns |= self.covers.get(rel.target, set())
+                        turns |= {r.metadata.source.turn for r in mem.store.fetch([rel.target])
+                                  if r.metadata.source.turn is not None}
+            out.append(frozenset(turns))
+        return out
+
+    def close(self) -> None:
+        for mem in (self.turns, self.remembered):
+            if mem is not None:
+                mem.close()
+
+
+def _rank(stores: _Stores, system: str, question: str, now: datetime) -> tuple[Any, list[str]]:
+    if system == "remember_recall":
+        return stores.remembered, [h.id for h in stores.remembered.recall(question, user=stores.user, k=K,  # type: ignore[union-attr]
+                                                                          now=now).hits]
+    mem = stores.turns
+    assert mem is not None
+    if system == "turns_vector":
+        vector = mem.embedder.embed_query(question)
+        return mem, [mid for mid, _ in mem.store.vector_search(Selection(user_id=ANY, statuses=NOT_DELETED), vector, K)]
+    return mem, [h.id for h in mem.search(question, user=stores.user, k=K, now=now)]
+
+
+def run_conversation(conversation: Conversation, directory: Path, embedder: Embedder,
+                     systems: Sequence[str] = SYSTEMS) -> list[Row]:
+    """Read ``conversation`` turn by turn; after each turn, ask the checkpoints that follow it."""
+    stores = _Stores(directory, embedder, f"continuity-{conversation.id}", systems)
+    rows = []
+    try:
+        asked = _by_turn(conversation.checkpoints)
+        for turn in conversation.turns:
+            stores.read(turn)
+            for checkpoint in asked.get(turn.n, ()):
+                now = conversation.time_after(turn.n)
+                for system in systems:
+                    mem, ids = _rank(stores, system, checkpoint.q, now)
+                    covered = stores.covered(mem, ids) if system == "remember_recall" else _turns_of(mem, ids)
+                    shown = frozenset().union(*covered)
+                    violation = bool(shown & checkpoint.forbidden)
+                    rows.append(Row(conversation.id, conversation.lang, checkpoint.kind, checkpoint.q, system,
+                                    bool(shown & checkpoint.relevant) and not violation, violation,
+                                    [sorted(c) for c in covered]))
+    finally:
+        stores.close()
+    return rows
+
+
+def _turns_of(mem: Any, ids: Sequence[str]) -> list[frozenset[int]]:
+    """A verbatim turn stands for itself (its ``metadata.source`` turn, and any repeat merged into it)."""
+    records = {r.id: r for r in mem.store.fetch(list(ids))}
+    out = []
+    for mid in ids:
+        record = records.get(mid)
+        sources = (record.metadata.source, *record.metadata.merged_sources) if record is not None else ()
+        out.append(frozenset(s.turn for s in sources if s.turn is not None))
+    return out
+
+
+def _by_turn(checkpoints: Iterable[Checkpoint]) -> dict[int, list[Checkpoint]]:
+    out: dict[int, list[Checkpoint]] = {}
+    for c in checkpoints:
+        out.setdefault(c.after, []).append(c)
+    return out
+
+
+def iter_texts(split: str) -> Iterator[str]:
+    """Every turn and question of ``split`` (for the separation checks)."""
+    for conversation in load(split):
+        yield from (t.text for t in conversation.turns)
+        yield from (c.q for c in conversation.checkpoints)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return report_main(run, SPLITS, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

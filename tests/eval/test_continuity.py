@@ -1,0 +1,84 @@
+"""The continuity suite on a conversation invented here (the benchmark's own files are run by `mnemir eval`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mnemir.errors import ValidationError
+from mnemir.eval import continuity
+
+# one user, two sessions; every fact is made up for this test
+CONVERSATION = {
+    "id": "t-en-01", "lang": "en", "domain": "a bicycle",
+    "sessions": [
+        {"at": "2026-05-04T09:00:00+00:00", "turns": [
+            {"n": 1, "speaker": "user", "text": "I need to get the brakes on my blue bicycle adjusted this week."},
+            {"n": 2, "speaker": "assistant", "text": "Shall I look up bike shops near you?"},
+            {"n": 3, "speaker": "user", "text": "My bike shop is Spokes on Harbour Lane, it closes at 5pm."},
+        ]},
+        {"at": "2026-05-09T18:00:00+00:00", "turns": [
+            {"n": 4, "speaker": "user", "text": "Sorry, Spokes actually closes at 7pm, not 5pm."},
+            {"n": 5, "speaker": "assistant", "text": "Got it, 7pm."},
+        ]},
+    ],
+    "checkpoints": [
+        {"after": 3, "kind": "open_tasks", "q": "What's on my to-do list?", "relevant": [1], "forbidden": []},
+        {"after": 5, "kind": "corrected_fact", "q": "Until when is the bike shop open?", "relevant": [4],
+         "forbidden": [3]},
+    ],
+}
+
+
+def _folder(tmp_path: Path, conversation: dict) -> Path:
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump({"conversations": [conversation]}), encoding="utf-8")
+    return tmp_path
+
+
+def test_load_reads_turns_times_and_checkpoints(tmp_path: Path) -> None:
+    [c] = continuity.load("dev", directory=_folder(tmp_path, CONVERSATION))
+    assert [t.n for t in c.turns] == [1, 2, 3, 4, 5] and [t.session for t in c.turns] == [1, 1, 1, 2, 2]
+    assert c.turns[1].at - c.turns[0].at == continuity.TURN_GAP
+    assert c.checkpoints[1].forbidden == {3} and c.time_after(3) > c.turns[2].at
+    cut = continuity.cut(c, 3)
+    assert len(cut.turns) == 3 and [p.kind for p in cut.checkpoints] == ["open_tasks"]
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    (lambda c: c["checkpoints"][0].update(kind="mood"), "kind"),
+    (lambda c: c["checkpoints"][0].update(relevant=[4]), "checkpoints[0]"),
+    (lambda c: c["sessions"][0]["turns"][1].update(speaker="narrator"), "speaker"),
+    (lambda c: c["sessions"][1]["turns"][0].update(n=9), "sessions"),
+    (lambda c: c["sessions"][0].update(at="2026-05-04T09:00:00"), "at"),
+])
+def test_malformed_files_name_the_field(tmp_path: Path, change, field: str) -> None:  # type: ignore[no-untyped-def]
+    conversation = yaml.safe_load(yaml.safe_dump(CONVERSATION))
+    change(conversation)
+    with pytest.raises(ValidationError) as err:
+        continuity.load("dev", directory=_folder(tmp_path, conversation))
+    assert field in err.value.context["field"]
+
+
+def test_unknown_split_and_empty_folder_are_errors(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError):
+        continuity.load("heldout")
+    with pytest.raises(ValidationError, match="no continuity files"):
+        continuity.load("dev", directory=tmp_path)
+
+
+def test_a_run_judges_every_checkpoint_beside_the_baselines(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    report = continuity.run("dev", directory=_folder(tmp_path, CONVERSATION), embedder=embedder)
+    assert report.conversations == 1 and report.turns == 5
+    for system in continuity.SYSTEMS:
+        assert report.metric(system)["n"] == 2
+    # the raw-turn baselines stand for their own turn only; five turns fit in the top 5, the old closing time too
+    hybrid = [r for r in report.rows if r.system == "turns_hybrid" and r.kind == "corrected_fact"]
+    assert [r.violation for r in hybrid] == [True]
+    assert all(len(cover) == 1 for r in report.rows if r.system != "remember_recall" for cover in r.covered)
+    task = [r for r in report.rows if r.system == "remember_recall" and r.kind == "open_tasks"]
+    assert task[0].accurate, task[0].covered  # the user's task is found; the assistant's offer is no task of theirs
+    data = report.to_dict()
+    assert set(data["systems"]["remember_recall"]["by_kind"]) == {"open_tasks", "corrected_fact"}
+    assert "turns + hybrid" in report.render()
