@@ -1,4 +1,4 @@
-"""Train recall's learned ranker (:mod:`mnemir.retrieve.learned`) on the collapse benchmark's seen files.
+"""Train recall's learned ranker (:mod:`mnemir.retrieve.learned`) on the collapse benchmark's training files.
 
     python -m mnemir.eval.learn_ranking [--out src/mnemir/retrieve/data/learned_ranker.json]
 
@@ -9,8 +9,8 @@ chosen by cross-validation over whole data files, so each file is judged by a mo
 settings are then fitted on every training file. The files, the settings and the cross-validated isolation@3 of the
 rules and of the model side by side are written into the model file.
 
-The files written after the shipped model was trained (``heldout33`` to ``heldout40``) and the fresh split are kept
-out by name (:data:`HELD_FROM_TRAINING`), to measure the model.
+Only the training files are read (:data:`TRAINING_FILES`: the first collapse files and heldout2-24); the dev files
+(heldout25-40, fresh) and the frozen test files measure the model. The model file lists what it was trained on.
 
 The cross-validation judges each setting by a simulation of recall's nudge (:func:`top`): the rules' list, the
 admitted part re-sorted by score + nudge. It leaves out recall's last touches (a task's finished steps below its open
@@ -45,8 +45,10 @@ _WEAK = FEATURES.index("flag_weak")
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "retrieve" / "data" / "learned_ranker.json"
 
 
-#: files never trained on: those written after the shipped model (they measure it) and the blind fresh split
-HELD_FROM_TRAINING = frozenset({"fresh.yaml", *(f"heldout{n}.yaml" for n in range(33, 41))})
+#: the collapse benchmark's training files: the only ones the model is fitted on (dev and test files measure it)
+TRAINING_FILES = frozenset({"task_fact.yaml", "preference_present.yaml", "emotion_fact.yaml", "task_status.yaml",
+                            "mixed.yaml", "dev2.yaml", "dev3.yaml", "dev4.yaml",
+                            *(f"heldout{n}.yaml" for n in range(2, 25))})
 
 
 @dataclass
@@ -65,14 +67,14 @@ class Dataset:
         return sorted({q.file for q in self.queries})
 
 
-def training_scenarios(splits: Sequence[str]) -> list[collapse.Scenario]:
-    """The scenarios of ``splits`` the trainer may read: never those of :data:`HELD_FROM_TRAINING`."""
-    return [s for split in splits for s in collapse.load(split) if s.source not in HELD_FROM_TRAINING]
+def training_scenarios() -> list[collapse.Scenario]:
+    """The scenarios the trainer may read: those of :data:`TRAINING_FILES` only."""
+    return [s for split in ("dev", "heldout") for s in collapse.load(split) if s.source in TRAINING_FILES]
 
 
-def collect(splits: Sequence[str] = ("dev", "heldout"), progress: bool = False) -> Dataset:
-    """Recall every query of ``splits`` with the rules alone and record the learned stage's candidates."""
-    scenarios = training_scenarios(splits)
+def collect(progress: bool = False) -> Dataset:
+    """Recall every query of the training files with the rules alone and record the learned stage's candidates."""
+    scenarios = training_scenarios()
     data = Dataset()
     for n, (scenario, mem, ids) in enumerate(collapse.built(scenarios, default_embedder()), start=1):
         data.queries += [_record(mem, scenario, query, ids) for query in scenario.queries]
@@ -229,7 +231,6 @@ def simulation_agreement(split: str = "dev", ranker: LearnedRanker | None = None
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--splits", default="dev,heldout", help="collapse splits to train on (comma-separated)")
     parser.add_argument("--data", type=Path, help="keep the collected candidates here (read them back if present)")
     parser.add_argument("--check-simulation", metavar="SPLIT",
                         help="only count how often the cross-validation's simulation differs from real recall")
@@ -240,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.data is not None and args.data.is_file():
         data = load_data(args.data)
     else:
-        data = collect(tuple(args.splits.split(",")), progress=True)
+        data = collect(progress=True)
         if args.data is not None:
             save_data(data, args.data)
     model, meta = train(data)

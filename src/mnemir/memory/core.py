@@ -257,10 +257,26 @@ class MemoryCore:
         return new
 
     def delete(self, id: str, *, user: str | _Any | None = None, hard: bool = False, now: datetime | None = None,
-               reason: str = "", actor: str = "api") -> None:
-        """Soft-delete (status ``deleted``, kept as history) or hard-delete a memory."""
+               reason: str = "", actor: str = "api", cascade: bool = True) -> None:
+        """Soft-delete (status ``deleted``, kept as history) or hard-delete a memory.
+
+        ``cascade`` (default): what was read from it goes too: forgetting an utterance (its ``Episode``) forgets the
+        memories linked to it by ``derived_from``, in the same transaction. Deleting a typed memory alone leaves its
+        episode."""
+        if not isinstance(cascade, bool):
+            raise ValidationError("cascade must be true or false", field="cascade", value=cascade, allowed="a bool")
         now = resolve_now(now)
         old = self.get(id, user=user, include_deleted=True)
+        derived = [e.source for e in self.store.edges([id], relations=["derived_from"], direction="in")] \
+            if cascade else []
+        if derived:
+            with self._one_transaction():
+                for mid in dict.fromkeys(derived):
+                    if mid != id and self._existing_ids([mid]):
+                        self.delete(mid, user=user, hard=hard, now=now, actor=actor, cascade=False,
+                                    reason=reason or f"derived from {id}, which was deleted")
+                self.delete(id, user=user, hard=hard, now=now, reason=reason, actor=actor, cascade=False)
+            return
         if hard:
             gone = HistoryEntry(memory_id=id, at=now, action=Action.deleted, actor=actor,
                                 reason=reason or "hard delete", before={"type": old.type})

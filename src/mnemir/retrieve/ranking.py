@@ -20,7 +20,7 @@ from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology import norm_key, parse_deadline
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.retrieve.lexical import ENUM_LIKE, shared_terms
-from mnemir.retrieve.wording import ARRANGEMENT_FORM, PROGRESSIVE_FORM, asks_about_now, points_here
+from mnemir.retrieve.wording import asks_about_now, points_here
 from mnemir.store.filters import FilterNode, matches
 from mnemir.understand.entities import aliases
 from mnemir.understand.lexicon import main_language
@@ -146,10 +146,9 @@ class RankingConfig:
     trust_intent: float = 0.7
     #: ... where an unsure intent's guess of "feelings" counts as asking about feelings from this confidence on
     feeling_guess_confidence: float = 0.4
-    #: how much the query's wording (task / feeling cues) counts in that check, in relevance units
+    #: how much the unsure intent's own guess (a task or feeling question) still counts in that check, in relevance
+    #: units
     cue_weight: float = 0.1
-    #: ... times this for wording that asks what stands in the way ("还差哪几步", "hanging over me")
-    remaining_cue_factor: float = 2.0
     #: in task queries, tasks lose up to this share of their weight with age (recent ones are what is meant)
     task_age_weight: float = 0.15
     task_half_life: timedelta = 30 * DAY
@@ -181,7 +180,6 @@ class RankingConfig:
                      "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit",
                      "weak_min_relevance", "cross_language_factor", "status_focus_margin", "open_focus_margin"):
             self._check_range(name, 0.0, 1.0)
-        self._check_range("remaining_cue_factor", 1.0, 5.0)
 
     def _check_range(self, name: str, low: float, high: float) -> None:
         value = getattr(self, name)
@@ -271,20 +269,17 @@ def is_about_user(record: MemIR) -> bool:
     return entity is None or key in SELF_ENTITIES or key == norm_key(record.scope.user_id)
 
 
-#: parts of the user and what the user is doing, named after "my" / "我的" ("my right shoulder", "我的右肩", "my
-#: ringing"): a fact about one is the user's state
-_BODY_PARTS = re.compile(
-    r"^(?:my|the user's|user's)\s+(?:(?:left|right|lower|upper)\s+)?(?:shoulder|knee|back|elbow|wrist|ankle|neck|hip|"
-    r"eyes?|ears?|teeth|tooth|stomach|skin|health|blood pressure|weight|sleep|hands?|foot|feet|legs?|arms?|throat|"
-    r"head|heart|gums?|voice|hearing|eyesight|diet)s?\b|^my [a-z]+ing$|^我的?(?:左|右)?(?:肩|膝|腰|背|肘|手腕|脚|踝|脖子|颈|髋|眼|耳|牙|胃|"
-    r"皮肤|身体|血压|体重|睡眠|手|腿|胳膊|嗓子|喉咙|头|心脏|牙龈|听力|视力)", re.I)
+#: possessive self-reference ("my ...", "the user's ...", "我的...", "我..." but not the plural "我们"): a fact about
+#: something of the user's (a part of the body, what the user is doing) is the user's own state
+_OWN = re.compile(r"^(?:my|the user's|user's)\s|^我(?!们)", re.I)
 
 
 def is_user_state(record: MemIR) -> bool:
-    """Whether a Fact states the user's own condition: :func:`is_about_user`, or a part of the user ("my right
-    shoulder", "我的右肩"). Ranking's present state only; the lifecycle's conflict rules keep the strict check."""
+    """Whether a Fact states the user's own condition: :func:`is_about_user`, or something of the user's named
+    with a possessive ("my right shoulder", "我的右肩"). Ranking's present state only; the lifecycle's conflict
+    rules keep the strict check."""
     entity = record.properties.get("entity")
-    return is_about_user(record) or (isinstance(entity, str) and _BODY_PARTS.search(entity.strip()) is not None)
+    return is_about_user(record) or (isinstance(entity, str) and _OWN.search(entity.strip()) is not None)
 
 
 def task_status(record: MemIR) -> str | None:
@@ -343,9 +338,6 @@ def _task_gate(c: Candidate, intent: IntentLike, where: FilterNode | None, confi
         return None
     if c.similarity >= config.task_context_similarity and intent.kind != "fact_lookup":
         return None
-    if intent.kind == "fact_lookup" and shared_terms(intent.query, c.record) and (
-            ARRANGEMENT_FORM.search(intent.query) or (filler and PROGRESSIVE_FORM.search(intent.query))):
-        return None  # "where are they going to live?": the open task on it is the arrangement under way (a task)
     return "a task is not an answer to this kind of query"
 
 

@@ -30,6 +30,7 @@ from mnemir.ontology import Ontology, format_datetime
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.context import Context
 from mnemir.retrieve.evidence import Settled, settle
+from mnemir.retrieve.fusion import DERIVED_FROM, fold_episodes, fuse, hard_exclusion, plain_ranks
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
 from mnemir.retrieve.judgements import (
     above_floor,
@@ -92,6 +93,14 @@ class RecallConfig:
     learned: bool = True
     #: the learned model; None = the one shipped with the package
     ranker: LearnedRanker | None = None
+    #: plain hybrid search's weight in the fusion with the role-aware order (reciprocal ranks; the role order weighs
+    #: 1). 0 turns the fusion off (and with it the guarantee that plain search's best keeps a place in the top k)
+    plain_weight: float = 0.5
+    #: the reciprocal-rank constant of that fusion: smaller favours the first places of each order
+    fusion_k: int = 5
+    #: from this intent confidence on, a role the intent rules out is not brought back by plain search (said in the
+    #: notes when it was plain search's best)
+    confident_intent: float = 0.9
     #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
     #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
@@ -106,7 +115,12 @@ class RecallConfig:
         if self.observer is not None and not callable(self.observer):
             raise ValidationError("observer must be callable or None", field="observer",
                                   value=type(self.observer).__name__, allowed="a callable(items, rows)")
-        for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback"):
+        for name, low, high in (("plain_weight", 0.0, 10.0), ("confident_intent", 0.0, 1.0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
+                                      allowed=f"[{low:g}, {high:g}]")
+        for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback", "fusion_k"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValidationError(f"{name} must be a positive integer", field=name, value=value,
@@ -128,6 +142,8 @@ class RecallHit:
     flags: list[str] = field(default_factory=list)
     #: how it was reached when by a relationship: "step_of from mem_..."
     via: str | None = None
+    #: the utterance (Episode) this memory was read from, when it says more than the memory
+    quote: MemIR | None = None
 
     @property
     def id(self) -> str:
@@ -143,7 +159,8 @@ class RecallHit:
 
     def to_dict(self) -> dict[str, Any]:
         return {"memory": self.memory.to_dict(), "score": self.score, "role": self.role, "reasons": self.reasons,
-                "flags": self.flags, "via": self.via}
+                "flags": self.flags, "via": self.via,
+                "quote": self.quote.to_dict() if self.quote is not None else None}
 
 
 @dataclass
@@ -183,6 +200,15 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
     pool = _gather(store, scope, intent, types, where, qvec, now, max(config.candidates, 4 * k), config)
+    past = asks_about_past(intent.query, intent.time_range, now)
+    folded = fold_episodes(store, scope, pool, past, qvec)
+    plain = plain_ranks(pool)
+    barred = dict(folded.excluded)
+    for mid, c in list(pool.items()):
+        reason = hard_exclusion(c.record, intent, now, past)
+        if reason is not None:
+            barred[mid] = reason
+            del pool[mid]
     frames = _frames(store, scope, now, pool)
     if "ContextualFrame" in intent.types and frames.active is not None and frames.active.id not in pool:
         pool[frames.active.id] = Candidate(frames.active)  # the frame in force may answer "what is this about?"
@@ -191,7 +217,6 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     notes = [settled.note] if settled.note else []
     if settled.switched:
         intent, where = _switched(intent, settled), None
-    past = asks_about_past(intent.query, intent.time_range, now)
     ranked = _rank(pool, intent, where, now, config, ontology, frames, store, past)
     scored_ids = {s.record.id for s in ranked}  # judged already: the top-up never brings one back
     judged_by_id = {s.record.id: s for s in ranked}
@@ -220,10 +245,18 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
         if ranker is not None and items:
             kept = _learned_order(items[:head], rows[:head], ranker, intent.kind, config.ranking) + list(kept[head:])
     notes += weak_notes
+    if config.plain_weight > 0:
+        extra, more_barred = _plain_extras(kept, plain, judged_by_id, pool, intent, where, now, config, ontology,
+                                           frames, past, k)
+        barred.update(more_barred)
+        kept, fusion_notes = fuse(kept, plain, extra, k=k, role_weight=1.0, plain_weight=config.plain_weight,
+                                  fusion_k=config.fusion_k, barred=barred)
+        notes += fusion_notes
     ranked = kept
     widened, widen_notes = _widening(ranked, intent, k)
-    widened = widened or any("weak" in s.flags for s in ranked)
+    widened = widened or any("weak" in s.flags for s in ranked[:k])
     hits = [_hit(s) for s in ranked[:k]]
+    _quote(store, hits, folded.quotes)
     notes += widen_notes + walk_notes
     if not hits:
         notes.append("no stored memory in this scope is close enough to the query")
@@ -452,6 +485,61 @@ def _learned_order(items: Sequence[Item], rows: Any, ranker: LearnedRanker, kind
     open_steps_first(out, kind)
     lift_present(out, kind, ranking)
     return order_hits(out)
+
+
+def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapping[str, Scored],
+                  pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode | None, now: datetime,
+                  config: RecallConfig, ontology: Ontology, frames: FrameState, past: bool,
+                  k: int) -> tuple[dict[str, Scored], dict[str, str]]:
+    """What plain search ranks high that the role-aware order left out, scored for showing (a soft role gate or a
+    floor moved it down, it did not remove it), and what may not be shown at all (id -> the named reason): a memory
+    replaced by a newer one (unless the past is asked about), the setting in force (shown apart), and a role the
+    intent rules out with high confidence."""
+    shown = {s.record.id for s in kept}
+    extra: dict[str, Scored] = {}
+    barred: dict[str, str] = {}
+    depth = max(2 * k, 10)
+    for mid, _ in sorted(plain.items(), key=lambda kv: kv[1])[:depth]:
+        c = pool.get(mid)
+        if mid in shown or c is None:
+            continue
+        if frames.active is not None and mid == frames.active.id:
+            barred[mid] = "the setting in force, shown apart"
+            continue
+        if mid in judged:
+            s = judged[mid]
+            if s.replaced_by is not None and not past:
+                barred[mid] = f"replaced by {s.replaced_by}"
+                continue
+            s.reasons.append("under recall's floors")
+            extra[mid] = s
+            continue
+        type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
+        role = role_of(c.record, intent, now, config.ranking, type_role)
+        reason = gate(c, role, intent, where, now, config.ranking)
+        if reason is not None and soft_gate(reason) == "task_not_answer" \
+                and intent.confidence >= config.confident_intent:
+            barred[mid] = f"the query asks for {', '.join(intent.types)} (confidence {intent.confidence:.2f}): {reason}"
+            continue
+        s = score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=True)
+        if s is None:
+            continue
+        if reason is not None:
+            s.reasons.append(f"ranked down, not removed: {reason}")
+        extra[mid] = s
+    return extra, barred
+
+
+def _quote(store: Store, hits: Sequence[RecallHit], quotes: Mapping[str, MemIR]) -> None:
+    """Each shown typed memory carries the utterance it was read from (its episode) as its quote, when the
+    utterance says more than the memory."""
+    missing = {h.memory.id: rel.target for h in hits if h.memory.id not in quotes
+               for rel in h.memory.relations(DERIVED_FROM)[:1]}
+    fetched = {r.id: r for r in store.fetch(list(dict.fromkeys(missing.values())))} if missing else {}
+    for h in hits:
+        episode = quotes.get(h.memory.id) or fetched.get(missing.get(h.memory.id, ""))
+        if episode is not None and episode.content.text.strip() != h.memory.content.text.strip():
+            h.quote = episode
 
 
 def _may_fill(s: Scored, intent: IntentLike, closest: float) -> bool:
