@@ -124,12 +124,13 @@ def _rrf(rank: int | None) -> float:
 
 
 def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[str, Scored], *, k: int,
-         role_weight: float, plain_weight: float, fusion_k: int, barred: Mapping[str, str]) -> tuple[list[Scored],
-                                                                                                     list[str]]:
+         role_weight: float, plain_weight: float, fusion_k: int, barred: Mapping[str, str],
+         ruled_out: Mapping[str, str]) -> tuple[list[Scored], list[str]]:
     """The shown order: reciprocal-rank fusion of the role-aware order and plain search's, over what the role order
     shows and what plain search finds that it left out (``extra``: scored, with the reason it was left out in its
-    reasons). ``barred``: plain-search candidates that may not be shown (id -> the named reason). What plain search
-    ranks first (and may be shown) is kept in the top ``k``."""
+    reasons). ``barred``: memories that may not be shown (id -> the named lifecycle reason); ``ruled_out``: memories
+    whose role a confident intent rules out (id -> why): plain search does not bring them back or lift them. What
+    plain search ranks first among the rest is kept in the top ``k``."""
     notes: list[str] = []
     fused: dict[str, float] = {}
     by_id: dict[str, Scored] = {}
@@ -137,7 +138,7 @@ def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[
         by_id[s.record.id] = s
         fused[s.record.id] = role_weight / (fusion_k + rank)
     for mid, rank in plain.items():
-        if mid in barred:
+        if mid in barred or mid in ruled_out:
             continue
         if mid not in by_id:
             if mid not in extra:
@@ -146,15 +147,20 @@ def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[
             fused[mid] = 0.0
         fused[mid] += plain_weight / (fusion_k + rank)
     order = sorted(by_id.values(), key=lambda s: (-fused[s.record.id], s.record.id))
-    first = next((mid for mid, _ in sorted(plain.items(), key=lambda kv: kv[1]) if mid in by_id), None)
-    for rank, mid in sorted((plain[mid], mid) for mid in barred if mid in plain and plain[mid] <= k):
-        notes.append(f"plain search's match {mid} (rank {rank}) is left out: {barred[mid]}")
+    first = next((mid for mid, _ in sorted(plain.items(), key=lambda kv: kv[1])
+                  if mid in by_id and mid not in barred and mid not in ruled_out), None)
     if first is not None:
         place = next(i for i, s in enumerate(order) if s.record.id == first)
         if place >= k:
             chosen = order.pop(place)
             order.insert(k - 1, chosen)
             chosen.reasons.append("plain search ranks it first: kept in the top k")
+    shown = {s.record.id for s in order[:k]}
+    for rank, mid in sorted((plain[mid], mid) for mid in barred if mid in plain and plain[mid] <= k):
+        notes.append(f"plain search's match {mid} (rank {rank}) is left out: {barred[mid]}")
+    for rank, mid in sorted((plain[mid], mid) for mid in ruled_out if mid in plain and plain[mid] <= k):
+        if mid not in shown:
+            notes.append(f"plain search's match {mid} (rank {rank}) is not brought back: {ruled_out[mid]}")
     for s in order:
         rank = plain.get(s.record.id)
         if rank is not None and rank <= 3:

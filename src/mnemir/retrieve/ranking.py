@@ -78,8 +78,10 @@ class RankingConfig:
 
     #: an emotional state's weight halves every ``emotion_half_life`` (a moment, not a trait)
     emotion_half_life: timedelta = 12 * HOUR
-    #: below this faded weight an emotion is not used as a caution at all
+    #: below this faded weight an emotion is flagged faded (no longer the present mood)
     emotion_min_weight: float = 0.25
+    #: an emotion asked about as an event (not as the mood) counts at least this much of its relevance, however old
+    emotion_event_weight: float = 0.35
     #: a fresh emotion still counts this much of its relevance (damped: never evidence)
     emotion_damping: float = 0.5
     #: when the query asks about feelings, they fade this much more slowly
@@ -173,7 +175,7 @@ class RankingConfig:
             if not isinstance(value, timedelta) or value <= timedelta(0):
                 raise ValidationError(f"{name} must be a positive timedelta", field=name, value=str(value),
                                       allowed="a positive timedelta")
-        for name in ("emotion_min_weight", "emotion_damping", "preference_floor", "outdated_factor",
+        for name in ("emotion_min_weight", "emotion_event_weight", "emotion_damping", "preference_floor", "outdated_factor",
                      "other_frame_factor", "disputed_factor", "out_of_range_factor", "widened_type_fit",
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
@@ -313,10 +315,6 @@ def gate(c: Candidate, role: str, intent: IntentLike, where: FilterNode | None, 
     record = c.record
     if record.type in TASK_TYPES:
         return _task_gate(c, intent, where, config, filler)
-    if record.type == "EmotionalState" and intent.kind != "emotion":
-        weight = halving(age_of(record, now), config.emotion_half_life)
-        if weight < config.emotion_min_weight:
-            return f"an emotion from {_ago(age_of(record, now))} has faded (weight {weight:.2f})"
     if record.type == "ContextualFrame" and intent.kind != "frame":
         return "a frame is context, shown apart" if frame_active(record, now) else "an inactive frame"
     if record.type == "DialogueAct" and "DialogueAct" not in intent.types:
@@ -500,10 +498,13 @@ def _state_factor(record: MemIR, role: str, intent: IntentLike, now: datetime, c
                 factor *= config.out_of_range_factor
                 reasons.append(f"a feeling from {_ago(age)}: the question asks about now")
         else:
+            # fading weakens a feeling as the present mood; what happened stays an event that can be asked about
             weight = halving(age, config.emotion_half_life)
-            factor = config.emotion_damping * weight
-            reasons.append(f"a feeling from {_ago(age)}: damped, weight {weight:.2f}")
-            flags.append("faded" if weight < 0.5 else "emotion")
+            factor = max(config.emotion_damping * weight, config.emotion_event_weight)
+            reasons.append(f"a feeling from {_ago(age)}: as the present mood weight {weight:.2f}"
+                           + ("; kept as an event" if config.emotion_damping * weight < config.emotion_event_weight
+                              else ""))
+            flags.append("faded" if weight < config.emotion_min_weight else "emotion")
     elif record.type in ("Fact", "Hypothesis"):
         conf = confidence_of(record)
         if conf is not None:

@@ -50,6 +50,7 @@ from mnemir.retrieve.learned import Item, LearnedRanker, default_ranker, feature
 from mnemir.retrieve.lexical import entity_terms
 from mnemir.retrieve.ranking import (
     LINK_DECAY,
+    TASK_KINDS,
     TASK_TYPES,
     Candidate,
     FrameState,
@@ -100,7 +101,7 @@ class RecallConfig:
     fusion_k: int = 5
     #: from this intent confidence on, a role the intent rules out is not brought back by plain search (said in the
     #: notes when it was plain search's best)
-    confident_intent: float = 0.9
+    confident_intent: float = 0.7
     #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
     #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
@@ -246,11 +247,11 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
             kept = _learned_order(items[:head], rows[:head], ranker, intent.kind, config.ranking) + list(kept[head:])
     notes += weak_notes
     if config.plain_weight > 0:
-        extra, more_barred = _plain_extras(kept, plain, judged_by_id, pool, intent, where, now, config, ontology,
-                                           frames, past, k)
+        extra, more_barred, ruled_out = _plain_extras(kept, plain, judged_by_id, pool, intent, where, now, config,
+                                                      ontology, frames, past, k)
         barred.update(more_barred)
         kept, fusion_notes = fuse(kept, plain, extra, k=k, role_weight=1.0, plain_weight=config.plain_weight,
-                                  fusion_k=config.fusion_k, barred=barred)
+                                  fusion_k=config.fusion_k, barred=barred, ruled_out=ruled_out)
         notes += fusion_notes
     ranked = kept
     widened, widen_notes = _widening(ranked, intent, k)
@@ -490,21 +491,30 @@ def _learned_order(items: Sequence[Item], rows: Any, ranker: LearnedRanker, kind
 def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapping[str, Scored],
                   pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode | None, now: datetime,
                   config: RecallConfig, ontology: Ontology, frames: FrameState, past: bool,
-                  k: int) -> tuple[dict[str, Scored], dict[str, str]]:
+                  k: int) -> tuple[dict[str, Scored], dict[str, str], dict[str, str]]:
     """What plain search ranks high that the role-aware order left out, scored for showing (a soft role gate or a
-    floor moved it down, it did not remove it), and what may not be shown at all (id -> the named reason): a memory
-    replaced by a newer one (unless the past is asked about), the setting in force (shown apart), and a role the
-    intent rules out with high confidence."""
+    floor moved it down, it did not remove it); what may not be shown at all (id -> the named reason: a memory
+    replaced by a newer one unless the past is asked about, the setting in force, shown apart); and what a confident
+    intent rules out (id -> why: a task or a feeling asked about as neither), which plain search does not bring back."""
     shown = {s.record.id for s in kept}
     extra: dict[str, Scored] = {}
     barred: dict[str, str] = {}
+    ruled_out: dict[str, str] = {}
     depth = max(2 * k, 10)
     for mid, _ in sorted(plain.items(), key=lambda kv: kv[1])[:depth]:
         c = pool.get(mid)
-        if mid in shown or c is None:
+        if c is None:
             continue
         if frames.active is not None and mid == frames.active.id:
             barred[mid] = "the setting in force, shown apart"
+            continue
+        type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
+        role = role_of(c.record, intent, now, config.ranking, type_role)
+        why = _ruled_out(role, intent, config)
+        if why is not None:
+            ruled_out[mid] = why
+            continue
+        if mid in shown:
             continue
         if mid in judged:
             s = judged[mid]
@@ -514,20 +524,26 @@ def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapp
             s.reasons.append("under recall's floors")
             extra[mid] = s
             continue
-        type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
-        role = role_of(c.record, intent, now, config.ranking, type_role)
         reason = gate(c, role, intent, where, now, config.ranking)
-        if reason is not None and soft_gate(reason) == "task_not_answer" \
-                and intent.confidence >= config.confident_intent:
-            barred[mid] = f"the query asks for {', '.join(intent.types)} (confidence {intent.confidence:.2f}): {reason}"
-            continue
         s = score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=True)
         if s is None:
             continue
         if reason is not None:
             s.reasons.append(f"ranked down, not removed: {reason}")
         extra[mid] = s
-    return extra, barred
+    return extra, barred, ruled_out
+
+
+def _ruled_out(role: str, intent: IntentLike, config: RecallConfig) -> str | None:
+    """Why a confident intent rules this role out (a task for a question that asks for no task, a feeling for one
+    that asks about no feeling), or None."""
+    if intent.confidence < config.confident_intent:
+        return None
+    if role == "task" and intent.kind not in TASK_KINDS and not any(t in TASK_TYPES for t in intent.types):
+        return f"the query asks for {intent.kind} (confidence {intent.confidence:.2f}): a task is not its answer"
+    if role == "caution" and intent.kind != "emotion":
+        return f"the query asks for {intent.kind} (confidence {intent.confidence:.2f}): a feeling is not its answer"
+    return None
 
 
 def _quote(store: Store, hits: Sequence[RecallHit], quotes: Mapping[str, MemIR]) -> None:
