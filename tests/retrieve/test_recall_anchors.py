@@ -19,6 +19,9 @@ from mnemir.retrieve.ranking import RankingConfig
 from mnemir.retrieve.recall import Recall, RecallConfig
 from mnemir.retrieve.wording import asks_about_past, points_here
 
+#: these tests pin the role-aware order (see conftest.role_order_only)
+pytestmark = pytest.mark.usefixtures("role_order_only")
+
 
 def _passed_the_floor(result: mnemir.Recall) -> list[str]:
     return [h.id for h in result.hits if "weak" not in h.flags]
@@ -78,7 +81,7 @@ def test_the_best_keyword_match_sharing_a_topic_word_passes_the_floor(
     ask = intent(query, "fact_lookup", ("Fact",))
 
     anchored = mem.recall(query, user="alice", k=3, now=now, intent=ask)
-    mem.recall_config = RecallConfig(ranking=RankingConfig(keyword_anchor=0.0))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranking=RankingConfig(keyword_anchor=0.0))
     unanchored = mem.recall(query, user="alice", k=3, now=now, intent=ask)
 
     venue = next(h for h in anchored.hits if h.id == offsite["venue"].id)
@@ -231,7 +234,7 @@ def test_with_no_closer_habit_the_change_statement_replaces_the_one_there_is(mem
     assert _ids(result) == [green.id]
     assert not any(pot.id in note for note in result.notes)
     # with the score floor off the replacement itself shows: the pot is left out as replaced by the change statement
-    mem.recall_config = RecallConfig(ranking=RankingConfig(min_score=0.0))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranking=RankingConfig(min_score=0.0))
     floorless = mem.recall(query, user="alice", k=5, now=now, intent=intent(query, "preference", ("Preference",)))
     assert pot.id not in _ids(floorless)
     assert f"{pot.id} (by {green.id})" in " ".join(floorless.notes), floorless.notes
@@ -257,7 +260,7 @@ def test_asked_about_now_a_recent_feeling_replaces_one_older_than_the_present_wi
 
     result = mem.recall(query, user="alice", k=3, now=now, intent=ask)
     # the replaced feeling's strength falls below min_score before the note is written: a zero floor shows the note
-    mem.recall_config = RecallConfig(ranking=RankingConfig(min_score=0.0))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranking=RankingConfig(min_score=0.0))
     unfloored = mem.recall(query, user="alice", k=3, now=now, intent=ask)
 
     if replaced:
@@ -309,7 +312,7 @@ def test_a_fact_recording_the_outcome_answers_a_status_question(mem: mnemir.Memo
     ask = intent(query, "task_status", ("Task", "Plan"))
 
     result = mem.recall(query, user="alice", k=3, now=now, intent=ask)
-    mem.recall_config = RecallConfig(ranking=RankingConfig(outcome_fact_fit=0.6))  # the widened fit it had before
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranking=RankingConfig(outcome_fact_fit=0.6))  # the widened fit it had before
     widened = mem.recall(query, user="alice", k=3, now=now, intent=ask)
 
     assert _ids(result) == [passed.id, signup.id]
@@ -350,7 +353,7 @@ def test_another_frames_fact_gives_way_to_the_frame_in_force_on_the_same_topic(m
     query = intent("How much does each household pay for the repair?", "fact_lookup", ("Fact", "Hypothesis"),
                    confidence=0.9)
     # the score floor off, so that the other frame's fact is shown unless it gives way (and the note says so)
-    mem.recall_config = RecallConfig(ranking=RankingConfig(min_score=0.0))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranking=RankingConfig(min_score=0.0))
     result = mem.recall(query.query, user="alice", k=3, now=now, intent=query)
 
     assert _ids(result)[0] == lift.id
@@ -387,7 +390,7 @@ def test_an_unsure_fact_brings_the_confident_one_about_the_same_thing(
         mem: mnemir.Memory, now: datetime, retreat: dict[str, mnemir.MemIR]) -> None:
     query = "Can I take my yoga mat along?"
     # a relevance floor that only the guess's words reach
-    mem.recall_config = RecallConfig(ranking=RankingConfig(min_relevance=0.3, weak_min_relevance=1.0))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranking=RankingConfig(min_relevance=0.3, weak_min_relevance=1.0))
 
     result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
 
@@ -408,7 +411,7 @@ def test_a_one_word_guess_brings_only_the_closest_confident_fact(mem: mnemir.Mem
               for text, entity, value in [("Car tax is 190 pounds a year", "car tax", "190"),
                                           ("The car loan has 14 payments left", "car loan", "14 payments")]]
     query = "When is the car due its service?"
-    mem.recall_config = RecallConfig(ranking=RankingConfig(min_relevance=0.45, weak_min_relevance=1.0))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranking=RankingConfig(min_relevance=0.45, weak_min_relevance=1.0))
 
     result = mem.recall(query, user="alice", k=5, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
 

@@ -145,7 +145,8 @@ def test_what_plain_search_ranks_first_keeps_a_place_in_the_top_k(mem: mnemir.Me
     _remember(mem, now, ["我对花生过敏", "Finish the quarterly report by Friday"], days=1)
     first = mem.search(query, user="alice", k=1, now=now)[0].id
     result = mem.recall(query, user="alice", k=3, now=now)
-    shown = {h.id for h in result.hits} | {h.quote.id for h in result.hits if h.quote is not None}
+    shown = {h.id for h in result.hits} | {h.quote.id for h in result.hits if h.quote is not None} \
+        | {r.target for h in result.hits for r in h.memory.relations("derived_from")}  # shown as what was read
     named = [n for n in result.notes if first in n]
     assert first in shown or named, (query, result.notes)
     if first in {h.id for h in result.hits}:

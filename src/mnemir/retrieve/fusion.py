@@ -2,15 +2,17 @@
 exclusions, and the fusion of recall's role-aware order with plain hybrid search.
 
 - *Episodes* (an utterance kept verbatim) carry what was said; the typed memories read from one (``derived_from``)
-  carry its role. An episode with live typed memories is folded into them: they are ranked with the episode's
-  closeness to the query too, and shown with it as their quote, so a memory and its own episode never take two
-  slots. An episode whose every typed memory was replaced is outdated with them (unless the past is asked about).
+  carry its role. An episode with live typed memories (other than a feeling or a dialogue act) is folded into them:
+  the closest takes the episode's signals, and each shows the episode as its quote. An episode whose every typed
+  memory was superseded is outdated with them (unless the past is asked about). At the end, a typed memory and its
+  own episode never take two slots (:func:`one_slot`).
 - *Hard exclusions* are lifecycle facts only, each named: deleted and superseded records are outside the scope
-  already; a closed task when open work is asked for; a validity that has ended; an episode whose readings were all
-  replaced. Everything else (role, fading) moves a score.
-- *Fusion*: reciprocal-rank fusion of the role-aware order (its weight) and plain hybrid search (vector + BM25 over
-  every memory, episodes included). What plain search ranks first keeps a place in the top k unless a hard
-  exclusion applies or a confident intent rules its role out (both said in the notes).
+  already; a memory replaced by a newer one (unless the past is asked about); a closed task when open work is asked
+  for; a validity that has ended. Everything else (role, fading, floors) moves a score.
+- *Fusion*: reciprocal-rank fusion of the role-aware order (weight 1) and plain hybrid search (vector + BM25 over
+  every memory, episodes included; ``plain_weight``). What plain search ranks first keeps a place in the top k
+  unless a hard exclusion applies or a confident intent rules its role out (a task or a feeling for a question that
+  asks for neither, where the role order answers with a memory of an intended type): both are said in the notes.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ EPISODE = "Episode"
 DERIVED_FROM = "derived_from"
 #: what plain hybrid search fuses: the same reciprocal-rank constant as :class:`~mnemir.retrieve.search.FusionConfig`
 PLAIN_RRF_K = 60
-#: types whose memories carry no role of their own beside their episode (a dialogue act is how it was said)
-NO_READING = ("DialogueAct",)
+#: readings an episode is not folded into: a dialogue act (how it was said, not what) and a feeling (an utterance
+#: that carries a feeling also tells what happened: the event stays findable as said, the feeling is its own memory)
+NO_READING = ("DialogueAct", "EmotionalState")
 
 
 @dataclass(frozen=True)
@@ -166,3 +169,34 @@ def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[
         if rank is not None and rank <= 3:
             s.reasons.append(f"plain search rank {rank}")
     return order, notes
+
+
+def one_slot(order: Sequence[Scored], ruled_out: Mapping[str, str], quotes: MutableMapping[str, MemIR]) -> list[Scored]:
+    """A typed memory and its own episode never take two slots: the better-placed one holds the slot, shown as the
+    typed memory with the episode as its quote (unless a confident intent rules the typed memory out: then the
+    episode, what was said, stays). Memories read from the same utterance each keep their own place."""
+    out: list[Scored] = []
+    episode_at: dict[str, int] = {}  # episode id -> the place of the episode itself in ``out``
+    reading_of: dict[str, bool] = {}  # episode id -> a typed memory read from it is shown
+    for s in order:
+        record = s.record
+        if record.type == EPISODE:
+            if reading_of.get(record.id):
+                continue
+            episode_at[record.id] = len(out)
+            out.append(s)
+            continue
+        source = next((r.target for r in record.relations(DERIVED_FROM)), None)
+        if source is not None and source in episode_at:
+            if record.id in ruled_out:
+                continue  # the episode above already shows what was said
+            place = episode_at.pop(source)
+            held = out[place]
+            out[place] = s
+            quotes.setdefault(record.id, held.record)
+            reading_of[source] = True
+            continue
+        if source is not None:
+            reading_of[source] = True
+        out.append(s)
+    return out

@@ -501,7 +501,7 @@ def _state_factor(record: MemIR, role: str, intent: IntentLike, now: datetime, c
             # fading weakens a feeling as the present mood; what happened stays an event that can be asked about
             weight = halving(age, config.emotion_half_life)
             factor = max(config.emotion_damping * weight, config.emotion_event_weight)
-            reasons.append(f"a feeling from {_ago(age)}: as the present mood weight {weight:.2f}"
+            reasons.append(f"a feeling from {_ago(age)}: damped as the present mood, weight {weight:.2f}"
                            + ("; kept as an event" if config.emotion_damping * weight < config.emotion_event_weight
                               else ""))
             flags.append("faded" if weight < config.emotion_min_weight else "emotion")

@@ -30,7 +30,7 @@ from mnemir.ontology import Ontology, format_datetime
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.context import Context
 from mnemir.retrieve.evidence import Settled, settle
-from mnemir.retrieve.fusion import DERIVED_FROM, fold_episodes, fuse, hard_exclusion, plain_ranks
+from mnemir.retrieve.fusion import DERIVED_FROM, EPISODE, fold_episodes, fuse, hard_exclusion, one_slot, plain_ranks
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
 from mnemir.retrieve.judgements import (
     above_floor,
@@ -49,6 +49,7 @@ from mnemir.retrieve.judgements import (
 from mnemir.retrieve.learned import Item, LearnedRanker, default_ranker, features, soft_gate
 from mnemir.retrieve.lexical import entity_terms
 from mnemir.retrieve.ranking import (
+    ANSWER_ROLES,
     LINK_DECAY,
     TASK_KINDS,
     TASK_TYPES,
@@ -97,6 +98,8 @@ class RecallConfig:
     #: plain hybrid search's weight in the fusion with the role-aware order (reciprocal ranks; the role order weighs
     #: 1). 0 turns the fusion off (and with it the guarantee that plain search's best keeps a place in the top k)
     plain_weight: float = 0.5
+    #: ... plus this much times (1 - the intent's confidence)
+    unsure_plain_weight: float = 1.0
     #: the reciprocal-rank constant of that fusion: smaller favours the first places of each order
     fusion_k: int = 5
     #: from this intent confidence on, a role the intent rules out is not brought back by plain search (said in the
@@ -116,7 +119,8 @@ class RecallConfig:
         if self.observer is not None and not callable(self.observer):
             raise ValidationError("observer must be callable or None", field="observer",
                                   value=type(self.observer).__name__, allowed="a callable(items, rows)")
-        for name, low, high in (("plain_weight", 0.0, 10.0), ("confident_intent", 0.0, 1.0)):
+        for name, low, high in (("plain_weight", 0.0, 10.0), ("unsure_plain_weight", 0.0, 10.0),
+                                ("confident_intent", 0.0, 1.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -246,18 +250,24 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
         if ranker is not None and items:
             kept = _learned_order(items[:head], rows[:head], ranker, intent.kind, config.ranking) + list(kept[head:])
     notes += weak_notes
-    if config.plain_weight > 0:
+    if config.plain_weight > 0 or config.unsure_plain_weight > 0:
         extra, more_barred, ruled_out = _plain_extras(kept, plain, judged_by_id, pool, intent, where, now, config,
                                                       ontology, frames, past, k)
         barred.update(more_barred)
-        kept, fusion_notes = fuse(kept, plain, extra, k=k, role_weight=1.0, plain_weight=config.plain_weight,
+        # the intent is a probability over roles: the less sure it is, the more plain search counts
+        weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(intent.confidence))
+        kept, fusion_notes = fuse(kept, plain, extra, k=k, role_weight=1.0, plain_weight=weight,
                                   fusion_k=config.fusion_k, barred=barred, ruled_out=ruled_out)
         notes += fusion_notes
+    else:
+        ruled_out = {}
+    quotes = dict(folded.quotes)
+    kept = one_slot(kept, ruled_out, quotes)
     ranked = kept
     widened, widen_notes = _widening(ranked, intent, k)
     widened = widened or any("weak" in s.flags for s in ranked[:k])
     hits = [_hit(s) for s in ranked[:k]]
-    _quote(store, hits, folded.quotes)
+    _quote(store, hits, quotes)
     notes += widen_notes + walk_notes
     if not hits:
         notes.append("no stored memory in this scope is close enough to the query")
@@ -500,22 +510,29 @@ def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapp
     extra: dict[str, Scored] = {}
     barred: dict[str, str] = {}
     ruled_out: dict[str, str] = {}
+    # a confident intent rules a role out only where the role order answers with a memory of an intended type: with
+    # no such answer, the task or feeling plain search found is the best there is (typing must not subtract)
+    answered = any(s.record.type in intent.types and s.role in ANSWER_ROLES and "weak" not in s.flags
+                   for s in kept[:k])
     depth = max(2 * k, 10)
+    first_seen = False
     for mid, _ in sorted(plain.items(), key=lambda kv: kv[1])[:depth]:
         c = pool.get(mid)
         if c is None:
             continue
         if frames.active is not None and mid == frames.active.id:
-            barred[mid] = "the setting in force, shown apart"
-            continue
+            continue  # the setting in force, shown apart
         type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
         role = role_of(c.record, intent, now, config.ranking, type_role)
-        why = _ruled_out(role, intent, config)
+        why = _ruled_out(role, intent, config) if answered and c.record.type != EPISODE else None
         if why is not None:
             ruled_out[mid] = why
             continue
+        is_first, first_seen = not first_seen, True
         if mid in shown:
             continue
+        if intent.confidence >= config.confident_intent and not is_first:
+            continue  # a sure intent: what the role order left out comes back only as plain search's best
         if mid in judged:
             s = judged[mid]
             if s.replaced_by is not None and not past:

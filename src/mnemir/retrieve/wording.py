@@ -2,7 +2,7 @@
 wording is learned (:mod:`mnemir.retrieve.learned`, features of the query's words) or read by the intent model.
 
 Each set below names the phenomenon it encodes; none is written for a particular sentence. English entries match
-as whole words, Chinese ones as substrings. 39 literals in all.
+as whole words, Chinese ones as substrings. 40 literals in all.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from datetime import datetime
 from functools import lru_cache
 
 #: anteriority: adverbs that place the state asked about before now (earlier, replaced memories answer it)
-PAST = ("以前", "之前", "原来", "过去", "曾经", "当时", "那时", "上次",
-        "used to", "before", "previously", "originally", "back then", "last time", "in the past", "at first")
+PAST = ("以前", "之前", "原来", "过去", "曾经", "当时", "那时", "上次", "上回",
+        "used to", "use to", "previously", "originally", "back then", "last time", "in the past", "at first")
 #: the present: adverbs that ask how things stand now (an old feeling is then not the answer)
 NOW = ("现在", "目前", "最近", "这几天", "now", "currently", "lately", "these days", "still")
 #: deixis: words that point at the situation in force (what was said in the active setting answers them)
