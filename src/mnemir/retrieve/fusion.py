@@ -165,9 +165,9 @@ def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[
         if mid not in shown:
             notes.append(f"plain search's match {mid} (rank {rank}) is not brought back: {ruled_out[mid]}")
     for s in order:
-        rank = plain.get(s.record.id)
-        if rank is not None and rank <= 3:
-            s.reasons.append(f"plain search rank {rank}")
+        plain_rank = plain.get(s.record.id)
+        if plain_rank is not None and plain_rank <= 3:
+            s.reasons.append(f"plain search rank {plain_rank}")
     return order, notes
 
 

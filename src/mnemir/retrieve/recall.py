@@ -534,20 +534,20 @@ def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapp
         if intent.confidence >= config.confident_intent and not is_first:
             continue  # a sure intent: what the role order left out comes back only as plain search's best
         if mid in judged:
-            s = judged[mid]
-            if s.replaced_by is not None and not past:
-                barred[mid] = f"replaced by {s.replaced_by}"
+            held = judged[mid]
+            if held.replaced_by is not None and not past:
+                barred[mid] = f"replaced by {held.replaced_by}"
                 continue
-            s.reasons.append("under recall's floors")
-            extra[mid] = s
+            held.reasons.append("under recall's floors")
+            extra[mid] = held
             continue
         reason = gate(c, role, intent, where, now, config.ranking)
-        s = score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=True)
-        if s is None:
+        scored = score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=True)
+        if scored is None:
             continue
         if reason is not None:
-            s.reasons.append(f"ranked down, not removed: {reason}")
-        extra[mid] = s
+            scored.reasons.append(f"ranked down, not removed: {reason}")
+        extra[mid] = scored
     return extra, barred, ruled_out
 
 
