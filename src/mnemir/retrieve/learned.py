@@ -9,8 +9,11 @@ list make the top k): nothing the rules set aside comes back, nothing they show 
 touches to the order (a task's finished steps below its open ones, the present state above background preferences)
 are applied again after it.
 
-The weights are trained by :mod:`mnemir.eval.learn_ranking` on the dev and seen held-out files of the collapse
-benchmark only (listed in the model file) and judged on files written after it.
+The query's wording is read here, not by hand-written patterns: its words (hashed into buckets) against each memory
+type, beside the few general wording facts of :mod:`mnemir.retrieve.wording`. The weights are trained by
+:mod:`mnemir.eval.learn_ranking` on the collapse benchmark's training files only (listed in the model file) and
+judged on its dev files. After this stage, recall fuses the order with plain search
+(:mod:`mnemir.retrieve.fusion`).
 """
 
 from __future__ import annotations

@@ -4,14 +4,17 @@
 answer it first, then the user's present state, tasks when they matter, preferences as background and fresh
 feelings as damped cautions, each with its role, score and reasons, plus a :class:`Context` for the agent.
 
-Steps: gather candidates (one vector search and one keyword search over every type, the active frame, the user's
-recent state, the open tasks for "what's left") -> gate (closed tasks for "what's left", faded emotions,
-tasks for fact questions) -> score by role -> judge memories against each other (outdated, unconfirmed, a
-later feeling, the frame in force) -> follow relationships from the best ones (in scope, depth-limited) -> let
-replacements stand in, put a task's finished steps below its open ones, lift the present state -> drop what was
-replaced -> top up a thin answer with weak fillers -> a learned nudge re-sorts what passed the floors
-(:mod:`mnemir.retrieve.learned`; it shows nothing new and drops nothing) -> top k. A question about
-the past ("以前", "used to", an ended time range) keeps the earlier memories instead.
+Steps: gather candidates (one vector search and one keyword search over every type, episodes included, the active
+frame, the user's recent state, the open tasks for "what's left") -> fold episodes into what was read from them and
+set aside what a lifecycle fact bars (:mod:`mnemir.retrieve.fusion`) -> check an unsure intent against the
+memories -> score by role (closed tasks for "what's left" and the setting in force are held out; role fit and
+fading move scores) -> judge memories against each other (outdated, unconfirmed, a later feeling, the frame in
+force) -> follow relationships from the best ones (in scope, depth-limited) -> let replacements stand in, put a
+task's finished steps below its open ones, lift the present state -> drop what was replaced -> top up a thin answer
+with weak fillers -> a learned nudge re-sorts what passed the floors (:mod:`mnemir.retrieve.learned`) -> fuse with
+plain hybrid search (plain search's best keeps a place in the top k unless a named exclusion or a confident intent
+rules it out) -> one slot per memory and its own episode -> top k. A question about the past ("以前", "used to", an
+ended time range) keeps the earlier memories instead.
 """
 
 from __future__ import annotations
