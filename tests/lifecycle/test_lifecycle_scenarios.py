@@ -218,13 +218,13 @@ def test_dialogue_acts_are_session_scoped(mem: mnemir.Memory) -> None:
 
 def test_maintain_is_idempotent_dry_run_writes_nothing_and_scopes(mem: mnemir.Memory) -> None:
     for user in ("alice", "bob"):
-        mem.add("ugh, so annoyed", "EmotionalState", {"emotion_type": "annoyed"}, user=user, now=NOW)
+        mem.add("ugh, so annoyed", "DialogueAct", {"act_type": "complaint"}, user=user, now=NOW)
     later = NOW + 3 * DAY
     preview = mem.maintain(now=later, dry_run=True)
     assert preview.changed == 2 and preview.dry_run and "would change" in preview.render()
-    assert mem.count(types=["EmotionalState"], user="alice") == 1
+    assert mem.count(types=["DialogueAct"], user="alice") == 1
     assert mem.maintain(now=later, user="alice").changed == 1
-    assert mem.count(types=["EmotionalState"], user="bob") == 1
+    assert mem.count(types=["DialogueAct"], user="bob") == 1
     assert mem.maintain(now=later).changed == 1
     again = mem.maintain(now=later)
     assert again.changed == 0 and "nothing to do" in again.render() and again.to_dict()["counts"] == {}
