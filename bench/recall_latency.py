@@ -34,8 +34,9 @@ from mnemir.store.filters import Cmp
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 #: how many frames recall reads (a literal in mnemir.retrieve.recall._frames, not a RecallConfig setting)
 FRAMES_LIMIT = 20
-MIX = {"Fact": 0.3, "Preference": 0.15, "Task": 0.15, "Plan": 0.1, "EmotionalState": 0.12, "DialogueAct": 0.08,
-       "Hypothesis": 0.05, "ContextualFrame": 0.05}
+#: episodes (what remember keeps verbatim) are counted among the n memories; most typed memories link to one
+MIX = {"Episode": 0.4, "Fact": 0.18, "Preference": 0.09, "Task": 0.09, "Plan": 0.06, "EmotionalState": 0.07,
+       "DialogueAct": 0.05, "Hypothesis": 0.03, "ContextualFrame": 0.03}
 #: words the queries use; each text carries one of them with probability TOPICAL, else only filler words
 TOPICAL = 0.02
 FILLER = [f"w{i:04d}" for i in range(5000)]
@@ -65,6 +66,8 @@ def make_record(type_: str, i: int, rng: random.Random, users: int) -> MemIR:
         props = {"emotion_type": rng.choice(["anger", "joy", "anxiety"]), "intensity": round(rng.random(), 2)}
     elif type_ == "DialogueAct":
         props = {"act_type": "inform"}
+    elif type_ == "Episode":
+        props = {"speaker": "user", "turn": i % 40}
     elif type_ == "Hypothesis":
         props = {"entity": filler[0], "attribute": "guess", "value": "x", "confidence": 0.3}
     else:
@@ -81,13 +84,20 @@ def build(mem: mnemir.Memory, n: int, users: int, queries: np.ndarray, seed: int
     started = time.perf_counter()
     batch: list[Write] = []
     previous: dict[str, str] = {}
+    said: dict[str, str] = {}  # each user's latest episode
     for i in range(n):
         record = make_record(types[i % len(types)], i, rng, users)
         user = record.scope.user_id or ""
+        links = []
         if user in previous and rng.random() < 0.2:  # some relationships for the graph walk to follow
-            record = record.model_copy(update={"relationships": [Relationship(target=previous[user],
-                                                                              relation="related_to_entity")]})
+            links.append(Relationship(target=previous[user], relation="related_to_entity"))
+        if record.type != "Episode" and user in said and rng.random() < 0.8:  # read from an utterance
+            links.append(Relationship(target=said[user], relation="derived_from"))
+        if links:
+            record = record.model_copy(update={"relationships": links})
         previous[user] = record.id
+        if record.type == "Episode":
+            said[user] = record.id
         if rng.random() < 0.05:  # close to one of the queries
             vec = queries[rng.randrange(len(queries))] + nprng.normal(0, 0.04, queries.shape[1])
         else:

@@ -21,7 +21,8 @@ def onto() -> Ontology:
 
 def test_builtin_types_carry_the_seed_properties() -> None:
     by_name = {t.name: t for t in BUILTIN_TYPES}
-    assert set(by_name) == SEED_TYPES
+    assert set(by_name) == SEED_TYPES | {"Episode"}  # the seed's types and the verbatim utterance
+    assert {"speaker", "session", "turn", "time"} <= set(by_name["Episode"].properties)
     assert {"entity", "attribute", "value", "confidence", "source"} <= set(by_name["Fact"].properties)
     assert {"subject", "preference_type", "strength", "context"} <= set(by_name["Preference"].properties)
     assert {"goal", "status", "deadline", "priority", "parent_task_id"} <= set(by_name["Task"].properties)

@@ -148,19 +148,21 @@ def test_recently_used_completed_task_is_kept(mem: mnemir.Memory) -> None:
     assert mem.maintain(now=NOW + 14 * DAY).count("archive_closed_task") == 1
 
 
-def test_furious_outburst_no_longer_colours_recall_two_days_later(mem: mnemir.Memory) -> None:
+def test_furious_outburst_fades_as_a_mood_but_the_event_is_kept(mem: mnemir.Memory) -> None:
     outburst = mem.add("这个破软件我再也受不了了！", "EmotionalState",
                        {"emotion_type": "愤怒", "intensity": 0.95, "trigger": "这个软件"}, user="alice", now=NOW)
-    mem.add("这个软件的3.0版本新增了离线模式", "Fact",
-            {"entity": "这个软件", "attribute": "new_feature", "value": "离线模式", "source": "external"},
-            user="alice", now=NOW)
+    fact = mem.add("这个软件的3.0版本新增了离线模式", "Fact",
+                   {"entity": "这个软件", "attribute": "new_feature", "value": "离线模式", "source": "external"},
+                   user="alice", now=NOW)
     assert mem.decay_weight(outburst, now=NOW + DAY) < 0.07
-    assert outburst.id in {h.memory.id for h in mem.search("这个软件怎么样", user="alice", now=NOW)}
     report = mem.maintain(now=NOW + 2 * DAY)
-    assert report.actions == {"archive_expired": {"EmotionalState": 1}}
-    hits = mem.search("这个软件怎么样", user="alice", now=NOW + 2 * DAY)
-    assert outburst.id not in {h.memory.id for h in hits} and hits
-    assert mem.get(outburst.id, user="alice").status == MemoryStatus.archived
+    assert "archive_expired" not in report.actions  # what happened is kept: it can be asked about months later
+    assert mem.get(outburst.id, user="alice").status == MemoryStatus.active
+    result = mem.recall("这个软件的新版本有什么功能？", user="alice", now=NOW + 2 * DAY, k=3)
+    assert result.hits[0].id == fact.id
+    for hit in result.hits:  # as a mood it has faded: never an answer, at most a faded caution
+        if hit.id == outburst.id:
+            assert hit.role == "caution" and "faded" in hit.flags
 
 
 def test_emotion_never_supersedes_and_hypothesis_never_overrides_a_fact(mem: mnemir.Memory) -> None:
@@ -216,13 +218,13 @@ def test_dialogue_acts_are_session_scoped(mem: mnemir.Memory) -> None:
 
 def test_maintain_is_idempotent_dry_run_writes_nothing_and_scopes(mem: mnemir.Memory) -> None:
     for user in ("alice", "bob"):
-        mem.add("ugh, so annoyed", "EmotionalState", {"emotion_type": "annoyed"}, user=user, now=NOW)
+        mem.add("ugh, so annoyed", "DialogueAct", {"act_type": "complaint"}, user=user, now=NOW)
     later = NOW + 3 * DAY
     preview = mem.maintain(now=later, dry_run=True)
     assert preview.changed == 2 and preview.dry_run and "would change" in preview.render()
-    assert mem.count(types=["EmotionalState"], user="alice") == 1
+    assert mem.count(types=["DialogueAct"], user="alice") == 1
     assert mem.maintain(now=later, user="alice").changed == 1
-    assert mem.count(types=["EmotionalState"], user="bob") == 1
+    assert mem.count(types=["DialogueAct"], user="bob") == 1
     assert mem.maintain(now=later).changed == 1
     again = mem.maintain(now=later)
     assert again.changed == 0 and "nothing to do" in again.render() and again.to_dict()["counts"] == {}

@@ -21,12 +21,11 @@ from mnemir.errors import ValidationError
 from mnemir.eval import collapse
 from mnemir.eval import learn_ranking as training
 from mnemir.retrieve.learned import FEATURES, LearnedRanker, default_ranker
+from mnemir.retrieve.ranking import RankingConfig
 from mnemir.retrieve.recall import RecallConfig
 
-#: collapse files written after the shipped model was trained (session 7): it must never have seen them
-#: the shipped model was fitted before the split relabel (docs/EVALUATION.md), on dev2-4 and heldout2-32: heldout25-32
-#: are dev files now. It is retrained on the train split alone with the recall rewrite (issue 14).
-SHIPPED_BEFORE_RELABEL = pytest.mark.xfail(strict=True, reason="the shipped ranker predates the train/dev/test relabel")
+#: collapse files that measure the shipped model (the dev and test splits): it must never have seen them
+MEASURING = {*collapse.split_files("dev"), *collapse.split_files("test")}
 
 
 def ranker(bias: float = 0.0, weight: float = 1.0, **weights: float) -> LearnedRanker:
@@ -68,7 +67,7 @@ def test_feature_names_are_unique() -> None:
 
 def test_a_closed_task_never_answers_what_is_left_however_the_model_weighs_it(
         mem: mnemir.Memory, now: datetime, chores: dict[str, mnemir.MemIR]) -> None:
-    mem.recall_config = RecallConfig(ranker=ranker(closed_task=20.0, open_task=-20.0))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranker=ranker(closed_task=20.0, open_task=-20.0))
     ids = _ids(mem.recall(LEFT.query, user="alice", k=5, now=now, intent=LEFT))
     assert chores["gutters"].id in ids  # listed by the rules: shown whatever the model says
     assert chores["boiler"].id not in ids and chores["fence"].id not in ids
@@ -77,11 +76,11 @@ def test_a_closed_task_never_answers_what_is_left_however_the_model_weighs_it(
 def test_the_nudge_reorders_what_the_rules_show_and_nothing_else(
         mem: mnemir.Memory, now: datetime, chores: dict[str, mnemir.MemIR]) -> None:
     ask = intent("What do I know about the garden fence?", "fact_lookup", ("Fact",))
-    mem.recall_config = RecallConfig(learned=False)
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, learned=False)
     rules = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
     assert len(rules.hits) >= 3
     # a model that prefers the memory least like the query and loves preferences
-    mem.recall_config = RecallConfig(ranker=ranker(similarity=-30.0, type_Preference=30.0))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranker=ranker(similarity=-30.0, type_Preference=30.0))
     nudged = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
     assert sorted(_ids(nudged)) == sorted(_ids(rules)) and _ids(nudged) != _ids(rules)
     assert [h.flags for h in sorted(nudged.hits, key=lambda h: h.id)] == \
@@ -98,10 +97,10 @@ def test_finished_steps_stay_below_open_ones_whatever_the_model_says(mem: mnemir
                                                  ("Collect the coast trip deposits", "pending"),
                                                  ("Plan the coast trip route", "pending")], start=1)]
     ask = intent("Where are we with organising the club's minibus trip?", "task_status", ("Task", "Plan"))
-    mem.recall_config = RecallConfig(learned=False)
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, learned=False)
     ids = _ids(mem.recall(ask.query, user="alice", k=5, now=now, intent=ask))
     assert ids.index(steps[0].id) > max(ids.index(steps[1].id), ids.index(steps[2].id))
-    mem.recall_config = RecallConfig(ranker=ranker(closed_task=30.0))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranker=ranker(closed_task=30.0))
     ids = _ids(mem.recall(ask.query, user="alice", k=5, now=now, intent=ask))
     assert ids.index(steps[0].id) > max(ids.index(steps[1].id), ids.index(steps[2].id))
 
@@ -113,7 +112,7 @@ def test_the_present_state_stays_above_background_preferences_whatever_the_model
     bug = add(mem, now, "I've got a stomach bug, keeping to plain food", "Fact",
               {"entity": "user", "attribute": "health", "value": "stomach bug"}, days=1)
     ask = intent("What should I have for dinner tonight?", "preference", ("Preference", "Fact"))
-    mem.recall_config = RecallConfig(ranker=ranker(type_Preference=30.0, type_Fact=-30.0))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranker=ranker(type_Preference=30.0, type_Fact=-30.0))
     assert _ids(mem.recall(ask.query, user="alice", k=5, now=now, intent=ask))[0] == bug.id
 
 
@@ -123,17 +122,17 @@ def test_a_replaced_memory_stays_out_whatever_the_model_says(mem: mnemir.Memory,
     new = add(mem, now, "I've switched to black coffee, no milk any more", "Preference",
               {"subject": "coffee", "preference_type": "like"}, days=2)
     ask = intent("How do I take my coffee?", "preference", ("Preference",))
-    mem.recall_config = RecallConfig(learned=False)
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, learned=False)
     rules = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
     assert _ids(rules) == [new.id]  # the rules find the older habit replaced by the newer
-    mem.recall_config = RecallConfig(ranker=ranker(replaced=30.0, flag_outdated=30.0))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranker=ranker(replaced=30.0, flag_outdated=30.0))
     assert old.id not in _ids(mem.recall(ask.query, user="alice", k=5, now=now, intent=ask))
 
 
 def test_the_observer_sees_every_candidate_and_its_features(
         mem: mnemir.Memory, now: datetime, chores: dict[str, mnemir.MemIR]) -> None:
     seen: list[tuple[list[str], np.ndarray]] = []
-    mem.recall_config = RecallConfig(learned=False, observer=lambda items, rows: seen.append(
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, learned=False, observer=lambda items, rows: seen.append(
         ([it.scored.record.id for it in items], rows)))
     result = mem.recall(LEFT.query, user="alice", k=5, now=now, intent=LEFT)
     (ids, rows), = seen
@@ -146,11 +145,12 @@ def test_the_observer_sees_every_candidate_and_its_features(
 def test_the_shipped_model_fits_this_version() -> None:
     model = default_ranker()
     assert model is not None
-    assert model.trained_on and set(model.trained_on) <= set(collapse.split_files("all"))
+    trained = set(model.trained_on)
+    assert trained and trained <= set(collapse.split_files("train"))
+    assert not trained & MEASURING
     assert 0.0 < model.weight <= 1.0
 
 
-@SHIPPED_BEFORE_RELABEL
 def test_the_shipped_model_saw_the_train_split_only() -> None:
     model = default_ranker()
     assert model is not None
@@ -191,7 +191,7 @@ def test_a_model_missing_a_field_is_refused_naming_it() -> None:
                                                ({"observer": 3}, "observer")])
 def test_recall_settings_of_the_wrong_kind_are_refused(change: dict[str, object], field: str) -> None:
     with pytest.raises(ValidationError) as info:
-        RecallConfig(**change)  # type: ignore[arg-type]
+        RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, **change)  # type: ignore[arg-type]
     assert info.value.field == field
 
 
@@ -201,28 +201,26 @@ def test_at_weight_zero_the_order_is_the_rules_own(mem: mnemir.Memory, now: date
             intent("What's the boiler's model number?", "fact_lookup", ("Fact",)),  # a thin answer: weak fillers
             LEFT]
     for ask in asks:
-        mem.recall_config = RecallConfig(learned=False)
+        mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, learned=False)
         rules = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
-        mem.recall_config = RecallConfig(ranker=ranker(similarity=5.0, weight=0.0))
+        mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranker=ranker(similarity=5.0, weight=0.0))
         nudged = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
         assert [(h.id, h.flags) for h in nudged.hits] == [(h.id, h.flags) for h in rules.hits], ask.query
         assert nudged.notes == rules.notes
 
 
-def test_at_weight_zero_weak_fillers_stay_after_what_passed_the_floors(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
-    # a benchmark scenario whose advice question has a thin answer: a present-state fact tops it up, weak
-    scenario = next(s for s in collapse.load("train") if s.id == "d4-en-movie-night")
-    mem, _ = collapse.build(scenario, tmp_path / scenario.id, embedder, collapse.noise())
-    try:
-        query = "Is a scary film a good idea this weekend?"
-        mem.recall_config = RecallConfig(learned=False)
-        rules = mem.recall(query, user=collapse.USER, k=5, now=scenario.now)
-        assert any("weak" in h.flags for h in rules.hits)
-        mem.recall_config = RecallConfig(ranker=default_ranker().with_weight(0.0))  # type: ignore[union-attr]
-        nudged = mem.recall(query, user=collapse.USER, k=5, now=scenario.now)
-        assert [h.id for h in nudged.hits] == [h.id for h in rules.hits]
-    finally:
-        mem.close()
+def test_at_weight_zero_weak_fillers_stay_after_what_passed_the_floors(mem: mnemir.Memory, now: datetime,
+                                                                    chores: dict[str, mnemir.MemIR]) -> None:
+    # floors high enough that the answer is thin: weak fillers top it up, after what passed
+    thin = RankingConfig(min_relevance=0.45, min_score=0.3)
+    ask = intent("What do I know about the garden fence?", "fact_lookup", ("Fact",))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, learned=False, ranking=thin)
+    rules = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
+    assert any("weak" in h.flags for h in rules.hits)
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranking=thin,
+                                     ranker=default_ranker().with_weight(0.0))  # type: ignore[union-attr]
+    nudged = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
+    assert [h.id for h in nudged.hits] == [h.id for h in rules.hits]
 
 
 def test_a_model_for_other_features_is_refused() -> None:
@@ -259,7 +257,8 @@ def test_the_simulated_top_k_is_drawn_from_what_the_rules_show() -> None:
 def test_the_trainer_never_reads_the_files_that_measure_the_model() -> None:
     read = {s.source for s in training.training_scenarios()}
     assert read == set(collapse.split_files("train"))
-    assert not read & {*collapse.split_files("dev"), *collapse.split_files("test")}
+    assert not read & MEASURING
+    assert read == set(default_ranker().trained_on)  # type: ignore[union-attr]  # what it reads is what it was fit on
 
 
 def test_ranking_reads_the_same_features_of_the_shown_memories_as_training_does(
@@ -267,11 +266,11 @@ def test_ranking_reads_the_same_features_of_the_shown_memories_as_training_does(
     # training (an observer) scores every candidate; ranking alone skips what only the comparisons read
     seen: list[np.ndarray] = []
     ask = intent("What do I know about the garden fence?", "fact_lookup", ("Fact",))
-    mem.recall_config = RecallConfig(learned=False, observer=lambda items, rows: seen.append(rows))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, learned=False, observer=lambda items, rows: seen.append(rows))
     rules = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
     model = default_ranker()
     assert model is not None
-    mem.recall_config = RecallConfig()
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0)
     nudged = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
     expected = {h.id: round(h.score + float(n), 4)
                 for h, n in zip(rules.hits, model.nudges(seen[0][: len(rules.hits)]), strict=True)}

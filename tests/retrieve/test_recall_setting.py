@@ -13,6 +13,9 @@ from mnemir.retrieve.ranking import RankingConfig
 from mnemir.retrieve.recall import RecallConfig
 from mnemir.retrieve.wording import asks_about_now
 
+#: these tests pin the role-aware order (see conftest.role_order_only)
+pytestmark = pytest.mark.usefixtures("role_order_only")
+
 
 @pytest.fixture
 def lessons(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]:
@@ -80,7 +83,7 @@ def test_a_fact_of_another_frame_gives_way_on_the_same_attribute(mem: mnemir.Mem
                        relationships=[{"target": gallery.id, "relation": "in_frame"}])
     query = "What size do the prints need to be?"
     # no floor: the other frame's fact would be shown (demoted) if it were not replaced
-    mem.recall_config = RecallConfig(ranking=RankingConfig(min_relevance=0.0, min_score=0.0))
+    mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranking=RankingConfig(min_relevance=0.0, min_score=0.0))
 
     result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",)))
     ids = [h.id for h in result.hits]

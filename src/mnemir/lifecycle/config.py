@@ -131,8 +131,11 @@ DEFAULT_POLICIES: dict[str, TypePolicy] = {
     "Task": TypePolicy(merge_keys=(), merge_text_similarity=0.92, merge_open_statuses=("pending", "in_progress"),
                        archive_closed_after=7 * DAY, keep_if_used_within=7 * DAY),
     "Plan": TypePolicy(merge_keys=("associated_task_id", "order"), merge_min_similarity=0.6),
-    # an emotion is a moment: never merged, never supersedes; fades within a day, archived after
-    "EmotionalState": TypePolicy(merge_keys=None, half_life=6 * HOUR, archive_after=DAY),
+    # an emotion is a moment: never merged, never supersedes; its weight as the current mood fades within a day,
+    # but what happened stays findable (recall fades it as a mood, it does not hide the event): not archived by age
+    "EmotionalState": TypePolicy(merge_keys=None, half_life=6 * HOUR),
+    # what was said, verbatim: never merged away (two people may say the same words), never archived by age
+    "Episode": TypePolicy(merge_keys=None),
     # dialogue acts live in their session
     "DialogueAct": TypePolicy(merge_keys=None, archive_after=DAY),
     "ContextualFrame": TypePolicy(merge_keys=("frame_type", "topic"), merge_min_similarity=0.5),

@@ -257,14 +257,30 @@ class MemoryCore:
         return new
 
     def delete(self, id: str, *, user: str | _Any | None = None, hard: bool = False, now: datetime | None = None,
-               reason: str = "", actor: str = "api") -> None:
+               reason: str = "", actor: str = "api", cascade: bool = True) -> None:
         """Soft-delete (status ``deleted``, kept as history) or hard-delete a memory.
+
+        ``cascade`` (default): what was read from it goes too: forgetting an utterance (its ``Episode``) forgets the
+        memories linked to it by ``derived_from``, in the same transaction. Deleting a typed memory alone leaves its
+        episode.
 
         A hard delete forgets for real: the record, its vector, its text index entries, its relationships and
         its whole history are purged, and the bytes are overwritten in the SQLite file. What stays is a
         tombstone in history: id, time, actor and reason (keep personal data out of ``reason``)."""
+        if not isinstance(cascade, bool):
+            raise ValidationError("cascade must be true or false", field="cascade", value=cascade, allowed="a bool")
         now = resolve_now(now)
-        old = self.get(id, user=user, include_deleted=True)  # it must exist in this scope
+        old = self.get(id, user=user, include_deleted=True)
+        derived = [e.source for e in self.store.edges([id], relations=["derived_from"], direction="in")] \
+            if cascade else []
+        if derived:
+            with self._one_transaction():
+                for mid in dict.fromkeys(derived):
+                    if mid != id and self._existing_ids([mid]):
+                        self.delete(mid, user=user, hard=hard, now=now, actor=actor, cascade=False,
+                                    reason=reason or f"derived from {id}, which was deleted")
+                self.delete(id, user=user, hard=hard, now=now, reason=reason, actor=actor, cascade=False)
+            return
         if hard:
             self._write(*self._purge_writes([id], now=now, actor=actor, reason=reason))
             return

@@ -47,6 +47,9 @@ ENTITY_BONUS = 0.15
 RESTATED_TASK = 0.7
 #: at most this many stored memories are linked per (new memory, entity)
 MAX_MENTIONS = 10
+#: the type that keeps an utterance verbatim, and the relation from what was read from it to it
+EPISODE = "Episode"
+DERIVED_FROM = "derived_from"
 
 
 @dataclass(frozen=True)
@@ -96,9 +99,21 @@ class Remembered(list[MemIR]):
         self.confirmations: list[Confirmation] = []
         self.extractions: list[Extraction] = []
         self.notes: list[str] = []
+        #: the Episode each utterance was kept as (verbatim), in order
+        self.episodes: list[MemIR] = []
+
+    @property
+    def episode(self) -> MemIR | None:
+        """The last utterance's Episode (``remember`` keeps one per utterance)."""
+        return self.episodes[-1] if self.episodes else None
+
+    @episode.setter
+    def episode(self, record: MemIR) -> None:
+        self.episodes.append(record)
 
     def absorb(self, other: Remembered) -> None:
         self.extend(other)
+        self.episodes += other.episodes
         self.created += other.created
         self.updated += other.updated
         self.confirmations += other.confirmations
@@ -106,7 +121,8 @@ class Remembered(list[MemIR]):
         self.notes += other.notes
 
     def to_dict(self) -> dict[str, Any]:
-        return {"created": [r.to_dict() for r in self.created], "updated": [r.to_dict() for r in self.updated],
+        return {"episodes": [r.to_dict() for r in self.episodes],
+                "created": [r.to_dict() for r in self.created], "updated": [r.to_dict() for r in self.updated],
                 "confirmations": [c.to_dict() for c in self.confirmations],
                 "extractions": [e.to_dict() for e in self.extractions], "notes": self.notes}
 
@@ -123,6 +139,8 @@ class _Context:
     act: str
     language: str
     out: Remembered = field(default_factory=Remembered)
+    #: the id of this utterance's Episode (what the typed memories read from it link to)
+    episode: str | None = None
 
 
 class UnderstandingMixin(_Base):
@@ -175,15 +193,17 @@ class UnderstandingMixin(_Base):
                        extraction.language)
         ctx.out.extractions.append(extraction)
         ctx.out.notes += extraction.notes
-        # one utterance, one store transaction: corrections, new memories and task updates are queued and
-        # written together (nothing of it is stored if any part fails)
+        # one utterance, one store transaction: the episode, corrections, new memories and task updates are queued
+        # and written together (nothing of it is stored if any part fails)
         with self._lifecycle._gathering_reports() as report, self._one_transaction():
+            episode = episode_of(text, ctx)
+            ctx.episode = episode.id
             records = self._records_for(extraction.drafts, text, ctx)
-            if records:
-                stored = self._commit(records, now=local, actor=ctx.creator,
-                                      vectors=self._reusable_vectors(extraction.drafts, records))
-                ctx.out.created += stored
-                ctx.out.extend(stored)
+            stored = self._commit([episode, *records], now=local, actor=ctx.creator,
+                                  vectors=self._reusable_vectors(extraction.drafts, [episode, *records]))
+            ctx.out.episode = stored[0]
+            ctx.out.created += stored[1:]
+            ctx.out.extend(stored[1:])
             for draft in extraction.updates:
                 self._apply_update(draft, text, ctx)
         self._report_changes(report, ctx)
@@ -282,13 +302,14 @@ class UnderstandingMixin(_Base):
         keys = sorted({e.key for e in draft.entities})
         if keys:
             extra["entities"] = keys
+        derived = [Relationship(target=ctx.episode, relation=DERIVED_FROM)] if ctx.episode else []
         return MemIR(
             content=Content(text=draft.text[:MAX_TEXT_CHARS]), type=draft.type, properties=props,
             scope=Scope(user_id=ctx.user, agent_id=ctx.agent, session_id=ctx.session),
             metadata=Metadata(created_at=ctx.now, updated_at=ctx.now,
                               source=Source(speaker=ctx.speaker, session_id=ctx.session, turn=ctx.turn,
                                             creator=ctx.creator, at=ctx.now), extra=extra),
-            valid_from=ctx.now,
+            valid_from=ctx.now, relationships=derived,
         )
 
     def _link_step(self, step: MemIR, draft: Draft, parent: MemIR | None, ctx: _Context) -> MemIR:
@@ -422,6 +443,25 @@ class UnderstandingMixin(_Base):
         ctx.out.confirmations.append(Confirmation("correction", text, question, candidates, record=record,
                                                   user=ctx.user, now=ctx.now))
         return True
+
+
+def episode_of(text: str, ctx: _Context) -> MemIR:
+    """The utterance kept verbatim as an ``Episode`` (who said it, session, turn, time): the evidence every typed
+    memory read from it links to (``derived_from``). Stored by ``remember`` whatever extraction makes of it."""
+    props: dict[str, Any] = {"speaker": ctx.speaker, "time": ctx.now.isoformat()}
+    if ctx.session is not None:
+        props["session"] = ctx.session
+    if ctx.turn is not None:
+        props["turn"] = ctx.turn
+    return MemIR(
+        content=Content(text=text[:MAX_TEXT_CHARS]), type=EPISODE, properties=props,
+        scope=Scope(user_id=ctx.user, agent_id=ctx.agent, session_id=ctx.session),
+        metadata=Metadata(created_at=ctx.now, updated_at=ctx.now,
+                          source=Source(speaker=ctx.speaker, session_id=ctx.session, turn=ctx.turn,
+                                        creator=ctx.creator, at=ctx.now),
+                          extra={"dialogue_act": ctx.act, "language": ctx.language}),
+        valid_from=ctx.now,
+    )
 
 
 def _plain(value: Any) -> Any:

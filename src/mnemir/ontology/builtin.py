@@ -15,7 +15,7 @@ from mnemir.ontology.types import PropertySpec as P
 from mnemir.ontology.types import TypeDef
 
 #: bumped when a core type, property or enum changes (see mnemir.ontology.registry)
-CORE_VERSION = "1.0"
+CORE_VERSION = "1.1"
 
 
 def _props(*specs: P) -> dict[str, P]:
@@ -138,6 +138,20 @@ HYPOTHESIS = TypeDef(
     aliases=("假设", "推测", "guess"),
 )
 
+EPISODE = TypeDef(
+    "Episode",
+    "One utterance kept verbatim (the evidence): who said it, in which session and turn, and when. Typed memories "
+    "read from it link to it (derived_from). Never merged; follows retention like any memory.",
+    _props(
+        P("speaker", "str", "who said it (user, assistant, or a name)", core=True),
+        P("session", "str", "the session it was said in", core=True),
+        P("turn", "int", "its turn in the session", minimum=0, core=True),
+        P("time", "datetime", "when it was said", core=True),
+    ),
+    role="answer",
+    aliases=("情节", "原话", "episode", "utterance"),
+)
+
 BUILTIN_TYPES: tuple[TypeDef, ...] = (
-    FACT, PREFERENCE, TASK, PLAN, EMOTIONAL_STATE, DIALOGUE_ACT_T, CONTEXTUAL_FRAME, HYPOTHESIS,
+    FACT, PREFERENCE, TASK, PLAN, EMOTIONAL_STATE, DIALOGUE_ACT_T, CONTEXTUAL_FRAME, HYPOTHESIS, EPISODE,
 )

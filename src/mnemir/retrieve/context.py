@@ -70,7 +70,7 @@ class Context:
 
         With ``max_chars``, the lowest-scored memories are left out (whole lines, never cut) until the block fits,
         and a note says how many; a budget too small even for the block without memories is an error."""
-        lines = {id(h): "- " + describe(h.memory, role, h.flags, self.now)
+        lines = {id(h): "- " + describe(h.memory, role, h.flags, self.now) + _quoted(h)
                  for role, hits in self.sections.items() for h in hits}
         if max_chars is None:
             return self._render(self.sections, lines, self.notes)
@@ -119,11 +119,18 @@ class Context:
             "now": self.now.isoformat(),
             "frame": _line_dict(self.frame, "context", [], self.now) if self.frame is not None else None,
             "sections": [{"role": role, "title": SECTION_TITLES[role],
-                          "memories": [_line_dict(h.memory, role, h.flags, self.now) | {"score": h.score}
+                          "memories": [_line_dict(h.memory, role, h.flags, self.now)
+                                       | {"score": h.score, "quote": h.quote.text if h.quote is not None else None}
                                        for h in hits]}
                          for role, hits in self.sections.items()],
             "notes": list(self.notes),
         }
+
+
+def _quoted(hit: RecallHit) -> str:
+    """The utterance a typed memory was read from, quoted under it (its own episode never takes a slot)."""
+    quote = getattr(hit, "quote", None)
+    return f"\n    quote, {provenance(quote)}: “{quote.text}”" if quote is not None else ""
 
 
 def _line_dict(record: MemIR, role: str, flags: Sequence[str], now: datetime) -> dict[str, Any]:
@@ -174,6 +181,8 @@ def label(record: MemIR, role: str) -> str:
         return f"setting ({props.get('frame_type', 'frame')}, {active})"
     if record.type == "DialogueAct":
         return f"dialogue act ({props.get('act_type', 'other')})"
+    if record.type == "Episode":
+        return "what was said (verbatim)"
     return f"{record.type} ({role})"
 
 

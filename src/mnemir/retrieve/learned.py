@@ -9,14 +9,18 @@ list make the top k): nothing the rules set aside comes back, nothing they show 
 touches to the order (a task's finished steps below its open ones, the present state above background preferences)
 are applied again after it.
 
-The weights are trained by :mod:`mnemir.eval.learn_ranking` on the dev and seen held-out files of the collapse
-benchmark only (listed in the model file) and judged on files written after it.
+The query's wording is read here, not by hand-written patterns: its words (hashed into buckets) against each memory
+type, beside the few general wording facts of :mod:`mnemir.retrieve.wording`. The weights are trained by
+:mod:`mnemir.eval.learn_ranking` on the collapse benchmark's training files only (listed in the model file) and
+judged on its dev files. After this stage, recall fuses the order with plain search
+(:mod:`mnemir.retrieve.fusion`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -40,23 +44,18 @@ from mnemir.retrieve.ranking import (
     mentions,
     task_status,
 )
-from mnemir.retrieve.wording import (
-    ADVICE_FORM,
-    FACT_FORM,
-    FEELING_WORDS,
-    PROGRESS_FORM,
-    REACTION_FORM,
-    REMAINING_FORM,
-    asks_about_now,
-    asks_about_past,
-)
+from mnemir.retrieve.wording import asks_about_now, asks_about_past
+from mnemir.store.segment import tokens
 
 KINDS = ("fact_lookup", "open_tasks", "task_status", "preference", "emotion", "plan", "frame", "general")
-TYPES = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "Hypothesis")
+TYPES = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "Hypothesis", "Episode")
 ROLES = ("answer", "current", "task", "background", "caution", "hypothesis", "context")
 FLAGS = ("outdated", "unconfirmed", "uncertain", "faded", "emotion", "other_frame", "weak")
-#: the query's wording, read against each memory type (a feeling asked about without the word, advice, the past)
-CUES = ("feeling", "reaction", "progress", "remaining", "advice", "fact_form", "now", "past")
+#: the general wording facts recall reads (:mod:`mnemir.retrieve.wording`), against each memory type
+CUES = ("now", "past")
+#: the query's words, hashed into this many buckets, each read against each memory type: the wording of a question
+#: about feelings, progress, what is left or a fact is learned from the training files, not listed
+WORD_BUCKETS = 64
 #: soft gates: reasons the role rules hold a memory back (by their opening words) that stay candidates, never shown,
 #: but compared with the shown ones (a feature of their own in training)
 SOFT_GATES = {"task_not_answer": "a task is not an answer", "closed_task": "task does not answer",
@@ -78,6 +77,7 @@ def _names() -> tuple[str, ...]:
     names += [f"{k}_x_{t}" for k in KINDS for t in (*TYPES, "other")]
     names += [f"{k}_x_similarity" for k in KINDS]
     names += [f"cue_{c}_x_{t}" for c in CUES for t in (*TYPES, "other")]
+    names += [f"word_{b}_x_{t}" for b in range(WORD_BUCKETS) for t in (*TYPES, "other")]
     return tuple(names)
 
 
@@ -120,6 +120,7 @@ def features(items: Sequence[Item], intent: IntentLike, now: datetime, only: int
     for it, sim in zip(items, sims, strict=True):
         type_best[it.scored.record.type] = max(type_best.get(it.scored.record.type, sim), sim)
     said = _cues(intent, now)
+    words = word_buckets(intent.query)
     query_terms = max(len(content_terms(intent.query)), 1)
     for i, it in enumerate(items[:only] if only is not None else items):
         s, rec = it.scored, it.scored.record
@@ -146,6 +147,8 @@ def features(items: Sequence[Item], intent: IntentLike, now: datetime, only: int
         }
         for cue in said:
             values[f"cue_{cue}_x_{t}"] = 1.0
+        for bucket in words:
+            values[f"word_{bucket}_x_{t}"] = 1.0
         rank = s.candidate.text_rank
         if rank is not None and rank <= 10:
             values["text_rank_1" if rank == 1 else "text_rank_2_3" if rank <= 3 else "text_rank_4_10"] = 1.0
@@ -171,10 +174,14 @@ def features(items: Sequence[Item], intent: IntentLike, now: datetime, only: int
 
 def _cues(intent: IntentLike, now: datetime) -> list[str]:
     q = intent.query
-    found = {"feeling": FEELING_WORDS.search(q), "reaction": REACTION_FORM.search(q), "progress": PROGRESS_FORM.search(q),
-             "remaining": REMAINING_FORM.search(q), "advice": ADVICE_FORM.search(q), "fact_form": FACT_FORM.search(q),
-             "now": asks_about_now(q), "past": asks_about_past(q, intent.time_range, now)}
+    found = {"now": asks_about_now(q), "past": asks_about_past(q, intent.time_range, now)}
     return [cue for cue in CUES if found[cue]]
+
+
+@lru_cache(maxsize=256)
+def word_buckets(query: str) -> frozenset[int]:
+    """The query's words (function words included: "did", "still", "了吗" say what is asked) as hash buckets."""
+    return frozenset(zlib.crc32(t.lower().encode("utf-8")) % WORD_BUCKETS for t in tokens(query) if t.strip())
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology import norm_key, parse_deadline
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.retrieve.lexical import ENUM_LIKE, shared_terms
-from mnemir.retrieve.wording import ARRANGEMENT_FORM, PROGRESSIVE_FORM, asks_about_now, points_here
+from mnemir.retrieve.wording import asks_about_now, points_here
 from mnemir.store.filters import FilterNode, matches
 from mnemir.understand.entities import aliases
 from mnemir.understand.lexicon import main_language
@@ -79,8 +79,10 @@ class RankingConfig:
 
     #: an emotional state's weight halves every ``emotion_half_life`` (a moment, not a trait)
     emotion_half_life: timedelta = 12 * HOUR
-    #: below this faded weight an emotion is not used as a caution at all
+    #: below this faded weight an emotion is flagged faded (no longer the present mood)
     emotion_min_weight: float = 0.25
+    #: an emotion asked about as an event (not as the mood) counts at least this much of its relevance, however old
+    emotion_event_weight: float = 0.35
     #: a fresh emotion still counts this much of its relevance (damped: never evidence)
     emotion_damping: float = 0.5
     #: when the query asks about feelings, they fade this much more slowly
@@ -147,10 +149,9 @@ class RankingConfig:
     trust_intent: float = 0.7
     #: ... where an unsure intent's guess of "feelings" counts as asking about feelings from this confidence on
     feeling_guess_confidence: float = 0.4
-    #: how much the query's wording (task / feeling cues) counts in that check, in relevance units
+    #: how much the unsure intent's own guess (a task or feeling question) still counts in that check, in relevance
+    #: units
     cue_weight: float = 0.1
-    #: ... times this for wording that asks what stands in the way ("还差哪几步", "hanging over me")
-    remaining_cue_factor: float = 2.0
     #: in task queries, tasks lose up to this share of their weight with age (recent ones are what is meant)
     task_age_weight: float = 0.15
     task_half_life: timedelta = 30 * DAY
@@ -175,14 +176,13 @@ class RankingConfig:
             if not isinstance(value, timedelta) or value <= timedelta(0):
                 raise ValidationError(f"{name} must be a positive timedelta", field=name, value=str(value),
                                       allowed="a positive timedelta")
-        for name in ("emotion_min_weight", "emotion_damping", "preference_floor", "outdated_factor",
+        for name in ("emotion_min_weight", "emotion_event_weight", "emotion_damping", "preference_floor", "outdated_factor",
                      "other_frame_factor", "disputed_factor", "out_of_range_factor", "widened_type_fit",
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
                      "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit",
                      "weak_min_relevance", "cross_language_factor", "status_focus_margin", "open_focus_margin"):
             self._check_range(name, 0.0, 1.0)
-        self._check_range("remaining_cue_factor", 1.0, 5.0)
 
     def _check_range(self, name: str, low: float, high: float) -> None:
         value = getattr(self, name)
@@ -272,20 +272,17 @@ def is_about_user(record: MemIR) -> bool:
     return entity is None or key in SELF_ENTITIES or key == norm_key(record.scope.user_id)
 
 
-#: parts of the user and what the user is doing, named after "my" / "我的" ("my right shoulder", "我的右肩", "my
-#: ringing"): a fact about one is the user's state
-_BODY_PARTS = re.compile(
-    r"^(?:my|the user's|user's)\s+(?:(?:left|right|lower|upper)\s+)?(?:shoulder|knee|back|elbow|wrist|ankle|neck|hip|"
-    r"eyes?|ears?|teeth|tooth|stomach|skin|health|blood pressure|weight|sleep|hands?|foot|feet|legs?|arms?|throat|"
-    r"head|heart|gums?|voice|hearing|eyesight|diet)s?\b|^my [a-z]+ing$|^我的?(?:左|右)?(?:肩|膝|腰|背|肘|手腕|脚|踝|脖子|颈|髋|眼|耳|牙|胃|"
-    r"皮肤|身体|血压|体重|睡眠|手|腿|胳膊|嗓子|喉咙|头|心脏|牙龈|听力|视力)", re.I)
+#: possessive self-reference ("my ...", "the user's ...", "我的...", "我..." but not the plural "我们"): a fact about
+#: something of the user's (a part of the body, what the user is doing) is the user's own state
+_OWN = re.compile(r"^(?:my|the user's|user's)\s|^我(?!们)", re.I)
 
 
 def is_user_state(record: MemIR) -> bool:
-    """Whether a Fact states the user's own condition: :func:`is_about_user`, or a part of the user ("my right
-    shoulder", "我的右肩"). Ranking's present state only; the lifecycle's conflict rules keep the strict check."""
+    """Whether a Fact states the user's own condition: :func:`is_about_user`, or something of the user's named
+    with a possessive ("my right shoulder", "我的右肩"). Ranking's present state only; the lifecycle's conflict
+    rules keep the strict check."""
     entity = record.properties.get("entity")
-    return is_about_user(record) or (isinstance(entity, str) and _BODY_PARTS.search(entity.strip()) is not None)
+    return is_about_user(record) or (isinstance(entity, str) and _OWN.search(entity.strip()) is not None)
 
 
 def task_status(record: MemIR) -> str | None:
@@ -319,10 +316,6 @@ def gate(c: Candidate, role: str, intent: IntentLike, where: FilterNode | None, 
     record = c.record
     if record.type in TASK_TYPES:
         return _task_gate(c, intent, where, config, filler)
-    if record.type == "EmotionalState" and intent.kind != "emotion":
-        weight = halving(age_of(record, now), config.emotion_half_life)
-        if weight < config.emotion_min_weight:
-            return f"an emotion from {_ago(age_of(record, now))} has faded (weight {weight:.2f})"
     if record.type == "ContextualFrame" and intent.kind != "frame":
         return "a frame is context, shown apart" if frame_active(record, now) else "an inactive frame"
     if record.type == "DialogueAct" and "DialogueAct" not in intent.types:
@@ -344,9 +337,6 @@ def _task_gate(c: Candidate, intent: IntentLike, where: FilterNode | None, confi
         return None
     if c.similarity >= config.task_context_similarity and intent.kind != "fact_lookup":
         return None
-    if intent.kind == "fact_lookup" and shared_terms(intent.query, c.record) and (
-            ARRANGEMENT_FORM.search(intent.query) or (filler and PROGRESSIVE_FORM.search(intent.query))):
-        return None  # "where are they going to live?": the open task on it is the arrangement under way (a task)
     return "a task is not an answer to this kind of query"
 
 
@@ -509,10 +499,13 @@ def _state_factor(record: MemIR, role: str, intent: IntentLike, now: datetime, c
                 factor *= config.out_of_range_factor
                 reasons.append(f"a feeling from {_ago(age)}: the question asks about now")
         else:
+            # fading weakens a feeling as the present mood; what happened stays an event that can be asked about
             weight = halving(age, config.emotion_half_life)
-            factor = config.emotion_damping * weight
-            reasons.append(f"a feeling from {_ago(age)}: damped, weight {weight:.2f}")
-            flags.append("faded" if weight < 0.5 else "emotion")
+            factor = max(config.emotion_damping * weight, config.emotion_event_weight)
+            reasons.append(f"a feeling from {_ago(age)}: damped as the present mood, weight {weight:.2f}"
+                           + ("; kept as an event" if config.emotion_damping * weight < config.emotion_event_weight
+                              else ""))
+            flags.append("faded" if weight < config.emotion_min_weight else "emotion")
     elif record.type in ("Fact", "Hypothesis"):
         conf = confidence_of(record)
         if conf is not None:

@@ -4,14 +4,17 @@
 answer it first, then the user's present state, tasks when they matter, preferences as background and fresh
 feelings as damped cautions, each with its role, score and reasons, plus a :class:`Context` for the agent.
 
-Steps: gather candidates (one vector search and one keyword search over every type, the active frame, the user's
-recent state, the open tasks for "what's left") -> gate (closed tasks for "what's left", faded emotions,
-tasks for fact questions) -> score by role -> judge memories against each other (outdated, unconfirmed, a
-later feeling, the frame in force) -> follow relationships from the best ones (in scope, depth-limited) -> let
-replacements stand in, put a task's finished steps below its open ones, lift the present state -> drop what was
-replaced -> top up a thin answer with weak fillers -> a learned nudge re-sorts what passed the floors
-(:mod:`mnemir.retrieve.learned`; it shows nothing new and drops nothing) -> top k. A question about
-the past ("以前", "used to", an ended time range) keeps the earlier memories instead.
+Steps: gather candidates (one vector search and one keyword search over every type, episodes included, the active
+frame, the user's recent state, the open tasks for "what's left") -> fold episodes into what was read from them and
+set aside what a lifecycle fact bars (:mod:`mnemir.retrieve.fusion`) -> check an unsure intent against the
+memories -> score by role (closed tasks for "what's left" and the setting in force are held out; role fit and
+fading move scores) -> judge memories against each other (outdated, unconfirmed, a later feeling, the frame in
+force) -> follow relationships from the best ones (in scope, depth-limited) -> let replacements stand in, put a
+task's finished steps below its open ones, lift the present state -> drop what was replaced -> top up a thin answer
+with weak fillers -> a learned nudge re-sorts what passed the floors (:mod:`mnemir.retrieve.learned`) -> fuse with
+plain hybrid search (plain search's best keeps a place in the top k unless a named exclusion or a confident intent
+rules it out) -> one slot per memory and its own episode -> top k. A question about the past ("以前", "used to", an
+ended time range) keeps the earlier memories instead.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from mnemir.ontology import Ontology, format_datetime
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.context import Context
 from mnemir.retrieve.evidence import Settled, settle
+from mnemir.retrieve.fusion import DERIVED_FROM, EPISODE, fold_episodes, fuse, hard_exclusion, one_slot, plain_ranks
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
 from mnemir.retrieve.judgements import (
     above_floor,
@@ -48,7 +52,9 @@ from mnemir.retrieve.judgements import (
 from mnemir.retrieve.learned import Item, LearnedRanker, default_ranker, features, soft_gate
 from mnemir.retrieve.lexical import entity_terms
 from mnemir.retrieve.ranking import (
+    ANSWER_ROLES,
     LINK_DECAY,
+    TASK_KINDS,
     TASK_TYPES,
     Candidate,
     FrameState,
@@ -92,6 +98,16 @@ class RecallConfig:
     learned: bool = True
     #: the learned model; None = the one shipped with the package
     ranker: LearnedRanker | None = None
+    #: plain hybrid search's weight in the fusion with the role-aware order (reciprocal ranks; the role order weighs
+    #: 1). 0 turns the fusion off (and with it the guarantee that plain search's best keeps a place in the top k)
+    plain_weight: float = 0.5
+    #: ... plus this much times (1 - the intent's confidence)
+    unsure_plain_weight: float = 1.0
+    #: the reciprocal-rank constant of that fusion: smaller favours the first places of each order
+    fusion_k: int = 5
+    #: from this intent confidence on, a role the intent rules out is not brought back by plain search (said in the
+    #: notes when it was plain search's best)
+    confident_intent: float = 0.7
     #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
     #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
@@ -106,7 +122,13 @@ class RecallConfig:
         if self.observer is not None and not callable(self.observer):
             raise ValidationError("observer must be callable or None", field="observer",
                                   value=type(self.observer).__name__, allowed="a callable(items, rows)")
-        for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback"):
+        for name, low, high in (("plain_weight", 0.0, 10.0), ("unsure_plain_weight", 0.0, 10.0),
+                                ("confident_intent", 0.0, 1.0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
+                                      allowed=f"[{low:g}, {high:g}]")
+        for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback", "fusion_k"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValidationError(f"{name} must be a positive integer", field=name, value=value,
@@ -128,6 +150,8 @@ class RecallHit:
     flags: list[str] = field(default_factory=list)
     #: how it was reached when by a relationship: "step_of from mem_..."
     via: str | None = None
+    #: the utterance (Episode) this memory was read from, when it says more than the memory
+    quote: MemIR | None = None
 
     @property
     def id(self) -> str:
@@ -143,7 +167,8 @@ class RecallHit:
 
     def to_dict(self) -> dict[str, Any]:
         return {"memory": self.memory.to_dict(), "score": self.score, "role": self.role, "reasons": self.reasons,
-                "flags": self.flags, "via": self.via}
+                "flags": self.flags, "via": self.via,
+                "quote": self.quote.to_dict() if self.quote is not None else None}
 
 
 @dataclass
@@ -183,6 +208,15 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
     pool = _gather(store, scope, intent, types, where, qvec, now, max(config.candidates, 4 * k), config)
+    past = asks_about_past(intent.query, intent.time_range, now)
+    folded = fold_episodes(store, scope, pool, past, qvec)
+    plain = plain_ranks(pool)
+    barred = dict(folded.excluded)
+    for mid, c in list(pool.items()):
+        reason = hard_exclusion(c.record, intent, now, past)
+        if reason is not None:
+            barred[mid] = reason
+            del pool[mid]
     frames = _frames(store, scope, now, pool)
     if "ContextualFrame" in intent.types and frames.active is not None and frames.active.id not in pool:
         pool[frames.active.id] = Candidate(frames.active)  # the frame in force may answer "what is this about?"
@@ -191,7 +225,6 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     notes = [settled.note] if settled.note else []
     if settled.switched:
         intent, where = _switched(intent, settled), None
-    past = asks_about_past(intent.query, intent.time_range, now)
     ranked = _rank(pool, intent, where, now, config, ontology, frames, store, past)
     scored_ids = {s.record.id for s in ranked}  # judged already: the top-up never brings one back
     judged_by_id = {s.record.id: s for s in ranked}
@@ -220,10 +253,24 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
         if ranker is not None and items:
             kept = _learned_order(items[:head], rows[:head], ranker, intent.kind, config.ranking) + list(kept[head:])
     notes += weak_notes
+    if config.plain_weight > 0 or config.unsure_plain_weight > 0:
+        extra, more_barred, ruled_out = _plain_extras(kept, plain, judged_by_id, pool, intent, where, now, config,
+                                                      ontology, frames, past, k)
+        barred.update(more_barred)
+        # the intent is a probability over roles: the less sure it is, the more plain search counts
+        weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(intent.confidence))
+        kept, fusion_notes = fuse(kept, plain, extra, k=k, role_weight=1.0, plain_weight=weight,
+                                  fusion_k=config.fusion_k, barred=barred, ruled_out=ruled_out)
+        notes += fusion_notes
+    else:
+        ruled_out = {}
+    quotes = dict(folded.quotes)
+    kept = one_slot(kept, ruled_out, quotes)
     ranked = kept
     widened, widen_notes = _widening(ranked, intent, k)
-    widened = widened or any("weak" in s.flags for s in ranked)
+    widened = widened or any("weak" in s.flags for s in ranked[:k])
     hits = [_hit(s) for s in ranked[:k]]
+    _quote(store, hits, quotes)
     notes += widen_notes + walk_notes
     if not hits:
         notes.append("no stored memory in this scope is close enough to the query")
@@ -452,6 +499,83 @@ def _learned_order(items: Sequence[Item], rows: Any, ranker: LearnedRanker, kind
     open_steps_first(out, kind)
     lift_present(out, kind, ranking)
     return order_hits(out)
+
+
+def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapping[str, Scored],
+                  pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode | None, now: datetime,
+                  config: RecallConfig, ontology: Ontology, frames: FrameState, past: bool,
+                  k: int) -> tuple[dict[str, Scored], dict[str, str], dict[str, str]]:
+    """What plain search ranks high that the role-aware order left out, scored for showing (a soft role gate or a
+    floor moved it down, it did not remove it); what may not be shown at all (id -> the named reason: a memory
+    replaced by a newer one unless the past is asked about, the setting in force, shown apart); and what a confident
+    intent rules out (id -> why: a task or a feeling asked about as neither), which plain search does not bring back."""
+    shown = {s.record.id for s in kept}
+    extra: dict[str, Scored] = {}
+    barred: dict[str, str] = {}
+    ruled_out: dict[str, str] = {}
+    # a confident intent rules a role out only where the role order answers with a memory of an intended type: with
+    # no such answer, the task or feeling plain search found is the best there is (typing must not subtract)
+    answered = any(s.record.type in intent.types and s.role in ANSWER_ROLES and "weak" not in s.flags
+                   for s in kept[:k])
+    depth = max(2 * k, 10)
+    first_seen = False
+    for mid, _ in sorted(plain.items(), key=lambda kv: kv[1])[:depth]:
+        c = pool.get(mid)
+        if c is None:
+            continue
+        if frames.active is not None and mid == frames.active.id:
+            continue  # the setting in force, shown apart
+        type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
+        role = role_of(c.record, intent, now, config.ranking, type_role)
+        why = _ruled_out(role, intent, config) if answered and c.record.type != EPISODE else None
+        if why is not None:
+            ruled_out[mid] = why
+            continue
+        is_first, first_seen = not first_seen, True
+        if mid in shown:
+            continue
+        if intent.confidence >= config.confident_intent and not is_first:
+            continue  # a sure intent: what the role order left out comes back only as plain search's best
+        if mid in judged:
+            held = judged[mid]
+            if held.replaced_by is not None and not past:
+                barred[mid] = f"replaced by {held.replaced_by}"
+                continue
+            held.reasons.append("under recall's floors")
+            extra[mid] = held
+            continue
+        reason = gate(c, role, intent, where, now, config.ranking)
+        scored = score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=True)
+        if scored is None:
+            continue
+        if reason is not None:
+            scored.reasons.append(f"ranked down, not removed: {reason}")
+        extra[mid] = scored
+    return extra, barred, ruled_out
+
+
+def _ruled_out(role: str, intent: IntentLike, config: RecallConfig) -> str | None:
+    """Why a confident intent rules this role out (a task for a question that asks for no task, a feeling for one
+    that asks about no feeling), or None."""
+    if intent.confidence < config.confident_intent:
+        return None
+    if role == "task" and intent.kind not in TASK_KINDS and not any(t in TASK_TYPES for t in intent.types):
+        return f"the query asks for {intent.kind} (confidence {intent.confidence:.2f}): a task is not its answer"
+    if role == "caution" and intent.kind != "emotion":
+        return f"the query asks for {intent.kind} (confidence {intent.confidence:.2f}): a feeling is not its answer"
+    return None
+
+
+def _quote(store: Store, hits: Sequence[RecallHit], quotes: Mapping[str, MemIR]) -> None:
+    """Each shown typed memory carries the utterance it was read from (its episode) as its quote, when the
+    utterance says more than the memory."""
+    missing = {h.memory.id: rel.target for h in hits if h.memory.id not in quotes
+               for rel in h.memory.relations(DERIVED_FROM)[:1]}
+    fetched = {r.id: r for r in store.fetch(list(dict.fromkeys(missing.values())))} if missing else {}
+    for h in hits:
+        episode = quotes.get(h.memory.id) or fetched.get(missing.get(h.memory.id, ""))
+        if episode is not None and episode.content.text.strip() != h.memory.content.text.strip():
+            h.quote = episode
 
 
 def _may_fill(s: Scored, intent: IntentLike, closest: float) -> bool:

@@ -1,0 +1,202 @@
+"""Typing adds to plain search, it never subtracts: episodes folded into what was read from them, the hard lifecycle
+exclusions, and the fusion of recall's role-aware order with plain hybrid search.
+
+- *Episodes* (an utterance kept verbatim) carry what was said; the typed memories read from one (``derived_from``)
+  carry its role. An episode with live typed memories (other than a feeling or a dialogue act) is folded into them:
+  the closest takes the episode's signals, and each shows the episode as its quote. An episode whose every typed
+  memory was superseded is outdated with them (unless the past is asked about). At the end, a typed memory and its
+  own episode never take two slots (:func:`one_slot`).
+- *Hard exclusions* are lifecycle facts only, each named: deleted and superseded records are outside the scope
+  already; a memory replaced by a newer one (unless the past is asked about); a closed task when open work is asked
+  for; a validity that has ended. Everything else (role, fading, floors) moves a score.
+- *Fusion*: reciprocal-rank fusion of the role-aware order (weight 1) and plain hybrid search (vector + BM25 over
+  every memory, episodes included; ``plain_weight``). What plain search ranks first keeps a place in the top k
+  unless a hard exclusion applies or a confident intent rules its role out (a task or a feeling for a question that
+  asks for neither, where the role order answers with a memory of an intended type): both are said in the notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableMapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from mnemir.ir import MemIR, MemoryStatus
+from mnemir.ontology.enums import CLOSED_STATUSES
+from mnemir.retrieve.ranking import TASK_TYPES, Candidate, IntentLike, Scored, task_status
+from mnemir.store.base import Selection, Store
+
+EPISODE = "Episode"
+DERIVED_FROM = "derived_from"
+#: what plain hybrid search fuses: the same reciprocal-rank constant as :class:`~mnemir.retrieve.search.FusionConfig`
+PLAIN_RRF_K = 60
+#: readings an episode is not folded into: a dialogue act (how it was said, not what) and a feeling (an utterance
+#: that carries a feeling also tells what happened: the event stays findable as said, the feeling is its own memory)
+NO_READING = ("DialogueAct", "EmotionalState")
+
+
+@dataclass(frozen=True)
+class Folded:
+    """What folding the episodes did: the episodes held out (id -> why) and each typed memory's quote."""
+
+    excluded: Mapping[str, str]
+    quotes: Mapping[str, MemIR]
+
+
+def fold_episodes(store: Store, scope: Selection, pool: MutableMapping[str, Candidate], past: bool,
+                  qvec: Any) -> Folded:
+    """Fold every episode in ``pool`` that has live typed memories into them (they join the pool and take it as
+    their quote; the one closest to the query also takes the episode's signals when these are better); an episode
+    whose readings were all replaced is excluded unless ``past``. Returns the exclusions (id -> reason) and the
+    quotes (memory id -> episode)."""
+    episodes = {mid: c for mid, c in pool.items() if c.record.type == EPISODE}
+    if not episodes:
+        return Folded({}, {})
+    children: dict[str, list[str]] = {}
+    for edge in store.edges(list(episodes), relations=[DERIVED_FROM], direction="in"):
+        children.setdefault(edge.target, []).append(edge.source)
+    if not children:
+        return Folded({}, {})
+    wanted = [cid for ids in children.values() for cid in ids if cid not in pool]
+    records = {r.id: r for r in store.fetch(list(dict.fromkeys(wanted)))}
+    records.update((mid, c.record) for mid, c in pool.items())
+    excluded: dict[str, str] = {}
+    quotes: dict[str, MemIR] = {}
+    for eid, ids in children.items():
+        readings = [records[i] for i in ids if i in records and records[i].type not in NO_READING
+                    and _same_scope(records[i], scope)]
+        if not readings:
+            continue
+        live = [r for r in readings if r.status in scope.statuses]
+        episode = episodes[eid]
+        if not live:
+            if not past and all(r.status is MemoryStatus.superseded for r in readings):
+                excluded[eid] = "what was read from this utterance was superseded by a later memory"
+            continue
+        added = [r.id for r in live if r.id not in pool]
+        for record in live:
+            pool.setdefault(record.id, Candidate(record))
+            quotes.setdefault(record.id, episode.record)
+        for mid, vec in store.vectors(added).items():
+            pool[mid].similarity = float(np.dot(vec, qvec))
+        _take_signals(max((pool[r.id] for r in live), key=lambda c: (c.similarity, c.id)), episode)
+        del pool[eid]
+    return Folded(excluded, quotes)
+
+
+def _same_scope(record: MemIR, scope: Selection) -> bool:
+    user = scope.user_id
+    return not isinstance(user, str) or record.scope.user_id == user
+
+
+def _take_signals(child: Candidate, episode: Candidate) -> None:
+    """A typed memory is as close to the query as the utterance it was read from (the episode holds its context)."""
+    child.similarity = max(child.similarity, episode.similarity)
+    child.vector_rank = _best(child.vector_rank, episode.vector_rank)
+    child.text_rank = _best(child.text_rank, episode.text_rank)
+
+
+def _best(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def hard_exclusion(record: MemIR, intent: IntentLike, now: datetime, past: bool) -> str | None:
+    """The lifecycle fact that bars ``record`` from this answer, named, or None. Deleted and superseded records are
+    outside recall's scope already (superseded ones answer only through history)."""
+    if record.valid_to is not None and record.valid_to <= now and not past:
+        return f"its validity ended on {record.valid_to.date().isoformat()}"
+    if record.type in TASK_TYPES and intent.kind == "open_tasks" and task_status(record) in CLOSED_STATUSES:
+        return f"a {task_status(record)} task: open work was asked for"
+    return None
+
+
+def plain_ranks(pool: Mapping[str, Candidate]) -> dict[str, int]:
+    """Each candidate's place in plain hybrid search: reciprocal-rank fusion of its vector and keyword ranks, as
+    :func:`~mnemir.retrieve.search.hybrid_search` fuses them. Candidates neither search found are left out."""
+    scores = {mid: _rrf(c.vector_rank) + _rrf(c.text_rank) for mid, c in pool.items()
+              if c.vector_rank is not None or c.text_rank is not None}
+    order = sorted(scores, key=lambda mid: (-scores[mid], mid))
+    return {mid: rank for rank, mid in enumerate(order, start=1)}
+
+
+def _rrf(rank: int | None) -> float:
+    return 1.0 / (PLAIN_RRF_K + rank) if rank is not None else 0.0
+
+
+def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[str, Scored], *, k: int,
+         role_weight: float, plain_weight: float, fusion_k: int, barred: Mapping[str, str],
+         ruled_out: Mapping[str, str]) -> tuple[list[Scored], list[str]]:
+    """The shown order: reciprocal-rank fusion of the role-aware order and plain search's, over what the role order
+    shows and what plain search finds that it left out (``extra``: scored, with the reason it was left out in its
+    reasons). ``barred``: memories that may not be shown (id -> the named lifecycle reason); ``ruled_out``: memories
+    whose role a confident intent rules out (id -> why): plain search does not bring them back or lift them. What
+    plain search ranks first among the rest is kept in the top ``k``."""
+    notes: list[str] = []
+    fused: dict[str, float] = {}
+    by_id: dict[str, Scored] = {}
+    for rank, s in enumerate(role_order, start=1):
+        by_id[s.record.id] = s
+        fused[s.record.id] = role_weight / (fusion_k + rank)
+    for mid, rank in plain.items():
+        if mid in barred or mid in ruled_out:
+            continue
+        if mid not in by_id:
+            if mid not in extra:
+                continue
+            by_id[mid] = extra[mid]
+            fused[mid] = 0.0
+        fused[mid] += plain_weight / (fusion_k + rank)
+    order = sorted(by_id.values(), key=lambda s: (-fused[s.record.id], s.record.id))
+    first = next((mid for mid, _ in sorted(plain.items(), key=lambda kv: kv[1])
+                  if mid in by_id and mid not in barred and mid not in ruled_out), None)
+    if first is not None:
+        place = next(i for i, s in enumerate(order) if s.record.id == first)
+        if place >= k:
+            chosen = order.pop(place)
+            order.insert(k - 1, chosen)
+            chosen.reasons.append("plain search ranks it first: kept in the top k")
+    shown = {s.record.id for s in order[:k]}
+    for rank, mid in sorted((plain[mid], mid) for mid in barred if mid in plain and plain[mid] <= k):
+        notes.append(f"plain search's match {mid} (rank {rank}) is left out: {barred[mid]}")
+    for rank, mid in sorted((plain[mid], mid) for mid in ruled_out if mid in plain and plain[mid] <= k):
+        if mid not in shown:
+            notes.append(f"plain search's match {mid} (rank {rank}) is not brought back: {ruled_out[mid]}")
+    for s in order:
+        plain_rank = plain.get(s.record.id)
+        if plain_rank is not None and plain_rank <= 3:
+            s.reasons.append(f"plain search rank {plain_rank}")
+    return order, notes
+
+
+def one_slot(order: Sequence[Scored], ruled_out: Mapping[str, str], quotes: MutableMapping[str, MemIR]) -> list[Scored]:
+    """A typed memory and its own episode never take two slots: the better-placed one holds the slot, shown as the
+    typed memory with the episode as its quote (unless a confident intent rules the typed memory out: then the
+    episode, what was said, stays). Memories read from the same utterance each keep their own place."""
+    out: list[Scored] = []
+    episode_at: dict[str, int] = {}  # episode id -> the place of the episode itself in ``out``
+    reading_of: dict[str, bool] = {}  # episode id -> a typed memory read from it is shown
+    for s in order:
+        record = s.record
+        if record.type == EPISODE:
+            if reading_of.get(record.id):
+                continue
+            episode_at[record.id] = len(out)
+            out.append(s)
+            continue
+        source = next((r.target for r in record.relations(DERIVED_FROM)), None)
+        if source is not None and source in episode_at:
+            if record.id in ruled_out:
+                continue  # the episode above already shows what was said
+            place = episode_at.pop(source)
+            held = out[place]
+            out[place] = s
+            quotes.setdefault(record.id, held.record)
+            reading_of[source] = True
+            continue
+        if source is not None:
+            reading_of[source] = True
+        out.append(s)
+    return out

@@ -1,0 +1,198 @@
+"""Typing adds to plain search, never subtracts: episodes keep the evidence, plain search's best keeps its place,
+emotional events stay findable, hard exclusions are named (issue 14's guarantees, on a real store and model)."""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime, timedelta
+
+import pytest
+from recall_helpers import add
+
+import mnemir
+from mnemir.ir import Content, Scope
+from mnemir.ir.jsonl import dump_line
+from mnemir.retrieve import RecallConfig
+from mnemir.store.base import LIVE_STATUSES
+
+
+def _remember(mem: mnemir.Memory, now: datetime, texts: list[str], days: float = 0.0) -> list[mnemir.MemIR]:
+    """Each text said by the user in one session, ``days`` before ``now``; returns the episodes."""
+    out = []
+    for turn, text in enumerate(texts):
+        kept = mem.remember(text, user="alice", session="s1", turn=turn, now=now - timedelta(days=days))
+        assert kept.episode is not None
+        out.append(kept.episode)
+    return out
+
+
+def test_remember_keeps_every_utterance_verbatim_and_links_what_was_read_from_it(mem: mnemir.Memory,
+                                                                                  now: datetime) -> None:
+    kept = mem.remember("我对花生过敏，但特别喜欢吃川菜", user="alice", session="s1", turn=4, now=now)
+    episode = kept.episode
+    assert episode is not None and episode.type == "Episode"
+    assert episode.text == "我对花生过敏，但特别喜欢吃川菜"
+    assert episode.properties["speaker"] == "user" and episode.properties["session"] == "s1"
+    assert episode.properties["turn"] == 4
+    assert kept.created and episode not in kept.created
+    for record in kept.created:
+        assert [r.target for r in record.relations("derived_from")] == [episode.id]
+    # an utterance nothing is read from is kept all the same, and the same words said twice are two episodes
+    first = mem.remember("嗯嗯", user="alice", now=now).episode
+    second = mem.remember("嗯嗯", user="alice", now=now + timedelta(minutes=1)).episode
+    assert first is not None and second is not None and first.id != second.id
+    assert mem.count(types=["Episode"], user="alice") == 3
+
+
+def test_forgetting_an_utterance_forgets_what_was_read_from_it(mem: mnemir.Memory, now: datetime) -> None:
+    kept = mem.remember("I'm allergic to peanuts and I love Sichuan food", user="alice", now=now)
+    assert kept.episode is not None and kept.created
+    mem.delete(kept.episode.id, user="alice", now=now)
+    assert mem.count(user="alice") == 0
+    for record in [kept.episode, *kept.created]:
+        assert mem.get(record.id, user="alice", include_deleted=True).status == mnemir.MemoryStatus.deleted
+
+
+def test_deleting_a_typed_memory_alone_leaves_its_episode(mem: mnemir.Memory, now: datetime) -> None:
+    kept = mem.remember("I'm allergic to peanuts and I love Sichuan food", user="alice", now=now)
+    assert kept.episode is not None
+    for record in kept.created:
+        mem.delete(record.id, user="alice", hard=True, now=now)
+    assert [m.id for m in mem.list(user="alice")] == [kept.episode.id]
+    # without the cascade, the episode goes alone
+    other = mem.remember("My sister lives in Berlin", user="alice", now=now)
+    assert other.episode is not None and other.created
+    mem.delete(other.episode.id, user="alice", now=now, cascade=False)
+    assert {m.id for m in mem.list(user="alice")} == {kept.episode.id, *(r.id for r in other.created)}
+
+
+def test_export_and_import_keep_the_link_to_the_episode(mem: mnemir.Memory, now: datetime, tmp_path,  # type: ignore[no-untyped-def]
+                                                        embedder) -> None:
+    kept = mem.remember("I'm allergic to peanuts", user="alice", now=now)
+    assert kept.episode is not None and kept.created
+    out = io.StringIO()
+    mem.export_jsonl(out, user="alice")
+    other = mnemir.open(tmp_path / "other", embedder=embedder)
+    try:
+        other.import_jsonl(io.StringIO(out.getvalue()))
+        fact = other.get(kept.created[0].id, user="alice")
+        assert [r.target for r in fact.relations("derived_from")] == [kept.episode.id]
+        assert {h.id for h in other.search("peanuts", user="alice", as_of=now)} >= {kept.episode.id, fact.id}
+        other.delete(kept.episode.id, user="alice", now=now + timedelta(hours=1))
+        assert other.count(user="alice") == 0
+        # the history says why the fact went
+        assert any(kept.episode.id in entry.reason for entry in other.history(fact.id, user="alice"))
+    finally:
+        other.close()
+
+
+def test_a_typed_memory_and_its_own_episode_never_take_two_slots(mem: mnemir.Memory, now: datetime) -> None:
+    episodes = _remember(mem, now, [
+        "I'm allergic to peanuts, so please keep them out of anything you order for me",
+        "My daughter Mia starts primary school in September",
+        "I prefer window seats when I fly",
+        "Remind me to renew my passport before March",
+    ], days=3)
+    for query in ("What am I allergic to?", "When does Mia start school?", "Which seat do I like on planes?",
+                  "What do I need to do about my passport?"):
+        result = mem.recall(query, user="alice", k=3, now=now)
+        shown = {h.id for h in result.hits}
+        for hit in result.hits:
+            sources = {r.target for r in hit.memory.relations("derived_from")}
+            assert not sources & shown, query  # its episode is not a second hit
+        # where a typed memory read from an utterance is shown, the utterance comes with it as its quote
+        typed = [h for h in result.hits if h.memory.type != "Episode"]
+        assert typed, query
+        for hit in typed:
+            if hit.quote is not None:
+                assert hit.quote.id in {e.id for e in episodes}
+                assert hit.quote.text in result.context.render()
+
+
+def test_episodes_never_crowd_typed_memories_out_of_the_top_k(mem: mnemir.Memory, now: datetime) -> None:
+    _remember(mem, now, ["I'm allergic to peanuts", "My sister Ana lives in Lisbon", "I love hiking in the Alps",
+                         "Peanut butter used to be my favourite", "The cat next door keeps coming in"], days=2)
+    for query in ("What am I allergic to?", "Where does Ana live?", "What do I like doing outdoors?"):
+        result = mem.recall(query, user="alice", k=3, now=now)
+        assert any(h.memory.type != "Episode" for h in result.hits), query
+        for hit in result.hits:
+            if hit.memory.type != "Episode":
+                continue
+            # an episode is shown only when nothing live was read from it: else what was read takes its place
+            readings = [e.source for e in mem.store.edges([hit.id], relations=["derived_from"], direction="in")]
+            assert all(mem.get(r, user="alice", include_deleted=True).status not in LIVE_STATUSES
+                       or mem.get(r, user="alice").type == "DialogueAct" for r in readings), query
+
+
+QUERIES = ["What's the weather in Shanghai?", "上海天气怎么样", "Where does my sister live?", "我对什么过敏",
+           "What did I say about the launch?", "How did I feel about the offsite?", "Which hotel did I book?",
+           "what's left to do this week", "还有什么没做完的", "Do I like spicy food?"]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_what_plain_search_ranks_first_keeps_a_place_in_the_top_k(mem: mnemir.Memory, now: datetime,
+                                                                 query: str) -> None:
+    add(mem, now, "帮我订下周五去上海的机票", "Task", {"goal": "订机票", "status": "pending"}, days=3)
+    add(mem, now, "上海今天晴，25摄氏度", "Fact", {"entity": "上海", "attribute": "weather", "value": "晴"}, hours=2)
+    add(mem, now, "Book the Hilton near the venue for the launch", "Task", {"status": "completed"}, days=10)
+    add(mem, now, "I was so nervous before the offsite, could hardly sleep", "EmotionalState",
+        {"emotion_type": "anxiety", "trigger": "offsite"}, days=60)
+    add(mem, now, "My sister lives in Lisbon", "Fact", {"entity": "sister", "attribute": "residence",
+                                                        "value": "Lisbon"}, days=100)
+    add(mem, now, "我超爱吃辣，越辣越好", "Preference", {"subject": "辣", "preference_type": "like"}, days=200)
+    add(mem, now, "The launch moved to the 14th because the venue fell through", "Fact",
+        {"entity": "launch", "attribute": "date", "value": "14th"}, days=5)
+    _remember(mem, now, ["我对花生过敏", "Finish the quarterly report by Friday"], days=1)
+    first = mem.search(query, user="alice", k=1, now=now)[0].id
+    result = mem.recall(query, user="alice", k=3, now=now)
+    shown = {h.id for h in result.hits} | {h.quote.id for h in result.hits if h.quote is not None} \
+        | {r.target for h in result.hits for r in h.memory.relations("derived_from")}  # shown as what was read
+    named = [n for n in result.notes if first in n]
+    assert first in shown or named, (query, result.notes)
+    if first in {h.id for h in result.hits}:
+        return
+    if first not in shown:  # left out: the reason is a named lifecycle exclusion or a confident intent
+        assert any(word in named[0] for word in ("task", "validity", "superseded", "replaced", "confidence"))
+
+
+def test_an_emotional_event_is_found_months_later(mem: mnemir.Memory, now: datetime) -> None:
+    party = add(mem, now, "Danced all night at the company Christmas party, I was so happy", "EmotionalState",
+                {"emotion_type": "joy", "intensity": 0.9, "trigger": "Christmas party"}, days=150)
+    zh = add(mem, now, "上次去海边露营看到日出，特别感动", "EmotionalState",
+             {"emotion_type": "joy", "intensity": 0.8, "trigger": "露营看日出"}, days=120)
+    add(mem, now, "I prefer tea over coffee in the afternoon", "Preference",
+        {"subject": "tea", "preference_type": "like"}, days=90)
+    add(mem, now, "The office closes at 6pm on Fridays", "Fact", {"entity": "office", "attribute": "hours"}, days=30)
+    add(mem, now, "Book a table for the team dinner", "Task", {"status": "pending"}, days=2)
+    mem.maintain(now=now)  # fading weakens a feeling as the present mood; the event is not archived
+    for query, wanted in (("Do you remember when I danced at the Christmas party?", party.id),
+                          ("What did I do at the Christmas party?", party.id),
+                          ("上次露营看日出的时候", zh.id)):
+        result = mem.recall(query, user="alice", k=3, now=now)
+        assert wanted in [h.id for h in result.hits], (query, [(h.memory.text, h.reasons) for h in result.hits])
+
+
+def test_hard_exclusions_are_named(mem: mnemir.Memory, now: datetime) -> None:
+    done = add(mem, now, "Renew the car insurance", "Task", {"status": "completed"}, days=2)
+    expired = mnemir.MemIR(content=Content(text="The pool is closed for repairs"), type="Fact",
+                           properties={"entity": "pool", "attribute": "status", "value": "closed"},
+                           scope=Scope(user_id="alice"), valid_from=now - timedelta(days=20),
+                           valid_to=now - timedelta(days=1))
+    mem.import_jsonl(io.StringIO(dump_line(expired) + "\n"))
+    left = mem.recall("Is there anything left about the car insurance renewal?", user="alice", k=3, now=now,
+                      intent=mem.intent("what's left to do", now=now).override(query="x", kind="open_tasks",
+                                                                              types=("Task", "Plan")))
+    assert done.id not in [h.id for h in left.hits]
+    assert any(done.id in n and "open work was asked for" in n for n in left.notes), left.notes
+    pool = mem.recall("Is the pool closed for repairs?", user="alice", k=3, now=now)
+    assert expired.id not in [h.id for h in pool.hits]
+    assert any(expired.id in n and "validity ended" in n for n in pool.notes), pool.notes
+
+
+def test_fusion_settings_are_checked() -> None:
+    with pytest.raises(mnemir.ValidationError, match="plain_weight"):
+        RecallConfig(plain_weight=-1)
+    with pytest.raises(mnemir.ValidationError, match="confident_intent"):
+        RecallConfig(confident_intent=1.5)
+    with pytest.raises(mnemir.ValidationError, match="fusion_k"):
+        RecallConfig(fusion_k=0)
