@@ -1,0 +1,34 @@
+"""Write ``extraction_hw8.jsonl`` (the eighth handwritten extraction batch, ids ``*-train-hw8-*``) from
+``hw8_zh.py`` and ``hw8_en.py``. Deterministic; read by ``python -m mnemir.understand.train`` beside
+``extraction_train.jsonl``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import hw8_en  # noqa: E402
+import hw8_zh  # noqa: E402
+
+
+def rows() -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for lang, module in (("zh", hw8_zh), ("en", hw8_en)):
+        for i, (text, types) in enumerate(module.ROWS):
+            out.append({"id": f"{lang}-train-hw8-{i:03d}", "lang": lang, "speaker": "user", "text": text,
+                        "expect": [{"type": t} for t in types]})
+    return out
+
+
+def main() -> None:
+    with open(HERE / "extraction_hw8.jsonl", "w", encoding="utf-8") as fh:
+        for row in rows():
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
