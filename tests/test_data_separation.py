@@ -26,3 +26,8 @@ TRAINED_ON = _texts("train", "extraction") | _texts("train", "intent")
 def test_no_evaluation_text_is_in_the_training_data(split: str) -> None:
     evaluated = _texts(split, "extraction") | _texts(split, "intent") | _collapse_queries(split)
     assert not evaluated & TRAINED_ON, sorted(evaluated & TRAINED_ON)[:10]
+
+
+def test_the_issue15_sanity_split_is_not_trained_on() -> None:
+    evaluated = _texts("dev15", "extraction")
+    assert not evaluated & TRAINED_ON, sorted(evaluated & TRAINED_ON)[:10]

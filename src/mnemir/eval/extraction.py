@@ -33,9 +33,12 @@ TYPES = MEMORY_LABELS
 #: train: what the model learns from; heldout: never trained on (aggregate numbers were seen while developing);
 #: fresh: written blind by a separate author after development, evaluated without any tuning afterwards;
 #: dev: handwritten for the generalisation work, never trained on, the split development decisions were measured on
+#: dev15: 40 rows for issue 15's new behaviour (hedges, decisions, who a fact is about, assistant turns), written by
+#: the engineer who wrote the eighth training batch (same author: optimistic, a sanity check, not a measurement);
 #: test: the frozen blind split (written by an author who read only the ontology listing); run by the lead only
 SPLITS = {"heldout": "extraction_heldout.jsonl", "train": "extraction_train.jsonl",
-          "fresh": "extraction_fresh.jsonl", "dev": "extraction_dev.jsonl", "test": "extraction_test.jsonl"}
+          "fresh": "extraction_fresh.jsonl", "dev": "extraction_dev.jsonl", "test": "extraction_test.jsonl",
+          "dev15": "extraction_dev15.jsonl"}
 INTENT_SPLITS = {"heldout": "intent_heldout.jsonl", "train": "intent_train.jsonl", "fresh": "intent_fresh.jsonl",
                  "dev": "intent_dev.jsonl", "test": "intent_test.jsonl"}
 #: every utterance in the corpus is resolved against this instant (a Wednesday, UTC+8)

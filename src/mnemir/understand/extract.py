@@ -74,6 +74,7 @@ PROTOTYPE_MIN_P = 0.4
 #: smallest of the best: out-of-fold accuracy without it 0.950; 0.1: 0.953, 0.2: 0.954, 0.3: 0.954, 0.4: 0.954
 #: (``python -m mnemir.understand.train --cv 5 --emotion-boost B``, the extractor line)
 EMOTION_WORD_BOOST = 0.2
+_PLAN_GOAL = "plan goal (rule)"
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 
 
@@ -123,7 +124,7 @@ def finalize(result: Extraction, drafts: list[Draft]) -> Extraction:
             result.notes.append("dropped the assistant's note about its own bookkeeping (a reminder set, a note "
                                 "taken): it finishes no task of the user")
             continue
-        if not meaningful(draft.text):
+        if not meaningful(draft.text) and draft.reasons[:1] != [_PLAN_GOAL]:  # a plan's goal may be one word
             result.notes.append(f"dropped a {label} piece below the minimum of meaning: {draft.text!r}")
             continue
         if draft.type == "Fact":
@@ -158,7 +159,7 @@ def meaningful(text: str) -> bool:
     content = [w for w in words if w.lower() not in _EN_FUNCTION]
     if len(content) >= 2:
         return True
-    return len(content) == 1 and len(words) >= 3 and len(content[0]) >= 4
+    return len(content) == 1 and (len(content[0]) >= 5 or (len(words) >= 3 and len(content[0]) >= 4))
 
 
 _OFFER_LEAD = re.compile(r"^(?:好的?[，,]?\s*)?(?:要不要我(?:帮你|给你|替你)?|需要我(?:帮你|给你|替你)?|我(?:可以)?(?:帮你|给你|替你)|"
@@ -298,7 +299,7 @@ class Extractor:
         parent = None
         if goal:
             props = _with_utterance_deadline(fill.task_properties(goal, now), text, now)
-            drafts.append(Draft("Task", goal, props, entities=find_entities(goal), reasons=["plan goal (rule)"]))
+            drafts.append(Draft("Task", goal, props, entities=find_entities(goal), reasons=[_PLAN_GOAL]))
             parent = 0
         for order, step in enumerate(steps, start=1):
             drafts.append(Draft("Plan", step, {"order": order, "status": "pending"}, entities=find_entities(step),

@@ -97,7 +97,7 @@ CUES: dict[str, re.Pattern[str]] = {
     "general_q": _rx(r"一切|所有|都记得|了解多少|说过(?:哪些|什么)|\b(?:everything|all you know|remember about|recall about|"
                      r"what have i (?:told|said)|know about me)\b"),
     # hedges: the speaker is not sure (a guess, a suspicion, a likelihood); what follows is a Hypothesis, not a Fact
-    "hedge": _rx(r"可能|也许|或许|大概|估计|应该是|我猜|猜测|好像|似乎|说不定|八成|恐怕|没准|不确定|不一定|怀疑|看样子|看来|"
+    "hedge": _rx(r"可能|也许|或许|大概|估计|应该是|我猜|猜测|好像|似乎|说不定|八成|恐怕|没准|不确定|不一定|我怀疑|怀疑是|看样子|看来|"
                  r"\b(?:maybe|perhaps|probably|possibly|might|may have|may be|i think|i guess|i suspect|i reckon|"
                  r"i'?m not sure|not sure|could be|seems|looks like|likely|unlikely|my guess|i bet|i wonder|apparently)\b"),
     # decisions: one option was chosen over others ("went with", "决定", "还是…吧")
