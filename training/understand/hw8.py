@@ -15,12 +15,24 @@ import hw8_en  # noqa: E402
 import hw8_zh  # noqa: E402
 
 
-def rows() -> list[dict[str, object]]:
+def trained(text: str, types: list[str]) -> bool:
+    """The rows the shipped extractor learns from: hedges (Hypothesis) and corrections (a Fact with a correction
+    cue). The other rows were tried and left out: with all 370 rows, held-out macro-F1 fell 0.954 / 0.910 ->
+    0.936 / 0.859 and fresh 0.852 / 0.837 -> 0.819 / 0.821 (zh / en); with these 96, held-out 0.958 / 0.898 and
+    fresh 0.855 / 0.825. Decisions, completions and postponements are read by general cue rules instead
+    (``extract._report_rule``)."""
+    from mnemir.understand.lexicon import CUES
+
+    return types == ["Hypothesis"] or (types == ["Fact"] and bool(CUES["correction"].search(text)))
+
+
+def rows(everything: bool = False) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     for lang, module in (("zh", hw8_zh), ("en", hw8_en)):
         for i, (text, types) in enumerate(module.ROWS):
-            out.append({"id": f"{lang}-train-hw8-{i:03d}", "lang": lang, "speaker": "user", "text": text,
-                        "expect": [{"type": t} for t in types]})
+            if everything or trained(text, types):
+                out.append({"id": f"{lang}-train-hw8-{i:03d}", "lang": lang, "speaker": "user", "text": text,
+                            "expect": [{"type": t} for t in types]})
     return out
 
 

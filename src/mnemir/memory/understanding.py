@@ -565,9 +565,10 @@ class UnderstandingMixin(_Base):
 
     def _correct_by_meaning(self, record: MemIR, draft: Draft, text: str, ctx: _Context) -> bool:
         """A correction with no attribute read ("不对，是周四不是周三", "sorry, it's the 14th, not the 4th")
-        supersedes the fact (or hypothesis) closest in meaning, when it is close enough and clearly closest; two
-        close ones -> a confirmation. True when handled; False stores it as a new fact."""
-        candidates = [c for c in self._closest(draft, ("Fact", "Hypothesis"), ctx)
+        supersedes the fact, hypothesis or task closest in meaning (an event with a date is often read as a task:
+        "the recital is on the 12th"), when it is close enough and clearly closest; two close ones -> a
+        confirmation. True when handled; False stores it as a new fact."""
+        candidates = [c for c in self._closest(draft, ("Fact", "Hypothesis", "Task"), ctx)
                       if c.score >= CORRECTION_SURE or (c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS)]
         if not candidates:
             ctx.out.notes.append("correction: no earlier fact is close enough in meaning; stored as a new fact")

@@ -402,11 +402,25 @@ _FINISHED = re.compile(r"已经|已.{0,6}(?:好|完)了|终于|总算|\b(?:alrea
                        r"finished|sent|paid)|finally|managed to|just (?:\w+ed|sent|paid|done))\b", re.I)
 
 
+#: the strong correction markers (a subset of the lexicon's correction cue, without "其实" / "actually")
+_CORRECTING = re.compile(r"^不对|不是.{1,15}(?:而)?是|是.{1,15}[，,]\s*不是|记错|说错|搞错|弄错|更正|纠正|\b(?:correction|i meant|"
+                         r"my mistake|i mixed up|scratch that|sorry,? .{1,40}\bnot\b|wait,? no)\b", re.I)
+
+
 def _report_rule(piece: str, label: str) -> str:
-    """A finished-work report ("已经帮你订好了", "I've booked it") is an update even if it reads like a request."""
+    """General cue rules over the classifier's label: a finished-work report ("已经帮你订好了", "I've booked it") is an
+    update even if it reads like a request; a stated choice is a decision (a Fact); a correction is no guess; a
+    move to a later time is an update of what was planned."""
     if label in ("Task", "NONE") and CUES["done"].search(piece) and _FINISHED.search(piece) \
             and not CUES["request"].search(piece) and not CUES["question"].search(piece):
         return "TaskUpdate"
+    # "最后还是选了…", "we went with…": a stated choice is a decision, kept as a Fact (attribute decision)
+    if label in ("Task", "TaskUpdate", "Hypothesis", "Plan", "NONE") and fill.decision_of(piece) is not None \
+            and not CUES["question"].search(piece) and not CUES["request"].search(piece):
+        return "Fact"
+    # "不对，…不是…", "sorry, it's X not Y": a correction states what is true, it is no guess
+    if label == "Hypothesis" and _CORRECTING.search(piece):
+        return "Fact"
     # "…推迟到下周三了", "it got pushed to Monday": a move to a later time reports on something already planned
     if label in ("Task", "NONE", "Fact") and fill.POSTPONE.search(piece) and not CUES["question"].search(piece) \
             and not CUES["request"].search(piece):
