@@ -34,3 +34,8 @@ def test_no_evaluation_text_is_in_the_training_data(split: str) -> None:
     # only a count: a test split's sentences must not reach a log
     shared = len(evaluated & TRAINED_ON)
     assert shared == 0, f"{shared} evaluated texts are in the training data"
+
+
+def test_the_issue15_sanity_split_is_not_trained_on() -> None:
+    evaluated = _texts("dev15", "extraction")
+    assert not evaluated & TRAINED_ON, f"{len(evaluated & TRAINED_ON)} sanity rows are in the training data"

@@ -14,13 +14,17 @@ def test_assistant_restating_a_task_is_not_a_new_task(mem: mnemir.Memory) -> Non
     said_back = mem.remember("好的，我记下了：下周五前交报销单。", speaker="assistant", user="bob", session="s", turn=2,
                              now=NOW)
     assert not [r for r in said_back.created if r.type == "Task"]
-    assert any("restated" in note for note in said_back.notes)
+    assert any("speaker policy" in note for note in said_back.notes)
     assert len(mem.list(user="bob", types=["Task"])) == 1
 
 
-def test_assistant_commitment_to_something_new_is_kept(mem: mnemir.Memory) -> None:
+def test_assistant_commitment_becomes_a_task_only_when_the_user_confirms(mem: mnemir.Memory) -> None:
+    # issue 15: what the assistant says is no memory about the user; the user's "yes" makes its proposal theirs
     mem.remember("帮我下周五之前把报销单交了", speaker="user", user="bob", session="s", turn=1, now=NOW)
     new = mem.remember("I'll book a table at the Sichuan restaurant for Saturday", speaker="assistant", user="bob",
                        session="s", turn=2, now=NOW)
-    tasks = [r for r in new.created if r.type == "Task"]
-    assert tasks and tasks[0].metadata.source.speaker == "assistant"
+    assert not [r for r in new.created if r.type == "Task"]
+    confirmed = mem.remember("great, thanks", speaker="user", user="bob", session="s", turn=3, now=NOW)
+    [task] = [r for r in confirmed.created if r.type == "Task"]
+    assert "Sichuan restaurant" in task.content.text
+    assert [p["turn"] for p in task.metadata.extra["provenance"]] == [2, 3]

@@ -8,11 +8,18 @@ Extraction itself is offline and store-free (:mod:`mnemir.understand`); this mix
 - *links*: plan steps point at their task (``subtask_of``), memories that mention the same entity are linked
   (``related_to_entity``, entity keys normalised across zh/en aliases);
 - when a target is uncertain, nothing is guessed: the result carries a :class:`Confirmation` with the candidates
-  and why each matched; :meth:`UnderstandingMixin.confirm` applies it once the user has chosen.
+  and why each matched; :meth:`UnderstandingMixin.confirm` applies it once the user has chosen;
+- *proposals*: an assistant turn stores nothing about the user, but what it proposes is held for the next user
+  turn of the same conversation; a plain confirmation ("好，就这么办", "yes, do that") makes it the user's Task,
+  both turns kept as its ``provenance`` (in ``metadata.extra``);
+- *postponements* move the matched task's deadline; *corrections* with no attribute read supersede the closest
+  fact in meaning (a correction cue plus closeness); a relation ("my brother") is resolved to the person the user
+  named for it ("Tom is my brother").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -24,10 +31,11 @@ from mnemir.embed import default_embedder
 from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, ValidationError
 from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
 from mnemir.ontology.enums import OPEN_STATUSES
-from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent
+from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
 from mnemir.understand.dates import local_now
-from mnemir.understand.entities import aliases
+from mnemir.understand.entities import aliases, find_entities
 from mnemir.understand.extract import Draft, check_speaker, check_text
+from mnemir.understand.fill import RELATIONS
 
 if TYPE_CHECKING:
     from mnemir.memory.core import MemoryCore
@@ -51,6 +59,24 @@ MAX_MENTIONS = 10
 EPISODE = "Episode"
 DERIVED_FROM = "derived_from"
 
+#: a correction with no attribute read supersedes a fact at least this close in meaning (default embedder) ...
+CORRECTION_SURE = 0.55
+#: ... or this close when it also names the same entity; two candidates within MATCH_MARGIN -> a confirmation
+CORRECTION_WITH_ENTITY = 0.4
+#: general affirmation markers (zh + en): a short user turn made of these confirms what the assistant proposed
+_CONFIRMS = re.compile(r"^(?:好(?:的|啊|呀|吧)?|行(?:啊|吧)?|可以(?:啊|的)?|嗯+|对|没问题|就这么办|就这样|就按你说的|麻烦(?:你)?了|"
+                       r"那就(?:这样|这么办|麻烦你了)|来吧|弄吧|办吧|安排|你(?:看着)?(?:弄|办|安排)吧|"
+                       r"(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please(?: do)?|go ahead|do (?:it|that|so)|sounds good|"
+                       r"let'?s do (?:it|that)|that works|that'?s (?:fine|great|perfect)|perfect|great|that'?d be great|"
+                       r"absolutely|why not|that sounds (?:good|great|fine))\b)", re.I)
+#: ... unless the same turn takes it back or puts a condition ("yes, but…", "好是好，不过…")
+_BUT = re.compile(r"不过|但是|可是|不用|不要|算了|\b(?:but|not|no|don'?t|instead)\b", re.I)
+
+
+def _confirms(text: str) -> bool:
+    """A user turn that accepts what was proposed: it begins with an affirmation and does not hedge or refuse."""
+    return bool(_CONFIRMS.match(text.strip())) and not _BUT.search(text)
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -69,7 +95,7 @@ class Candidate:
 class Confirmation:
     """A change the understanding step would make but is not sure where: ask the user, then ``mem.confirm``."""
 
-    kind: str  # "update" (task status) or "correction" (supersede a fact)
+    kind: str  # "update" (task status), "postpone" (task deadline) or "correction" (supersede a fact)
     utterance: str
     question: str
     candidates: list[Candidate]
@@ -77,6 +103,7 @@ class Confirmation:
     record: MemIR | None = None  # for corrections: the new fact
     user: str | None = None
     now: datetime | None = None
+    deadline: str | None = None  # for postponements ("postpone"): the new deadline
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "utterance": self.utterance, "question": self.question, "status": self.status,
@@ -143,11 +170,23 @@ class _Context:
     episode: str | None = None
 
 
+@dataclass(frozen=True)
+class _Proposal:
+    """What the assistant proposed on one turn, waiting for the user's answer."""
+
+    goal: str
+    text: str
+    turn: int | None
+    at: datetime
+
+
 class UnderstandingMixin(_Base):
     """``remember``, ``ingest``, ``intent`` and ``confirm`` on top of the core facade."""
 
     _understand_extractor: Any = None
     _understand_intent: IntentRecognizer | None = None
+    #: (user, agent, session) -> the assistant's last proposal (held in this object for the next user turn)
+    _understand_proposals: dict[tuple[str | None, str | None, str | None], _Proposal] | None = None
 
     @property
     def _lifecycle(self) -> LifecycleMixin:
@@ -193,6 +232,7 @@ class UnderstandingMixin(_Base):
                        extraction.language)
         ctx.out.extractions.append(extraction)
         ctx.out.notes += extraction.notes
+        self._track_proposal(extraction, text, ctx)
         # one utterance, one store transaction: the episode, corrections, new memories and task updates are queued
         # and written together (nothing of it is stored if any part fails)
         with self._lifecycle._gathering_reports() as report, self._one_transaction():
@@ -255,6 +295,9 @@ class UnderstandingMixin(_Base):
         if choice not in {c.id for c in confirmation.candidates}:
             raise ValidationError("choice is not one of the candidates", field="choice", value=choice,
                                   allowed=[c.id for c in confirmation.candidates])
+        if confirmation.kind == "postpone" and confirmation.deadline is not None:
+            return self.update(choice, properties={"deadline": confirmation.deadline}, user=confirmation.user,
+                               now=confirmation.now, reason=f"confirmed: {confirmation.utterance}", actor="confirm")
         if confirmation.kind == "update" and confirmation.status is not None:
             return self._set_task_status(choice, confirmation.status, user=confirmation.user, now=confirmation.now,
                                          reason=f"confirmed: {confirmation.utterance}", actor="confirm")
@@ -296,9 +339,12 @@ class UnderstandingMixin(_Base):
         return True
 
     def _to_record(self, draft: Draft, ctx: _Context) -> MemIR:
+        self._resolve_relation(draft, ctx)
         props = {k: _plain(v) for k, v in draft.properties.items() if v is not None}
         extra: dict[str, Any] = {"dialogue_act": ctx.act, "language": ctx.language,
                                  "extraction": {"confidence": round(draft.confidence, 3), "reasons": draft.reasons}}
+        if draft.provenance:
+            extra["provenance"] = draft.provenance
         keys = sorted({e.key for e in draft.entities})
         if keys:
             extra["entities"] = keys
@@ -382,6 +428,9 @@ class UnderstandingMixin(_Base):
         return sorted(out, key=lambda c: -c.score)
 
     def _apply_update(self, draft: Draft, text: str, ctx: _Context) -> None:
+        if draft.properties.get("postponed"):
+            self._apply_postponement(draft, text, ctx)
+            return
         status = str(draft.properties["status"])
         candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
                       if c.score >= MATCH_FLOOR]
@@ -422,7 +471,7 @@ class UnderstandingMixin(_Base):
         """Supersede the fact this correction replaces; True when handled (superseded or sent for confirmation)."""
         entity, attribute = record.properties.get("entity"), record.properties.get("attribute")
         if not entity or not attribute or attribute == "general":
-            return False
+            return self._correct_by_meaning(record, draft, text, ctx)
         where = {"entity": entity, "attribute": attribute}
         olds = [h.memory for h in self.search(text, types=["Fact"], where=where, user=ctx.user, k=5, now=ctx.now)]
         if draft.replaces:
@@ -462,6 +511,134 @@ def episode_of(text: str, ctx: _Context) -> MemIR:
                           extra={"dialogue_act": ctx.act, "language": ctx.language}),
         valid_from=ctx.now,
     )
+
+    # -- dialogue state (issue 15): proposals, relations, postponements, corrections by meaning -----------------
+    def _track_proposal(self, extraction: Extraction, text: str, ctx: _Context) -> None:
+        """Hold the assistant's proposal for the next user turn; on a plain confirmation make it the user's Task
+        (replacing the bare dialogue act), with both turns as provenance. Any other turn drops the proposal."""
+        if self._understand_proposals is None:
+            self._understand_proposals = {}
+        key = (ctx.user, ctx.agent, ctx.session)
+        if ctx.speaker == "assistant":
+            goal = next((str(d.properties["underlying_goal"]) for d in extraction.drafts
+                         if d.type == "DialogueAct" and d.properties.get("underlying_goal")), None)
+            if goal:
+                self._understand_proposals[key] = _Proposal(goal, text, ctx.turn, ctx.now)
+            else:
+                self._understand_proposals.pop(key, None)
+            return
+        if ctx.speaker != "user":
+            return
+        proposal = self._understand_proposals.pop(key, None)
+        if proposal is None or not _confirms(text):
+            return
+        provenance = [
+            {"speaker": "assistant", "turn": proposal.turn, "session": ctx.session, "text": proposal.text,
+             "at": proposal.at.isoformat()},
+            {"speaker": "user", "turn": ctx.turn, "session": ctx.session, "text": text, "at": ctx.now.isoformat()},
+        ]
+        task = Draft("Task", proposal.goal, fill.task_properties(proposal.goal, ctx.now), confidence=0.9,
+                     entities=find_entities(proposal.goal), provenance=provenance,
+                     reasons=["the assistant proposed it and the user confirmed"])
+        extraction.drafts = [task, *[d for d in extraction.drafts if d.type not in ("DialogueAct", "Task", "Plan")]]
+        ctx.out.notes.append(f"the user confirmed the assistant's proposal {proposal.goal!r}: stored as the user's task")
+
+    def _resolve_relation(self, draft: Draft, ctx: _Context) -> None:
+        """A fact about "my brother" is about the person the user named as their brother ("Tom is my brother"),
+        when exactly one is known for this user."""
+        entity = draft.properties.get("entity")
+        if draft.type not in ("Fact", "Hypothesis") or entity not in RELATIONS:
+            return
+        hits = self.search("", types=["Fact"], where={"attribute": "relation", "value": entity}, user=ctx.user, k=5,
+                           now=ctx.now)
+        names = {str(h.memory.properties.get("entity")) for h in hits} - {"user", str(entity)}
+        if len(names) == 1:
+            name = names.pop()
+            draft.properties["entity"] = name
+            draft.reasons.append(f"about {name}: the user's {entity}")
+
+    def _closest(self, draft: Draft, types: Sequence[str], ctx: _Context, *, text: str | None = None,
+                 where: Mapping[str, Any] | None = None, k: int = 5) -> list[Candidate]:
+        """This user's live memories of ``types`` closest in meaning to the draft (cosine on the understanding
+        embedder, plus ENTITY_BONUS for a shared entity or the same ``entity`` property), best first."""
+        hits = self.search(text or draft.text, types=list(types), where=dict(where) if where else None, user=ctx.user,
+                           k=k, now=ctx.now)
+        if not hits:
+            return []
+        understanding = self._understanding_embedder()
+        query = draft.vector if draft.vector is not None else understanding.embed([draft.text])[0]
+        made = understanding.embed([h.memory.content.text for h in hits])
+        wanted = {e.key for e in draft.entities}
+        entity = draft.properties.get("entity")
+        out = []
+        for hit, vector in zip(hits, made, strict=True):
+            similarity = float(np.dot(query, vector))
+            shared = wanted & set(hit.memory.metadata.extra.get("entities") or [])
+            same = entity not in (None, "user", "general") and hit.memory.properties.get("entity") == entity
+            reasons = [f"{hit.memory.type}, text similarity {similarity:.2f}"]
+            if shared:
+                reasons.append("mentions " + ", ".join(sorted(shared)))
+            if same:
+                reasons.append(f"about the same {entity}")
+            out.append(Candidate(hit.memory.id, hit.memory.content.text,
+                                 similarity + (ENTITY_BONUS if shared or same else 0.0), tuple(reasons)))
+        return sorted(out, key=lambda c: -c.score)
+
+    def _apply_postponement(self, draft: Draft, text: str, ctx: _Context) -> None:
+        """Move the matched open task's deadline; two equally good matches -> a "postpone" confirmation."""
+        deadline = str(draft.properties["deadline"])
+        candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan")) if c.score >= MATCH_FLOOR]
+        if not candidates:  # nothing planned to move: it is news about a date ("the meeting moved to Thursday")
+            ctx.out.notes.append(f"postponement (to {deadline}) matches no open task of this user; kept as a fact")
+            fact = Draft("Fact", draft.text, {**fill.fact_properties(draft.text), "source": "user", "confidence": 0.8},
+                         kind="correction", entities=draft.entities, reasons=["a moved date with no open task"])
+            record = self._to_record(fact, ctx)
+            if not self._correct_by_meaning(record, fact, text, ctx):
+                stored = self._commit([record], now=ctx.now, actor=ctx.creator)
+                ctx.out.created += stored
+                ctx.out.extend(stored)
+            return
+        best = candidates[0]
+        runner_up = candidates[1].score if len(candidates) > 1 else 0.0
+        if best.score >= MATCH_SURE and best.score - runner_up >= MATCH_MARGIN:
+            if best.id in self._queued_ids():
+                self._flush_queue()
+            updated = self.update(best.id, properties={"deadline": deadline}, user=ctx.user, now=ctx.now,
+                                  reason=f"postponed by {ctx.speaker} ({'; '.join(best.reasons)}): {text}",
+                                  actor=ctx.creator)
+            ctx.out.notes.append(f"moved the deadline of {best.id} ({best.text!r}) to {deadline}")
+            ctx.out.updated.append(updated)
+            ctx.out.append(updated)
+            return
+        question = (f"“{text}”说的是哪一件事？" if ctx.language == "zh" else f"Which task does “{text}” refer to?")
+        ctx.out.confirmations.append(Confirmation("postpone", text, question, candidates[:3], user=ctx.user,
+                                                  now=ctx.now, deadline=deadline))
+
+    def _correct_by_meaning(self, record: MemIR, draft: Draft, text: str, ctx: _Context) -> bool:
+        """A correction with no attribute read ("不对，是周四不是周三", "sorry, it's the 14th, not the 4th")
+        supersedes the fact, hypothesis or task closest in meaning (an event with a date is often read as a task:
+        "the recital is on the 12th"), when it is close enough and clearly closest; two close ones -> a
+        confirmation. True when handled; False stores it as a new fact."""
+        candidates = [c for c in self._closest(draft, ("Fact", "Hypothesis", "Task"), ctx)
+                      if c.score >= CORRECTION_SURE or (c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS)]
+        if not candidates:
+            ctx.out.notes.append("correction: no earlier fact is close enough in meaning; stored as a new fact")
+            return False
+        best = candidates[0]
+        runner_up = candidates[1].score if len(candidates) > 1 else 0.0
+        if best.score - runner_up >= MATCH_MARGIN:
+            if best.id in self._queued_ids():
+                self._flush_queue()
+            new = self._lifecycle.supersede(best.id, record, user=ctx.user, now=ctx.now,
+                                            reason=f"correction ({'; '.join(best.reasons)}): {text}")
+            ctx.out.notes.append(f"correction superseded {best.id} ({best.text!r}): {'; '.join(best.reasons)}")
+            ctx.out.created.append(new)
+            ctx.out.append(new)
+            return True
+        question = (f"“{text}”要替换哪条旧信息？" if ctx.language == "zh" else f"Which old fact does “{text}” correct?")
+        ctx.out.confirmations.append(Confirmation("correction", text, question, candidates[:3], record=record,
+                                                  user=ctx.user, now=ctx.now))
+        return True
 
 
 def _plain(value: Any) -> Any:

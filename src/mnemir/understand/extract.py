@@ -15,11 +15,18 @@ What is stored and what is not (the policy; tests hold it):
   chit-chat are not facts. An utterance with no memory-worthy piece yields
   exactly one ``DialogueAct`` draft (its act type), so the conversation's shape is
   kept without polluting knowledge; text with no letters at all yields nothing.
-- Speaker policy: what the assistant says is never the user's fact. Assistant
-  facts are stored with ``source="assistant"`` and lower confidence; the
-  assistant's "preferences" and "emotions" are dropped; its reports on tasks
-  ("I've booked the flight") are updates. System/tool text yields external facts
-  and frames only.
+- Provenance policy: an assistant turn creates no memory about the user. Its offers,
+  questions, restatements and advice are dropped (a note says so); what it proposes
+  ("要不要我帮你列个清单？", "Shall I draft the email?") is kept on the turn's
+  ``DialogueAct`` as ``underlying_goal``, so that the user's confirmation on the next
+  turn ("好，就这么办", "yes, do that") makes it the user's task (``memory.understanding``).
+  Only its reports of work it finished ("I've booked the flight") count, as updates
+  of an existing task. System/tool text yields external facts and frames only.
+- Hedged statements ("我猜可能是…", "I think maybe…") are ``Hypothesis`` memories with
+  a confidence, kept apart from facts. A decision is a ``Fact`` with attribute
+  ``decision``. A fact's ``entity`` is who or what it is about (the user, a relative,
+  a named person, a thing): see :func:`mnemir.understand.fill.fact_properties`.
+- A piece below a minimum of meaning (:func:`meaningful`) is dropped, with a note.
 """
 
 from __future__ import annotations
@@ -43,17 +50,17 @@ from mnemir.understand.model import SoftmaxModel, boosted, load_model
 from mnemir.understand.segment import is_plan, split_pieces, split_plan
 
 __all__ = ["EXTRACTION_LABELS", "MEMORY_LABELS", "SPEAKERS", "Draft", "Extraction", "Extractor", "check_speaker",
-           "check_text", "finalize", "has_words", "label_of", "lexicon_boost"]
+           "check_text", "finalize", "has_words", "label_of", "lexicon_boost", "meaningful", "proposal_of"]
 
 #: what a piece of an utterance can be (``TaskUpdate``: a report on an existing task, not a new memory)
-MEMORY_LABELS = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
+MEMORY_LABELS = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "Hypothesis", "TaskUpdate")
 EXTRACTION_LABELS = ("NONE", *MEMORY_LABELS)
 SPEAKERS = ("user", "assistant", "system", "tool")
 SPEAKER_ALIASES = {"用户": "user", "human": "user", "助手": "assistant", "ai": "assistant", "agent": "assistant",
                    "bot": "assistant", "系统": "system", "工具": "tool"}
 _ALLOWED_BY_SPEAKER = {
     "user": set(MEMORY_LABELS),
-    "assistant": {"Fact", "Task", "Plan", "ContextualFrame", "TaskUpdate"},
+    "assistant": {"TaskUpdate"},
     "system": {"Fact", "ContextualFrame"},
     "tool": {"Fact"},
 }
@@ -67,6 +74,7 @@ PROTOTYPE_MIN_P = 0.4
 #: smallest of the best: out-of-fold accuracy without it 0.950; 0.1: 0.953, 0.2: 0.954, 0.3: 0.954, 0.4: 0.954
 #: (``python -m mnemir.understand.train --cv 5 --emotion-boost B``, the extractor line)
 EMOTION_WORD_BOOST = 0.2
+_PLAN_GOAL = "plan goal (rule)"
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 
 
@@ -100,23 +108,90 @@ def check_text(text: object, field_name: str = "text") -> str:
 
 
 def finalize(result: Extraction, drafts: list[Draft]) -> Extraction:
-    """Apply the speaker policy, and keep only the dialogue act when nothing is memory-worthy."""
+    """Apply the speaker policy and the minimum of meaning, and keep only the dialogue act when nothing is
+    memory-worthy (an assistant's proposal rides on it as ``underlying_goal``)."""
     speaker = result.speaker
     allowed = _ALLOWED_BY_SPEAKER[speaker]
     kept = []
+    proposal = proposal_of(result.text, drafts) if speaker == "assistant" else None
     for draft in drafts:
         label = label_of(draft)
         if label not in allowed:
-            result.notes.append(f"dropped a {label} said by the {speaker} (speaker policy)")
+            why = ": an assistant turn is no memory about the user" if speaker == "assistant" else ""
+            result.notes.append(f"dropped a {label} said by the {speaker} (speaker policy{why})")
+            continue
+        if speaker == "assistant" and _BOOKKEEPING.search(draft.text):
+            result.notes.append("dropped the assistant's note about its own bookkeeping (a reminder set, a note "
+                                "taken): it finishes no task of the user")
+            continue
+        if not meaningful(draft.text) and draft.reasons[:1] != [_PLAN_GOAL]:  # a plan's goal may be one word
+            result.notes.append(f"dropped a {label} piece below the minimum of meaning: {draft.text!r}")
             continue
         if draft.type == "Fact":
             draft.properties.update(fill.fact_provenance(speaker))
         kept.append(draft)
     if not kept:
-        kept = [Draft("DialogueAct", result.text, {"act_type": result.act, "utterance": result.text[:2000]},
-                      reasons=["nothing memory-worthy: kept only the dialogue act"])]
+        props: dict[str, Any] = {"act_type": result.act, "utterance": result.text[:2000]}
+        if proposal:
+            props["underlying_goal"] = proposal
+            result.notes.append(f"the assistant proposed {proposal!r}: the user's task only once the user confirms")
+        kept = [Draft("DialogueAct", result.text, props, reasons=["nothing memory-worthy: kept only the dialogue act"])]
     result.drafts = kept
     return result
+
+
+#: an assistant saying it set a reminder or took a note has done nothing of the task itself
+_BOOKKEEPING = re.compile(r"提醒|记下|记住|记好|备忘|加到|添加到|清单|日程|\b(?:remind|reminder|noted|note|added (?:it|that|this)? ?to|"
+                          r"calendar|your list|to-?do|keep track)\b", re.I)
+#: function words that carry no content on their own (a piece made only of these and one short word is a fragment)
+_EN_FUNCTION = frozenset(["a", "an", "the", "it", "its", "this", "that", "these", "those", "them", "they", "he", "she", "him", "her", "his", "i", "me", "my", "we", "us", "our", "you", "your", "to", "of", "in", "on", "at", "for", "with", "by", "from", "and", "or", "but", "so", "then", "do", "does", "did", "done", "be", "is", "are", "was", "were", "been", "am", "have", "has", "had", "get", "got", "just", "also", "too", "very", "really", "now", "here", "there", "up", "out", "off", "not", "no", "yes", "ok", "okay", "oh", "well", "please", "will", "would", "can", "could", "shall", "should", "let", "lets", "let's", "go"])
+_ZH_FUNCTION = set("的了吧呢啊呀吗嘛哦我你他她它们这那个些也都就还又再先把被给在是有和跟要会能去来做弄下上")
+
+
+def meaningful(text: str) -> bool:
+    """True when a piece says enough to be a memory: in Chinese at least two content characters, in English at least
+    two words besides function words (or one word of 4+ letters beside a number or name). "ch", "book it", "做一下"
+    are fragments; "买菜", "call mom", "pay rent" are not."""
+    han = re.findall(r"[\u4e00-\u9fff]", text)
+    if han:
+        return len([c for c in han if c not in _ZH_FUNCTION]) >= 2 or (len(han) >= 2 and bool(re.search(r"\d|[A-Za-z]{3}", text)))
+    words = re.findall(r"[A-Za-z0-9][A-Za-z0-9'-]*", text)
+    content = [w for w in words if w.lower() not in _EN_FUNCTION]
+    if len(content) >= 2:
+        return True
+    return len(content) == 1 and (len(content[0]) >= 5 or (len(words) >= 3 and len(content[0]) >= 4))
+
+
+_OFFER_LEAD = re.compile(r"^(?:好的?[，,]?\s*)?(?:要不要我(?:帮你|给你|替你)?|需要我(?:帮你|给你|替你)?|我(?:可以)?(?:帮你|给你|替你)|"
+                         r"要我(?:帮你)?|我来(?:帮你)?|我们(?:可以)?|你可以|不如|建议你?|要不(?:要)?)|"
+                         r"^(?:(?:ok(?:ay)?|sure|great|alright),?\s+)?(?:shall i|should i|do you want me to|would you like me to|"
+                         r"want me to|may i|i can|i could|i'?ll|i will|let me|how about (?:i|we)|we could|you could|"
+                         r"you might want to|maybe you should|why don'?t (?:you|we|i)|would you like to|do you want to|"
+                         r"would you like|do you want)\s+", re.I)
+_OFFER_TAIL = re.compile(r"(?:吗|吧|怎么样|好不好|如何|行吗|可以吗)?\s*[?？。.!！]*$|\s+for you\b.*$|\s*\?$", re.I)
+_NO_ACTION = re.compile(r"^(?:help|assist)\b|\b(?:anything|something) else\b|其他|别的|还有什么", re.I)
+_SENTENCES = re.compile(r"(?<=[。！？!?；;])\s*|(?<=[.])\s+")
+
+
+def proposal_of(text: str, drafts: list[Draft] | None = None) -> str | None:
+    """What an assistant turn proposes to do, as a goal ("Shall I draft the email for you?" -> "draft the email"),
+    when one of its sentences offers or suggests an action (the last such sentence); None for questions, facts and
+    advice without an action. An offer too short to stand alone ("Shall I book it?") takes the sentence before it
+    as its object. Measured on MultiWOZ validation system turns labelled OfferBook (see the training README)."""
+    sentences = [x.strip() for x in _SENTENCES.split(text.strip()) if x.strip()]
+    for index in range(len(sentences) - 1, -1, -1):
+        lead = _OFFER_LEAD.search(sentences[index])
+        if lead is None:
+            continue
+        body = _OFFER_TAIL.sub("", sentences[index][lead.end():]).strip(" ，,。.?？")
+        body = re.sub(r"^(?:帮你|给你|替你|先)", "", body).strip()
+        if _NO_ACTION.search(body):  # "can I help with anything else?" offers nothing in particular
+            return None
+        if body and not meaningful(body) and index > 0:
+            body = f"{body}: {sentences[index - 1].rstrip(' 。.')}"
+        return body if body and meaningful(body) else None
+    task = next((d.text for d in drafts or [] if d.type in ("Task", "Plan")), None)
+    return task if task and meaningful(task) else None
 
 
 def has_words(text: str) -> bool:
@@ -143,6 +218,9 @@ class Draft:
     reasons: list[str] = field(default_factory=list)
     parent: int | None = None
     replaces: str | None = None
+    #: the turns a memory comes from when it is not only this utterance (an assistant's proposal the user
+    #: confirmed): a list of {"speaker", "turn", "session", "text", "at"}; stored in ``metadata.extra``
+    provenance: list[dict[str, Any]] | None = None
     #: the embedder's vector of ``text`` when the extractor made one to classify it (lets the store skip
     #: embedding it again); not part of ``to_dict``
     vector: Any = field(default=None, repr=False, compare=False)
@@ -221,7 +299,7 @@ class Extractor:
         parent = None
         if goal:
             props = _with_utterance_deadline(fill.task_properties(goal, now), text, now)
-            drafts.append(Draft("Task", goal, props, entities=find_entities(goal), reasons=["plan goal (rule)"]))
+            drafts.append(Draft("Task", goal, props, entities=find_entities(goal), reasons=[_PLAN_GOAL]))
             parent = 0
         for order, step in enumerate(steps, start=1):
             drafts.append(Draft("Plan", step, {"order": order, "status": "pending"}, entities=find_entities(step),
@@ -267,8 +345,12 @@ class Extractor:
             props = _with_utterance_deadline(fill.task_properties(piece, now), whole, now)
             return Draft("Task", piece, props, confidence=confidence, entities=entities, reasons=reasons)
         if label == "TaskUpdate":
-            status = fill.update_status(piece)
             target = fill.strip_request(piece)
+            later = fill.postponed_to(piece, now)
+            if later is not None:  # moved to a later time: the deadline changes, the status does not
+                return Draft("Task", piece, {"goal": target, "deadline": later, "postponed": True}, kind="update",
+                             confidence=confidence, entities=entities, reasons=[*reasons, f"postponed to {later}"])
+            status = fill.update_status(piece)
             return Draft("Task", piece, {"status": status, "goal": target}, kind="update", confidence=confidence,
                          entities=entities, reasons=[*reasons, f"reports status {status}"])
         if label == "Fact":
@@ -289,6 +371,9 @@ class Extractor:
                 emotion = {"emotion_type": self._emotion_by_prototype(vector), "intensity": 0.5}
                 reasons.append("emotion type by nearest prototype (no emotion word in the lexicon)")
             return Draft("EmotionalState", piece, emotion, confidence=confidence, entities=entities, reasons=reasons)
+        if label == "Hypothesis":
+            props = fill.hypothesis_properties(piece)
+            return Draft("Hypothesis", piece, props, confidence=confidence, entities=entities, reasons=reasons)
         if label == "ContextualFrame":
             return Draft("ContextualFrame", piece, fill.frame_properties(piece), confidence=confidence,
                          entities=entities, reasons=reasons)
@@ -313,14 +398,32 @@ def lexicon_boost(piece: str, ranked: list[tuple[str, float]],
     return boosted(ranked, {"EmotionalState": boost})
 
 
-_FINISHED = re.compile(r"已经|已.{0,6}(?:好|完)了|\b(?:already|i'?ve|we'?ve|has been|have been|is (?:done|booked|"
-                       r"finished|sent|paid))\b", re.I)
+_FINISHED = re.compile(r"已经|已.{0,6}(?:好|完)了|终于|总算|\b(?:already|i'?ve|we'?ve|has been|have been|is (?:done|booked|"
+                       r"finished|sent|paid)|finally|managed to|just (?:\w+ed|sent|paid|done))\b", re.I)
+
+
+#: the strong correction markers (a subset of the lexicon's correction cue, without "其实" / "actually")
+_CORRECTING = re.compile(r"^不对|不是.{1,15}(?:而)?是|是.{1,15}[，,]\s*不是|记错|说错|搞错|弄错|更正|纠正|\b(?:correction|i meant|"
+                         r"my mistake|i mixed up|scratch that|sorry,? .{1,40}\bnot\b|wait,? no)\b", re.I)
 
 
 def _report_rule(piece: str, label: str) -> str:
-    """A finished-work report ("已经帮你订好了", "I've booked it") is an update even if it reads like a request."""
+    """General cue rules over the classifier's label: a finished-work report ("已经帮你订好了", "I've booked it") is an
+    update even if it reads like a request; a stated choice is a decision (a Fact); a correction is no guess; a
+    move to a later time is an update of what was planned."""
     if label in ("Task", "NONE") and CUES["done"].search(piece) and _FINISHED.search(piece) \
             and not CUES["request"].search(piece) and not CUES["question"].search(piece):
+        return "TaskUpdate"
+    # "最后还是选了…", "we went with…": a stated choice is a decision, kept as a Fact (attribute decision)
+    if label in ("Task", "TaskUpdate", "Hypothesis", "Plan", "NONE") and fill.decision_of(piece) is not None \
+            and not CUES["question"].search(piece) and not CUES["request"].search(piece):
+        return "Fact"
+    # "不对，…不是…", "sorry, it's X not Y": a correction states what is true, it is no guess
+    if label == "Hypothesis" and _CORRECTING.search(piece):
+        return "Fact"
+    # "…推迟到下周三了", "it got pushed to Monday": a move to a later time reports on something already planned
+    if label in ("Task", "NONE", "Fact") and fill.POSTPONE.search(piece) and not CUES["question"].search(piece) \
+            and not CUES["request"].search(piece):
         return "TaskUpdate"
     return label
 

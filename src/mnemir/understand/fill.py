@@ -16,7 +16,8 @@ from mnemir.understand.dates import resolve_deadline
 from mnemir.understand.entities import find_entities
 from mnemir.understand.lexicon import CUES, INTENSIFIERS, SOFTENERS, find_emotion
 
-__all__ = ["act_type", "fact_attribute", "fact_properties", "fact_provenance", "frame_properties", "emotion_properties",
+__all__ = ["RELATIONS", "about_whom", "act_type", "decision_of", "fact_attribute", "hypothesis_properties",
+           "relation_key", "postponed_to", "POSTPONE", "fact_properties", "fact_provenance", "frame_properties", "emotion_properties",
            "preference_properties", "task_properties", "update_status", "correction_of", "strip_request"]
 
 _TRAIL = "，,。.!！?？~～;；:： \t\n\"'“”了的啊呀呢吧哦嘛"
@@ -26,7 +27,7 @@ def _clean(value: str | None, limit: int = 120) -> str | None:
     if value is None:
         return None
     value = value.strip().strip(_TRAIL).strip()
-    value = re.sub(r"^(?:the|a|an|my|是|在|到)\s*", "", value, flags=re.I).strip()
+    value = re.sub(r"^(?:(?:the|a|an|my)\s+|是|在|到)", "", value, flags=re.I).strip()
     return value[:limit] or None
 
 
@@ -44,7 +45,7 @@ _FACT_RULES: list[tuple[str, str]] = [
     ("birthday", r"生日(?:是|在)?(?P<v>[^，,。]{1,15})|birthday (?:is|falls on)\s+(?P<v2>[\w\s'-]{1,30}?)(?:[,.;!]|$)"),
     ("employer", r"在(?P<v>[^，,。]{1,15}?)(?:工作|上班|任职|实习)|(?:work|working|intern)\s+(?:at|for)\s+"
                  r"(?P<v2>[\w\s&'-]{1,40}?)(?:[,.;!]|$| as| and| but| now| since)"),
-    ("occupation", r"我是(?:一名|一个|个)?(?P<v>[^，,。]{1,12}?(?:师|员|生|家|经理|主管|总监|老板|医生|护士|律师|会计|作者|记者))|"
+    ("occupation", r"我是(?:一名|一个|个)?(?P<v>[^，,。]{0,12}?(?:师|员|生|家|经理|主管|总监|老板|医生|护士|律师|会计|作者|记者|医|工|警|官|手|匠))|"
                    r"(?:i'?m|i am|i work as)\s+an?\s+(?P<v2>[\w\s-]{2,40}?)(?:[,.;!]|$| at| for| and| but| in)|"
                    r"做(?P<v3>[^，,。]{1,10})(?:工作|的)|当(?P<v4>[^，,。]{1,8})"),
     ("pet", r"(?:养了?|有)(?:一只|只|两只|一条|条)?(?P<v>猫|狗|猫咪|狗狗|兔子|鹦鹉|仓鼠|金鱼)|(?:have|got|own)\s+an?\s+"
@@ -100,9 +101,125 @@ def fact_attribute(text: str) -> tuple[str, str | None]:
     return "general", None
 
 
+# -- who a fact is about ------------------------------------------------------------
+#: people a fact can be about besides the user: general relation words (zh + en) -> one key per relation. Chinese
+#: tells older from younger siblings, English does not, so those keep apart.
+RELATIONS: dict[str, tuple[str, ...]] = {
+    "mother": ("妈妈", "母亲", "老妈", "妈", "mom", "mum", "mother", "mama"),
+    "father": ("爸爸", "父亲", "老爸", "爸", "dad", "father", "papa"),
+    "parents": ("爸妈", "父母", "parents", "folks"),
+    "wife": ("老婆", "妻子", "太太", "媳妇", "wife"),
+    "husband": ("老公", "丈夫", "先生", "husband"),
+    "partner": ("对象", "伴侣", "partner", "fiancé", "fiancée", "fiance", "fiancee"),
+    "girlfriend": ("女朋友", "女友", "girlfriend"),
+    "boyfriend": ("男朋友", "男友", "boyfriend"),
+    "son": ("儿子", "son"),
+    "daughter": ("女儿", "闺女", "daughter"),
+    "kids": ("孩子", "小孩", "娃", "kids", "kid", "children", "child"),
+    "older sister": ("姐姐", "姐"),
+    "younger sister": ("妹妹", "妹"),
+    "older brother": ("哥哥", "哥"),
+    "younger brother": ("弟弟", "弟"),
+    "sister": ("sister", "sis"),
+    "brother": ("brother", "bro"),
+    "grandmother": ("奶奶", "外婆", "姥姥", "grandma", "grandmother", "granny", "nan"),
+    "grandfather": ("爷爷", "外公", "姥爷", "grandpa", "grandfather"),
+    "uncle": ("叔叔", "舅舅", "伯伯", "姑父", "姨父", "uncle"),
+    "aunt": ("阿姨", "姑姑", "姨妈", "舅妈", "婶婶", "aunt", "auntie"),
+    "cousin": ("表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "堂弟", "堂妹", "cousin"),
+    "nephew": ("侄子", "外甥", "nephew"),
+    "niece": ("侄女", "外甥女", "niece"),
+    "mother-in-law": ("岳母", "婆婆", "丈母娘", "mother-in-law"),
+    "father-in-law": ("岳父", "公公", "老丈人", "father-in-law"),
+    "friend": ("朋友", "好朋友", "闺蜜", "哥们", "friend", "best friend", "buddy", "mate"),
+    "roommate": ("室友", "舍友", "roommate", "flatmate", "housemate"),
+    "neighbour": ("邻居", "neighbour", "neighbor"),
+    "colleague": ("同事", "colleague", "coworker", "co-worker", "teammate"),
+    "boss": ("老板", "领导", "上司", "主管", "经理", "boss", "manager", "supervisor"),
+    "landlord": ("房东", "landlord", "landlady"),
+    "teacher": ("老师", "班主任", "teacher", "tutor", "coach"),
+    "doctor": ("医生", "大夫", "doctor", "dentist", "gp"),
+    "classmate": ("同学", "classmate"),
+    "client": ("客户", "client", "customer"),
+    "dog": ("狗", "狗狗", "dog", "puppy"),
+    "cat": ("猫", "猫咪", "cat", "kitten"),
+}
+_RELATION_OF = {alias.lower(): key for key, names in RELATIONS.items() for alias in names}
+_ZH_REL = "|".join(sorted((a for a in _RELATION_OF if re.search(r"[\u4e00-\u9fff]", a)), key=len, reverse=True))
+_EN_REL = "|".join(sorted((re.escape(a) for a in _RELATION_OF if not re.search(r"[\u4e00-\u9fff]", a)),
+                          key=len, reverse=True))
+#: "我姐姐…", "我们家老王…", "我同事小李…" (a relation word, maybe followed by a name)
+_ZH_ABOUT = re.compile(rf"^(?:[，,\s]*(?:其实|不对|对了|另外|还有|而且|但是|不过)[，,\s]*)?(?:我的?|我们的?|我家的?|咱家的?)"
+                       rf"(?P<rel>{_ZH_REL})(?P<name>(?:小|老|阿)[\u4e00-\u9fff]|[\u4e00-\u9fff]{{1,2}}(?:老师|医生|总|哥|姐))?"
+                       rf"(?!们|子(?!$)|家|里|边)")
+#: "my sister…", "my older brother…", "my friend Alex…", "our landlord…"
+_EN_ABOUT = re.compile(rf"^(?:(?:oh|so|well|actually|also|and|but|sorry|btw),?\s+)*(?:my|our)\s+(?:(?:older|younger|"
+                       rf"little|big|elder|oldest|youngest|best|new|old)\s+)?(?P<rel>{_EN_REL})\b(?:,?\s+"
+                       rf"(?-i:(?P<name>[A-Z][a-z]+))\b)?", re.I)
+#: a named person as the subject: "Alex is…", "小王在…", "Tom's…"
+_EN_NAMED = re.compile(r"^(?:(?:oh|so|well|actually|also|and|but|btw),?\s+)*(?P<name>[A-Z][a-z]+)(?:'s)?\s+(?:is|was|has|had|"
+                       r"lives|works|moved|got|just|will|said|told|wants|likes|loves|hates|can'?t|doesn'?t|isn'?t|"
+                       r"started|left|runs|teaches|studies|plays|prefers|owns|drives|bought|sold|needs)\b")
+_ZH_NAMED = re.compile(r"^(?P<name>(?:小|老|阿)[\u4e00-\u9fff]|[\u4e00-\u9fff]{1,2}(?:老师|医生|总|经理|阿姨|叔叔))"
+                       r"(?=是|在|有|住|的|说|刚|去|要|想|喜欢|不|已经|下|这|最近|今|明|昨)")
+_NOT_NAMES = frozenset({"i", "the", "my", "we", "it", "this", "that", "there", "our", "he", "she", "they", "you",
+                        "today", "tomorrow", "yesterday", "monday", "tuesday", "wednesday", "thursday", "friday",
+                        "saturday", "sunday", "everything", "nothing", "everyone", "finally", "what", "who"})
+
+
+def about_whom(text: str) -> tuple[str, str, int] | None:
+    """(entity key, surface, end of the mention) of the person a sentence is about when it is not the user: a
+    relation of the user ("我姐姐", "my uncle", "my friend Alex": the name wins) or a named person at the start."""
+    for pattern in (_ZH_ABOUT, _EN_ABOUT):
+        m = pattern.search(text)
+        if m:
+            name = m.group("name")
+            if name and name.lower() not in _NOT_NAMES:
+                return name.lower(), name, m.end()
+            rel = m.group("rel")
+            return _RELATION_OF[rel.lower()], rel, m.end()
+    for pattern in (_EN_NAMED, _ZH_NAMED):
+        m = pattern.search(text)
+        if m and m.group("name").lower() not in _NOT_NAMES:
+            return m.group("name").lower(), m.group("name"), m.end("name")
+    return None
+
+
+def relation_key(word: str) -> str | None:
+    """The relation key of a relation word ("姐姐" -> "older sister", "Mum" -> "mother"), else None."""
+    return _RELATION_OF.get(word.strip().lower())
+
+
+def _as_first_person(rest: str) -> str:
+    """The rest of a sentence about someone, said in the first person, so the user-fact rules read it: "是护士" ->
+    "我是护士", " lives in Paris" -> "I live in Paris", " is my brother" -> "I am my brother"."""
+    if re.search(r"[\u4e00-\u9fff]", rest[:3] or "x"):
+        return "我" + rest.lstrip("的")
+    rest = rest.strip()
+    rest = re.sub(r"^(?:is|'s)\b", "am", rest, flags=re.I)
+    rest = re.sub(r"^has\b", "have", rest, flags=re.I)
+    if not re.match(r"^(?:was|am|has|does|is)\b", rest, re.I):
+        rest = re.sub(r"^(\w+[^s])s\b", r"\1", rest)
+    return "I " + rest
+
+
 def fact_properties(text: str) -> dict[str, object]:
     """Entity, attribute and value of a fact; who said it (source, confidence) is the speaker policy's business
-    (:func:`fact_provenance`, applied by ``extract.finalize``)."""
+    (:func:`fact_provenance`, applied by ``extract.finalize``).
+
+    The entity is who or what the fact is about: ``user`` for the user, a relation key ("older sister",
+    "uncle") or a name ("alex") for someone else, the place or thing otherwise. A decision ("we went with the blue
+    sofa") is a Fact with attribute ``decision``, its entity the chosen option."""
+    decision = decision_of(text)
+    if decision is not None:
+        return decision
+    who = about_whom(text)
+    if who is not None:
+        key, _surface, end = who
+        attribute, value = fact_attribute(_as_first_person(text[end:]))
+        if attribute == "family":
+            attribute, value = "relation", _relation_value(value) or value
+        return {"entity": key, "attribute": attribute, "value": value or _clean(text, 200) or text[:200]}
     attribute, value = fact_attribute(text)
     entities = find_entities(text)
     first_person = bool(CUES["first_person"].search(text))
@@ -120,6 +237,62 @@ def fact_properties(text: str) -> dict[str, object]:
         "attribute": attribute,
         "value": value or _clean(text, 200) or text[:200],
     }
+
+
+def _relation_value(value: str | None) -> str | None:
+    """"my brother" / "我哥哥" -> the relation key; None when the value names no relation."""
+    if not value:
+        return None
+    m = re.search(rf"(?:{_ZH_REL})|\b(?:{_EN_REL})\b", value, re.I)
+    return _RELATION_OF[m.group(0).lower()] if m else None
+
+
+_DECIDED = re.compile(r"(?:决定(?:了|要|先)?|定了|定下来(?:了)?|敲定(?:了)?|选了|就选|最后(?:还是|选了?|定了?|买了?|报了?|订了?|用)|"
+                      r"最终(?:还是|选了?|定了?)?|还是)(?P<v>[^，,。！!？?]{1,30}?)(?:吧|了)?(?:[，,。！!]|$)|"
+                      r"\b(?:decided (?:to|on)|went with|going with|go with|settled on|opted for|chose|picked|"
+                      r"we'?ll take|i'?ll take|made up my mind(?: to| on)?)\s+(?P<v2>[^,.;!?]{1,60}?)(?:\s+in the end)?"
+                      r"(?:[,.;!?]|$| after| because| since| instead| over| rather)", re.I)
+
+
+def decision_of(text: str) -> dict[str, object] | None:
+    """A decision's fact properties (attribute ``decision``, value and entity the chosen option), when the text
+    states a choice with a decision marker; None otherwise."""
+    if not CUES["decision"].search(text):
+        return None
+    m = _DECIDED.search(text)
+    value = _clean(_first_group(m)) if m else None
+    if not value:
+        return None
+    entity = re.sub(r"^(?:the|a|an|our|my|to)\s+", "", value.lower()).strip() or "user"
+    return {"entity": entity[:80], "attribute": "decision", "value": value}
+
+
+# -- hypotheses ---------------------------------------------------------------------------
+_STRONG_HEDGE = re.compile(r"应该是|八成|估计|大概|肯定是|\b(?:probably|likely|i bet|most likely|pretty sure|i think)\b", re.I)
+_WEAK_HEDGE = re.compile(r"也许|或许|说不定|没准|不一定|不确定|不知道是不是|\b(?:maybe|perhaps|possibly|might|not sure|could be|"
+                         r"i wonder|no idea)\b", re.I)
+
+
+_HEDGE_LEAD = re.compile(r"^(?:我(?:猜|估计|觉得|怀疑|想)|(?:可能|也许|或许|大概|估计|应该|好像|似乎|说不定|八成|恐怕)(?:是)?|"
+                         r"(?:i (?:think|guess|suspect|reckon|bet|wonder if)|maybe|perhaps|probably|possibly|"
+                         r"i'?m not sure(?: if| whether)?)[,\s]+)+", re.I)
+
+
+def hypothesis_properties(text: str) -> dict[str, object]:
+    """A hedged belief: the statement, how likely the wording makes it (0.65 "probably" / "应该是", 0.35 "maybe" /
+    "也许", 0.5 otherwise) and, when the rules read one, what it is about."""
+    if _WEAK_HEDGE.search(text):
+        confidence = 0.35
+    elif _STRONG_HEDGE.search(text):
+        confidence = 0.65
+    else:
+        confidence = 0.5
+    props = fact_properties(_HEDGE_LEAD.sub("", text) or text)
+    out: dict[str, object] = {"statement": _clean(text, 300) or text[:300], "confidence": confidence,
+                              "entity": props["entity"], "attribute": props["attribute"]}
+    if props.get("value"):
+        out["value"] = props["value"]
+    return out
 
 
 def _subject_guess(text: str) -> str:
@@ -214,6 +387,20 @@ def task_properties(text: str, now: datetime) -> dict[str, object]:
     if deadline is not None:
         props["deadline"] = deadline.value
     return props
+
+
+#: a task moved to a later time (general markers): the report changes its deadline, not its status
+POSTPONE = re.compile(r"推迟|延后|延期|往后推|改到|改期|挪到|推到|顺延|\b(?:postpone[ds]?|push(?:ed|ing)? (?:it |that |this )?"
+                       r"(?:back|to)|mov(?:e|ed|ing) (?:it |that |this )?to|reschedul\w*|delay(?:ed)? (?:to|until)|"
+                       r"put (?:it )?off)\b", re.I)
+
+
+def postponed_to(text: str, now: datetime) -> str | None:
+    """The new deadline (ISO date) a postponement names ("推迟到下周五", "pushed it to Monday"), else None."""
+    if not POSTPONE.search(text):
+        return None
+    deadline = resolve_deadline(text, now)
+    return None if deadline is None else deadline.value.isoformat()
 
 
 def update_status(text: str) -> str:

@@ -71,8 +71,10 @@ CUES: dict[str, re.Pattern[str]] = {
                r"sounds good|will do|understood|noted)\b"),
     "first_person": _rx(r"我|\b(?:i|me|my|mine)\b"),
     "negation": _rx(r"不|没|别|\b(?:not|no|never|don'?t|doesn'?t|didn'?t|isn'?t|won'?t|can'?t)\b"),
-    "correction": _rx(r"其实|更正|纠正|搞错|说错|不是.{1,12}而是|不是.{1,12}是|改成|\b(?:actually|correction|i meant|"
-                      r"not .{1,20} but|i was wrong|scratch that|sorry,? (?:it'?s|i meant)|update:)\b"),
+    "correction": _rx(r"其实|更正|纠正|搞错|说错|记错|弄错|^不对|不是.{1,12}而是|不是.{1,12}是|是.{1,15}[，,]\s*不是|改成|"
+                      r"\b(?:actually|correction|i meant|not .{1,20} but|i was wrong|scratch that|my mistake|i mixed up|"
+                      r"sorry,? (?:it'?s|i meant|that'?s|the|my|it)|update:|wait,? (?:no|it'?s)|"
+                      r"no,? (?:it'?s|it was)|, not (?:the |on |in |at )?\w+)\b"),
     "fact_verb": _rx(r"是|在|有|叫|住|位于|属于|开|\b(?:is|are|was|has|have|lives?|works?|located|born|costs?|opens?|"
                      r"closes?|takes?)\b"),
     "third_party": _rx(r"他|她|我(?:妈|爸|老婆|老公|女儿|儿子|朋友|同事|老板|哥|姐|弟|妹)|\b(?:he|she|they|his|her|"
@@ -94,6 +96,14 @@ CUES: dict[str, re.Pattern[str]] = {
                    r"training|playing)\b"),
     "general_q": _rx(r"一切|所有|都记得|了解多少|说过(?:哪些|什么)|\b(?:everything|all you know|remember about|recall about|"
                      r"what have i (?:told|said)|know about me)\b"),
+    # hedges: the speaker is not sure (a guess, a suspicion, a likelihood); what follows is a Hypothesis, not a Fact
+    "hedge": _rx(r"可能|也许|或许|大概|估计|应该是|我猜|猜测|好像|似乎|说不定|八成|恐怕|没准|不确定|不一定|我怀疑|怀疑是|看样子|看来|"
+                 r"\b(?:maybe|perhaps|probably|possibly|might|may have|may be|i think|i guess|i suspect|i reckon|"
+                 r"i'?m not sure|not sure|could be|seems|looks like|likely|unlikely|my guess|i bet|i wonder|apparently)\b"),
+    # decisions: one option was chosen over others ("went with", "决定", "还是…吧")
+    "decision": _rx(r"决定|定了|定下来|敲定|拍板|选了|就选|最后(?:还是|选|定|买|报|订|用)|最终|还是.{1,15}吧|"
+                    r"\b(?:decided|decide to|decision|went with|go(?:ing)? with|settled on|opted for|chose|chosen|"
+                    r"picked|we'?ll take|i'?ll take|in the end|final answer|made up my mind)\b"),
     "urgency": _rx(r"紧急|尽快|马上|立刻|赶紧|急|\b(?:asap|urgent|urgently|right away|immediately|as soon as|quickly|"
                    r"priority)\b"),
 }

@@ -26,7 +26,20 @@ from mnemir.understand.intent import INTENT_KINDS
 from mnemir.understand.model import DATA_DIR, Array, FeatureSpec, SoftmaxModel, featurize, read_jsonl, train_softmax
 from mnemir.understand.segment import split_pieces
 
-TRAIN_FILES = {"extractor": "extraction_train.jsonl", "intent": "intent_train.jsonl"}
+#: the training split of each model: the generated corpus and the handwritten batches kept in files of their own
+TRAIN_FILES: dict[str, tuple[str, ...]] = {"extractor": ("extraction_train.jsonl", "extraction_hw8.jsonl"),
+                                           "intent": ("intent_train.jsonl", "intent_hw8.jsonl")}
+
+
+def training_rows(model: str) -> list[dict[str, Any]]:
+    """Every training row of ``model`` ("extractor" or "intent"), in file order; a batch file not built yet is
+    skipped."""
+    rows: list[dict[str, Any]] = []
+    for name in TRAIN_FILES[model]:
+        path = training_dir() / "understand" / name
+        if path.exists():
+            rows += read_jsonl(path)
+    return rows
 #: (features, l2) per model, chosen on the training split only: fit on the template rows, score on the
 #: handwritten "extra" rows of the same split (see data/README.md); for intent also calibration, since an
 #: intent below p=0.5 is widened. Intent l2 1e-3 -> 3e-4 after the third handwritten batch (5-fold CV on train
@@ -69,8 +82,32 @@ def intent_examples(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
 def features_of(texts: list[str], embedder: Embedder, *, spec: FeatureSpec, queries: bool = False) -> Array:
     """The model's input for ``texts``, embedded as the model will see them at run time: utterances with ``embed``,
     queries (the intent model) with ``embed_query`` (e5 prefixes queries differently from passages)."""
-    vectors = np.stack([embedder.embed_query(t) for t in texts]) if queries else embedder.embed(texts)
+    vectors = _cached_vectors(texts, embedder, queries=queries)
     return featurize(vectors, texts, spec)
+
+
+#: with ``--cache FILE``, sentence vectors are kept between runs (text -> vector, per embedder and kind)
+_CACHE: Path | None = None
+
+
+def _cached_vectors(texts: list[str], embedder: Embedder, *, queries: bool) -> Array:
+    def embed(batch: list[str]) -> Array:
+        if not batch:
+            return np.zeros((0, embedder.dim), dtype=np.float32)
+        return np.stack([embedder.embed_query(t) for t in batch]) if queries else embedder.embed(batch)
+
+    if _CACHE is None:
+        return embed(texts)
+    path = _CACHE.with_name(f"{_CACHE.stem}-{'q' if queries else 'p'}-{embedder.model_id.replace('/', '_')}.npz")
+    known: dict[str, Array] = {}
+    if path.exists():
+        with np.load(path, allow_pickle=False) as data:
+            known = dict(zip(data["texts"].tolist(), data["vectors"], strict=True))
+    missing = sorted({t for t in texts if t not in known})
+    known.update(zip(missing, embed(missing), strict=True))
+    if missing:
+        np.savez(path, texts=np.array(list(known)), vectors=np.stack(list(known.values())))
+    return np.stack([known[t] for t in texts])
 
 
 def fit(features: Array, labels: list[str], classes: tuple[str, ...], embedder_id: str, *,
@@ -143,14 +180,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ngram-dims", type=int, default=None,
                         help="override the intent model's hashed n-gram buckets (0 = none)")
     parser.add_argument("--ngram-scale", type=float, default=None, help="override the intent model's n-gram weight")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="keep sentence vectors in FILE-*.npz between runs (development; the result is the same)")
+    parser.add_argument("--only", choices=sorted(TRAIN_FILES), default=None, help="train one model only")
     args = parser.parse_args(argv)
+    global _CACHE
+    _CACHE = args.cache
     out = output_dir(args.out, args.cv)
     embedder = default_embedder()
     jobs = {
-        "extractor": (extraction_examples(read_jsonl(training_dir() / "understand" / TRAIN_FILES["extractor"])), EXTRACTION_LABELS),
-        "intent": (intent_examples(read_jsonl(training_dir() / "understand" / TRAIN_FILES["intent"])), INTENT_KINDS),
+        "extractor": (extraction_examples(training_rows("extractor")), EXTRACTION_LABELS),
+        "intent": (intent_examples(training_rows("intent")), INTENT_KINDS),
     }
     for name, ((texts, labels), classes) in jobs.items():
+        if args.only and name != args.only:
+            continue
         spec, l2 = HYPER[name]
         spec = overridden(spec, args, ngrams=name == "intent")
         l2 = args.l2 if args.l2 is not None else l2
