@@ -40,6 +40,7 @@ from mnemir.ontology import Ontology
 from mnemir.retrieve.search import SearchHit, check_k, hybrid_search
 from mnemir.store.base import ANY, LIVE_STATUSES, Selection, Store, Write, _Any
 from mnemir.store.filters import parse_filter
+from mnemir.store.integrity import CheckReport
 
 Progress = Callable[[int, int | None], None]
 ALL_STATUSES = tuple(MemoryStatus)
@@ -297,6 +298,17 @@ class MemoryCore:
             self._write(*self._purge_writes(ids, now=now, actor=actor, reason=reason or "forget user"))
             purged += len(ids)
         return {"memories": purged, "tombstones": purged}
+
+    def check(self) -> CheckReport:
+        """Whether the store agrees with itself: every record has one vector of the store's model, full-text,
+        property and relationship rows match the records, and history names only stored memories or
+        tombstones (:mod:`mnemir.store.integrity`). Reads only; ``report.ok`` when nothing disagrees."""
+        report = self.store.check()
+        stored = self.store.model_id
+        if stored is not None and stored != self.embedder.model_id:
+            report.add("model_mismatch", None, f"the store's vectors are of {stored!r}, the embedder is "
+                                               f"{self.embedder.model_id!r}")
+        return report
 
     # -- read path ---------------------------------------------------------------
     def search(self, query: str = "", *, types: Iterable[str] | None = None, where: Mapping[str, Any] | None = None,

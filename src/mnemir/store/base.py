@@ -16,12 +16,15 @@ import abc
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from mnemir.embed.base import Vectors
 from mnemir.errors import NotFoundError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR, MemoryStatus, ensure_aware
 from mnemir.store.filters import FilterNode
+
+if TYPE_CHECKING:
+    from mnemir.store.integrity import CheckReport
 
 
 class _Any:
@@ -204,6 +207,16 @@ class Store(abc.ABC):
     @property
     def model_id(self) -> str | None:
         return self.get_meta("embedding_model")
+
+    def check(self) -> CheckReport:
+        """Whether records, vectors, the text index, properties, relationships and history agree
+        (:mod:`mnemir.store.integrity`). Reads only; run it on a quiet store."""
+        from mnemir.store.integrity import check_store
+
+        return check_store(self)
+
+    def _check_tables(self, report: CheckReport) -> None:  # noqa: B027 - optional: backends add their part
+        """The backend's own part of :meth:`check`: what only its tables can show (nothing by default)."""
 
     def __enter__(self) -> Store:
         return self

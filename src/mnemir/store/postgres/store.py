@@ -20,6 +20,8 @@ from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
 from mnemir.store import checks, records
 from mnemir.store.base import Capabilities, Edge, Keyset, Selection, Store, Write
+from mnemir.store.integrity import CheckReport
+from mnemir.store.postgres import integrity as integrity_tables
 from mnemir.store.postgres import schema
 from mnemir.store.postgres.connection import Connection, Cursor
 from mnemir.store.postgres.dialect import PostgresDialect, order_expressions
@@ -277,6 +279,9 @@ class PostgresStore(Store):
 
     def close(self) -> None:
         self._db.close()
+
+    def _check_tables(self, report: CheckReport) -> None:
+        self._db.read("check", lambda cur: integrity_tables.check(cur, report))
 
     @property
     def schema_version(self) -> int:

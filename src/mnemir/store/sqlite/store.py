@@ -18,7 +18,9 @@ from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
 from mnemir.store import checks, records
 from mnemir.store.base import Capabilities, Edge, Keyset, Selection, Store, Write
+from mnemir.store.integrity import CheckReport
 from mnemir.store.sql_filters import Params, check_selection, compile_selection, record_order_fields
+from mnemir.store.sqlite import integrity as integrity_tables
 from mnemir.store.sqlite import rows, schema, text
 from mnemir.store.sqlite.connection import Connection
 from mnemir.store.sqlite.dialect import SQLiteDialect, json_path
@@ -332,6 +334,9 @@ class SQLiteStore(Store):
 
     def close(self) -> None:
         self._db.close()
+
+    def _check_tables(self, report: CheckReport) -> None:
+        self._db.read("check", lambda conn: integrity_tables.check(conn, report))
 
     @property
     def schema_version(self) -> int:
