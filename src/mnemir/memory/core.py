@@ -8,13 +8,14 @@ transaction.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Self
+from typing import IO, Any, Concatenate, ParamSpec, Self, TypeVar
 
 import numpy as np
 
@@ -46,6 +47,22 @@ Progress = Callable[[int, int | None], None]
 ALL_STATUSES = tuple(MemoryStatus)
 NOT_DELETED = tuple(s for s in MemoryStatus if s != MemoryStatus.deleted)
 IMPORT_BATCH = 256
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def serialized(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], R]:
+    """Run a read-modify-write operation inside ``store.exclusive()``: what it reads cannot change before it
+    writes, so two processes reinforcing one memory both count and two moving one task are applied in turn."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self.store.exclusive():
+            return method(self, *args, **kwargs)
+
+    return wrapper
 
 
 def resolve_now(now: datetime | None) -> datetime:
@@ -205,6 +222,7 @@ class MemoryCore:
         self.store.write(writes, model_id=self.embedder.model_id, delete_ids=delete_ids)
 
     # -- CRUD ------------------------------------------------------------------
+    @serialized
     def add(self, text: str, type: str, properties: Mapping[str, Any] | None = None, *, user: str | None = None,
             agent: str | None = None, session: str | None = None, speaker: str | None = None,
             turn: int | None = None, summary: str | None = None,
@@ -235,6 +253,7 @@ class MemoryCore:
         statuses = ALL_STATUSES if include_deleted else NOT_DELETED
         return self.store.get(id, Selection(user_id=user, statuses=statuses))
 
+    @serialized
     def update(self, id: str, *, text: str | None = None, summary: str | None = None,
                properties: Mapping[str, Any] | None = None, status: MemoryStatus | str | None = None,
                relationships: Iterable[Relationship | Mapping[str, Any]] = (), user: str | _Any | None = None,
@@ -257,6 +276,7 @@ class MemoryCore:
         self._write([Write(new, None, [history])])
         return new
 
+    @serialized
     def delete(self, id: str, *, user: str | _Any | None = None, hard: bool = False, now: datetime | None = None,
                reason: str = "", actor: str = "api") -> None:
         """Soft-delete (status ``deleted``, kept as history) or hard-delete a memory.

@@ -13,6 +13,7 @@ user"); ``agent_id`` and ``session_id`` restrict only when given. Use
 from __future__ import annotations
 
 import abc
+import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -207,6 +208,13 @@ class Store(abc.ABC):
     @property
     def model_id(self) -> str | None:
         return self.get_meta("embedding_model")
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """A block whose reads and writes no other writer can interleave with: a read-modify-write inside it
+        cannot lose a concurrent update. SQLite holds one write transaction for the block; PostgreSQL one
+        transaction under an advisory lock. The default (a backend without it) only runs the block."""
+        yield
 
     def check(self) -> CheckReport:
         """Whether records, vectors, the text index, properties, relationships and history agree

@@ -13,6 +13,8 @@ from mnemir.store.migrations import Migration, latest_version, pending
 MIGRATION_LOCK = 0x6D6E656D6972  # "mnemir"
 #: held while the first vectors fix the store's model and the vector column's dimension
 MODEL_LOCK = MIGRATION_LOCK + 1
+#: held by Store.exclusive blocks (a read-modify-write of memories): they run one at a time per database
+WRITER_LOCK = MIGRATION_LOCK + 2
 
 _V1_CORE = """
 CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);

@@ -7,8 +7,9 @@ same helpers, so the two backends answer every conformance test alike.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -279,6 +280,12 @@ class PostgresStore(Store):
 
     def close(self) -> None:
         self._db.close()
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """One transaction for the whole block, under an advisory lock that other blocks wait for."""
+        with self._db.exclusive(schema.WRITER_LOCK):
+            yield
 
     def _check_tables(self, report: CheckReport) -> None:
         self._db.read("check", lambda cur: integrity_tables.check(cur, report))

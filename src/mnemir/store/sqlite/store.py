@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -334,6 +335,17 @@ class SQLiteStore(Store):
 
     def close(self) -> None:
         self._db.close()
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """One write transaction for the whole block (:meth:`Connection.exclusive`)."""
+        try:
+            with self._db.exclusive():
+                yield
+        except BaseException:
+            # the cache may have read rows of the rolled-back transaction (rids are reused after a rollback)
+            self._cache = VectorCache()
+            raise
 
     def _check_tables(self, report: CheckReport) -> None:
         self._db.read("check", lambda conn: integrity_tables.check(conn, report))
