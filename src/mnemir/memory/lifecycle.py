@@ -333,10 +333,10 @@ class LifecycleMixin(_Base):
         return result
 
     # -- maintenance and ontology evolution ------------------------------------------------
-    @serialized
     def maintain(self, *, now: datetime | None = None, user: str | _Any | None = ANY, dry_run: bool = False,
                  fact_checker: FactChecker | None = None) -> MaintenanceReport:
-        """Apply the time policies (decay/archive/expire/re-check). Idempotent; safe to interrupt and re-run."""
+        """Apply the time policies (decay/archive/expire/re-check). Idempotent; safe to interrupt and re-run.
+        Each batch is one transaction that leaves out the records another writer changed meanwhile."""
         self._selection(user=user)
         return run_maintenance(self.store, self.ontology, self.lifecycle_config, now=resolve_now(now), user=user,
                                dry_run=dry_run, fact_checker=fact_checker, model_id=self.embedder.model_id)
