@@ -34,7 +34,7 @@ from mnemir.ir import (
     utcnow,
 )
 from mnemir.ir.jsonl import dump_line
-from mnemir.ir.record import parse_record
+from mnemir.ir.record import check_unicode, parse_record
 from mnemir.lifecycle.records import changed, entry
 from mnemir.memory.config import MemoryConfig
 from mnemir.ontology import Ontology
@@ -343,6 +343,8 @@ class MemoryCore:
         resolve_now(now)  # validated only: a naive datetime is an error here as everywhere
         if query is not None and not isinstance(query, str):
             raise ValidationError("query must be a string", field="query", value=query, allowed="string")
+        if query:
+            check_unicode(query, "query")
         statuses = NOT_DELETED if as_of is not None else None  # as-of sees superseded and archived history too
         selection = self._selection(user=user, agent=agent, session=session, types=types, where=where,
                                     include_archived=include_archived, statuses=statuses, valid_at=as_of)
