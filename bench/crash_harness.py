@@ -191,6 +191,7 @@ def run(path: str | Path, *, kills: int = 200, seed: int = 0, embedder: Any = No
     log = path + ".acks.jsonl"
     rng = random.Random(seed)
     killed_mid_call = 0
+    alive = 0.0
     last: dict[str, Any] = {}
     started = time.perf_counter()
     for life in range(kills):
@@ -207,7 +208,9 @@ def run(path: str | Path, *, kills: int = 200, seed: int = 0, embedder: Any = No
                 traceback.print_exc()
                 code = 3
             os._exit(code)
-        time.sleep(rng.uniform(min_delay_s, max_delay_s))
+        delay = rng.uniform(min_delay_s, max_delay_s)
+        alive += delay
+        time.sleep(delay)
         os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
         if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL):
@@ -221,7 +224,7 @@ def run(path: str | Path, *, kills: int = 200, seed: int = 0, embedder: Any = No
                   f"{len(last['problems'])} problems", file=sys.stderr)
         if last["problems"]:
             break
-    return {"kills": life + 1 if kills else 0, "acknowledged_writes": last.get("acknowledged", 0),
+    return {"kills": life + 1 if kills else 0, "writer_seconds_alive": round(alive, 1), "acknowledged_writes": last.get("acknowledged", 0),
             "records": last.get("records", 0), "killed_inside_an_update_delete_or_batch": killed_mid_call,
             "problems": last.get("problems", []), "seconds": round(time.perf_counter() - started, 1)}
 
@@ -230,10 +233,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-delay", type=float, default=3.0, help="longest life of a writer, in seconds")
     parser.add_argument("--path", default=None, help="store location (default: a new temp dir)")
     args = parser.parse_args()
     root = Path(args.path) if args.path else Path(tempfile.mkdtemp(prefix="mnemir-crash-"))
-    result = run(root / "store", kills=args.kills, seed=args.seed, verbose=True)
+    result = run(root / "store", kills=args.kills, seed=args.seed, max_delay_s=args.max_delay, verbose=True)
     print(json.dumps(result, ensure_ascii=False, indent=2))
     sys.exit(1 if result["problems"] else 0)
 
