@@ -372,13 +372,18 @@ class MemoryCore:
     # -- interchange ---------------------------------------------------------------
     def export_jsonl(self, target: str | Path | IO[str], *, user: str | _Any | None = ANY,
                      with_embeddings: bool = True, progress: Progress | None = None) -> int:
-        """Write every memory in scope (all statuses) with its history to JSONL. Returns the record count."""
+        """Write every memory in scope (all statuses) with its history to JSONL. Returns the record count.
+
+        The export is a consistent snapshot: it reads in one read transaction, so writes made meanwhile (by other
+        processes or other Memory objects) are either wholly in it or wholly out of it. Importing it into an empty
+        store gives back the same ids, records, history and (``with_embeddings``) vectors."""
         selection = Selection(user_id=user, statuses=ALL_STATUSES)
-        total = self.store.count(selection)
-        if isinstance(target, (str, Path)):
-            with open(target, "w", encoding="utf-8") as fh:
-                return self._export(fh, selection, total, with_embeddings, progress)
-        return self._export(target, selection, total, with_embeddings, progress)
+        with self.store.snapshot():
+            total = self.store.count(selection)
+            if isinstance(target, (str, Path)):
+                with open(target, "w", encoding="utf-8") as fh:
+                    return self._export(fh, selection, total, with_embeddings, progress)
+            return self._export(target, selection, total, with_embeddings, progress)
 
     def _export(self, out: IO[str], selection: Selection, total: int, with_embeddings: bool,
                 progress: Progress | None) -> int:

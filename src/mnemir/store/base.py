@@ -216,6 +216,12 @@ class Store(abc.ABC):
         transaction under an advisory lock. The default (a backend without it) only runs the block."""
         yield
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """A block whose reads all see one committed state, whatever is written meanwhile (an export). The
+        default (a backend without it) only runs the block."""
+        yield
+
     def check(self) -> CheckReport:
         """Whether records, vectors, the text index, properties, relationships and history agree
         (:mod:`mnemir.store.integrity`). Reads only; run it on a quiet store."""

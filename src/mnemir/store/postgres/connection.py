@@ -79,10 +79,11 @@ class Connection:
         return self._transaction(operation, body, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
 
     @contextlib.contextmanager
-    def exclusive(self, key: int, operation: str = "exclusive section") -> Iterator[None]:
+    def exclusive(self, key: int | None, operation: str = "exclusive section") -> Iterator[None]:
         """Hold ONE transaction for the whole block, after taking the transaction-level advisory lock ``key``:
         reads and writes made through this connection inside it join that transaction, and another block with
-        the same key waits for it to commit. Rolls back if the block raises. Nested blocks join the outer one."""
+        the same key waits for it to commit. Rolls back if the block raises. Nested blocks join the outer one.
+        ``key=None``: a read-only REPEATABLE READ snapshot instead (every read in the block sees one state)."""
         with self.lock:
             if self._held:
                 self._held += 1
@@ -93,7 +94,10 @@ class Connection:
                 return
             conn = self._live()
             try:
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+                if key is None:
+                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                else:
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", [key])
             except psycopg.Error as exc:
                 self._rollback(conn)
                 raise self._error(operation, exc) from exc

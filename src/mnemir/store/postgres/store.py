@@ -287,6 +287,12 @@ class PostgresStore(Store):
         with self._db.exclusive(schema.WRITER_LOCK):
             yield
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One REPEATABLE READ, READ ONLY transaction for the whole block."""
+        with self._db.exclusive(None, "snapshot"):
+            yield
+
     def _check_tables(self, report: CheckReport) -> None:
         self._db.read("check", lambda cur: integrity_tables.check(cur, report))
 

@@ -82,12 +82,20 @@ class Connection:
         """Run ``body`` in one read transaction (a consistent snapshot across its statements)."""
         return self._transaction(operation, body, "BEGIN")
 
-    @contextlib.contextmanager
-    def exclusive(self, operation: str = "exclusive section") -> Iterator[None]:
+    def exclusive(self, operation: str = "exclusive section") -> contextlib.AbstractContextManager[None]:
         """Hold ONE write transaction (``BEGIN IMMEDIATE``) for the whole block: every read and write made through
         this connection inside it joins that transaction, and no other connection can write until it ends. A
         read-modify-write (reinforce a memory, move a task) done inside cannot lose another process's update.
         Commits when the block ends; rolls everything back if it raises. Nested blocks join the outer one."""
+        return self._hold("BEGIN IMMEDIATE", operation)
+
+    def snapshot(self, operation: str = "snapshot") -> contextlib.AbstractContextManager[None]:
+        """Hold ONE read transaction for the whole block: every read inside it sees the same committed state,
+        whatever other connections write meanwhile (WAL keeps that state for it). Nested blocks join it."""
+        return self._hold("BEGIN", operation)
+
+    @contextlib.contextmanager
+    def _hold(self, begin: str, operation: str) -> Iterator[None]:
         with self.lock:
             if self._held:
                 self._held += 1
@@ -97,7 +105,9 @@ class Connection:
                     self._held -= 1
                 return
             conn = self.raw
-            self._retry(operation, lambda: conn.execute("BEGIN IMMEDIATE"))
+            self._retry(operation, lambda: conn.execute(begin))
+            if begin == "BEGIN":  # a deferred transaction takes its snapshot at the first read: take it now
+                self._retry(operation, lambda: conn.execute("SELECT 1 FROM meta LIMIT 1").fetchall())
             self._held = 1
             try:
                 yield

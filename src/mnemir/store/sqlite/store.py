@@ -347,6 +347,12 @@ class SQLiteStore(Store):
             self._cache = VectorCache()
             raise
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction for the whole block (:meth:`Connection.snapshot`)."""
+        with self._db.snapshot():
+            yield
+
     def _check_tables(self, report: CheckReport) -> None:
         self._db.read("check", lambda conn: integrity_tables.check(conn, report))
 
