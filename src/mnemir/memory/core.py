@@ -245,6 +245,10 @@ class MemoryCore:
             "relationships": [r.model_dump() if isinstance(r, Relationship) else dict(r) for r in relationships],
             "valid_from": valid_from or now,
         })
+        if id is not None:
+            held = self.store.fetch([record.id])
+            if held and held[0].scope.user_id != user:  # an id is no key to another scope's memory
+                raise ConflictError(f"id {record.id!r} is taken by a memory of another scope", id=record.id)
         stored = self._commit([record], now=now, actor=creator)
         return stored[0]
 
@@ -418,14 +422,19 @@ class MemoryCore:
         return count
 
     def import_jsonl(self, source: str | Path | IO[str], *, on_conflict: str = "replace",
-                     progress: Progress | None = None) -> int:
+                     progress: Progress | None = None, user: str | _Any | None = ANY) -> int:
         """Read MemIR JSONL (any supported version); records are validated against the ontology first.
 
         The whole file is checked before anything is written (every record against the ontology and, unless
         ``on_conflict="replace"``, every id against the store: ``"error"`` raises ConflictError with nothing
         written, ``"skip"`` leaves the ids the store already held untouched); then it is written in batches, each
         one transaction. Vectors in the file are reused when they come from this store's model.
+
+        ``user``: import into one user's scope only: a record of another scope in the file is a ValidationError,
+        an id the store holds in another scope a ConflictError, both before anything is written (the default,
+        ANY, is an administrator's import of every scope).
         """
+        _check_scope_value("user", user)
         if on_conflict not in ("replace", "skip", "error"):
             raise ValidationError("unknown on_conflict", field="on_conflict", value=on_conflict,
                                   allowed=["replace", "skip", "error"])
@@ -443,6 +452,18 @@ class MemoryCore:
             elif item.get("kind") == "history":
                 logged = HistoryEntry.model_validate({k: v for k, v in item.items() if k != "kind"})
                 history.setdefault(logged.memory_id, []).append(logged)
+        if user is not ANY:
+            foreign = [r for r in records if r.scope.user_id != user]
+            if foreign:
+                raise ValidationError(f"record {foreign[0].id} belongs to user {foreign[0].scope.user_id!r}, not "
+                                      f"{user!r}; nothing was imported", field="scope.user_id",
+                                      value=foreign[0].scope.user_id, allowed=[user], id=foreign[0].id)
+            taken = sorted(r.id for rid in range(0, len(records), IMPORT_BATCH)
+                           for r in self.store.fetch([x.id for x in records[rid:rid + IMPORT_BATCH]])
+                           if r.scope.user_id != user)
+            if taken:
+                raise ConflictError(f"{len(taken)} ids belong to another scope (e.g. {taken[0]}); nothing was "
+                                    "imported", ids=taken[:5])
         existing = self._existing_ids([r.id for r in records]) if on_conflict != "replace" else set()
         if on_conflict == "error" and existing:
             shown = sorted(existing)[:5]
