@@ -96,8 +96,10 @@ SCHEMA_VERSION = latest_version(MIGRATIONS)
 def migrate(cur: Any, where: str, migrations: Sequence[Migration] = MIGRATIONS) -> list[int]:
     """Apply the missing migrations (inside the caller's transaction); return the versions applied."""
     cur.execute("SELECT pg_advisory_xact_lock(%s)", [MIGRATION_LOCK])
-    cur.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
-                "(version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)")
+    cur.execute("SELECT to_regclass('schema_migrations') IS NULL")
+    if cur.fetchone()[0]:  # asked only when missing: a tenant role (row-level security) may not create tables
+        cur.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
+                    "(version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)")
     cur.execute("SELECT version FROM schema_migrations")
     applied = {v for (v,) in cur.fetchall()}
     todo = pending(migrations, applied, where=where)
