@@ -19,7 +19,7 @@ from mnemir.store.postgres.server import SUPERUSER
 from mnemir.store.postgres.tenants import tenant_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "store"))
-from postgres_cases import database_url, server  # noqa: E402
+from postgres_cases import database_url, server
 
 ROLE = "mnemir_tenant"
 
@@ -100,7 +100,7 @@ def test_raw_sql_through_the_tenant_connection_is_confined(
 
 def test_a_tenant_works_normally_inside_its_scope(stores: tuple[mnemir.Memory, mnemir.Memory, dict[str, str]]
                                                   ) -> None:
-    admin, alice, ids = stores
+    admin, alice, _ = stores
     said = alice.remember("I moved to Oak street last week", user="alice", now=NOW)
     assert said.created
     assert alice.recall("where do I live?", user="alice", k=5, now=NOW).hits
