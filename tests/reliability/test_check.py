@@ -157,3 +157,14 @@ def test_cli_check_and_forget(tmp_path: Path, embedder: Any) -> None:
         _break_sqlite(mem, ids)
     broken = runner.invoke(cli, ["--path", path, "check"])
     assert broken.exit_code == 1 and "missing_vector" in broken.output
+
+
+def test_cli_import_into_one_scope_refuses_another_users_records(tmp_path: Path) -> None:
+    path, file = str(tmp_path / "cli"), tmp_path / "bob.jsonl"
+    file.write_text(json.dumps({"memir_version": "1.0", "id": "mem_b1", "type": "Fact", "scope": {"user_id": "bob"},
+                                "content": {"text": "bob's note"}}) + "\n", encoding="utf-8")
+    runner = CliRunner()
+    refused = runner.invoke(cli, ["--path", path, "import", str(file), "--user", "alice"])
+    assert refused.exit_code == 2 and "bob" in refused.output
+    done = runner.invoke(cli, ["--path", path, "--json", "import", str(file), "--user", "bob"])
+    assert done.exit_code == 0 and "\"imported\": 1" in done.output, done.output
