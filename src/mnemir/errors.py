@@ -24,8 +24,14 @@ __all__ = [
 ]
 
 
+def printable(text: str) -> str:
+    """``text`` with anything that is not valid UTF-8 (lone surrogates) escaped: error messages quote bad input,
+    and must still print and serialise."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
+    text = printable(repr(value))
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -38,6 +44,7 @@ class MnemirError(Exception):
     exit_code = 1
 
     def __init__(self, message: str, **context: Any) -> None:
+        message = printable(message)
         super().__init__(message)
         self.message = message
         self.context = {k: v for k, v in context.items() if v is not None}
@@ -47,12 +54,14 @@ class MnemirError(Exception):
 
 
 def _jsonable(value: Any) -> Any:
-    if isinstance(value, (str, int, float, bool)) or value is None:
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, (int, float, bool)) or value is None:
         return value
     if isinstance(value, (list, tuple, set, frozenset)):
         return [_jsonable(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {printable(str(k)): _jsonable(v) for k, v in value.items()}
     return _short(value, 200)
 
 

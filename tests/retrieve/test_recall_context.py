@@ -27,7 +27,7 @@ def test_render_states_role_and_source(mem: mnemir.Memory) -> None:
     result = mem.recall(query, user="alice", k=5, now=now, intent=intent(query, "preference", ("Preference", "Fact")))
     text = result.context.render()
 
-    assert "background preference (likes spicy food), stated by the user on 2026-08-10: I love spicy food" in text
+    assert "background preference (likes spicy food), stated by the user on 2026-08-10: \"I love spicy food" in text
     assert "present state of the user" in text and "stated by the user on 2026-11-28" in text
     assert text.index("present state of the user") < text.index("background preference")
     assert "Tasks are requests, not facts" in text

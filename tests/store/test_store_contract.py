@@ -107,7 +107,7 @@ def test_replacing_a_record_replaces_properties_edges_and_text_but_keeps_the_vec
     assert ids(store.vector_search(everyone, v[0], 1)) == ["p"]
 
 
-def test_delete_ids_purges_the_record_and_its_history(store: Store) -> None:
+def test_delete_ids_purges_everything_history_included(store: Store) -> None:
     a = record("meeting notes about the budget", id="a", relationships=[{"target": "b", "relation": "about"}])
     b = record("budget spreadsheet", id="b")
     entry = HistoryEntry(memory_id="a", at=T0, action=Action.created)
@@ -119,7 +119,8 @@ def test_delete_ids_purges_the_record_and_its_history(store: Store) -> None:
     assert store.edges(["a"]) == []
     assert ids(store.text_search(everyone, "budget", 5)) == ["b"]
     assert ids(store.vector_search(everyone, unit(RNG)[0], 5)) == ["b"]
-    assert store.history("a") == []  # a hard delete forgets; the caller writes a tombstone in the same call
+    assert store.history("a") == []  # a hard delete forgets: only a tombstone written with it stays (below)
+    assert store.check().ok
 
 
 def test_a_record_written_and_deleted_at_once_leaves_only_its_history(store: Store) -> None:

@@ -196,13 +196,18 @@ def _progress(label: str) -> tuple[Any, Callable[[int, int | None], None]]:
 @cli.command(name="import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--on-conflict", type=click.Choice(["replace", "skip", "error"]), default="replace", show_default=True)
+@click.option("--user", "-u", default=None,
+              help="Import into this user's scope only (records or ids of another scope are refused).")
 @click.pass_obj
 @handle_errors
-def import_(state: State, file: str, on_conflict: str) -> None:
+def import_(state: State, file: str, on_conflict: str, user: str | None) -> None:
     """Import MemIR JSONL (validated before anything is written)."""
+    from mnemir.store.base import ANY
+
     bar, update = _progress("importing")
     with bar:
-        count = state.mem.import_jsonl(file, on_conflict=on_conflict, progress=update)
+        count = state.mem.import_jsonl(file, on_conflict=on_conflict, progress=update,
+                                       user=ANY if user is None else user)
     emit_json({"imported": count}) if state.as_json else console.print(f"imported {count} memories")
 
 

@@ -122,6 +122,36 @@ def maintain(state: State, now: str | None, dry_run: bool) -> None:
     emit_json(report.to_dict()) if state.as_json else click.echo(report.render())
 
 
+@cli.command()
+@click.pass_obj
+@handle_errors
+def check(state: State) -> None:
+    """Verify that records, vectors, the text index, properties, relationships and history agree (exit 1 if not)."""
+    report = state.mem.check()
+    emit_json(report.to_dict()) if state.as_json else click.echo(report.render())
+    if not report.ok:
+        raise SystemExit(1)
+
+
+@cli.command()
+@click.option("--user", "-u", "user", required=True, help="The user whose memories are all purged.")
+@click.option("--reason", default="", help="Kept in each tombstone (keep personal data out of it).")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@now_opt
+@click.pass_obj
+@handle_errors
+def forget(state: State, user: str, reason: str, yes: bool, now: str | None) -> None:
+    """Hard-delete every memory of one user (content, vectors, text index, relationships, history)."""
+    if not yes and not click.confirm(f"purge every memory of user {user!r} for good?", err=True):
+        raise SystemExit(1)
+    counts = state.mem.forget_user(user, now=parse_now(now), reason=reason, actor="cli")
+    if state.as_json:
+        emit_json({"user": user, **counts})
+    else:
+        click.echo(f"forgot user {user}: {counts['memories']} memories purged, {counts['tombstones']} tombstones "
+                   "left (id, time, actor, reason; no content)")
+
+
 EVAL_SUITES = {
     "extraction": "mnemir.eval.extraction",
     "intent": "mnemir.eval.intent",

@@ -12,8 +12,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+import pydantic
+
 from mnemir.errors import ValidationError
-from mnemir.ir.record import MemIR
+from mnemir.ir.history import HistoryEntry
+from mnemir.ir.record import MemIR, from_pydantic
 
 
 def dump_line(record: MemIR, *, with_embedding: bool = True) -> str:
@@ -40,7 +43,22 @@ def iter_jsonl(source: IO[str] | Path | str) -> Iterator[MemIR | dict[str, Any]]
         with open(source, encoding="utf-8") as fh:
             yield from iter_jsonl(fh)
         return
-    for lineno, line in enumerate(source, start=1):
+    lines = enumerate(source, start=1)
+    lineno = 0
+    while True:
+        try:
+            lineno, line = next(lines)
+        except StopIteration:
+            return
+        except UnicodeDecodeError as exc:
+            raise ValidationError(f"line {lineno + 1}: not UTF-8 text ({exc.reason} at byte {exc.start})",
+                                  field=f"line {lineno + 1}", allowed="UTF-8 JSON lines") from None
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValidationError(f"line {lineno}: not UTF-8 text ({exc.reason} at byte {exc.start})",
+                                      field=f"line {lineno}", allowed="UTF-8 JSON lines") from None
         if not line.strip():
             continue
         try:
@@ -50,6 +68,13 @@ def iter_jsonl(source: IO[str] | Path | str) -> Iterator[MemIR | dict[str, Any]]
         if not isinstance(data, dict):
             raise ValidationError(f"line {lineno}: expected a JSON object", field=f"line {lineno}")
         kind = data.get("kind", "memory")
+        if kind == "history":  # checked here, where the line number is known
+            try:
+                HistoryEntry.model_validate({k: v for k, v in data.items() if k != "kind"})
+            except pydantic.ValidationError as exc:
+                bad = from_pydantic(exc)
+                raise ValidationError(f"line {lineno}: history entry: {bad.message}", field=f"line {lineno}",
+                                      line=lineno) from None
         if kind != "memory":
             yield data
             continue

@@ -61,6 +61,59 @@ def _aware(v: Any) -> Any:
 AwareDatetime = Annotated[datetime, pydantic.AfterValidator(_aware)]
 
 
+#: how deeply property values (and metadata extras) may nest
+MAX_DEPTH = 16
+_INT64 = 2**63
+
+
+def check_json_value(value: Any, path: str, depth: int = 0) -> None:
+    """A property value (or metadata extra) every backend can store and give back unchanged: no lone surrogates
+    (text that is not valid UTF-8) or NUL characters in strings or keys, strings of at most MAX_TEXT_CHARS,
+    finite floats, integers that fit 64 bits, nesting at most MAX_DEPTH deep. Raises ValueError naming the path."""
+    if depth > MAX_DEPTH:
+        raise ValueError(f"{path}: nested more than {MAX_DEPTH} levels deep")
+    if isinstance(value, str):
+        _check_string(value, path)
+    elif isinstance(value, bool) or value is None:
+        return
+    elif isinstance(value, int):
+        if not -_INT64 <= value < _INT64:
+            raise ValueError(f"{path}: integer out of the 64-bit range")
+    elif isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"{path}: {value} is not a finite number")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str):
+                _check_string(k, f"{path} (a key)")
+            check_json_value(v, f"{path}.{k}" if isinstance(k, str) else path, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            check_json_value(v, f"{path}[{i}]", depth + 1)
+
+
+def _check_string(value: str, path: str) -> None:
+    if len(value) > MAX_TEXT_CHARS:
+        raise ValueError(f"{path}: a string longer than {MAX_TEXT_CHARS} characters")
+    if "\x00" in value:
+        raise ValueError(f"{path}: NUL characters are not allowed")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{path}: not valid Unicode text (a lone surrogate)") from None
+
+
+def check_unicode(value: str, field: str) -> str:
+    """``value`` if it is valid Unicode text (no lone surrogates, which no UTF-8 store can hold); a
+    ValidationError naming ``field`` otherwise."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValidationError(f"{field} is not valid Unicode text (a lone surrogate at position {exc.start})",
+                              field=field, value=value, allowed="text that encodes as UTF-8") from None
+    return value
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, str_strip_whitespace=False)
 
@@ -99,6 +152,12 @@ class Metadata(_Model):
     last_accessed_at: AwareDatetime | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator("extra")
+    @classmethod
+    def _storable_extra(cls, v: dict[str, Any]) -> dict[str, Any]:
+        check_json_value(v, "metadata.extra")
+        return v
+
     @pydantic.model_validator(mode="before")
     @classmethod
     def _updated_defaults_to_created(cls, data: Any) -> Any:
@@ -111,6 +170,12 @@ class Relationship(_Model):
     target: str = Field(min_length=1, max_length=MAX_ID_CHARS)
     relation: str = Field(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_]*$")
     properties: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("properties")
+    @classmethod
+    def _storable_properties(cls, v: dict[str, Any]) -> dict[str, Any]:
+        check_json_value(v, "relationship properties")
+        return v
 
 
 class Scope(_Model):
@@ -135,6 +200,12 @@ class MemIR(_Model):
     status: MemoryStatus = MemoryStatus.active
     valid_from: AwareDatetime | None = None
     valid_to: AwareDatetime | None = None
+
+    @field_validator("properties")
+    @classmethod
+    def _storable_properties(cls, v: dict[str, Any]) -> dict[str, Any]:
+        check_json_value(v, "properties")
+        return v
 
     @field_validator("valid_to")
     @classmethod

@@ -99,6 +99,8 @@ class _Context:
     #: ids archived earlier in this run (so that a dry run sees steps follow their task)
     archived: set[str] = field(default_factory=set)
     scanned: int = 0
+    #: every record as the rules read it: a change is written only if the record is still that (compare-and-swap)
+    seen: dict[str, MemIR] = field(default_factory=dict)
 
     def select(self, types: tuple[str, ...], where: dict[str, Any] | None = None) -> list[MemIR]:
         known = tuple(t for t in types if t in self.ontology)
@@ -107,6 +109,7 @@ class _Context:
         node = parse_filter(where, self.ontology, known) if where else None
         rows = self.store.select(Selection(user_id=self.user, types=known, statuses=LIVE_STATUSES, where=node))
         self.scanned += len(rows)
+        self.seen.update((r.id, r) for r in rows)
         return rows
 
     def archive(self, record: MemIR, reason: str) -> Change:
@@ -233,15 +236,20 @@ def run_maintenance(store: Store, ontology: Ontology, config: LifecycleConfig, *
                 ctx.archived.add(new.id)
             batch.append(Write(new, None, [history]))
             if len(batch) >= config.batch_size:
-                _flush(store, batch, dry_run, model_id)
-        _flush(store, batch, dry_run, model_id)
+                _flush(store, batch, dry_run, model_id, ctx.seen)
+        _flush(store, batch, dry_run, model_id, ctx.seen)
     report.overdue = [t.id for t in overdue_tasks(store, ontology, now, user)]
     report.scanned = ctx.scanned
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _flush(store: Store, batch: list[Write], dry_run: bool, model_id: str) -> None:
+def _flush(store: Store, batch: list[Write], dry_run: bool, model_id: str, seen: dict[str, MemIR]) -> None:
+    """Write one batch in one transaction, leaving out every record another writer changed since the rules read
+    it (its change would overwrite that writer's; the next run reconsiders it)."""
     if batch and not dry_run:
-        store.write(list(batch), model_id=model_id)
+        with store.exclusive():
+            current = {r.id: r for r in store.fetch([w.record.id for w in batch])}
+            fresh = [w for w in batch if current.get(w.record.id) == seen.get(w.record.id)]
+            store.write(fresh, model_id=model_id)
     batch.clear()

@@ -8,13 +8,14 @@ transaction.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Self
+from typing import IO, Any, Concatenate, ParamSpec, Self, TypeVar
 
 import numpy as np
 
@@ -33,18 +34,35 @@ from mnemir.ir import (
     utcnow,
 )
 from mnemir.ir.jsonl import dump_line
-from mnemir.ir.record import parse_record
+from mnemir.ir.record import check_unicode, parse_record
 from mnemir.lifecycle.records import changed, entry
 from mnemir.memory.config import MemoryConfig
 from mnemir.ontology import Ontology
 from mnemir.retrieve.search import SearchHit, check_k, hybrid_search
 from mnemir.store.base import ANY, LIVE_STATUSES, Selection, Store, Write, _Any
 from mnemir.store.filters import parse_filter
+from mnemir.store.integrity import CheckReport
 
 Progress = Callable[[int, int | None], None]
 ALL_STATUSES = tuple(MemoryStatus)
 NOT_DELETED = tuple(s for s in MemoryStatus if s != MemoryStatus.deleted)
 IMPORT_BATCH = 256
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def serialized(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], R]:
+    """Run a read-modify-write operation inside ``store.exclusive()``: what it reads cannot change before it
+    writes, so two processes reinforcing one memory both count and two moving one task are applied in turn."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self.store.exclusive():
+            return method(self, *args, **kwargs)
+
+    return wrapper
 
 
 def resolve_now(now: datetime | None) -> datetime:
@@ -204,6 +222,7 @@ class MemoryCore:
         self.store.write(writes, model_id=self.embedder.model_id, delete_ids=delete_ids)
 
     # -- CRUD ------------------------------------------------------------------
+    @serialized
     def add(self, text: str, type: str, properties: Mapping[str, Any] | None = None, *, user: str | None = None,
             agent: str | None = None, session: str | None = None, speaker: str | None = None,
             turn: int | None = None, summary: str | None = None,
@@ -226,6 +245,10 @@ class MemoryCore:
             "relationships": [r.model_dump() if isinstance(r, Relationship) else dict(r) for r in relationships],
             "valid_from": valid_from or now,
         })
+        if id is not None:
+            held = self.store.fetch([record.id])
+            if held and held[0].scope.user_id != user:  # an id is no key to another scope's memory
+                raise ConflictError(f"id {record.id!r} is taken by a memory of another scope", id=record.id)
         stored = self._commit([record], now=now, actor=creator)
         return stored[0]
 
@@ -234,6 +257,7 @@ class MemoryCore:
         statuses = ALL_STATUSES if include_deleted else NOT_DELETED
         return self.store.get(id, Selection(user_id=user, statuses=statuses))
 
+    @serialized
     def update(self, id: str, *, text: str | None = None, summary: str | None = None,
                properties: Mapping[str, Any] | None = None, status: MemoryStatus | str | None = None,
                relationships: Iterable[Relationship | Mapping[str, Any]] = (), user: str | _Any | None = None,
@@ -256,6 +280,7 @@ class MemoryCore:
         self._write([Write(new, None, [history])])
         return new
 
+    @serialized
     def delete(self, id: str, *, user: str | _Any | None = None, hard: bool = False, now: datetime | None = None,
                reason: str = "", actor: str = "api", cascade: bool = True) -> None:
         """Soft-delete (status ``deleted``, kept as history) or hard-delete a memory.
@@ -314,6 +339,17 @@ class MemoryCore:
             purged += len(ids)
         return {"memories": purged, "tombstones": purged}
 
+    def check(self) -> CheckReport:
+        """Whether the store agrees with itself: every record has one vector of the store's model, full-text,
+        property and relationship rows match the records, and history names only stored memories or
+        tombstones (:mod:`mnemir.store.integrity`). Reads only; ``report.ok`` when nothing disagrees."""
+        report = self.store.check()
+        stored = self.store.model_id
+        if stored is not None and stored != self.embedder.model_id:
+            report.add("model_mismatch", None, f"the store's vectors are of {stored!r}, the embedder is "
+                                               f"{self.embedder.model_id!r}")
+        return report
+
     # -- read path ---------------------------------------------------------------
     def search(self, query: str = "", *, types: Iterable[str] | None = None, where: Mapping[str, Any] | None = None,
                k: int = 10, user: str | _Any | None = None, agent: str | None = None, session: str | None = None,
@@ -327,6 +363,8 @@ class MemoryCore:
         resolve_now(now)  # validated only: a naive datetime is an error here as everywhere
         if query is not None and not isinstance(query, str):
             raise ValidationError("query must be a string", field="query", value=query, allowed="string")
+        if query:
+            check_unicode(query, "query")
         statuses = NOT_DELETED if as_of is not None else None  # as-of sees superseded and archived history too
         selection = self._selection(user=user, agent=agent, session=session, types=types, where=where,
                                     include_archived=include_archived, statuses=statuses, valid_at=as_of)
@@ -354,13 +392,18 @@ class MemoryCore:
     # -- interchange ---------------------------------------------------------------
     def export_jsonl(self, target: str | Path | IO[str], *, user: str | _Any | None = ANY,
                      with_embeddings: bool = True, progress: Progress | None = None) -> int:
-        """Write every memory in scope (all statuses) with its history to JSONL. Returns the record count."""
+        """Write every memory in scope (all statuses) with its history to JSONL. Returns the record count.
+
+        The export is a consistent snapshot: it reads in one read transaction, so writes made meanwhile (by other
+        processes or other Memory objects) are either wholly in it or wholly out of it. Importing it into an empty
+        store gives back the same ids, records, history and (``with_embeddings``) vectors."""
         selection = Selection(user_id=user, statuses=ALL_STATUSES)
-        total = self.store.count(selection)
-        if isinstance(target, (str, Path)):
-            with open(target, "w", encoding="utf-8") as fh:
-                return self._export(fh, selection, total, with_embeddings, progress)
-        return self._export(target, selection, total, with_embeddings, progress)
+        with self.store.snapshot():
+            total = self.store.count(selection)
+            if isinstance(target, (str, Path)):
+                with open(target, "w", encoding="utf-8") as fh:
+                    return self._export(fh, selection, total, with_embeddings, progress)
+            return self._export(target, selection, total, with_embeddings, progress)
 
     def _export(self, out: IO[str], selection: Selection, total: int, with_embeddings: bool,
                 progress: Progress | None) -> int:
@@ -395,14 +438,19 @@ class MemoryCore:
         return count
 
     def import_jsonl(self, source: str | Path | IO[str], *, on_conflict: str = "replace",
-                     progress: Progress | None = None) -> int:
+                     progress: Progress | None = None, user: str | _Any | None = ANY) -> int:
         """Read MemIR JSONL (any supported version); records are validated against the ontology first.
 
         The whole file is checked before anything is written (every record against the ontology and, unless
         ``on_conflict="replace"``, every id against the store: ``"error"`` raises ConflictError with nothing
         written, ``"skip"`` leaves the ids the store already held untouched); then it is written in batches, each
         one transaction. Vectors in the file are reused when they come from this store's model.
+
+        ``user``: import into one user's scope only: a record of another scope in the file is a ValidationError,
+        an id the store holds in another scope a ConflictError, both before anything is written (the default,
+        ANY, is an administrator's import of every scope).
         """
+        _check_scope_value("user", user)
         if on_conflict not in ("replace", "skip", "error"):
             raise ValidationError("unknown on_conflict", field="on_conflict", value=on_conflict,
                                   allowed=["replace", "skip", "error"])
@@ -420,6 +468,18 @@ class MemoryCore:
             elif item.get("kind") == "history":
                 logged = HistoryEntry.model_validate({k: v for k, v in item.items() if k != "kind"})
                 history.setdefault(logged.memory_id, []).append(logged)
+        if user is not ANY:
+            foreign = [r for r in records if r.scope.user_id != user]
+            if foreign:
+                raise ValidationError(f"record {foreign[0].id} belongs to user {foreign[0].scope.user_id!r}, not "
+                                      f"{user!r}; nothing was imported", field="scope.user_id",
+                                      value=foreign[0].scope.user_id, allowed=[user], id=foreign[0].id)
+            taken = sorted(r.id for rid in range(0, len(records), IMPORT_BATCH)
+                           for r in self.store.fetch([x.id for x in records[rid:rid + IMPORT_BATCH]])
+                           if r.scope.user_id != user)
+            if taken:
+                raise ConflictError(f"{len(taken)} ids belong to another scope (e.g. {taken[0]}); nothing was "
+                                    "imported", ids=taken[:5])
         existing = self._existing_ids([r.id for r in records]) if on_conflict != "replace" else set()
         if on_conflict == "error" and existing:
             shown = sorted(existing)[:5]

@@ -41,7 +41,7 @@ from mnemir.lifecycle.merge import unmerged
 from mnemir.lifecycle.migrations import applied_migrations, upgrade_record
 from mnemir.lifecycle.records import changed, entry, is_live, start_of
 from mnemir.lifecycle.tasks import STEP_TYPES, cascade_to_steps, check_task
-from mnemir.memory.core import resolve_now
+from mnemir.memory.core import resolve_now, serialized
 from mnemir.ontology import Ontology
 from mnemir.retrieve.graph import STEP_RELATIONS
 from mnemir.retrieve.search import SearchHit
@@ -153,6 +153,7 @@ class LifecycleMixin(_Base):
         return decay_weight(record, resolve_now(now), self.lifecycle_config)
 
     # -- tasks ---------------------------------------------------------------------------
+    @serialized
     def update_task(self, id: str, *, status: str, user: str | _Any | None = None, now: datetime | None = None,
                     reason: str = "", actor: str = "api") -> MemIR:
         """Move a Task through pending -> in_progress -> completed | failed (reopen/retry allowed).
@@ -197,6 +198,7 @@ class LifecycleMixin(_Base):
         return overdue_tasks(self.store, self.ontology, resolve_now(now), user)
 
     # -- supersession and conflicts ------------------------------------------------------
+    @serialized
     def supersede(self, old_id: str, new_record: MemIR | Mapping[str, Any], *, user: str | _Any | None = None,
                   now: datetime | None = None, reason: str = "", actor: str = "api") -> MemIR:
         """Replace a memory explicitly: the new one links ``supersedes``, the old one gets valid_to and stays
@@ -226,6 +228,7 @@ class LifecycleMixin(_Base):
                                                               "explicit")])
         return linked
 
+    @serialized
     def unmerge(self, id: str, merged_id: str | None = None, *, user: str | _Any | None = None,
                 now: datetime | None = None, reason: str = "", actor: str = "api") -> MemIR:
         """Undo a merge into memory ``id``: the merged memory comes back under its own id (returned) and ``id``
@@ -271,6 +274,7 @@ class LifecycleMixin(_Base):
                                         rel.properties.get("question")))
         return out
 
+    @serialized
     def resolve_conflict(self, keep_id: str, drop_id: str, *, user: str | _Any | None = None,
                          now: datetime | None = None, reason: str = "", actor: str = "api") -> MemIR:
         """Settle a dispute: ``keep_id`` becomes active again and supersedes ``drop_id``."""
@@ -290,6 +294,7 @@ class LifecycleMixin(_Base):
         return linked
 
     # -- hypotheses ----------------------------------------------------------------------
+    @serialized
     def add_evidence(self, hypothesis_id: str, *, supports: bool, evidence: str, weight: float = 1.0,
                      user: str | _Any | None = None, now: datetime | None = None, actor: str = "api") -> MemIR:
         """Move a Hypothesis' confidence with one piece of evidence (odds x or / the configured ratio ** weight).
@@ -306,6 +311,7 @@ class LifecycleMixin(_Base):
         self.last_write_report = WriteReport([GovernanceEvent("evidence", hypothesis_id, history.reason)])
         return moved
 
+    @serialized
     def confirm_hypothesis(self, id: str, *, user: str | _Any | None = None, now: datetime | None = None,
                            confidence: float = 0.9, source: str = "user", actor: str = "api") -> MemIR:
         """Promote a confirmed Hypothesis to a Fact (the Fact supersedes it; the usual fact rules then apply)."""
@@ -329,11 +335,13 @@ class LifecycleMixin(_Base):
     # -- maintenance and ontology evolution ------------------------------------------------
     def maintain(self, *, now: datetime | None = None, user: str | _Any | None = ANY, dry_run: bool = False,
                  fact_checker: FactChecker | None = None) -> MaintenanceReport:
-        """Apply the time policies (decay/archive/expire/re-check). Idempotent; safe to interrupt and re-run."""
+        """Apply the time policies (decay/archive/expire/re-check). Idempotent; safe to interrupt and re-run.
+        Each batch is one transaction that leaves out the records another writer changed meanwhile."""
         self._selection(user=user)
         return run_maintenance(self.store, self.ontology, self.lifecycle_config, now=resolve_now(now), user=user,
                                dry_run=dry_run, fact_checker=fact_checker, model_id=self.embedder.model_id)
 
+    @serialized
     def migrate_ontology(self, migration: Migration | Mapping[str, Any], *, previous: Ontology | None = None,
                          now: datetime | None = None, dry_run: bool = False,
                          actor: str = "migration") -> MigrationReport:

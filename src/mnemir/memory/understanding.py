@@ -30,6 +30,7 @@ import numpy as np
 from mnemir.embed import default_embedder
 from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, ValidationError
 from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
+from mnemir.memory.core import serialized
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
 from mnemir.understand.dates import local_now
@@ -220,6 +221,7 @@ class UnderstandingMixin(_Base):
         return self._understand_intent.recognize(query, now=now)
 
     # -- writing ------------------------------------------------------------------------
+    @serialized
     def remember(self, text: str, *, speaker: str = "user", user: str | None = None, agent: str | None = None,
                  session: str | None = None, turn: int | None = None, now: datetime | None = None) -> Remembered:
         """Read one utterance and store what is worth keeping (see :mod:`mnemir.understand.extract` for the policy)."""
@@ -286,6 +288,7 @@ class UnderstandingMixin(_Base):
                                      now=when or now))
         return out
 
+    @serialized
     def confirm(self, confirmation: Confirmation, choice: str | None) -> MemIR | None:
         """Apply a pending confirmation to the chosen memory id (``None``: the user said it is none of them)."""
         if choice is None:

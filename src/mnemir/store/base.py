@@ -13,15 +13,19 @@ user"); ``agent_id`` and ``session_id`` restrict only when given. Use
 from __future__ import annotations
 
 import abc
+import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from mnemir.embed.base import Vectors
 from mnemir.errors import NotFoundError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR, MemoryStatus, ensure_aware
 from mnemir.store.filters import FilterNode
+
+if TYPE_CHECKING:
+    from mnemir.store.integrity import CheckReport
 
 
 class _Any:
@@ -204,6 +208,29 @@ class Store(abc.ABC):
     @property
     def model_id(self) -> str | None:
         return self.get_meta("embedding_model")
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """A block whose reads and writes no other writer can interleave with: a read-modify-write inside it
+        cannot lose a concurrent update. SQLite holds one write transaction for the block; PostgreSQL one
+        transaction under an advisory lock. The default (a backend without it) only runs the block."""
+        yield
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """A block whose reads all see one committed state, whatever is written meanwhile (an export). The
+        default (a backend without it) only runs the block."""
+        yield
+
+    def check(self) -> CheckReport:
+        """Whether records, vectors, the text index, properties, relationships and history agree
+        (:mod:`mnemir.store.integrity`). Reads only; run it on a quiet store."""
+        from mnemir.store.integrity import check_store
+
+        return check_store(self)
+
+    def _check_tables(self, report: CheckReport) -> None:  # noqa: B027 - optional: backends add their part
+        """The backend's own part of :meth:`check`: what only its tables can show (nothing by default)."""
 
     def __enter__(self) -> Store:
         return self

@@ -11,6 +11,7 @@ import numpy as np
 
 from mnemir.errors import ModelMismatchError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR
+from mnemir.ir.record import check_unicode
 from mnemir.ontology import Ontology
 from mnemir.store.base import Keyset, Write
 
@@ -85,7 +86,7 @@ def check_meta_value(value: Any) -> str:
 
 
 def check_text_query(query: Any) -> str:
-    return _string(query, "query", "a text query must be a string")
+    return check_unicode(_string(query, "query", "a text query must be a string"), "query")
 
 
 def _string(value: Any, field: str, message: str) -> str:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemir.errors import ValidationError
+from mnemir.ir.record import check_unicode
 from mnemir.ontology import Ontology, PropertySpec, parse_when
 
 COMPARISONS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists", "$contains")
@@ -166,6 +167,8 @@ def _parse_field(name: str, cond: Any, ontology: Ontology, types: tuple[str, ...
 def _value(spec: PropertySpec, value: Any, path: str) -> Any:
     if value is None:
         raise ValidationError("null is not a filter value; use {'$exists': false}", field=path, value="null")
+    if isinstance(value, str):
+        check_unicode(value, path)
     if spec.kind == "datetime":
         return parse_when(value, path, allow_date=True)  # a date bound is allowed when filtering
     if spec.kind == "list":

@@ -42,6 +42,7 @@ import numpy as np
 from mnemir.embed.base import Embedder
 from mnemir.errors import ValidationError
 from mnemir.ir import MAX_TEXT_CHARS
+from mnemir.ir.record import check_unicode
 from mnemir.understand import fill
 from mnemir.understand.dates import local_now, resolve_deadline
 from mnemir.understand.entities import Entity, find_entities
@@ -94,6 +95,7 @@ def check_text(text: object, field_name: str = "text") -> str:
                               value=bytes(text[:20]), allowed="str")
     if not isinstance(text, str):
         raise ValidationError(f"{field_name} must be a string", field=field_name, value=text, allowed="str")
+    check_unicode(text, field_name)
     if len(text) > MAX_TEXT_CHARS:
         raise ValidationError(f"{field_name} is too long ({len(text)} chars)", field=field_name,
                               allowed=f"at most {MAX_TEXT_CHARS} characters (split long input into turns)")

@@ -14,7 +14,7 @@ import contextlib
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from mnemir.errors import MissingDependencyError, MnemirError, StoreError, ValidationError
@@ -47,6 +47,8 @@ class Connection:
         self.retry_for_s = retry_for_s
         self.connect_timeout_s = connect_timeout_s
         self.lock = threading.RLock()
+        #: depth of the exclusive() block the thread holding ``lock`` is in (0: none)
+        self._held = 0
         self._conn: psycopg.Connection[Any] | None = None
         self._closed = False
         self._connect()
@@ -76,10 +78,51 @@ class Connection:
         """Run ``body`` in one read-only snapshot."""
         return self._transaction(operation, body, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
 
+    @contextlib.contextmanager
+    def exclusive(self, key: int | None, operation: str = "exclusive section") -> Iterator[None]:
+        """Hold ONE transaction for the whole block, after taking the transaction-level advisory lock ``key``:
+        reads and writes made through this connection inside it join that transaction, and another block with
+        the same key waits for it to commit. Rolls back if the block raises. Nested blocks join the outer one.
+        ``key=None``: a read-only REPEATABLE READ snapshot instead (every read in the block sees one state)."""
+        with self.lock:
+            if self._held:
+                self._held += 1
+                try:
+                    yield
+                finally:
+                    self._held -= 1
+                return
+            conn = self._live()
+            try:
+                if key is None:
+                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                else:
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+            except psycopg.Error as exc:
+                self._rollback(conn)
+                raise self._error(operation, exc) from exc
+            self._held = 1
+            try:
+                yield
+                self._held = 0
+                conn.commit()
+            except BaseException as exc:
+                self._held = 0
+                self._rollback(conn)
+                if isinstance(exc, psycopg.Error) and not isinstance(exc, MnemirError):
+                    raise self._error(operation, exc) from exc
+                raise
+
     def _transaction(self, operation: str, body: Callable[[Cursor], T], begin: str | None) -> T:
         deadline = time.monotonic() + self.retry_for_s
         delay = 0.005
         with self.lock:
+            if self._held:  # inside exclusive(): join its transaction (no retry: the whole block would need it)
+                try:
+                    with self._live().cursor() as cur:
+                        return body(cur)
+                except psycopg.Error as exc:
+                    raise self._error(operation, exc) from exc
             while True:
                 conn = self._live()
                 try:

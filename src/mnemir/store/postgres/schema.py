@@ -13,6 +13,8 @@ from mnemir.store.migrations import Migration, latest_version, pending
 MIGRATION_LOCK = 0x6D6E656D6972  # "mnemir"
 #: held while the first vectors fix the store's model and the vector column's dimension
 MODEL_LOCK = MIGRATION_LOCK + 1
+#: held by Store.exclusive blocks (a read-modify-write of memories): they run one at a time per database
+WRITER_LOCK = MIGRATION_LOCK + 2
 
 _V1_CORE = """
 CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
@@ -94,8 +96,10 @@ SCHEMA_VERSION = latest_version(MIGRATIONS)
 def migrate(cur: Any, where: str, migrations: Sequence[Migration] = MIGRATIONS) -> list[int]:
     """Apply the missing migrations (inside the caller's transaction); return the versions applied."""
     cur.execute("SELECT pg_advisory_xact_lock(%s)", [MIGRATION_LOCK])
-    cur.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
-                "(version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)")
+    cur.execute("SELECT to_regclass('schema_migrations') IS NULL")
+    if cur.fetchone()[0]:  # asked only when missing: a tenant role (row-level security) may not create tables
+        cur.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
+                    "(version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)")
     cur.execute("SELECT version FROM schema_migrations")
     applied = {v for (v,) in cur.fetchall()}
     todo = pending(migrations, applied, where=where)

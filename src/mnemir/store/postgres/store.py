@@ -7,8 +7,9 @@ same helpers, so the two backends answer every conformance test alike.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,9 @@ from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
 from mnemir.store import checks, records
 from mnemir.store.base import Capabilities, Edge, Keyset, Selection, Store, Write
-from mnemir.store.postgres import schema
+from mnemir.store.integrity import CheckReport
+from mnemir.store.postgres import integrity as integrity_tables
+from mnemir.store.postgres import schema, tenants
 from mnemir.store.postgres.connection import Connection, Cursor
 from mnemir.store.postgres.dialect import PostgresDialect, order_expressions
 from mnemir.store.postgres.text import RANK_NORMALIZATION, RANK_WEIGHTS, tsquery_literal, tsvector_literal
@@ -86,9 +89,6 @@ class PostgresStore(Store):
         history = [h for p in ordered for h in p.history]
         if delete_ids:  # before this call's history: a hard delete keeps only its tombstone
             cur.execute("DELETE FROM history WHERE memory_id = ANY(%s::text[])", [sorted(delete_ids)])
-        if history:
-            cur.executemany("INSERT INTO history (id, memory_id, at, entry) VALUES (%s, %s, %s, %s::jsonb) "
-                            "ON CONFLICT (id) DO NOTHING", history)
         live = [p for p in ordered if p.row is not None]  # the others are deleted in this same call
         if live:
             rids = self._put_records(cur, live)
@@ -98,6 +98,9 @@ class PostgresStore(Store):
                                 "ON CONFLICT (rid) DO UPDATE SET model_id = excluded.model_id, "
                                 "embedding = excluded.embedding", vectors)
             _check_vectors_exist(cur, live, rids)
+        if history:  # after the records: under row-level security a history row is reached through its record
+            cur.executemany("INSERT INTO history (id, memory_id, at, entry) VALUES (%s, %s, %s, %s::jsonb) "
+                            "ON CONFLICT (id) DO NOTHING", history)
         if delete_ids:
             self._delete(cur, delete_ids)
 
@@ -129,11 +132,13 @@ class PostgresStore(Store):
 
     @staticmethod
     def _delete(cur: Cursor, ids: list[str]) -> None:
-        cur.execute("DELETE FROM records WHERE id = ANY(%s::text[]) RETURNING rid", [sorted(ids)])
+        # the record goes last: under row-level security the other rows are reachable through their record
+        cur.execute("SELECT rid FROM records WHERE id = ANY(%s::text[]) ORDER BY id FOR UPDATE", [sorted(ids)])
         rids = [r for (r,) in cur.fetchall()]
         if rids:
             cur.execute("DELETE FROM embeddings WHERE rid = ANY(%s::bigint[])", [rids])
         cur.execute("DELETE FROM relationships WHERE source = ANY(%s::text[])", [ids])
+        cur.execute("DELETE FROM records WHERE id = ANY(%s::text[])", [sorted(ids)])
 
     # -- reading --------------------------------------------------------------
     def fetch(self, ids: Sequence[str]) -> list[MemIR]:
@@ -271,12 +276,33 @@ class PostgresStore(Store):
         self._db.write("build ANN index", lambda cur: schema.build_ann_index(cur, maintenance_work_mem))
         self._db.write("analyze", lambda cur: cur.execute("ANALYZE records, embeddings"))
 
+    def enable_row_level_security(self, role: str) -> None:
+        """Make the database keep users apart for ``role`` (a role without BYPASSRLS that tenants connect with,
+        their session naming its user: :func:`mnemir.store.postgres.tenants.tenant_url`). Run as the tables'
+        owner; idempotent. See :mod:`mnemir.store.postgres.tenants` for what the policies cover."""
+        self._db.write("enable row-level security", lambda cur: tenants.install(cur, role))
+
     @property
     def has_ann_index(self) -> bool:
         return self._db.read("has_ann_index", schema.has_ann_index)
 
     def close(self) -> None:
         self._db.close()
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """One transaction for the whole block, under an advisory lock that other blocks wait for."""
+        with self._db.exclusive(schema.WRITER_LOCK):
+            yield
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One REPEATABLE READ, READ ONLY transaction for the whole block."""
+        with self._db.exclusive(None, "snapshot"):
+            yield
+
+    def _check_tables(self, report: CheckReport) -> None:
+        self._db.read("check", lambda cur: integrity_tables.check(cur, report))
 
     @property
     def schema_version(self) -> int:

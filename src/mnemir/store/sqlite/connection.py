@@ -15,7 +15,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -44,6 +44,9 @@ class Connection:
         self.busy_timeout_s = busy_timeout_s
         self.retry_for_s = retry_for_s
         self.lock = threading.RLock()
+        #: depth of the exclusive() block the thread holding ``lock`` is in (0: none)
+        self._held = 0
+        self._checkpoint_due = False
         self._conn: sqlite3.Connection | None = None
         self._conn = self._retry("open", self._open)
 
@@ -79,9 +82,63 @@ class Connection:
         """Run ``body`` in one read transaction (a consistent snapshot across its statements)."""
         return self._transaction(operation, body, "BEGIN")
 
+    def exclusive(self, operation: str = "exclusive section") -> contextlib.AbstractContextManager[None]:
+        """Hold ONE write transaction (``BEGIN IMMEDIATE``) for the whole block: every read and write made through
+        this connection inside it joins that transaction, and no other connection can write until it ends. A
+        read-modify-write (reinforce a memory, move a task) done inside cannot lose another process's update.
+        Commits when the block ends; rolls everything back if it raises. Nested blocks join the outer one."""
+        return self._hold("BEGIN IMMEDIATE", operation)
+
+    def snapshot(self, operation: str = "snapshot") -> contextlib.AbstractContextManager[None]:
+        """Hold ONE read transaction for the whole block: every read inside it sees the same committed state,
+        whatever other connections write meanwhile (WAL keeps that state for it). Nested blocks join it."""
+        return self._hold("BEGIN", operation)
+
+    @contextlib.contextmanager
+    def _hold(self, begin: str, operation: str) -> Iterator[None]:
+        with self.lock:
+            if self._held:
+                self._held += 1
+                try:
+                    yield
+                finally:
+                    self._held -= 1
+                return
+            conn = self.raw
+            self._retry(operation, lambda: conn.execute(begin))
+            if begin == "BEGIN":  # a deferred transaction takes its snapshot at the first read: take it now
+                self._retry(operation, lambda: conn.execute("SELECT 1 FROM meta LIMIT 1").fetchall())
+            self._held = 1
+            try:
+                yield
+            except BaseException:
+                self._held = 0
+                if conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                raise
+            self._held = 0
+            try:
+                self._retry(f"{operation} (commit)", lambda: conn.execute("COMMIT"))
+            except BaseException:
+                if conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                raise
+            if self._checkpoint_due:
+                self.checkpoint()
+
     def _transaction(self, operation: str, body: Callable[[sqlite3.Connection], T], begin: str) -> T:
         with self.lock:
             conn = self.raw
+            if self._held:  # inside exclusive(): join its transaction
+                try:
+                    return body(conn)
+                except MnemirError:
+                    raise
+                except sqlite3.Error as exc:
+                    raise StoreError(f"SQLite store {self.path}: {operation} failed: {exc}", path=str(self.path),
+                                     operation=operation) from exc
 
             def attempt() -> T:
                 conn.execute(begin)
@@ -124,6 +181,10 @@ class Connection:
         """Copy the write-ahead log into the database file and truncate it (so pages freed by a hard delete
         survive in neither). False when another connection's open read kept part of the log."""
         with self.lock:
+            if self._held:  # not inside a transaction: after it commits
+                self._checkpoint_due = True
+                return False
+            self._checkpoint_due = False
             try:
                 busy, _, _ = self.raw.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             except sqlite3.Error:

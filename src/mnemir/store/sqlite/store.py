@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,9 @@ from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
 from mnemir.store import checks, records
 from mnemir.store.base import Capabilities, Edge, Keyset, Selection, Store, Write
+from mnemir.store.integrity import CheckReport
 from mnemir.store.sql_filters import Params, check_selection, compile_selection, record_order_fields
+from mnemir.store.sqlite import integrity as integrity_tables
 from mnemir.store.sqlite import rows, schema, text
 from mnemir.store.sqlite.connection import Connection
 from mnemir.store.sqlite.dialect import SQLiteDialect, json_path
@@ -332,6 +335,26 @@ class SQLiteStore(Store):
 
     def close(self) -> None:
         self._db.close()
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """One write transaction for the whole block (:meth:`Connection.exclusive`)."""
+        try:
+            with self._db.exclusive():
+                yield
+        except BaseException:
+            # the cache may have read rows of the rolled-back transaction (rids are reused after a rollback)
+            self._cache = VectorCache()
+            raise
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction for the whole block (:meth:`Connection.snapshot`)."""
+        with self._db.snapshot():
+            yield
+
+    def _check_tables(self, report: CheckReport) -> None:
+        self._db.read("check", lambda conn: integrity_tables.check(conn, report))
 
     @property
     def schema_version(self) -> int:
