@@ -496,25 +496,6 @@ class UnderstandingMixin(_Base):
                                                   user=ctx.user, now=ctx.now))
         return True
 
-
-def episode_of(text: str, ctx: _Context) -> MemIR:
-    """The utterance kept verbatim as an ``Episode`` (who said it, session, turn, time): the evidence every typed
-    memory read from it links to (``derived_from``). Stored by ``remember`` whatever extraction makes of it."""
-    props: dict[str, Any] = {"speaker": ctx.speaker, "time": ctx.now.isoformat()}
-    if ctx.session is not None:
-        props["session"] = ctx.session
-    if ctx.turn is not None:
-        props["turn"] = ctx.turn
-    return MemIR(
-        content=Content(text=text[:MAX_TEXT_CHARS]), type=EPISODE, properties=props,
-        scope=Scope(user_id=ctx.user, agent_id=ctx.agent, session_id=ctx.session),
-        metadata=Metadata(created_at=ctx.now, updated_at=ctx.now,
-                          source=Source(speaker=ctx.speaker, session_id=ctx.session, turn=ctx.turn,
-                                        creator=ctx.creator, at=ctx.now),
-                          extra={"dialogue_act": ctx.act, "language": ctx.language}),
-        valid_from=ctx.now,
-    )
-
     # -- dialogue state (issue 15): proposals, relations, postponements, corrections by meaning -----------------
     def _track_proposal(self, extraction: Extraction, text: str, ctx: _Context) -> None:
         """Hold the assistant's proposal for the next user turn; on a plain confirmation make it the user's Task
@@ -642,6 +623,26 @@ def episode_of(text: str, ctx: _Context) -> MemIR:
         ctx.out.confirmations.append(Confirmation("correction", text, question, candidates[:3], record=record,
                                                   user=ctx.user, now=ctx.now))
         return True
+
+
+
+def episode_of(text: str, ctx: _Context) -> MemIR:
+    """The utterance kept verbatim as an ``Episode`` (who said it, session, turn, time): the evidence every typed
+    memory read from it links to (``derived_from``). Stored by ``remember`` whatever extraction makes of it."""
+    props: dict[str, Any] = {"speaker": ctx.speaker, "time": ctx.now.isoformat()}
+    if ctx.session is not None:
+        props["session"] = ctx.session
+    if ctx.turn is not None:
+        props["turn"] = ctx.turn
+    return MemIR(
+        content=Content(text=text[:MAX_TEXT_CHARS]), type=EPISODE, properties=props,
+        scope=Scope(user_id=ctx.user, agent_id=ctx.agent, session_id=ctx.session),
+        metadata=Metadata(created_at=ctx.now, updated_at=ctx.now,
+                          source=Source(speaker=ctx.speaker, session_id=ctx.session, turn=ctx.turn,
+                                        creator=ctx.creator, at=ctx.now),
+                          extra={"dialogue_act": ctx.act, "language": ctx.language}),
+        valid_from=ctx.now,
+    )
 
 
 def _plain(value: Any) -> Any:
