@@ -89,7 +89,7 @@ def test_a_superseded_memory_gives_way_to_its_replacement(mem: mnemir.Memory, no
     assert any(old.id in note and f"by {new.id}" in note for note in result.notes)
 
 
-@pytest.mark.parametrize("query", ["How much did the Pro plan cost before?", "Pro plan 以前多少钱？"])
+@pytest.mark.parametrize("query", ["How much did the Pro plan cost previously?", "Pro plan 以前多少钱？"])
 def test_a_question_about_the_past_keeps_the_superseded_memory(mem: mnemir.Memory, now: datetime, query: str,
                                                                prices: tuple[mnemir.MemIR, mnemir.MemIR]) -> None:
     old, new = prices

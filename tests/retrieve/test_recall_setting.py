@@ -57,7 +57,7 @@ def test_a_frame_question_also_gets_what_was_said_in_the_session(mem: mnemir.Mem
 
 def test_an_ended_frame_answers_a_question_about_the_past(mem: mnemir.Memory, now: datetime,
                                                          lessons: dict[str, mnemir.MemIR]) -> None:
-    query = "What was the lesson about before?"
+    query = "What was the lesson about last time?"
     result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "frame", ("ContextualFrame",)))
     assert lessons["old"].id in [h.id for h in result.hits]
 
