@@ -20,6 +20,7 @@ from mnemir.store import checks, records
 from mnemir.store.base import Capabilities, Edge, Keyset, Selection, Store, Write
 from mnemir.store.sql_filters import Params, check_selection, compile_selection, record_order_fields
 from mnemir.store.sqlite import rows, schema, text
+from mnemir.store.sqlite.ann import MIN_CANDIDATES, AnnIndex, ensure_store_uid
 from mnemir.store.sqlite.connection import Connection
 from mnemir.store.sqlite.dialect import SQLiteDialect, json_path
 from mnemir.store.sqlite.vectors import VectorCache
@@ -40,12 +41,15 @@ class SQLiteStore(Store):
 
     ``busy_timeout_s``: how long SQLite waits for another process's write lock per attempt;
     ``retry_for_s``: how long a transaction is retried (with backoff) before giving up with a StoreError.
+    ``ann``: answer vector searches over large, weakly filtered scopes (at least ``ann_min_candidates`` rows) from
+    an approximate index kept beside the store (:mod:`mnemir.store.sqlite.ann`; extra ``ann``), built at the
+    first such search; :meth:`build_ann_index` builds it at once.
     """
 
-    capabilities = Capabilities(name="sqlite", exact_filtered_vectors=True, ann=False, text_languages=("en", "zh"))
+    capabilities = Capabilities(name="sqlite", exact_filtered_vectors=True, ann=True, text_languages=("en", "zh"))
 
     def __init__(self, path: str | os.PathLike[str], *, ontology: Ontology, busy_timeout_s: float = 5.0,
-                 retry_for_s: float = 60.0) -> None:
+                 retry_for_s: float = 60.0, ann: bool = False, ann_min_candidates: int = MIN_CANDIDATES) -> None:
         checks.check_ontology(ontology)
         checks.check_seconds(busy_timeout_s=busy_timeout_s, retry_for_s=retry_for_s)
         self.path = Path(path)
@@ -59,12 +63,19 @@ class SQLiteStore(Store):
         #: answer vector searches that restrict only scope, types and statuses from the cache's scope codes, without
         #: SQL (False: always select the candidates in SQL; the benchmark and the tests compare the two)
         self.scope_fast_path = True
+        checks.check_count(ann_min_candidates, "ann_min_candidates")
+        self.ann_min_candidates = ann_min_candidates
+        self._ann: AnnIndex | None = None
+        #: how the last vector search was answered ("exact", "ann", "exact: <why not ann>")
+        self.last_search_path = "exact"
         try:
             if self._db.read("open", self._needs_preparing):  # most opens find nothing to do: no write lock
                 self._db.write("open (schema migration)", self._prepare)
         except BaseException:
             self._db.close()
             raise
+        if ann:
+            self.build_ann_index(now=False)
 
     # -- opening --------------------------------------------------------------
     def _needs_preparing(self, conn: sqlite3.Connection) -> bool:
@@ -240,7 +251,13 @@ class SQLiteStore(Store):
                 pos = self._cache.scope_positions(selection)  # numpy masks over the cached scope codes
             else:
                 pos = self._cache.rid_positions(self._candidates(conn, selection))
-            best = self._cache.top_k(pos, vector, k)  # exact: this backend has no ANN index (capabilities.ann)
+            best = None
+            self.last_search_path = "exact"
+            if self._ann is not None and self._ann.wanted(len(pos), self._cache.size):
+                best = self._ann.top_k(conn, self._cache, pos, vector, k)
+                self.last_search_path = self._ann.last_path
+            if best is None:
+                best = self._cache.top_k(pos, vector, k)
             ids = self._ids_of(conn, [rid for rid, _ in best])
             return [(ids[rid], score) for rid, score in best if rid in ids]
 
@@ -323,7 +340,30 @@ class SQLiteStore(Store):
         checks.check_meta_value(value)
         self._db.write("set_meta", lambda conn: _set_meta(conn, key, value))
 
+    def build_ann_index(self, *, now: bool = True) -> dict[str, Any]:
+        """Use the approximate index for large scopes from now on; ``now``: build (or load, or catch up) it at once
+        instead of at the first search that wants it. Returns its description (size, calibrated width and recall,
+        whether it is used). Needs the extra ``ann`` (usearch)."""
+        if self._ann is None:
+            self._ann = AnnIndex(Path(f"{self.path}.ann"), min_candidates=self.ann_min_candidates)
+            if not self._db.read("ann (identity)", lambda conn: conn.execute(
+                    "SELECT 1 FROM meta WHERE key = 'ann_uid'").fetchone()):
+                self._db.write("ann (identity)", ensure_store_uid)
+        if not now:
+            return self._ann.describe()
+        ann = self._ann
+
+        def body(conn: sqlite3.Connection) -> dict[str, Any]:
+            self._cache.sync(conn)
+            if self._cache.size:
+                ann.ensure(conn, self._cache)
+            return ann.describe()
+
+        return self._db.read("ann index", body)
+
     def close(self) -> None:
+        if self._ann is not None:
+            self._ann.close()
         self._db.close()
 
     @property
