@@ -14,11 +14,9 @@ from store_cases import MODEL, ONTOLOGY, record, unit
 from mnemir.ir import MemoryStatus
 from mnemir.store.base import Selection, Write
 from mnemir.store.filters import parse_filter
-from mnemir.store.sqlite import SQLiteStore
+from mnemir.store.sqlite import SQLiteStore, ann
 
-pytest.importorskip("usearch")
-
-from mnemir.store.sqlite import ann  # noqa: E402  (needs usearch only when used; imported after the skip)
+pytest.importorskip("usearch")  # ann imports usearch only when an index is made
 
 N = 400
 K = 10

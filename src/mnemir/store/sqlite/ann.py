@@ -116,7 +116,7 @@ class AnnIndex:
             return None
         assert self.header is not None
         share = len(pos) / cache.size
-        count = min(int(math.ceil(k / share * OVERSAMPLE)) + k, len(self.index))
+        count = min(math.ceil(k / share * OVERSAMPLE) + k, len(self.index))
         self.index.expansion_search = max(self.header.width, count)
         found = self.index.search(query, count)
         rids = np.asarray(found.keys, dtype=np.int64)
