@@ -84,7 +84,7 @@ class SQLiteStore(Store):
         applied = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
         if applied != set(range(1, schema.SCHEMA_VERSION + 1)):
             return True  # missing migrations, or a newer database (the write path raises the clear error)
-        return not self.ontology.core_properties() <= self._indexed(conn) or _stale_statistics(conn)
+        return not self.ontology.indexed_properties() <= self._indexed(conn) or _stale_statistics(conn)
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
         schema.migrate(conn, f"SQLite store {self.path}")
@@ -92,9 +92,10 @@ class SQLiteStore(Store):
         _refresh_statistics(conn)
 
     def _index_core_properties(self, conn: sqlite3.Connection) -> None:
-        """Make the props table cover every core property of this ontology (back-filling older records)."""
+        """Make the props table cover every core and filterable property of this ontology (back-filling older
+        records)."""
         indexed = self._indexed(conn)
-        missing = sorted(self.ontology.core_properties() - indexed)
+        missing = sorted(self.ontology.indexed_properties() - indexed)
         if not missing:
             return
         for rid, props in conn.execute("SELECT rid, props FROM records").fetchall():
@@ -247,9 +248,12 @@ class SQLiteStore(Store):
                 checks.check_query_dim(dim, self._cache.model, self._cache.dim)
             if k == 0 or not self._cache.size:
                 return []
+            pos = None
             if self.scope_fast_path and self._cache.answers(selection):
                 pos = self._cache.scope_positions(selection)  # numpy masks over the cached scope codes
-            else:
+            elif self.scope_fast_path:
+                pos = self._cache.filtered_positions(selection)  # + masks over cached indexed properties
+            if pos is None:
                 pos = self._cache.rid_positions(self._candidates(conn, selection))
             best = None
             self.last_search_path = "exact"
