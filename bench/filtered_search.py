@@ -57,6 +57,17 @@ CASES: dict[str, tuple[dict[str, Any] | None, tuple[str, ...] | None]] = {
 }
 
 
+def filterable_ontology() -> Ontology:
+    """The built-in ontology with Fact.confidence marked filterable (the stores index it like a core property)."""
+    from dataclasses import replace
+
+    from mnemir.ontology.builtin import BUILTIN_TYPES
+
+    types = [replace(t, properties={**t.properties, "confidence": replace(t.properties["confidence"], filterable=True)})
+             if t.name == "Fact" else t for t in BUILTIN_TYPES]
+    return Ontology(types)
+
+
 def properties(i: int, rng: np.random.Generator) -> dict[str, Any]:
     attribute = "weather" if rng.random() < 0.15 else ATTRIBUTES[1 + int(rng.integers(len(ATTRIBUTES) - 1))]
     return {"entity": f"e{i % 1000}", "attribute": attribute, "value": CITIES[i % len(CITIES)],
@@ -215,9 +226,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "mnemir-bench" / "filtered.db")
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--filterable", action="store_true",
+                        help="mark Fact.confidence filterable (indexed like a core property); its own cached store")
     args = parser.parse_args(argv)
 
-    onto = Ontology()
+    onto = filterable_ontology() if args.filterable else Ontology()
+    if args.filterable:
+        args.cache = args.cache.with_name(f"{args.cache.stem}-filterable{args.cache.suffix}")
     store, build_rate, built = open_cached(args.cache, args.n, args.dim, args.seed, args.rebuild, onto)
     props, vectors = generate(args.n, args.dim, args.seed)
     rng = np.random.default_rng(args.seed + 7)
@@ -233,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     inserts = measure_inserts(args.dim, args.seed, args.insert_n, onto)
 
     result = {
+        "filterable": args.filterable,
         "machine": f"{os.cpu_count()} cores, {platform.processor() or platform.machine()}, Python "
                    f"{platform.python_version()}, numpy {np.__version__}",
         "n": args.n, "dim": args.dim, "k": args.k, "queries": args.queries,

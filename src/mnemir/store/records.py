@@ -78,7 +78,9 @@ def vector_blob(vector: Vectors, field: str) -> tuple[bytes, int]:
     norm = float(np.linalg.norm(arr))
     if norm == 0.0:
         raise ValidationError("a vector must not be all zeros", field=field, value="zero vector")
-    return (arr / norm).astype("<f4").tobytes(), int(arr.size)
+    if abs(norm - 1.0) > 1e-6:  # already unit length (to float32 precision): kept bit for bit (lossless copies)
+        arr = arr / norm
+    return arr.astype("<f4").tobytes(), int(arr.size)
 
 
 def blob_vector(blob: bytes) -> Vectors:

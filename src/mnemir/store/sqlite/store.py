@@ -23,6 +23,7 @@ from mnemir.store.sqlite import rows, schema, text
 from mnemir.store.sqlite.ann import MIN_CANDIDATES, AnnIndex, ensure_store_uid
 from mnemir.store.sqlite.connection import Connection
 from mnemir.store.sqlite.dialect import SQLiteDialect, json_path
+from mnemir.store.sqlite.fts_index import TextIndex, fts_term
 from mnemir.store.sqlite.vectors import VectorCache
 
 #: ordering on record fields (besides property names)
@@ -68,6 +69,11 @@ class SQLiteStore(Store):
         self._ann: AnnIndex | None = None
         #: how the last vector search was answered ("exact", "ann", "exact: <why not ann>")
         self.last_search_path = "exact"
+        #: answer text searches from the in-process BM25 postings (:mod:`mnemir.store.sqlite.fts_index`) where they
+        #: are exact (False: always SQL; the tests compare the two)
+        self.text_fast_path = True
+        self._text = TextIndex(FTS_WEIGHTS)
+        self._complete_at = -1  # the write_seq at which the vector cache was seen to hold every record
         try:
             if self._db.read("open", self._needs_preparing):  # most opens find nothing to do: no write lock
                 self._db.write("open (schema migration)", self._prepare)
@@ -274,7 +280,13 @@ class SQLiteStore(Store):
         if expression is None or k == 0:
             return []
 
+        terms = [fts_term(t) for t in text.query_tokens(query)]
+
         def body(conn: sqlite3.Connection) -> list[tuple[str, float]]:
+            if self.text_fast_path and all(terms):
+                found = self._text_top_k(conn, selection, [t for t in terms if t], k)
+                if found is not None:
+                    return found
             p = Params()
             match = p(expression)
             where = self._where(conn, selection, p)
@@ -284,6 +296,44 @@ class SQLiteStore(Store):
             return [(mid, float(score)) for mid, score in conn.execute(sql, p.values)]
 
         return self._db.read("text search", body)
+
+    def _text_top_k(self, conn: sqlite3.Connection, selection: Selection, terms: list[str],
+                    k: int) -> list[tuple[str, float]] | None:
+        """Full-text top-k from the in-process postings, or None where that would not be exact (the SQL query
+        answers): the vector cache must hold every record and answer the selection."""
+        check_selection(selection)
+        cache = self._cache
+        cache.sync(conn)
+        if not cache.size:
+            return None
+        if self._complete_at != cache.seq:
+            records = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+            if records != int(np.count_nonzero(cache.live[: cache.size])):
+                return None
+            self._complete_at = cache.seq
+        if cache.answers(selection):
+            pos = cache.scope_positions(selection)
+        else:
+            found = cache.filtered_positions(selection)
+            if found is None:
+                return None
+            pos = found
+        self._text.sync(conn)
+        score, matched = self._text.score(conn, terms)
+        rids = cache.rids[pos]
+        rids = rids[rids < len(score)]
+        rids = rids[matched[rids]]
+        if not len(rids):
+            return []
+        scores = score[rids]
+        if len(rids) > k:  # every row tied with the k-th is kept: ties are broken by id, as in SQL
+            rids = rids[scores >= np.partition(scores, len(scores) - k)[len(scores) - k]]
+        ids: dict[int, str] = {}
+        chosen = rids.tolist()
+        for lo in range(0, len(chosen), _CHUNK):
+            ids.update(self._ids_of(conn, chosen[lo : lo + _CHUNK]))
+        ranked = sorted(((float(score[r]), ids[r]) for r in chosen if r in ids), key=lambda x: (-x[0], x[1]))
+        return [(mid, s) for s, mid in ranked[:k]]
 
     def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
               direction: str = "out") -> list[Edge]:
