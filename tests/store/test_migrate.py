@@ -96,3 +96,26 @@ def test_refuses_a_store_in_use(tmp_path: Path) -> None:
         migrate(source, other, source_name="sqlite:elsewhere")
     for store in (source, used, other):
         store.close()
+
+
+def test_command_line(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+    from postgres_cases import database_url
+
+    from mnemir.cli import cli
+
+    source = open_backend("sqlite", tmp_path, "source")
+    fill(source, 30)
+    want = dump(source)
+    source.close()
+    url = database_url(tmp_path, "cli")
+    result = CliRunner().invoke(cli, ["--json", "migrate", "--from", f"sqlite:{tmp_path / 'source.db'}", "--to", url,
+                                      "--batch", "7"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == {"records": len(want["records"]), "histories_of_deleted": 1,
+                                         "resumed": False}
+    pg = open_backend("postgres", tmp_path, "cli")
+    assert dump(pg) == want
+    pg.close()
