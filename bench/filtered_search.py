@@ -174,17 +174,27 @@ def measure_search(store: SQLiteStore, onto: Ontology, props: list[dict[str, Any
 
 
 def measure_text(store: SQLiteStore, queries: list[str], k: int, rounds: int) -> list[dict[str, Any]]:
-    """``text_search(k)`` in the bench user's scope: p50/p95 per query text and how many rows match it."""
+    """``text_search(k)`` in the bench user's scope: p50/p95 per query text and how many rows match it, from the
+    in-process BM25 postings ("fast", the default) and from the FTS5 query ("sql", scoring every match: the only
+    path before), interleaved; both answers must be identical."""
     out = []
+    selection = Selection(user_id=USER)
     for text in queries:
-        times = []
-        for _ in range(rounds):
-            began = time.perf_counter()
-            store.text_search(Selection(user_id=USER), text, k)
-            times.append((time.perf_counter() - began) * 1000)
-        matched = len(store.text_search(Selection(user_id=USER), text, 1_000_000))
-        out.append({"query": text, "matched": matched, "p50_ms": statistics.median(times),
-                    "p95_ms": percentile(times, 95)})
+        times: dict[str, list[float]] = {"fast": [], "sql": []}
+        for n in range(rounds):
+            got = {}
+            for path in ("fast", "sql") if n % 2 else ("sql", "fast"):
+                store.text_fast_path = path == "fast"
+                began = time.perf_counter()
+                got[path] = store.text_search(selection, text, k)
+                times[path].append((time.perf_counter() - began) * 1000)
+            if got["fast"] != got["sql"]:
+                raise AssertionError(f"text paths disagree for {text!r}: {got}")
+        store.text_fast_path = True
+        matched = len(store.text_search(selection, text, 1_000_000))
+        out.append({"query": text, "matched": matched, "p50_ms": statistics.median(times["fast"]),
+                    "p95_ms": percentile(times["fast"], 95), "sql_p50_ms": statistics.median(times["sql"]),
+                    "sql_p95_ms": percentile(times["sql"], 95)})
     return out
 
 
@@ -283,10 +293,11 @@ def report(r: dict[str, Any]) -> None:
     base = r["search"][-1]["p50_ms"]
     print("\nfiltered p50 / unfiltered p50 (fast path): " + ", ".join(
         f"{s['filter'].split(' ')[0]} {s['p50_ms'] / base:.2f}" for s in r["search"]))
-    print("\n| text_search query | rows matching | p50 ms | p95 ms |")
-    print("|---|---:|---:|---:|")
+    print("\n| text_search query | rows matching | SQL (FTS5) p50 / p95 ms | in-process BM25 p50 / p95 ms | SQL / fast |")
+    print("|---|---:|---:|---:|---:|")
     for t in r["text"]:
-        print(f"| {t['query']} | {t['matched']} | {t['p50_ms']:.2f} | {t['p95_ms']:.2f} |")
+        print(f"| {t['query']} | {t['matched']} | {t['sql_p50_ms']:.2f} / {t['sql_p95_ms']:.2f} | {t['p50_ms']:.2f} / "
+              f"{t['p95_ms']:.2f} | {t['sql_p50_ms'] / t['p50_ms']:.1f}x |")
     print("\n| write() | batch | records/s | vs insert, batch 1000 |")
     print("|---|---:|---:|---:|")
     top = next(i["records_per_s"] for i in r["inserts"] if i["what"] == "insert" and i["batch"] == 1000)
