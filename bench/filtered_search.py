@@ -236,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "mnemir-bench" / "filtered.db")
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--text-only", action="store_true", help="only the full-text figures (no vector, no inserts)")
     parser.add_argument("--filterable", action="store_true",
                         help="mark Fact.confidence filterable (indexed like a core property); its own cached store")
     args = parser.parse_args(argv)
@@ -252,10 +253,10 @@ def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     store.vector_search(Selection(user_id=USER), queries[0], args.k)  # loads the vector cache
     cold_ms = (time.perf_counter() - began) * 1000
-    search = measure_search(store, onto, props, vectors, queries, args.k)
+    search = [] if args.text_only else measure_search(store, onto, props, vectors, queries, args.k)
     texts = measure_text(store, TEXT_QUERIES, args.k, rounds=max(5, args.queries // 10))
     store.close()
-    inserts = measure_inserts(args.dim, args.seed, args.insert_n, onto)
+    inserts = [] if args.text_only else measure_inserts(args.dim, args.seed, args.insert_n, onto)
 
     result = {
         "filterable": args.filterable,
@@ -290,14 +291,17 @@ def report(r: dict[str, Any]) -> None:
               f"{s['p50_ms']:.2f} / {s['p95_ms']:.2f} | {s['sql_p50_ms'] / s['p50_ms']:.2f}x | "
               f"{s['sql_recall_at_k']:.3f} / {s['recall_at_k']:.3f} | {s['brute_p50_ms']:.2f} | "
               f"{s['p50_ms'] / s['brute_p50_ms']:.1f}x |")
-    base = r["search"][-1]["p50_ms"]
-    print("\nfiltered p50 / unfiltered p50 (fast path): " + ", ".join(
-        f"{s['filter'].split(' ')[0]} {s['p50_ms'] / base:.2f}" for s in r["search"]))
+    if r["search"]:
+        base = r["search"][-1]["p50_ms"]
+        print("\nfiltered p50 / unfiltered p50 (fast path): " + ", ".join(
+            f"{s['filter'].split(' ')[0]} {s['p50_ms'] / base:.2f}" for s in r["search"]))
     print("\n| text_search query | rows matching | SQL (FTS5) p50 / p95 ms | in-process BM25 p50 / p95 ms | SQL / fast |")
     print("|---|---:|---:|---:|---:|")
     for t in r["text"]:
         print(f"| {t['query']} | {t['matched']} | {t['sql_p50_ms']:.2f} / {t['sql_p95_ms']:.2f} | {t['p50_ms']:.2f} / "
               f"{t['p95_ms']:.2f} | {t['sql_p50_ms'] / t['p50_ms']:.1f}x |")
+    if not r["inserts"]:
+        return
     print("\n| write() | batch | records/s | vs insert, batch 1000 |")
     print("|---|---:|---:|---:|")
     top = next(i["records_per_s"] for i in r["inserts"] if i["what"] == "insert" and i["batch"] == 1000)
