@@ -18,6 +18,7 @@ phrase), a selection the vector cache cannot answer, or a store with rows the ve
 
 from __future__ import annotations
 
+import heapq
 import sqlite3
 import unicodedata
 from collections.abc import Sequence
@@ -64,6 +65,18 @@ class TextIndex:
         self.rows = 0
         self.tokens = 0
         self.postings: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
+        #: rid -> memory id of every row, loaded when ties first need it (see smallest_ids)
+        self.ids: dict[int, str] | None = None
+
+    def smallest_ids(self, conn: sqlite3.Connection, rids: list[int], count: int) -> list[int]:
+        """The ``count`` rows among ``rids`` with the smallest memory ids (ties in score break by id). The ids of the
+        store's rows are kept in memory, refreshed with the postings."""
+        if count <= 0:
+            return []
+        if self.ids is None:
+            self.ids = dict(conn.execute("SELECT rid, id FROM records").fetchall())
+        ids = self.ids
+        return heapq.nsmallest(count, (r for r in rids if r in ids), key=ids.__getitem__)
 
     # -- keeping in step ---------------------------------------------------------------------
     def sync(self, conn: sqlite3.Connection) -> None:
@@ -79,6 +92,13 @@ class TextIndex:
             if changed:
                 self._load_lengths(conn, changed)
                 self._refresh_postings(conn, changed)
+                if self.ids is not None:
+                    for rid in changed:
+                        self.ids.pop(rid, None)
+                    for lo in range(0, len(changed), 500):
+                        chunk = changed[lo : lo + 500]
+                        self.ids.update(conn.execute(f"SELECT rid, id FROM records WHERE rid IN "
+                                                     f"({', '.join('?' * len(chunk))})", chunk).fetchall())
         self.seq = seq
 
     def _grow(self, top: int) -> None:
@@ -168,23 +188,25 @@ class TextIndex:
 
     # -- scoring -----------------------------------------------------------------------------
     def score(self, conn: sqlite3.Connection, terms: list[str]
-              ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
-        """Dense by rid: -bm25 of every row (FTS5's value, sign flipped) and which rows match any term."""
-        size = len(self.length)
-        score = np.zeros(size, dtype=np.float64)
-        matched = np.zeros(size, dtype=bool)
+              ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """The rows matching any term (rids, ascending) and their -bm25 (FTS5's value, sign flipped)."""
         if not self.rows:
-            return score, matched
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         avgdl = self.tokens / self.rows
+        parts = []
         for term in terms:
             rids, freq = self._postings(conn, term)
-            rids_ok = rids < size
-            rids, freq = rids[rids_ok], freq[rids_ok]
             hits = len(rids)
             idf = float(np.log((self.rows - hits + 0.5) / (hits + 0.5)))
             if idf <= 0.0:
                 idf = 1e-6
             d = self.length[rids]
-            score[rids] += idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * d / avgdl)))
-            matched[rids] = True
-        return score, matched
+            parts.append((rids, idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * d / avgdl)))))
+        every = np.concatenate([r for r, _ in parts]) if parts else np.zeros(0, dtype=np.int64)
+        rows, where = np.unique(every, return_inverse=True)
+        score = np.zeros(len(rows), dtype=np.float64)
+        at = 0
+        for rids, contribution in parts:  # term by term, as FTS5 adds them
+            score[where[at : at + len(rids)]] += contribution
+            at += len(rids)
+        return rows, score

@@ -319,20 +319,23 @@ class SQLiteStore(Store):
                 return None
             pos = found
         self._text.sync(conn)
-        score, matched = self._text.score(conn, terms)
-        rids = cache.rids[pos]
-        rids = rids[rids < len(score)]
-        rids = rids[matched[rids]]
+        rids, scores = self._text.score(conn, terms)
+        at, known = cache.positions(rids)
+        inside = np.zeros(cache.size, dtype=bool)
+        inside[pos] = True
+        keep = known & inside[at]
+        rids, scores = rids[keep], scores[keep]
         if not len(rids):
             return []
-        scores = score[rids]
         if len(rids) > k:  # every row tied with the k-th is kept: ties are broken by id, as in SQL
-            rids = rids[scores >= np.partition(scores, len(scores) - k)[len(scores) - k]]
-        ids: dict[int, str] = {}
-        chosen = rids.tolist()
-        for lo in range(0, len(chosen), _CHUNK):
-            ids.update(self._ids_of(conn, chosen[lo : lo + _CHUNK]))
-        ranked = sorted(((float(score[r]), ids[r]) for r in chosen if r in ids), key=lambda x: (-x[0], x[1]))
+            kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+            better, tied = rids[scores > kth], rids[scores == kth]
+            chosen = [*better.tolist(), *self._text.smallest_ids(conn, tied.tolist(), k - len(better))]
+        else:
+            chosen = rids.tolist()
+        by_rid = dict(zip(rids.tolist(), scores.tolist(), strict=True))
+        ids = self._ids_of(conn, chosen)
+        ranked = sorted(((by_rid[r], ids[r]) for r in chosen if r in ids), key=lambda x: (-x[0], x[1]))
         return [(mid, s) for s, mid in ranked[:k]]
 
     def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
