@@ -18,7 +18,6 @@ phrase), a selection the vector cache cannot answer, or a store with rows the ve
 
 from __future__ import annotations
 
-import heapq
 import sqlite3
 import unicodedata
 from collections.abc import Sequence
@@ -65,18 +64,36 @@ class TextIndex:
         self.rows = 0
         self.tokens = 0
         self.postings: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
-        #: rid -> memory id of every row, loaded when ties first need it (see smallest_ids)
-        self.ids: dict[int, str] | None = None
+        #: rid -> memory id of every row ("" for none), loaded when ties first need it (see smallest_ids)
+        self.ids: npt.NDArray[np.str_] | None = None
 
-    def smallest_ids(self, conn: sqlite3.Connection, rids: list[int], count: int) -> list[int]:
+    def smallest_ids(self, conn: sqlite3.Connection, rids: npt.NDArray[np.int64], count: int) -> list[int]:
         """The ``count`` rows among ``rids`` with the smallest memory ids (ties in score break by id). The ids of the
-        store's rows are kept in memory, refreshed with the postings."""
+        store's rows are kept in memory (a fixed-width string array by rid), refreshed with the postings."""
         if count <= 0:
             return []
         if self.ids is None:
-            self.ids = dict(conn.execute("SELECT rid, id FROM records").fetchall())
-        ids = self.ids
-        return heapq.nsmallest(count, (r for r in rids if r in ids), key=ids.__getitem__)
+            self.ids = np.zeros(0, dtype="<U1")
+            self._set_ids(conn.execute("SELECT rid, id FROM records").fetchall())
+        held = rids[rids < len(self.ids)]
+        names = self.ids[held]
+        held = held[names != ""]
+        names = names[names != ""]
+        order = np.argsort(names, kind="stable")[:count]
+        return [int(r) for r in held[order]]
+
+    def _set_ids(self, rows: list[tuple[int, str]]) -> None:
+        assert self.ids is not None
+        if not rows:
+            return
+        top = max(r for r, _ in rows)
+        width = max(max(len(i) for _, i in rows), self.ids.dtype.itemsize // 4, 1)
+        if top >= len(self.ids) or width > self.ids.dtype.itemsize // 4:
+            grown = np.zeros(max(top + 1, int(len(self.ids) * 1.5) + 16), dtype=f"<U{width}")
+            grown[: len(self.ids)] = self.ids
+            self.ids = grown
+        for rid, mid in rows:
+            self.ids[rid] = mid
 
     # -- keeping in step ---------------------------------------------------------------------
     def sync(self, conn: sqlite3.Connection) -> None:
@@ -93,12 +110,11 @@ class TextIndex:
                 self._load_lengths(conn, changed)
                 self._refresh_postings(conn, changed)
                 if self.ids is not None:
-                    for rid in changed:
-                        self.ids.pop(rid, None)
+                    self.ids[[r for r in changed if r < len(self.ids)]] = ""  # deleted rows keep no id
                     for lo in range(0, len(changed), 500):
                         chunk = changed[lo : lo + 500]
-                        self.ids.update(conn.execute(f"SELECT rid, id FROM records WHERE rid IN "
-                                                     f"({', '.join('?' * len(chunk))})", chunk).fetchall())
+                        self._set_ids(conn.execute(f"SELECT rid, id FROM records WHERE rid IN "
+                                                   f"({', '.join('?' * len(chunk))})", chunk).fetchall())
         self.seq = seq
 
     def _grow(self, top: int) -> None:

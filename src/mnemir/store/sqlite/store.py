@@ -330,7 +330,7 @@ class SQLiteStore(Store):
         if len(rids) > k:  # every row tied with the k-th is kept: ties are broken by id, as in SQL
             kth = np.partition(scores, len(scores) - k)[len(scores) - k]
             better, tied = rids[scores > kth], rids[scores == kth]
-            chosen = [*better.tolist(), *self._text.smallest_ids(conn, tied.tolist(), k - len(better))]
+            chosen = [*better.tolist(), *self._text.smallest_ids(conn, tied, k - len(better))]
         else:
             chosen = rids.tolist()
         by_rid = dict(zip(rids.tolist(), scores.tolist(), strict=True))
