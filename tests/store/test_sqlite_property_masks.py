@@ -18,10 +18,16 @@ from test_store_filters_sql import FILTERS
 from mnemir.ir import MemIR, MemoryStatus
 from mnemir.store.base import ANY, Selection, Write
 from mnemir.store.filters import matches, parse_filter
-from mnemir.store.sqlite import SQLiteStore
+from mnemir.store.sqlite import SQLiteStore, prop_filters
 
 N = 150
 QUERY = unit(np.random.default_rng(11))[0]
+
+
+@pytest.fixture(autouse=True)
+def masks_for_every_filter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These stores are tiny: every filter is 'selective'; take the mask path anyway (the planner has its test)."""
+    monkeypatch.setattr(prop_filters, "SQL_BELOW", 0.0)
 
 
 def build(path: Path) -> tuple[SQLiteStore, list[MemIR]]:
@@ -129,3 +135,30 @@ def test_filterable_properties_are_indexed(tmp_path: Path) -> None:
     assert fast == slow and {i for i, _ in fast} == {r.id for r in records if matches(where, r)}
     assert again._cache.props.mask(where, again._cache) is not None
     again.close()
+
+
+def test_selective_filters_go_to_sql_by_the_value_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store, records = build(tmp_path / "m.db")
+    store.vector_search(Selection(user_id=ANY), QUERY, 1)  # the cache is loaded
+    props = store._cache.props
+    gadgets = [r for r in records if r.type == "Gadget"]
+    for value in ("alpha", "betax", "nothing"):
+        where = parse_filter({"code": value}, ONTOLOGY)
+        assert props.estimate(where) == sum(1 for r in gadgets if r.properties.get("code") == value)
+    size = parse_filter({"size": {"$gte": 1}}, ONTOLOGY)
+    assert props.estimate(size) == sum(1 for r in gadgets if isinstance(r.properties.get("size"), int | float)
+                                       and r.properties["size"] >= 1)
+    monkeypatch.setattr(prop_filters, "SQL_BELOW", 0.5)  # "selective": under half the store
+    rare = parse_filter({"code": "alpha"}, ONTOLOGY)
+    assert props.estimate(rare) < 0.5 * store._cache.size and props.mask(rare, store._cache) is None
+    everything = Selection(user_id=ANY, statuses=tuple(MemoryStatus), where=rare)
+    fast, slow = both_paths(store, everything)
+    assert fast == slow and {i for i, _ in fast} == {r.id for r in records if matches(rare, r)}
+    writer = SQLiteStore(tmp_path / "m.db", ontology=ONTOLOGY)  # rewrites move the counts
+    moved = [r.model_copy(update={"properties": {**r.properties, "code": "alpha"}}) for r in gadgets[:40]]
+    writer.write([Write(r, None) for r in moved], model_id=MODEL)
+    writer.close()
+    store.vector_search(Selection(user_id=ANY), QUERY, 1)
+    now = {r.id: r for r in store.select(Selection(user_id=ANY, statuses=tuple(MemoryStatus)))}
+    assert props.estimate(rare) == sum(1 for r in now.values() if r.properties.get("code") == "alpha")
+    store.close()

@@ -34,6 +34,9 @@ from mnemir.store.sqlite.rows import SCALAR
 
 Mask = npt.NDArray[np.bool_]
 PRESENT, MULTI = 1, 2
+#: a filter estimated to keep fewer rows than this share of the cache goes to SQL: the (key, value) index finds a few
+#: rows faster than masks over every row (0.26 vs 0.62 ms CPU at 0.1 % of 100k rows; the gap grows with the store)
+SQL_BELOW = 0.01
 _COMPARE: dict[str, Callable[[Any, Any], Any]] = {"$gt": operator.gt, "$gte": operator.ge, "$lt": operator.lt,
                                                   "$lte": operator.le}
 
@@ -46,6 +49,8 @@ class _Values:
         self.codes: dict[Any, int] = {}
         self.values: list[Any] = []
         self._table: np.ndarray | None = None
+        #: rows holding each code (index = code; index 0 unused)
+        self.counts = np.zeros(1, dtype=np.int64)
 
     def code(self, value: Any) -> int:
         found = self.codes.get(value)
@@ -53,7 +58,15 @@ class _Values:
             self.values.append(value)
             found = self.codes[value] = len(self.values)
             self._table = None
+            if found >= len(self.counts):
+                self.counts = np.concatenate([self.counts, np.zeros(len(self.counts), dtype=np.int64)])
         return found
+
+    def forget(self, codes: npt.NDArray[np.int32]) -> None:
+        """Rows holding these codes were rewritten (codes 0: none)."""
+        codes = codes[codes > 0]
+        if len(codes):
+            self.counts -= np.bincount(codes, minlength=len(self.counts))[: len(self.counts)]
 
     def table(self) -> np.ndarray:
         """The values as an array, index = code (index 0: a placeholder that matches nothing)."""
@@ -110,6 +123,8 @@ class PropertyColumns:
             pos, known = cache.positions(rewritten)
             pos = pos[known]
             for key in self.keys:
+                self.text[key].forget(cache.codes[f"p:{key}:t"][pos])
+                self.numbers[key].forget(cache.codes[f"p:{key}:n"][pos])
                 for suffix in ("t", "n", "x"):
                     cache.codes[f"p:{key}:{suffix}"][pos] = 0
             rows = conn.execute("SELECT rid, key, item, tval, nval FROM props WHERE rid IN "
@@ -129,15 +144,49 @@ class PropertyColumns:
                 flags[at] |= MULTI
                 self.multi.add(key)
             elif tval is not None:
-                cache.codes[f"p:{key}:t"][at] = self.text[key].code(tval)
+                values = self.text[key]
+                code = cache.codes[f"p:{key}:t"][at] = values.code(tval)
+                values.counts[code] += 1
             elif nval is not None:
-                cache.codes[f"p:{key}:n"][at] = self.numbers[key].code(nval)
+                values = self.numbers[key]
+                code = cache.codes[f"p:{key}:n"][at] = values.code(nval)
+                values.counts[code] += 1
 
     # -- filtering ---------------------------------------------------------------------------
     def mask(self, node: FilterNode, cache: Any) -> Mask | None:
-        """The rows (of ``cache``, up to its size) the filter admits, or None: this filter needs SQL."""
+        """The rows (of ``cache``, up to its size) the filter admits, or None: this filter needs SQL, or SQL's
+        indexes answer it faster (a selective filter: see :data:`SQL_BELOW`)."""
+        if self.estimate(node) < SQL_BELOW * cache.size:
+            return None
+        return self._mask(node, cache)
+
+    def estimate(self, node: FilterNode) -> float:
+        """An upper bound of the rows a filter keeps, from the per-value row counts (inf: unknown)."""
+        if isinstance(node, And):
+            return min(self.estimate(n) for n in node.items)
+        if not isinstance(node, Cmp) or node.is_record_field or node.field not in self.keys:
+            return float("inf")
+        text, numbers = self.text[node.field], self.numbers[node.field]
+        if node.op in ("$eq", "$in"):
+            values = [node.value] if node.op == "$eq" else list(node.value)
+            total = 0
+            for v in values:
+                if isinstance(v, str):
+                    total += int(text.counts[text.codes[v]]) if v in text.codes else 0
+                else:
+                    wanted = float(v)
+                    lut = numbers.lut(lambda t: t == wanted)  # noqa: B023 - used at once
+                    total += int(numbers.counts[: len(lut)][lut].sum())
+            return float(total)
+        if node.op in _COMPARE and isinstance(node.value, int | float):
+            test, value = _COMPARE[node.op], float(node.value)
+            lut = numbers.lut(lambda t: test(t, value))
+            return float(numbers.counts[: len(lut)][lut].sum())
+        return float("inf")
+
+    def _mask(self, node: FilterNode, cache: Any) -> Mask | None:
         if isinstance(node, And | Or):
-            masks = [self.mask(n, cache) for n in node.items]
+            masks = [self._mask(n, cache) for n in node.items]
             if any(m is None for m in masks):
                 return None
             out = masks[0].copy()  # type: ignore[union-attr]
@@ -148,7 +197,7 @@ class PropertyColumns:
                     out |= m  # type: ignore[operator]
             return out
         if isinstance(node, Not):
-            inner = self.mask(node.item, cache)
+            inner = self._mask(node.item, cache)
             return None if inner is None else ~inner
         if not isinstance(node, Cmp) or node.is_record_field or node.field not in self.keys or \
                 node.field in self.multi:
