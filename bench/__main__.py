@@ -54,6 +54,8 @@ BENCHMARKS: dict[str, Benchmark] = {
                        venv=True),
     "ann": Benchmark("ann_index.py", "the approximate index for large scopes: latency and recall against exact "
                      "(100k)", (), ("--n", "20000", "--queries", "50")),
+    "cpu_paths": Benchmark("cpu_paths.py", "CPU time per search, new path against old (100k store of filtered_search)",
+                           (), ("--queries", "10")),
     "recall_latency": Benchmark("recall_latency.py", "Memory.recall latency (100k memories)", (),
                                 ("--n", "10000", "--rounds", "1"), json=False),
     "maintain": Benchmark("maintain.py", "lifecycle maintenance (100k memories)", (), ("--n", "10000"), json=False),
