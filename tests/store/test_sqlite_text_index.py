@@ -15,6 +15,7 @@ from mnemir.ir import MemoryStatus
 from mnemir.store.base import ANY, Selection, Write
 from mnemir.store.filters import parse_filter
 from mnemir.store.sqlite import SQLiteStore
+from mnemir.store.sqlite import store as sqlite_store
 from mnemir.store.sqlite.fts_index import fts_term
 
 WORDS = ["coffee", "tea", "上海", "北京", "weather", "rain", "sun", "咖啡", "note", "the", "a", "cat"]
@@ -36,6 +37,26 @@ def fill(path: Path, n: int = 300, seed: int = 4) -> SQLiteStore:
     store.write([Write(r, v) for r, v in zip(records, unit(np.random.default_rng(seed), n), strict=True)],
                 model_id=MODEL)
     return store
+
+
+@pytest.fixture(autouse=True)
+def in_process_for_every_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These stores are tiny: every word is 'rare'; answer in-process anyway (the routing has its own test)."""
+    monkeypatch.setattr(sqlite_store, "TEXT_SQL_BELOW", 0.0)
+
+
+ALL = Selection(user_id=ANY, statuses=tuple(MemoryStatus))
+
+
+def test_rare_words_go_to_sql(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = fill(tmp_path / "t.db")
+    monkeypatch.setattr(sqlite_store, "TEXT_SQL_BELOW", 0.5)
+    fast, slow = both(store, SELECTIONS[0], "cat", 5)  # on about a third of the rows
+    assert fast == slow and fast
+    matched = store._db.read("t", lambda conn: store._text.matches(conn, ["cat"]))
+    assert 0 < matched < 0.5 * store._cache.size
+    assert store.text_search(ALL, "cat", 1000) == both(store, ALL, "cat", 1000)[1]
+    store.close()
 
 
 def both(store: SQLiteStore, selection: Selection, query: str, k: int) -> tuple[list, list]:

@@ -202,6 +202,10 @@ class TextIndex:
             found = self.postings[term] = self._weighted(rows)
         return found
 
+    def matches(self, conn: sqlite3.Connection, terms: list[str]) -> int:
+        """An upper bound of the rows matching any of the terms (the sum of their postings)."""
+        return sum(len(self._postings(conn, term)[0]) for term in terms)
+
     # -- scoring -----------------------------------------------------------------------------
     def score(self, conn: sqlite3.Connection, terms: list[str]
               ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:

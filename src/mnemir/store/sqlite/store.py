@@ -31,6 +31,8 @@ ORDER_FIELDS = record_order_fields("r")
 #: BM25 weights of the FTS columns: words of text/summary, words of property values, single hanzi
 FTS_WEIGHTS = (1.0, 0.5, 0.2)
 _CHUNK = 500  # ids per IN (...) list
+#: text searches whose words match fewer rows than this share of the store run in SQL (cheaper for a few matches)
+TEXT_SQL_BELOW = 0.01
 
 
 #: order fields stored in NOT NULL columns
@@ -311,6 +313,9 @@ class SQLiteStore(Store):
             if records != int(np.count_nonzero(cache.live[: cache.size])):
                 return None
             self._complete_at = cache.seq
+        self._text.sync(conn)
+        if self._text.matches(conn, terms) < TEXT_SQL_BELOW * cache.size:
+            return None  # rare words: FTS5 scores the few matches faster than masks over every row
         if cache.answers(selection):
             pos = cache.scope_positions(selection)
         else:
@@ -318,7 +323,6 @@ class SQLiteStore(Store):
             if found is None:
                 return None
             pos = found
-        self._text.sync(conn)
         rids, scores = self._text.score(conn, terms)
         at, known = cache.positions(rids)
         inside = np.zeros(cache.size, dtype=bool)
