@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: demo test lint bench clean venv
+.PHONY: demo test lint bench bench-env clean venv
 
 venv: $(STAMP)
 
@@ -38,8 +38,15 @@ lint: $(DEV)
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
 
+# every benchmark, results (median and spread of 3 runs, machine info) under bench/results/; never part of make test.
+# The peers benchmark runs in .venv-bench when it exists (make bench-env), so the peers never enter .venv.
 bench: $(DEV)
-	$(BIN)/python bench/filtered_search.py
+	$(BIN)/python -m bench all
+
+bench-env:
+	test -x .venv-bench/bin/python || $(PYTHON) -m venv .venv-bench
+	.venv-bench/bin/python -m pip install --quiet --upgrade pip
+	.venv-bench/bin/python -m pip install --quiet -e '.[postgres,ann]' psutil pysqlite3-binary chromadb lancedb sqlite-vec mem0ai
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-bench build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -57,6 +57,17 @@ CASES: dict[str, tuple[dict[str, Any] | None, tuple[str, ...] | None]] = {
 }
 
 
+def filterable_ontology() -> Ontology:
+    """The built-in ontology with Fact.confidence marked filterable (the stores index it like a core property)."""
+    from dataclasses import replace
+
+    from mnemir.ontology.builtin import BUILTIN_TYPES
+
+    types = [replace(t, properties={**t.properties, "confidence": replace(t.properties["confidence"], filterable=True)})
+             if t.name == "Fact" else t for t in BUILTIN_TYPES]
+    return Ontology(types)
+
+
 def properties(i: int, rng: np.random.Generator) -> dict[str, Any]:
     attribute = "weather" if rng.random() < 0.15 else ATTRIBUTES[1 + int(rng.integers(len(ATTRIBUTES) - 1))]
     return {"entity": f"e{i % 1000}", "attribute": attribute, "value": CITIES[i % len(CITIES)],
@@ -163,17 +174,27 @@ def measure_search(store: SQLiteStore, onto: Ontology, props: list[dict[str, Any
 
 
 def measure_text(store: SQLiteStore, queries: list[str], k: int, rounds: int) -> list[dict[str, Any]]:
-    """``text_search(k)`` in the bench user's scope: p50/p95 per query text and how many rows match it."""
+    """``text_search(k)`` in the bench user's scope: p50/p95 per query text and how many rows match it, from the
+    in-process BM25 postings ("fast", the default) and from the FTS5 query ("sql", scoring every match: the only
+    path before), interleaved; both answers must be identical."""
     out = []
+    selection = Selection(user_id=USER)
     for text in queries:
-        times = []
-        for _ in range(rounds):
-            began = time.perf_counter()
-            store.text_search(Selection(user_id=USER), text, k)
-            times.append((time.perf_counter() - began) * 1000)
-        matched = len(store.text_search(Selection(user_id=USER), text, 1_000_000))
-        out.append({"query": text, "matched": matched, "p50_ms": statistics.median(times),
-                    "p95_ms": percentile(times, 95)})
+        times: dict[str, list[float]] = {"fast": [], "sql": []}
+        for n in range(rounds):
+            got = {}
+            for path in ("fast", "sql") if n % 2 else ("sql", "fast"):
+                store.text_fast_path = path == "fast"
+                began = time.perf_counter()
+                got[path] = store.text_search(selection, text, k)
+                times[path].append((time.perf_counter() - began) * 1000)
+            if got["fast"] != got["sql"]:
+                raise AssertionError(f"text paths disagree for {text!r}: {got}")
+        store.text_fast_path = True
+        matched = len(store.text_search(selection, text, 1_000_000))
+        out.append({"query": text, "matched": matched, "p50_ms": statistics.median(times["fast"]),
+                    "p95_ms": percentile(times["fast"], 95), "sql_p50_ms": statistics.median(times["sql"]),
+                    "sql_p95_ms": percentile(times["sql"], 95)})
     return out
 
 
@@ -215,9 +236,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "mnemir-bench" / "filtered.db")
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--text-only", action="store_true", help="only the full-text figures (no vector, no inserts)")
+    parser.add_argument("--filterable", action="store_true",
+                        help="mark Fact.confidence filterable (indexed like a core property); its own cached store")
     args = parser.parse_args(argv)
 
-    onto = Ontology()
+    onto = filterable_ontology() if args.filterable else Ontology()
+    if args.filterable:
+        args.cache = args.cache.with_name(f"{args.cache.stem}-filterable{args.cache.suffix}")
     store, build_rate, built = open_cached(args.cache, args.n, args.dim, args.seed, args.rebuild, onto)
     props, vectors = generate(args.n, args.dim, args.seed)
     rng = np.random.default_rng(args.seed + 7)
@@ -227,12 +253,13 @@ def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     store.vector_search(Selection(user_id=USER), queries[0], args.k)  # loads the vector cache
     cold_ms = (time.perf_counter() - began) * 1000
-    search = measure_search(store, onto, props, vectors, queries, args.k)
+    search = [] if args.text_only else measure_search(store, onto, props, vectors, queries, args.k)
     texts = measure_text(store, TEXT_QUERIES, args.k, rounds=max(5, args.queries // 10))
     store.close()
-    inserts = measure_inserts(args.dim, args.seed, args.insert_n, onto)
+    inserts = [] if args.text_only else measure_inserts(args.dim, args.seed, args.insert_n, onto)
 
     result = {
+        "filterable": args.filterable,
         "machine": f"{os.cpu_count()} cores, {platform.processor() or platform.machine()}, Python "
                    f"{platform.python_version()}, numpy {np.__version__}",
         "n": args.n, "dim": args.dim, "k": args.k, "queries": args.queries,
@@ -264,13 +291,17 @@ def report(r: dict[str, Any]) -> None:
               f"{s['p50_ms']:.2f} / {s['p95_ms']:.2f} | {s['sql_p50_ms'] / s['p50_ms']:.2f}x | "
               f"{s['sql_recall_at_k']:.3f} / {s['recall_at_k']:.3f} | {s['brute_p50_ms']:.2f} | "
               f"{s['p50_ms'] / s['brute_p50_ms']:.1f}x |")
-    base = r["search"][-1]["p50_ms"]
-    print("\nfiltered p50 / unfiltered p50 (fast path): " + ", ".join(
-        f"{s['filter'].split(' ')[0]} {s['p50_ms'] / base:.2f}" for s in r["search"]))
-    print("\n| text_search query | rows matching | p50 ms | p95 ms |")
-    print("|---|---:|---:|---:|")
+    if r["search"]:
+        base = r["search"][-1]["p50_ms"]
+        print("\nfiltered p50 / unfiltered p50 (fast path): " + ", ".join(
+            f"{s['filter'].split(' ')[0]} {s['p50_ms'] / base:.2f}" for s in r["search"]))
+    print("\n| text_search query | rows matching | SQL (FTS5) p50 / p95 ms | in-process BM25 p50 / p95 ms | SQL / fast |")
+    print("|---|---:|---:|---:|---:|")
     for t in r["text"]:
-        print(f"| {t['query']} | {t['matched']} | {t['p50_ms']:.2f} | {t['p95_ms']:.2f} |")
+        print(f"| {t['query']} | {t['matched']} | {t['sql_p50_ms']:.2f} / {t['sql_p95_ms']:.2f} | {t['p50_ms']:.2f} / "
+              f"{t['p95_ms']:.2f} | {t['sql_p50_ms'] / t['p50_ms']:.1f}x |")
+    if not r["inserts"]:
+        return
     print("\n| write() | batch | records/s | vs insert, batch 1000 |")
     print("|---|---:|---:|---:|")
     top = next(i["records_per_s"] for i in r["inserts"] if i["what"] == "insert" and i["batch"] == 1000)

@@ -264,3 +264,44 @@ def mcp(state: State, transport: str, user: str, host: str, port: int) -> None:
         server.check_bind(host, server.LocalIdentity(user))
         click.echo(f"mnemir MCP server on http://{host}:{port}/mcp (user {user})", err=True)
         server.serve_http(state.mem, user=user, host=host, port=port)
+
+
+def _store_location(value: str) -> str:
+    """``sqlite:PATH`` or a path -> the SQLite path; ``postgresql://...`` stays a URL."""
+    return value[len("sqlite:"):] if value.startswith("sqlite:") else value
+
+
+@cli.command()
+@click.option("--from", "source", required=True, help="Source store: sqlite:PATH, a .db file or directory, or a "
+              "postgresql:// URL.")
+@click.option("--to", "target", required=True, help="Target store (empty, or a migration from the same source to "
+              "resume), same forms.")
+@click.option("--batch", default=500, show_default=True, help="Records per transaction.")
+@click.pass_obj
+@handle_errors
+def migrate(state: State, source: str, target: str, batch: int) -> None:
+    """Copy a store to another backend: records, vectors, relationships, history (resumable)."""
+    from mnemir.memory import MemoryConfig
+    from mnemir.memory import _open_store as open_store
+    from mnemir.ontology import Ontology
+    from mnemir.store.migrate import migrate as copy
+
+    config = MemoryConfig()
+    ontology = Ontology(packs=(*config.packs, *state.packs))
+    src = open_store(_store_location(source), ontology, config)
+    try:
+        dst = open_store(_store_location(target), ontology, config)
+        try:
+            with console.status("migrating") as status:
+                def report(phase: str, done: int, total: int) -> None:
+                    status.update(f"migrating {phase}: {done} / {total}")
+
+                done = copy(src, dst, source_name=source, batch=batch, progress=report)
+        finally:
+            dst.close()
+    finally:
+        src.close()
+    result = {"records": done.records, "histories_of_deleted": done.histories, "resumed": done.resumed}
+    emit_json(result) if state.as_json else console.print(
+        f"migrated {done.records} memories and {done.histories} deleted memories' histories"
+        f"{' (resumed)' if done.resumed else ''}")

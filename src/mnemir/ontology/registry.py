@@ -138,6 +138,11 @@ class Ontology:
     def core_properties(self) -> frozenset[str]:
         return frozenset(p.name for t in self._types.values() for p in t.properties.values() if p.core)
 
+    def indexed_properties(self) -> frozenset[str]:
+        """The properties stores index: the core ones and those marked ``filterable``."""
+        return frozenset(p.name for t in self._types.values() for p in t.properties.values()
+                         if p.core or p.filterable)
+
     def describe(self) -> dict[str, Any]:
         return {
             "version": self.version,
@@ -208,6 +213,7 @@ def typedef_from_dict(data: Mapping[str, Any], *, pack: str = "user") -> TypeDef
             prop_name, kind, str(spec.get("description", "")), enum=enum,
             minimum=spec.get("minimum"), maximum=spec.get("maximum"),
             required=bool(spec.get("required", False)), default=spec.get("default"), core=bool(spec.get("core", False)),
+            filterable=bool(spec.get("filterable", False)),
             item_kind=spec.get("item_kind", "str"),
         )
     try:

@@ -99,6 +99,9 @@ class PropertySpec:
     default: Any = None
     #: core properties get their own indexed column; the rest are JSON (still filterable)
     core: bool = False
+    #: filtered often: stores index it like a core property (SQLite: the props side table, answered from the
+    #: vector cache; PostgreSQL: an expression index), without making it part of the type's core
+    filterable: bool = False
     item_kind: Kind = "str"
 
     def __post_init__(self) -> None:
@@ -176,6 +179,8 @@ class PropertySpec:
             out["default"] = self.default
         if self.core:
             out["core"] = True
+        if self.filterable:
+            out["filterable"] = True
         if self.description:
             out["description"] = self.description
         return out

@@ -23,7 +23,7 @@ from mnemir.store import checks, records
 from mnemir.store.base import Capabilities, Edge, Keyset, Selection, Store, Write
 from mnemir.store.integrity import CheckReport
 from mnemir.store.postgres import integrity as integrity_tables
-from mnemir.store.postgres import schema, tenants
+from mnemir.store.postgres import prop_indexes, schema, tenants
 from mnemir.store.postgres.connection import Connection, Cursor
 from mnemir.store.postgres.dialect import PostgresDialect, order_expressions
 from mnemir.store.postgres.text import RANK_NORMALIZATION, RANK_WEIGHTS, tsquery_literal, tsvector_literal
@@ -64,6 +64,8 @@ class PostgresStore(Store):
         try:
             self._db.write("open (schema migration)", lambda cur: schema.migrate(cur, f"PostgreSQL store "
                                                                                       f"{self._db.where}"))
+            if prop_indexes.wanted(ontology):
+                self._db.write("open (property indexes)", lambda cur: prop_indexes.ensure(cur, ontology))
         except BaseException:
             self._db.close()
             raise

@@ -23,8 +23,10 @@ from mnemir.store.integrity import CheckReport
 from mnemir.store.sql_filters import Params, check_selection, compile_selection, record_order_fields
 from mnemir.store.sqlite import integrity as integrity_tables
 from mnemir.store.sqlite import rows, schema, text
+from mnemir.store.sqlite.ann import MIN_CANDIDATES, AnnIndex, ensure_store_uid
 from mnemir.store.sqlite.connection import Connection
 from mnemir.store.sqlite.dialect import SQLiteDialect, json_path
+from mnemir.store.sqlite.fts_index import TextIndex, fts_term
 from mnemir.store.sqlite.vectors import VectorCache
 
 #: ordering on record fields (besides property names)
@@ -32,6 +34,8 @@ ORDER_FIELDS = record_order_fields("r")
 #: BM25 weights of the FTS columns: words of text/summary, words of property values, single hanzi
 FTS_WEIGHTS = (1.0, 0.5, 0.2)
 _CHUNK = 500  # ids per IN (...) list
+#: text searches whose words match fewer rows than this share of the store run in SQL (cheaper for a few matches)
+TEXT_SQL_BELOW = 0.01
 
 
 #: order fields stored in NOT NULL columns
@@ -43,12 +47,15 @@ class SQLiteStore(Store):
 
     ``busy_timeout_s``: how long SQLite waits for another process's write lock per attempt;
     ``retry_for_s``: how long a transaction is retried (with backoff) before giving up with a StoreError.
+    ``ann``: answer vector searches over large, weakly filtered scopes (at least ``ann_min_candidates`` rows) from
+    an approximate index kept beside the store (:mod:`mnemir.store.sqlite.ann`; extra ``ann``), built at the
+    first such search; :meth:`build_ann_index` builds it at once.
     """
 
-    capabilities = Capabilities(name="sqlite", exact_filtered_vectors=True, ann=False, text_languages=("en", "zh"))
+    capabilities = Capabilities(name="sqlite", exact_filtered_vectors=True, ann=True, text_languages=("en", "zh"))
 
     def __init__(self, path: str | os.PathLike[str], *, ontology: Ontology, busy_timeout_s: float = 5.0,
-                 retry_for_s: float = 60.0) -> None:
+                 retry_for_s: float = 60.0, ann: bool = False, ann_min_candidates: int = MIN_CANDIDATES) -> None:
         checks.check_ontology(ontology)
         checks.check_seconds(busy_timeout_s=busy_timeout_s, retry_for_s=retry_for_s)
         self.path = Path(path)
@@ -62,12 +69,24 @@ class SQLiteStore(Store):
         #: answer vector searches that restrict only scope, types and statuses from the cache's scope codes, without
         #: SQL (False: always select the candidates in SQL; the benchmark and the tests compare the two)
         self.scope_fast_path = True
+        checks.check_count(ann_min_candidates, "ann_min_candidates")
+        self.ann_min_candidates = ann_min_candidates
+        self._ann: AnnIndex | None = None
+        #: how the last vector search was answered ("exact", "ann", "exact: <why not ann>")
+        self.last_search_path = "exact"
+        #: answer text searches from the in-process BM25 postings (:mod:`mnemir.store.sqlite.fts_index`) where they
+        #: are exact (False: always SQL; the tests compare the two)
+        self.text_fast_path = True
+        self._text = TextIndex(FTS_WEIGHTS)
+        self._complete_at = -1  # the write_seq at which the vector cache was seen to hold every record
         try:
             if self._db.read("open", self._needs_preparing):  # most opens find nothing to do: no write lock
                 self._db.write("open (schema migration)", self._prepare)
         except BaseException:
             self._db.close()
             raise
+        if ann:
+            self.build_ann_index(now=False)
 
     # -- opening --------------------------------------------------------------
     def _needs_preparing(self, conn: sqlite3.Connection) -> bool:
@@ -76,7 +95,7 @@ class SQLiteStore(Store):
         applied = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
         if applied != set(range(1, schema.SCHEMA_VERSION + 1)):
             return True  # missing migrations, or a newer database (the write path raises the clear error)
-        return not self.ontology.core_properties() <= self._indexed(conn) or _stale_statistics(conn)
+        return not self.ontology.indexed_properties() <= self._indexed(conn) or _stale_statistics(conn)
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
         schema.migrate(conn, f"SQLite store {self.path}")
@@ -84,9 +103,10 @@ class SQLiteStore(Store):
         _refresh_statistics(conn)
 
     def _index_core_properties(self, conn: sqlite3.Connection) -> None:
-        """Make the props table cover every core property of this ontology (back-filling older records)."""
+        """Make the props table cover every core and filterable property of this ontology (back-filling older
+        records)."""
         indexed = self._indexed(conn)
-        missing = sorted(self.ontology.core_properties() - indexed)
+        missing = sorted(self.ontology.indexed_properties() - indexed)
         if not missing:
             return
         for rid, props in conn.execute("SELECT rid, props FROM records").fetchall():
@@ -246,11 +266,20 @@ class SQLiteStore(Store):
                 checks.check_query_dim(dim, self._cache.model, self._cache.dim)
             if k == 0 or not self._cache.size:
                 return []
+            pos = None
             if self.scope_fast_path and self._cache.answers(selection):
                 pos = self._cache.scope_positions(selection)  # numpy masks over the cached scope codes
-            else:
+            elif self.scope_fast_path:
+                pos = self._cache.filtered_positions(selection)  # + masks over cached indexed properties
+            if pos is None:
                 pos = self._cache.rid_positions(self._candidates(conn, selection))
-            best = self._cache.top_k(pos, vector, k)  # exact: this backend has no ANN index (capabilities.ann)
+            best = None
+            self.last_search_path = "exact"
+            if self._ann is not None and self._ann.wanted(len(pos), self._cache.size):
+                best = self._ann.top_k(conn, self._cache, pos, vector, k)
+                self.last_search_path = self._ann.last_path
+            if best is None:
+                best = self._cache.top_k(pos, vector, k)
             ids = self._ids_of(conn, [rid for rid, _ in best])
             return [(ids[rid], score) for rid, score in best if rid in ids]
 
@@ -263,7 +292,13 @@ class SQLiteStore(Store):
         if expression is None or k == 0:
             return []
 
+        terms = [fts_term(t) for t in text.query_tokens(query)]
+
         def body(conn: sqlite3.Connection) -> list[tuple[str, float]]:
+            if self.text_fast_path and all(terms):
+                found = self._text_top_k(conn, selection, [t for t in terms if t], k)
+                if found is not None:
+                    return found
             p = Params()
             match = p(expression)
             where = self._where(conn, selection, p)
@@ -273,6 +308,49 @@ class SQLiteStore(Store):
             return [(mid, float(score)) for mid, score in conn.execute(sql, p.values)]
 
         return self._db.read("text search", body)
+
+    def _text_top_k(self, conn: sqlite3.Connection, selection: Selection, terms: list[str],
+                    k: int) -> list[tuple[str, float]] | None:
+        """Full-text top-k from the in-process postings, or None where that would not be exact (the SQL query
+        answers): the vector cache must hold every record and answer the selection."""
+        check_selection(selection)
+        cache = self._cache
+        cache.sync(conn)
+        if not cache.size:
+            return None
+        if self._complete_at != cache.seq:
+            records = conn.execute("SELECT count(*) FROM records").fetchone()[0]
+            if records != int(np.count_nonzero(cache.live[: cache.size])):
+                return None
+            self._complete_at = cache.seq
+        self._text.sync(conn)
+        if self._text.matches(conn, terms) < TEXT_SQL_BELOW * cache.size:
+            return None  # rare words: FTS5 scores the few matches faster than masks over every row
+        if cache.answers(selection):
+            pos = cache.scope_positions(selection)
+        else:
+            found = cache.filtered_positions(selection)
+            if found is None:
+                return None
+            pos = found
+        rids, scores = self._text.score(conn, terms)
+        at, known = cache.positions(rids)
+        inside = np.zeros(cache.size, dtype=bool)
+        inside[pos] = True
+        keep = known & inside[at]
+        rids, scores = rids[keep], scores[keep]
+        if not len(rids):
+            return []
+        if len(rids) > k:  # every row tied with the k-th is kept: ties are broken by id, as in SQL
+            kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+            better, tied = rids[scores > kth], rids[scores == kth]
+            chosen = [*better.tolist(), *self._text.smallest_ids(conn, tied, k - len(better))]
+        else:
+            chosen = rids.tolist()
+        by_rid = dict(zip(rids.tolist(), scores.tolist(), strict=True))
+        ids = self._ids_of(conn, chosen)
+        ranked = sorted(((by_rid[r], ids[r]) for r in chosen if r in ids), key=lambda x: (-x[0], x[1]))
+        return [(mid, s) for s, mid in ranked[:k]]
 
     def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
               direction: str = "out") -> list[Edge]:
@@ -333,7 +411,30 @@ class SQLiteStore(Store):
         checks.check_meta_value(value)
         self._db.write("set_meta", lambda conn: _set_meta(conn, key, value))
 
+    def build_ann_index(self, *, now: bool = True) -> dict[str, Any]:
+        """Use the approximate index for large scopes from now on; ``now``: build (or load, or catch up) it at once
+        instead of at the first search that wants it. Returns its description (size, calibrated width and recall,
+        whether it is used). Needs the extra ``ann`` (usearch)."""
+        if self._ann is None:
+            self._ann = AnnIndex(Path(f"{self.path}.ann"), min_candidates=self.ann_min_candidates)
+            if not self._db.read("ann (identity)", lambda conn: conn.execute(
+                    "SELECT 1 FROM meta WHERE key = 'ann_uid'").fetchone()):
+                self._db.write("ann (identity)", ensure_store_uid)
+        if not now:
+            return self._ann.describe()
+        ann = self._ann
+
+        def body(conn: sqlite3.Connection) -> dict[str, Any]:
+            self._cache.sync(conn)
+            if self._cache.size:
+                ann.ensure(conn, self._cache)
+            return ann.describe()
+
+        return self._db.read("ann index", body)
+
     def close(self) -> None:
+        if self._ann is not None:
+            self._ann.close()
         self._db.close()
 
     @contextlib.contextmanager

@@ -32,6 +32,7 @@ import numpy.typing as npt
 
 from mnemir.embed.base import Vectors
 from mnemir.store.base import ANY, Selection
+from mnemir.store.sqlite.prop_filters import PropertyColumns
 
 #: above this share of the cache, scoring every row and picking the candidates beats gathering them first
 #: (gathering copies rows and is memory-bound: measured on 2 cores, the two cross at about 15 %)
@@ -76,6 +77,8 @@ class VectorCache:
         self.codes = {c: np.zeros(0, dtype=np.int32) for c in SCOPE_COLUMNS}
         self.books = {c: CodeBook() for c in SCOPE_COLUMNS}
         self.dead = 0
+        #: indexed properties, as more columns of ``codes`` (``p:KEY:...``)
+        self.props = PropertyColumns()
 
     @property
     def dim(self) -> int:
@@ -96,6 +99,7 @@ class VectorCache:
             return
         self._load_vectors(conn, model)
         self._load_scopes(conn)
+        self.props.load(conn, self, self.seq)
         if self.seq >= 0:  # a first load never sees deleted rows
             self._drop_deleted(conn)
         self.seq = seq
@@ -191,6 +195,17 @@ class VectorCache:
     def answers(selection: Selection) -> bool:
         """Whether :meth:`scope_positions` can answer the selection alone (no ``where``, ``ids``, ``valid_at``)."""
         return selection.where is None and selection.ids is None and selection.valid_at is None
+
+    def filtered_positions(self, selection: Selection) -> Positions | None:
+        """Positions of the live rows of a selection whose ``where`` names indexed properties only (scope, types
+        and statuses as :meth:`scope_positions`); None when the filter needs SQL."""
+        if selection.where is None or selection.ids is not None or selection.valid_at is not None:
+            return None
+        mask = self.props.mask(selection.where, self)
+        if mask is None:
+            return None
+        scope = self.scope_positions(selection.with_(where=None))
+        return scope[mask[scope]]
 
     def scope_positions(self, selection: Selection) -> Positions:
         """The positions of the live rows inside a scope/types/statuses selection (see :meth:`answers`), by the

@@ -1,0 +1,116 @@
+"""SQLite: text_search from the in-process BM25 postings (mnemir.store.sqlite.fts_index) gives exactly what the
+FTS5 query gives (ids, order and scores to the bit), for single words, several words, Chinese, selections the
+vector cache answers and ones it does not, and after other writers inserted, rewrote and deleted records."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from store_cases import MODEL, ONTOLOGY, record, unit
+
+from mnemir.ir import MemoryStatus
+from mnemir.store.base import ANY, Selection, Write
+from mnemir.store.filters import parse_filter
+from mnemir.store.sqlite import SQLiteStore
+from mnemir.store.sqlite import store as sqlite_store
+from mnemir.store.sqlite.fts_index import fts_term
+
+WORDS = ["coffee", "tea", "上海", "北京", "weather", "rain", "sun", "咖啡", "note", "the", "a", "cat"]
+QUERIES = ["coffee", "tea coffee", "上海", "上海 咖啡", "weather in 北京", "the", "note the cat", "rain sun tea",
+           "糖", "nothing-here", "Coffee!", "e42", "咖"]
+
+
+def text_of(rnd: random.Random) -> str:
+    return " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(1, 8)))
+
+
+def fill(path: Path, n: int = 300, seed: int = 4) -> SQLiteStore:
+    rnd = random.Random(seed)
+    records = [record(text_of(rnd), "Fact", {"entity": rnd.choice(["e42", "e7", "上海"]),
+                                             "attribute": rnd.choice(["weather", "tea"])},
+                      user=rnd.choice(["alice", "bob"]), status=rnd.choice([MemoryStatus.active, MemoryStatus.archived]),
+                      id=f"t{i:04d}") for i in range(n)]
+    store = SQLiteStore(path, ontology=ONTOLOGY)
+    store.write([Write(r, v) for r, v in zip(records, unit(np.random.default_rng(seed), n), strict=True)],
+                model_id=MODEL)
+    return store
+
+
+@pytest.fixture(autouse=True)
+def in_process_for_every_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These stores are tiny: every word is 'rare'; answer in-process anyway (the routing has its own test)."""
+    monkeypatch.setattr(sqlite_store, "TEXT_SQL_BELOW", 0.0)
+
+
+ALL = Selection(user_id=ANY, statuses=tuple(MemoryStatus))
+
+
+def test_rare_words_go_to_sql(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = fill(tmp_path / "t.db")
+    monkeypatch.setattr(sqlite_store, "TEXT_SQL_BELOW", 0.5)
+    fast, slow = both(store, SELECTIONS[0], "cat", 5)  # on about a third of the rows
+    assert fast == slow and fast
+    matched = store._db.read("t", lambda conn: store._text.matches(conn, ["cat"]))
+    assert 0 < matched < 0.5 * store._cache.size
+    assert store.text_search(ALL, "cat", 1000) == both(store, ALL, "cat", 1000)[1]
+    store.close()
+
+
+def both(store: SQLiteStore, selection: Selection, query: str, k: int) -> tuple[list, list]:
+    fast = store.text_search(selection, query, k)
+    store.text_fast_path = False
+    try:
+        slow = store.text_search(selection, query, k)
+    finally:
+        store.text_fast_path = True
+    return fast, slow
+
+
+SELECTIONS = [Selection(user_id="alice"), Selection(user_id=ANY, statuses=tuple(MemoryStatus)),
+              Selection(user_id="bob", where=parse_filter({"entity": "e42"}, ONTOLOGY)),
+              Selection(user_id="alice", where=parse_filter({"@speaker": "user"}, ONTOLOGY))]
+
+
+def test_same_answers_as_fts5(tmp_path: Path) -> None:
+    store = fill(tmp_path / "t.db")
+    nonempty = 0
+    for selection in SELECTIONS:
+        for query in QUERIES:
+            for k in (1, 5, 50, 1000):
+                fast, slow = both(store, selection, query, k)
+                assert fast == slow, (selection, query, k)
+                nonempty += bool(fast)
+    assert nonempty > 50
+    assert {"coffee", "上海", "the"} <= set(store._text.postings)  # answered in-process, not only by SQL
+    store.close()
+
+
+def test_follows_other_writers(tmp_path: Path) -> None:
+    store = fill(tmp_path / "t.db")
+    for query in QUERIES:
+        both(store, SELECTIONS[0], query, 10)  # postings cached
+    writer = SQLiteStore(tmp_path / "t.db", ontology=ONTOLOGY)
+    rnd = random.Random(9)
+    held = writer.select(Selection(user_id=ANY, statuses=tuple(MemoryStatus)))
+    rewritten = [r.model_copy(update={"content": r.content.model_copy(update={"text": text_of(rnd) + " coffee"})})
+                 for r in rnd.sample(held, 40)]
+    writer.write([Write(r, None) for r in rewritten], model_id=MODEL)
+    new = [record("coffee coffee 上海 tea", "Fact", user="alice", id=f"n{i}") for i in range(5)]
+    writer.write([Write(r, v) for r, v in zip(new, unit(np.random.default_rng(1), 5), strict=True)], model_id=MODEL)
+    writer.write([], model_id=MODEL, delete_ids=[r.id for r in rnd.sample(held, 30)])
+    writer.close()
+    for selection in SELECTIONS:
+        for query in QUERIES:
+            fast, slow = both(store, selection, query, 20)
+            assert fast == slow, (selection, query)
+    assert store._text.postings  # the in-process path was used
+    store.close()
+
+
+@pytest.mark.parametrize(("token", "term"), [("coffee", "coffee"), ("上海", "上海"), ("e42", "e42"),
+                                             ("Coffee", None), ("café", None), ("c++", None), ("", None)])
+def test_only_single_fts_terms_take_the_fast_path(token: str, term: str | None) -> None:
+    assert fts_term(token) == term
