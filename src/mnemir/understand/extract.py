@@ -414,8 +414,9 @@ def _report_rule(piece: str, label: str) -> str:
     if label in ("Task", "NONE") and CUES["done"].search(piece) and _FINISHED.search(piece) \
             and not CUES["request"].search(piece) and not CUES["question"].search(piece):
         return "TaskUpdate"
-    # "最后还是选了…", "we went with…": a stated choice is a decision, kept as a Fact (attribute decision)
-    if label in ("Task", "TaskUpdate", "Hypothesis", "Plan", "NONE") and fill.decision_of(piece) is not None \
+    # "最后还是选了…", "we went with…": a stated choice is a decision, kept as a Fact (attribute decision); one the
+    # classifier reads as a report stays an update (making a choice may be what closes a task)
+    if label in ("Task", "Hypothesis", "Plan", "NONE") and fill.decision_of(piece) is not None \
             and not CUES["question"].search(piece) and not CUES["request"].search(piece):
         return "Fact"
     # "不对，…不是…", "sorry, it's X not Y": a correction states what is true, it is no guess
@@ -423,7 +424,7 @@ def _report_rule(piece: str, label: str) -> str:
         return "Fact"
     # "…推迟到下周三了", "it got pushed to Monday": a move to a later time reports on something already planned
     if label in ("Task", "NONE", "Fact") and fill.POSTPONE.search(piece) and not CUES["question"].search(piece) \
-            and not CUES["request"].search(piece):
+            and not CUES["request"].search(piece) and not _CORRECTING.search(piece):
         return "TaskUpdate"
     return label
 
