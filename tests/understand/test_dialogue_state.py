@@ -133,3 +133,16 @@ def test_about_and_decision_are_scored(extractor: Extractor, wed: datetime) -> N
     scores = eval_extraction.LanguageScores()
     eval_extraction.score_row(row, extractor.extract(row["text"], now=wed).drafts, scores)
     assert scores.props["about"] == [1, 1] and scores.props["decision"] == [1, 1]
+
+
+@pytest.mark.parametrize("text", ["From now on, book my eye tests on weekday mornings", "以后点外卖都别放葱"])
+def test_a_standing_instruction_is_a_preference_not_an_errand(extractor: Extractor, wed: datetime, text: str) -> None:
+    types = {d.type for d in extractor.extract(text, now=wed).drafts}
+    assert "Preference" in types and "Task" not in types
+
+
+def test_moving_house_is_no_postponement() -> None:
+    from mnemir.understand.fill import POSTPONE
+
+    assert not POSTPONE.search("I moved to Glasgow in spring")
+    assert POSTPONE.search("the tasting got moved to Friday")

@@ -33,7 +33,7 @@ EN = [
     ("Which sofa did we end up with?", FL), ("What did I decide about the nursery?", FL),
     ("Weekend class or evening class, which did I pick?", FL), ("What did we settle on for the garden?", FL),
     ("Where are we spending New Year, did we decide?", FL), ("Which pension fund did I go for?", FL),
-    ("What day is the meeting again?", FL), ("How much is the rent exactly?", FL),
+    ("What day is the meeting again?", FL), ("Where is my sister based these days?", FL), ("How much is the rent exactly?", FL),
     ("What time is the flight?", FL), ("What does my uncle do for a living?", FL), ("When is Priya off on leave?", FL),
     ("What was my theory about the leak?", FL), ("Why did I think the wifi kept dropping?", FL),
     ("Where did I reckon the parcel ended up?", FL), ("Who teaches the kids piano?", FL), ("When do we get the keys?", FL),
@@ -49,7 +49,7 @@ EN = [
     ("What's the next step for the move?", PL), ("After the visa forms, what comes next?", PL),
     ("Where are we in the renovation plan and what follows?", PL), ("What do I do after the interview?", PL),
     ("Why was I so wound up back then?", EM), ("How was I feeling about the landlord?", EM),
-    ("Was I nervous before the interview?", EM), ("List everything I've told you", GE),
+    ("Was I nervous before the interview?", EM), ("What have you got on me so far?", GE), ("List everything I've told you", GE),
 ]
 
 

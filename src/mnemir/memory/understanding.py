@@ -551,12 +551,18 @@ class UnderstandingMixin(_Base):
             return []
         understanding = self._understanding_embedder()
         query = draft.vector if draft.vector is not None else understanding.embed([draft.text])[0]
-        made = understanding.embed([h.memory.content.text for h in hits])
+        # the stored vectors serve when they come from the same model; only the rest are embedded, in one batch
+        same_model = understanding.model_id == self.embedder.model_id
+        vectors = dict(self.store.vectors([h.memory.id for h in hits])) if same_model else {}
+        missing = [h.memory for h in hits if h.memory.id not in vectors]
+        if missing:
+            vectors.update(zip([m.id for m in missing], understanding.embed([m.content.text for m in missing]),
+                               strict=True))
         wanted = {e.key for e in draft.entities}
         entity = draft.properties.get("entity")
         out = []
-        for hit, vector in zip(hits, made, strict=True):
-            similarity = float(np.dot(query, vector))
+        for hit in hits:
+            similarity = float(np.dot(query, vectors[hit.memory.id]))
             shared = wanted & set(hit.memory.metadata.extra.get("entities") or [])
             same = entity not in (None, "user", "general") and hit.memory.properties.get("entity") == entity
             reasons = [f"{hit.memory.type}, text similarity {similarity:.2f}"]

@@ -409,6 +409,11 @@ _CORRECTING = re.compile(r"^不对|不是.{1,15}(?:而)?是|是.{1,15}[，,]\s*�
                          r"my mistake|i mixed up|scratch that|sorry,? .{1,40}\bnot\b|wait,? no)\b", re.I)
 
 
+#: markers of a standing instruction at the start of a piece
+_STANDING = re.compile(r"^(?:以后|今后|从现在起|从今以后|往后|以后都)|^(?:from now on|going forward|from here on|in (?:the )?future)\b",
+                       re.I)
+
+
 def _report_rule(piece: str, label: str) -> str:
     """General cue rules over the classifier's label: a finished-work report ("已经帮你订好了", "I've booked it") is an
     update even if it reads like a request; a stated choice is a decision (a Fact); a correction is no guess; a
@@ -416,16 +421,20 @@ def _report_rule(piece: str, label: str) -> str:
     if label in ("Task", "NONE") and CUES["done"].search(piece) and _FINISHED.search(piece) \
             and not CUES["request"].search(piece) and not CUES["question"].search(piece):
         return "TaskUpdate"
-    # "最后还是选了…", "we went with…": a stated choice is a decision, kept as a Fact (attribute decision)
-    if label in ("Task", "TaskUpdate", "Hypothesis", "Plan", "NONE") and fill.decision_of(piece) is not None \
+    # "最后还是选了…", "we went with…": a stated choice is a decision, kept as a Fact (attribute decision); one the
+    # classifier reads as a report stays an update (making a choice may be what closes a task)
+    if label in ("Task", "Hypothesis", "Plan", "NONE") and fill.decision_of(piece) is not None \
             and not CUES["question"].search(piece) and not CUES["request"].search(piece):
         return "Fact"
+    # "以后…都…", "from now on, …": a standing instruction is how the user wants things done, not one errand
+    if label in ("Task", "TaskUpdate") and _STANDING.search(piece) and not CUES["question"].search(piece):
+        return "Preference"
     # "不对，…不是…", "sorry, it's X not Y": a correction states what is true, it is no guess
     if label == "Hypothesis" and _CORRECTING.search(piece):
         return "Fact"
     # "…推迟到下周三了", "it got pushed to Monday": a move to a later time reports on something already planned
     if label in ("Task", "NONE", "Fact") and fill.POSTPONE.search(piece) and not CUES["question"].search(piece) \
-            and not CUES["request"].search(piece):
+            and not CUES["request"].search(piece) and not _CORRECTING.search(piece):
         return "TaskUpdate"
     return label
 

@@ -391,7 +391,7 @@ def task_properties(text: str, now: datetime) -> dict[str, object]:
 
 #: a task moved to a later time (general markers): the report changes its deadline, not its status
 POSTPONE = re.compile(r"推迟|延后|延期|往后推|改到|改期|挪到|推到|顺延|\b(?:postpone[ds]?|push(?:ed|ing)? (?:it |that |this )?"
-                       r"(?:back|to)|mov(?:e|ed|ing) (?:it |that |this )?to|reschedul\w*|delay(?:ed)? (?:to|until)|"
+                       r"(?:back|to)|(?:got|been|was|is|be|get) moved to|mov(?:e|ed|ing) (?:it|that|this) to|reschedul\w*|delay(?:ed)? (?:to|until)|"
                        r"put (?:it )?off)\b", re.I)
 
 
