@@ -44,7 +44,7 @@ def store(mem: mnemir.Memory) -> MnemirStore:
     return MnemirStore(mem, user_label=1)
 
 
-VALUE = {"text": "prefers aisle seats on long flights", "tags": ["travel", "seat"], "n": 3, "ratio": 0.25,
+VALUE = {"text": "prefers window seats on night trains", "tags": ["travel", "seat"], "n": 3, "ratio": 0.25,
          "ok": True, "none": None, "nested": {"deep": [{"x": 1}, {"y": "中文"}], "empty": {}}}
 
 

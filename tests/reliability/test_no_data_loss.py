@@ -7,6 +7,7 @@ no fact about one person may replace a fact about another. The pairs are generat
 from __future__ import annotations
 
 import sqlite3
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -100,7 +101,8 @@ JOBS = ["a nurse", "a carpenter", "a dentist", "a programmer", "a teacher", "a p
 @given(pair=st.lists(st.sampled_from(RELATIVES_EN), min_size=2, max_size=2, unique=True),
        jobs=st.lists(st.sampled_from(JOBS), min_size=2, max_size=2, unique=True))
 def test_facts_about_different_people_never_supersede(tmp_path: Path, embedder, pair, jobs) -> None:  # type: ignore[no-untyped-def]
-    with mnemir.open(tmp_path / f"{pair[0]}-{pair[1]}-{jobs[0][2:]}", embedder=embedder) as mem:
+    # a fresh store per example: hypothesis reuses tmp_path, and the same person said twice may rightly supersede
+    with mnemir.open(tempfile.mkdtemp(dir=tmp_path), embedder=embedder) as mem:
         first = mem.remember(f"My {pair[0]} is {jobs[0]}", user="u", now=NOW)
         second = mem.remember(f"My {pair[1]} is {jobs[1]}", user="u", now=NOW + timedelta(minutes=5))
         assert first.created and second.created

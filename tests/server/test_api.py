@@ -178,7 +178,7 @@ def test_remember_and_ingest(http: Any) -> None:
     r = http.post("/v1/ingest", json={"user": "carol", "session": "s1", "now": T, "turns": [
         {"speaker": "user", "text": "Please renew my passport before January"},
         {"speaker": "assistant", "text": "Sure, I'll remind you."},
-        {"text": "I'm so stressed about the demo on Thursday"}]})
+        {"text": "I'm really tense about the pitch on Friday"}]})
     assert r.status_code == 200
     types = [m["type"] for m in r.json()["created"]]
     assert "Task" in types and "EmotionalState" in types

@@ -123,8 +123,8 @@ def test_a_correction_supersedes_the_closest_fact(mem: mnemir.Memory, wed: datet
 
 # -- evaluation of the new key properties ---------------------------------------------------------------------------
 def test_the_test_split_is_registered_for_the_lead() -> None:
-    assert eval_extraction.SPLITS["test"] == "extraction_test.jsonl"
-    assert eval_extraction.INTENT_SPLITS["test"] == "intent_test.jsonl"
+    assert eval_extraction.SPLITS["test"] == ("extraction_test.jsonl",)
+    assert eval_extraction.INTENT_SPLITS["test"] == ("intent_test.jsonl",)
 
 
 def test_about_and_decision_are_scored(extractor: Extractor, wed: datetime) -> None:

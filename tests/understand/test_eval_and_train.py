@@ -49,7 +49,7 @@ def test_dev_split_is_big_enough_per_language_and_names_its_files() -> None:
 def test_the_old_split_names_are_refused(old: str) -> None:
     with pytest.raises(ValidationError) as err:
         eval_extraction.load_split(old)
-    assert err.value.context["field"] == "split" and err.value.context["allowed"] == ["train", "dev", "test"]
+    assert err.value.context["field"] == "split" and err.value.context["allowed"] == ["train", "dev", "test", "dev15"]
 
 
 @pytest.mark.parametrize("per_language", [pytest.param(None, marks=pytest.mark.slow), 12])

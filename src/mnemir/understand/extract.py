@@ -17,7 +17,7 @@ What is stored and what is not (the policy; tests hold it):
   kept without polluting knowledge; text with no letters at all yields nothing.
 - Provenance policy: an assistant turn creates no memory about the user. Its offers,
   questions, restatements and advice are dropped (a note says so); what it proposes
-  ("要不要我帮你列个清单？", "Shall I draft the email?") is kept on the turn's
+  ("要不要我帮你订个位子？", "Shall I write up the notes?") is kept on the turn's
   ``DialogueAct`` as ``underlying_goal``, so that the user's confirmation on the next
   turn ("好，就这么办", "yes, do that") makes it the user's task (``memory.understanding``).
   Only its reports of work it finished ("I've booked the flight") count, as updates
@@ -176,7 +176,7 @@ _SENTENCES = re.compile(r"(?<=[。！？!?；;])\s*|(?<=[.])\s+")
 
 
 def proposal_of(text: str, drafts: list[Draft] | None = None) -> str | None:
-    """What an assistant turn proposes to do, as a goal ("Shall I draft the email for you?" -> "draft the email"),
+    """What an assistant turn proposes to do, as a goal ("Shall I write up the notes for you?" -> "write up the notes"),
     when one of its sentences offers or suggests an action (the last such sentence); None for questions, facts and
     advice without an action. An offer too short to stand alone ("Shall I book it?") takes the sentence before it
     as its object. Measured on MultiWOZ validation system turns labelled OfferBook (see the training README)."""
