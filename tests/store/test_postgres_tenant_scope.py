@@ -28,6 +28,8 @@ ID_KEYED = [
     r"^INSERT INTO relationships \(source, pos, relation, target, properties\)",
     r"^DELETE FROM relationships WHERE source = ANY",
     r"^DELETE FROM records WHERE id = ANY",
+    r"^DELETE FROM history WHERE memory_id = ANY",  # a hard delete's purge
+    r"^SELECT rid FROM records WHERE id = ANY\(%s::text\[\]\) ORDER BY id FOR UPDATE",  # row locks, in id order
     r"^DELETE FROM embeddings WHERE rid = ANY",
     r"^SELECT rid FROM embeddings WHERE rid = ANY",
     r"^SELECT id, record::text FROM records WHERE id = ANY",
