@@ -177,7 +177,9 @@ class AnnIndex:
         live = np.flatnonzero(cache.live[: cache.size])
         index = self.Index(ndim=cache.dim, metric="ip", dtype="f32", connectivity=16, expansion_add=128)
         if len(live):
-            index.add(cache.rids[live].astype(np.uint64), cache.matrix[live], threads=0)
+            # one thread: a concurrent insert builds a different graph on every run, so what the index finds (and
+            # whether it matches exact scoring) would change from one build to the next
+            index.add(cache.rids[live].astype(np.uint64), cache.matrix[live], threads=1)
         self.index = index
         self.builds += 1
         width, recall, usable, reason = self._calibrate(cache, live)
@@ -245,7 +247,7 @@ class AnnIndex:
         at = at[known]
         at = at[cache.live[at]]
         if len(at):
-            self.index.add(cache.rids[at].astype(np.uint64), cache.matrix[at], threads=0)
+            self.index.add(cache.rids[at].astype(np.uint64), cache.matrix[at], threads=1)
         self.header.seq, self.header.count = cache.seq, len(self.index)
         self.dirty = True
 
