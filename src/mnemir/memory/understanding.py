@@ -407,16 +407,7 @@ class UnderstandingMixin(_Base):
                            now=ctx.now)
         if not hits:
             return []
-        understanding = self._understanding_embedder()
-        query = draft.vector if draft.vector is not None else understanding.embed([draft.text])[0]
-        # stored vectors compare with the query only when they come from the same model (same length is not
-        # enough); the rest are embedded here, in one batch
-        same_model = understanding.model_id == self.embedder.model_id
-        vectors = dict(self.store.vectors([h.memory.id for h in hits])) if same_model else {}
-        missing = [h.memory for h in hits if h.memory.id not in vectors]
-        if missing:
-            made = understanding.embed([m.content.text for m in missing])
-            vectors.update({m.id: vec for m, vec in zip(missing, made, strict=True)})
+        query, vectors = self._draft_and_hit_vectors(draft, hits)
         wanted = {e.key for e in draft.entities}
         out = []
         for hit in hits:
@@ -429,6 +420,19 @@ class UnderstandingMixin(_Base):
             score = similarity + (ENTITY_BONUS if shared else 0.0)
             out.append(Candidate(hit.memory.id, hit.memory.content.text, score, tuple(reasons)))
         return sorted(out, key=lambda c: -c.score)
+
+    def _draft_and_hit_vectors(self, draft: Draft, hits: Sequence[Any]) -> tuple[Any, dict[str, Any]]:
+        """The draft's vector and each hit's, on the understanding embedder. Stored vectors serve only when they
+        come from the same model (the same length is not enough); the rest are embedded here, in one batch."""
+        understanding = self._understanding_embedder()
+        query = draft.vector if draft.vector is not None else understanding.embed([draft.text])[0]
+        same_model = understanding.model_id == self.embedder.model_id
+        vectors = dict(self.store.vectors([h.memory.id for h in hits])) if same_model else {}
+        missing = [h.memory for h in hits if h.memory.id not in vectors]
+        if missing:
+            made = understanding.embed([m.content.text for m in missing])
+            vectors.update({m.id: vec for m, vec in zip(missing, made, strict=True)})
+        return query, vectors
 
     def _apply_update(self, draft: Draft, text: str, ctx: _Context) -> None:
         if draft.properties.get("postponed"):
@@ -549,15 +553,7 @@ class UnderstandingMixin(_Base):
                            k=k, now=ctx.now)
         if not hits:
             return []
-        understanding = self._understanding_embedder()
-        query = draft.vector if draft.vector is not None else understanding.embed([draft.text])[0]
-        # the stored vectors serve when they come from the same model; only the rest are embedded, in one batch
-        same_model = understanding.model_id == self.embedder.model_id
-        vectors = dict(self.store.vectors([h.memory.id for h in hits])) if same_model else {}
-        missing = [h.memory for h in hits if h.memory.id not in vectors]
-        if missing:
-            vectors.update(zip([m.id for m in missing], understanding.embed([m.content.text for m in missing]),
-                               strict=True))
+        query, vectors = self._draft_and_hit_vectors(draft, hits)
         wanted = {e.key for e in draft.entities}
         entity = draft.properties.get("entity")
         out = []
