@@ -1,6 +1,6 @@
 """The README's numbers table, generated from an ``eval all`` results file so prose and figures cannot drift apart.
 
-    python -m mnemir.eval.readme_table benchmarks/results/latest.json [--readme README.md] [--check]
+    python -m mnemir.eval.readme_table benchmarks/results/headline.json [--readme README.md] [--check]
 
 Rewrites what lies between the two markers in the README (:data:`START`, :data:`END`); ``--check`` only says
 whether it is up to date (exit 1 when not). ``tests/eval/test_readme_table.py`` holds the committed README to the
