@@ -113,9 +113,10 @@ def test_unknown_split_is_an_error(bad: str) -> None:
 
 #: the files added after the first five: (file, split, id prefix, least scenarios, build every n-th one, whether it
 #: covers every symptom: dev4 targets hard query families instead)
-LATER_FILES = [("dev2.yaml", "train", "d2-", 16, 0, True), ("dev3.yaml", "train", "d3-", 12, 1, True),
-               ("dev4.yaml", "train", "d4-", 14, 4, False),
-               *((f"heldout{n}.yaml", "train" if n <= 24 else "dev", f"h{n}-", 20, 5, True) for n in range(2, 41))]
+LATER_FILES = [("train_d2.yaml", "train", "d2-", 16, 0, True), ("train_d3.yaml", "train", "d3-", 12, 1, True),
+               ("train_d4.yaml", "train", "d4-", 14, 4, False),
+               *((f"train_h{n:02d}.yaml", "train", f"h{n}-", 20, 5, True) for n in range(2, 25)),
+               *((f"heldout{n}.yaml", "dev", f"h{n}-", 20, 5, True) for n in range(25, 41))]
 
 
 @pytest.mark.parametrize(("source", "split", "prefix", "least", "build_every", "every_symptom"), LATER_FILES)
