@@ -148,3 +148,25 @@ def check_store(store: Store) -> CheckReport:
     store._check_tables(report)
     contract_findings(store, report)
     return report
+
+
+def check_history_rows(report: CheckReport, rows: Iterable[tuple[str, str]], ids: set[str]) -> tuple[int, int]:
+    """Check every history row (memory id, entry JSON), in memory order: readable, filed under the memory it
+    names, and, for a memory no longer stored, a content-free tombstone only. Returns (rows read, memories
+    with history but no record)."""
+    absent: dict[str, list[HistoryEntry]] = {}
+    count = 0
+    for memory_id, entry in rows:
+        count += 1
+        try:
+            parsed = HistoryEntry.model_validate_json(entry)
+        except Exception as exc:
+            report.add("unreadable_history", memory_id, f"{type(exc).__name__}: {str(exc)[:120]}")
+            continue
+        if parsed.memory_id != memory_id:
+            report.add("history_misfiled", memory_id, f"history entry {parsed.id} names memory {parsed.memory_id}")
+        if memory_id not in ids:
+            absent.setdefault(memory_id, []).append(parsed)
+    for memory_id, entries in absent.items():
+        check_history_of_absent(report, memory_id, entries)
+    return count, len(absent)

@@ -4,13 +4,11 @@ snapshot."""
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
-from mnemir.ir import HistoryEntry
 from mnemir.store import records
-from mnemir.store.integrity import CheckReport, check_history_of_absent
+from mnemir.store.integrity import CheckReport, check_history_rows
 from mnemir.store.postgres.text import tsvector_literal
 
 Cursor = Any
@@ -70,25 +68,11 @@ def check(cur: Cursor, report: CheckReport) -> None:
         report.add("missing_vector", rids[rid], "the record has no vector")
 
     ids = set(rids.values())
-    history: dict[str, list[HistoryEntry]] = defaultdict(list)
     cur.execute("SELECT memory_id, entry::text FROM history ORDER BY memory_id, at, seq")
-    n_history = 0
-    for memory_id, entry in cur.fetchall():
-        n_history += 1
-        try:
-            parsed = HistoryEntry.model_validate_json(entry)
-        except Exception as exc:
-            report.add("unreadable_history", memory_id, f"{type(exc).__name__}: {str(exc)[:120]}")
-            continue
-        if parsed.memory_id != memory_id:
-            report.add("history_misfiled", memory_id, f"history entry {parsed.id} names memory {parsed.memory_id}")
-        if memory_id not in ids:
-            history[memory_id].append(parsed)
-    for memory_id, entries in history.items():
-        check_history_of_absent(report, memory_id, entries)
+    n_history, n_absent = check_history_rows(report, cur.fetchall(), ids)
     report.counts.update({"records": len(rids), "vectors": len(vectors), "text rows": len(literals),
                           "relationships": _count(cur, "relationships"),
-                          "history rows": n_history, "tombstoned memories": len(history)})
+                          "history rows": n_history, "tombstoned memories": n_absent})
 
 
 def _edges(cur: Cursor) -> dict[str, list[tuple[str, str, dict[str, Any]]]]:

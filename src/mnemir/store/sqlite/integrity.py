@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections import defaultdict
 from typing import Any
 
-from mnemir.ir import HistoryEntry
 from mnemir.store import records
-from mnemir.store.integrity import CheckReport, check_history_of_absent
+from mnemir.store.integrity import CheckReport, check_history_rows
 from mnemir.store.sqlite import rows
 
 #: the records columns that repeat what the document says (rid, seq and fts_key are the store's own)
@@ -82,24 +80,11 @@ def check(conn: sqlite3.Connection, report: CheckReport) -> None:
         if source not in ids:
             report.add("relationship_without_record", source, "relationship rows of no record")
 
-    history: dict[str, list[HistoryEntry]] = defaultdict(list)
-    n_history = 0
-    for memory_id, entry in conn.execute("SELECT memory_id, entry FROM history ORDER BY memory_id, at, seq"):
-        n_history += 1
-        try:
-            parsed = HistoryEntry.model_validate_json(entry)
-        except Exception as exc:
-            report.add("unreadable_history", memory_id, f"{type(exc).__name__}: {str(exc)[:120]}")
-            continue
-        if parsed.memory_id != memory_id:
-            report.add("history_misfiled", memory_id, f"history entry {parsed.id} names memory {parsed.memory_id}")
-        if memory_id not in ids:
-            history[memory_id].append(parsed)
-    for memory_id, entries in history.items():
-        check_history_of_absent(report, memory_id, entries)
+    history_rows = conn.execute("SELECT memory_id, entry FROM history ORDER BY memory_id, at, seq")
+    n_history, n_absent = check_history_rows(report, history_rows, ids)
     report.counts.update({"records": len(rids), "vectors": vectors, "text rows": len(fts_rows),
                           "property rows": _count(conn, "props"), "relationships": _count(conn, "relationships"),
-                          "history rows": n_history, "tombstoned memories": len(history)})
+                          "history rows": n_history, "tombstoned memories": n_absent})
 
 
 def _check_props(conn: sqlite3.Connection, report: CheckReport, rid: int, mid: str, properties: dict[str, Any],
