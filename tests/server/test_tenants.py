@@ -13,7 +13,8 @@ from tests.conftest import NOW
 from tests.server.conftest import Running, running, tenant_app
 
 T = NOW.isoformat()
-SECRET = "Acme's launch code is 7391"
+#: the secret holds letters no hex request id or uuid can, so finding it in a response is a real leak
+SECRET = "Acme's launch code is zulu7391"
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +41,7 @@ def seed(a: Any) -> dict[str, Any]:
         assert r.status_code == 201, r.text
         return dict(r.json()["memory"])
 
-    fact = add(SECRET, "Fact", {"entity": "launch", "attribute": "code", "value": "7391", "source": "user",
+    fact = add(SECRET, "Fact", {"entity": "launch", "attribute": "code", "value": "zulu7391", "source": "user",
                                 "confidence": 0.9})
     guess = add("The launch code is probably 0000", "Fact", {"entity": "launch", "attribute": "code",
                                                              "value": "0000", "source": "assistant",
@@ -66,7 +67,7 @@ def snapshot(a: Any) -> str:
 
 def leaks(r: Any, ids: dict[str, Any]) -> bool:
     text = r.text
-    return "7391" in text or "Acme" in text or any(v in text for v in ids.values())
+    return "zulu7391" in text or "Acme" in text or any(v in text for v in ids.values())
 
 
 def attempts(ids: dict[str, str]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -103,7 +104,7 @@ def test_every_endpoint_refuses_another_tenants_ids(world: dict[str, Any]) -> No
         r = b.request(method, path, **kwargs)
         assert r.status_code == 404, (method, path, r.status_code, r.text[:300])
         sent = path + json.dumps(kwargs)  # a 404 may name the id it was asked for, nothing else of A's
-        assert "7391" not in r.text and "Acme" not in r.text, (method, path)
+        assert "zulu7391" not in r.text and "Acme" not in r.text, (method, path)
         assert not [v for v in ids.values() if v not in sent and v in r.text], (method, path)
     assert snapshot(a) == before  # nothing of A's changed
     assert a.get(f"/v1/memories/{ids['fact']}", params={"user": "alice"}).json()["content"]["text"] == SECRET
@@ -160,9 +161,9 @@ def test_writes_with_the_other_tenants_ids_stay_in_their_own_store(world: dict[s
                   headers={"content-type": "application/x-ndjson"}).json() == {"imported": 2}
     # B's graph walk from its own record finds no A memory
     walked = b.post("/v1/recall", json={"query": "globex step", "user": "alice", "k": 20, "now": T})
-    assert walked.status_code == 200 and "7391" not in walked.text and "Fuel the Acme" not in walked.text
+    assert walked.status_code == 200 and "zulu7391" not in walked.text and "Fuel the Acme" not in walked.text
     page = b.get("/ui/memory/mem_globex_link")
-    assert page.status_code == 200 and "Fuel the Acme" not in page.text and "7391" not in page.text
+    assert page.status_code == 200 and "Fuel the Acme" not in page.text and "zulu7391" not in page.text
     # maintenance in B touches nothing of A's
     assert b.post("/v1/maintain", json={"now": "2030-01-01T00:00:00+00:00"}).status_code == 200
     assert snapshot(a) == before
@@ -189,12 +190,12 @@ def test_keys_are_required_checked_and_revocable(world: dict[str, Any]) -> None:
                 r = c.request(method, path, json={} if method == "POST" else None)
                 assert r.status_code == 401, (key, path, r.text)
                 assert r.headers["content-type"].startswith("application/problem+json")
-                assert r.headers["www-authenticate"] == "Bearer" and "7391" not in r.text
+                assert r.headers["www-authenticate"] == "Bearer" and "zulu7391" not in r.text
             page = c.get("/ui/browse", follow_redirects=False)
             assert page.status_code == 303 and page.headers["location"].startswith("/ui/login")
     # a header naming another tenant is no way in: the key decides
     r = world["b"].get("/v1/memories", params={"all_users": "true"}, headers={"X-Tenant": "acme"})
-    assert r.status_code == 200 and "7391" not in r.text
+    assert r.status_code == 200 and "zulu7391" not in r.text
     assert srv.client().get("/healthz").json()["mode"] == "tenants"
 
 
@@ -218,4 +219,4 @@ def test_browser_sign_in_with_a_key(world: dict[str, Any]) -> None:
         ok = c.post("/ui/login", data={"key": world["keys"]["a"], "next": "/ui/browse"}, follow_redirects=False)
         assert ok.status_code == 303 and "httponly" in ok.headers["set-cookie"].lower()
         page = c.get("/ui/browse")
-        assert page.status_code == 200 and "launch code is 7391" in page.text and ">acme<" in page.text
+        assert page.status_code == 200 and "launch code is zulu7391" in page.text and ">acme<" in page.text
