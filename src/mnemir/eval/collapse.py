@@ -449,9 +449,9 @@ class Report:
 # -- running ------------------------------------------------------------------------------------------
 def run(split: str = "dev", k_values: Iterable[int] = (3, 5), *, embedder: Embedder | None = None,
         systems: Sequence[str] = SYSTEMS, progress: Callable[[int, int], None] | None = None,
-        limit_scenarios: int | None = None) -> Report:
+        limit_scenarios: int | None = None, scenarios: Sequence[Scenario] | None = None) -> Report:
     """Build every scenario of ``split`` (the first ``limit_scenarios`` only, for a quick slice) and run every query
-    through every system."""
+    through every system. ``scenarios``: run these instead of the split's files (reworded queries, a test's own)."""
     k_values = tuple(sorted(set(k_values)))
     if not k_values or any(isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 20 for k in k_values):
         raise ValidationError("k values must be integers in [1, 20]", field="k_values", value=list(k_values))
@@ -462,7 +462,7 @@ def run(split: str = "dev", k_values: Iterable[int] = (3, 5), *, embedder: Embed
                                         or limit_scenarios < 1):
         raise ValidationError("limit_scenarios must be a positive integer", field="limit_scenarios",
                               value=limit_scenarios, allowed="int >= 1 or None")
-    scenarios = load(split)[:limit_scenarios]
+    scenarios = list(load(split) if scenarios is None else scenarios)[:limit_scenarios]
     embedder = cached(embedder or default_embedder())
     embedder.prefetch([str(m["text"]) for m in noise()] + [str(m["text"]) for s in scenarios for m in s.memories],
                       [q.text for s in scenarios for q in s.queries])

@@ -1,0 +1,62 @@
+"""Rewordings of the collapse queries, asked side by side with the originals on real stores."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mnemir.errors import ValidationError
+from mnemir.eval import paraphrase
+
+SCENARIO = {
+    "id": "p-en-kiln", "split": "test", "symptom": "task_pollutes_fact", "lang": "en", "domain": "pottery",
+    "now": "2026-06-01T10:00:00+00:00",
+    "memories": [
+        {"key": "book", "type": "Task", "age": "1d", "text": "Book a slot at the community kiln for my bowls",
+         "props": {"goal": "book kiln slot", "status": "pending"}},
+        {"key": "temp", "type": "Fact", "age": "20d", "text": "The community kiln fires stoneware at cone six",
+         "props": {"entity": "community kiln", "attribute": "firing temperature", "value": "cone 6"}},
+    ],
+    "queries": [
+        {"q": "What temperature does the community kiln fire at?", "relevant": ["temp"], "forbidden": ["book"]},
+        {"q": "What do I still have to arrange for the bowls?", "relevant": ["book"], "forbidden": []},
+    ],
+}
+
+
+def _folder(tmp_path: Path, rewordings: dict[str, list[str]]) -> Path:
+    (tmp_path / "splits.yaml").write_text("test:\n  - mine.yaml\n", encoding="utf-8")
+    (tmp_path / "mine.yaml").write_text(yaml.safe_dump({"scenarios": [SCENARIO]}), encoding="utf-8")
+    (tmp_path / paraphrase.FOLDER).mkdir()
+    (tmp_path / paraphrase.FOLDER / "mine.yaml").write_text(yaml.safe_dump({"scenarios": rewordings}),
+                                                            encoding="utf-8")
+    return tmp_path
+
+
+def test_unchanged_wording_scores_the_same_and_a_rewording_is_asked(tmp_path: Path) -> None:
+    same = [q["q"] for q in SCENARIO["queries"]]
+    report = paraphrase.run("test", directory=_folder(tmp_path, {"p-en-kiln": same}))
+    for system in paraphrase.SYSTEMS:
+        m = report.metric(system)
+        assert m["n"] == 2 and m["isolation_change"] == 0.0
+    asked = {row.query for row in report.reworded.rows}
+    assert asked == set(same)
+    assert "recall" in report.render() and report.to_dict()["queries"] == 2
+
+
+def test_the_reworded_queries_replace_the_originals(tmp_path: Path) -> None:
+    other = ["How hot does the shared kiln get for stoneware?", "Anything left to sort out before my bowls are fired?"]
+    report = paraphrase.run("test", directory=_folder(tmp_path, {"p-en-kiln": other}))
+    assert {row.query for row in report.reworded.rows} == set(other)
+    assert {row.query for row in report.original.rows} == {q["q"] for q in SCENARIO["queries"]}
+
+
+@pytest.mark.parametrize(("rewordings", "field"), [({"p-en-kiln": ["only one"]}, "p-en-kiln"),
+                                                   ({"nobody": ["a", "b"]}, "scenarios")])
+def test_a_rewording_file_that_does_not_fit_the_split_is_refused(tmp_path: Path, rewordings: dict[str, list[str]],
+                                                                  field: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        paraphrase.run("test", directory=_folder(tmp_path, rewordings))
+    assert caught.value.field == field
