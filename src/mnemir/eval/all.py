@@ -30,7 +30,7 @@ from typing import Any
 from mnemir._paths import repo_root
 from mnemir.embed import Embedder, default_embedder
 from mnemir.errors import MissingDependencyError, MnemirError, NotFoundError, ValidationError
-from mnemir.eval import collapse, continuity, extraction, intent, locomo
+from mnemir.eval import collapse, continuity, extraction, intent, locomo, paraphrase
 from mnemir.eval._embedcache import cached
 
 #: in the order they run (the longest last)
@@ -128,7 +128,11 @@ def _collapse(split: str, size: Slice, embedder: Embedder, _: Any, tick: Callabl
     if not collapse.split_files(split):
         raise _NoData(f"the collapse manifest lists no {split} files")
     report = collapse.run(split, (3, 5), embedder=embedder, limit_scenarios=size.collapse_scenarios, progress=tick)
-    return report.to_dict()
+    out = report.to_dict()
+    if paraphrase.load(split):  # the split's queries reworded by another author, side by side
+        out["rewordings"] = paraphrase.run(split, embedder=embedder, limit_scenarios=size.collapse_scenarios,
+                                           progress=tick).to_dict()
+    return out
 
 
 def _extraction(split: str, size: Slice, embedder: Embedder, _: Any,
@@ -257,6 +261,10 @@ def headline(results: Mapping[str, Any]) -> list[dict[str, Any]]:
             sysm["vector"]["k=3"]["isolation"], "plain vector", n)
         add("collapse", "collapse@3 (typed, lower is better)", sysm["recall"]["k=3"]["collapse"],
             sysm["vector"]["k=3"]["collapse"], "plain vector", n)
+        if "rewordings" in c:
+            r = c["rewordings"]["systems"]
+            add("collapse", "isolation@3, queries reworded (typed)", r["recall"]["isolation_reworded"],
+                r["vector"]["isolation_reworded"], "plain vector", r["recall"]["n"])
         if "remember_recall" in sysm:
             add("collapse", "isolation@3 (end to end)", sysm["remember_recall"]["k=3"]["isolation"],
                 sysm["vector"]["k=3"]["isolation"], "plain vector", n)
@@ -416,6 +424,12 @@ def _collapse_section(d: Mapping[str, Any]) -> list[str]:
            f"isolation@{ks[0]} per symptom:", "",
            *_table(["symptom", *systems], [(sym, *(v[s]["isolation"] for s in systems))
                                            for sym, v in d["by_symptom"].items()])]
+    if d.get("rewordings"):
+        r = d["rewordings"]
+        out += ["", f"The same queries reworded by another author ({r['queries']} queries, k={r['k']}):", "",
+                *_table(["system", "isolation", "reworded", "change", "collapse", "collapse reworded"],
+                        [(collapse.SYSTEM_TITLES[s], v["isolation"], v["isolation_reworded"], v["isolation_change"],
+                          v["collapse"], v["collapse_reworded"]) for s, v in r["systems"].items()])]
     if d.get("learned_ranker_trained_on"):
         unseen = d.get("untrained_files", {}).get("recall", {})
         out += ["", f"recall's learned ranker was trained on {len(d['learned_ranker_trained_on'])} files; on the "
