@@ -20,7 +20,7 @@ from functools import cache
 import yaml
 
 from mnemir._paths import benchmarks_dir, repo_root
-from mnemir.eval import collapse
+from mnemir.eval import collapse, paraphrase
 from mnemir.eval import extraction as understand
 
 TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]|[a-z0-9]+(?:'[a-z]+)?")
@@ -63,6 +63,8 @@ def evaluated(split: str) -> Iterator[tuple[str, str]]:
         for scenario in collapse.load(split):
             yield from ((q.text, scenario.source) for q in scenario.queries)
             yield from ((str(m["text"]), scenario.source) for m in scenario.memories)
+        for scenario_id, reworded in paraphrase.load(split).items():
+            yield from ((text, f"{paraphrase.FOLDER}/{scenario_id}") for text in reworded)
     for kind, key in (("extraction", "text"), ("intent", "query")):
         yield from ((str(row[key]), row["source"]) for row in understand.load_split(split, kind))
     yield from _continuity(split)

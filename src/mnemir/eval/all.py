@@ -441,7 +441,10 @@ def _collapse_section(d: Mapping[str, Any]) -> list[str]:
 def _extraction_section(d: Mapping[str, Any]) -> list[str]:
     rows = [(lang, v["utterances"], v["macro_f1"], *(v["per_type"][t]["f1"] for t in extraction.TYPES))
             for lang, v in d["languages"].items()]
-    return _table(["language", "utterances", "macro-F1", *(f"F1 {t}" for t in extraction.TYPES)], rows)
+    kept = [f"{lang} {a['correct']}/{a['total']}" for lang, v in d["languages"].items()
+            if (a := v.get("assistant_turns_kept_out")) and a["total"]]
+    return [*_table(["language", "utterances", "macro-F1", *(f"F1 {t}" for t in extraction.TYPES)], rows),
+            *(["", "Assistant turns that yielded no memory of the user: " + ", ".join(kept) + "."] if kept else [])]
 
 
 def _intent_section(d: Mapping[str, Any]) -> list[str]:

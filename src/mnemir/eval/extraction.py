@@ -78,6 +78,8 @@ class LanguageScores:
     counts: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0, 0]))  # tp, fp, fn
     props: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))  # right, total
     chit_chat: list[int] = field(default_factory=lambda: [0, 0])
+    #: the assistant's turns that yielded no memory of the user (right, total): issue 15's provenance policy
+    assistant: list[int] = field(default_factory=lambda: [0, 0])
     utterances: int = 0
     errors: list[dict[str, Any]] = field(default_factory=list)
 
@@ -113,6 +115,7 @@ class ExtractionReport:
                     "per_type": {t: {k: round(v, 4) if isinstance(v, float) else v for k, v in m.items()}
                                  for t, m in s.per_type().items()},
                     "chit_chat_kept_out": _ratio(s.chit_chat),
+                    "assistant_turns_kept_out": _ratio(s.assistant),
                     "properties": {k: _ratio(v) for k, v in sorted(s.props.items())},
                     "errors": s.errors[:30],
                 } for lang, s in self.languages.items()
@@ -130,6 +133,8 @@ class ExtractionReport:
                 lines.append(f"  {t:<16}{m['precision']:>7.3f}{m['recall']:>7.3f}{m['f1']:>7.3f}{m['support']:>6}")
             right, total = s.chit_chat
             lines.append(f"  chit-chat kept out of memory: {right}/{total}")
+            right, total = s.assistant
+            lines.append(f"  assistant turns that yielded no user memory: {right}/{total}")
             for key, (right, total) in sorted(s.props.items()):
                 acc = right / total if total else 0.0
                 lines.append(f"  property {key:<9} accuracy {acc:.3f} ({right}/{total}, items whose type was found)")
@@ -162,6 +167,9 @@ def score_row(row: dict[str, Any], drafts: list[Draft], scores: LanguageScores) 
     if not expected:
         scores.chit_chat[1] += 1
         scores.chit_chat[0] += int(not predicted)
+    if row.get("speaker") == "assistant":
+        scores.assistant[1] += 1
+        scores.assistant[0] += int(not predicted)
     if expected != predicted:
         scores.errors.append({"id": row["id"], "text": row["text"], "expected": sorted(expected),
                               "predicted": sorted(predicted)})
