@@ -105,12 +105,21 @@ class VectorCache:
         self.seq = seq
 
     def _load_vectors(self, conn: sqlite3.Connection, model: str) -> None:
-        found = conn.execute("SELECT rid, vector FROM embeddings WHERE seq > ? AND model_id = ? ORDER BY rid",
-                             (self.seq, model)).fetchall()
+        if self.seq < 0:  # everything: one pass over the table in rid order
+            found = conn.execute("SELECT rid, vector FROM embeddings WHERE model_id = ? ORDER BY rid",
+                                 (model,)).fetchall()
+        else:
+            # what changed since, through the seq index (sorted here: asking SQL for rid order makes it scan the
+            # whole table in that order instead, ~1 s per sync at 100k rows)
+            found = conn.execute("SELECT rid, vector FROM embeddings INDEXED BY embeddings_seq WHERE seq > ? AND "
+                                 "model_id = ?", (self.seq, model)).fetchall()
         if found:
             rids = np.fromiter((r for r, _ in found), dtype=np.int64, count=len(found))
             dim = len(found[0][1]) // 4
             matrix = np.frombuffer(b"".join(b for _, b in found), dtype="<f4").reshape(len(found), dim)
+            if len(rids) > 1 and np.any(rids[1:] < rids[:-1]):
+                order = np.argsort(rids, kind="stable")
+                rids, matrix = rids[order], matrix[order]
             self._merge(rids, matrix.astype(np.float32, copy=False))
 
     def _load_scopes(self, conn: sqlite3.Connection) -> None:
