@@ -18,9 +18,9 @@ from mnemir.errors import StoreError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
 from mnemir.store import checks, records
-from mnemir.store.base import Capabilities, Edge, Keyset, Selection, Store, Write
+from mnemir.store.base import ANY, Capabilities, Edge, Keyset, Selection, Store, Write, _Any
 from mnemir.store.integrity import CheckReport
-from mnemir.store.sql_filters import Params, check_selection, compile_selection, record_order_fields
+from mnemir.store.sql_filters import Params, check_selection, compile_selection, owner_condition, record_order_fields
 from mnemir.store.sqlite import integrity as integrity_tables
 from mnemir.store.sqlite import rows, schema, text
 from mnemir.store.sqlite.ann import MIN_CANDIDATES, AnnIndex, ensure_store_uid
@@ -214,15 +214,16 @@ class SQLiteStore(Store):
         conn.execute(f"DELETE FROM relationships WHERE source IN ({marks})", ids)
 
     # -- reading --------------------------------------------------------------
-    def fetch(self, ids: Sequence[str]) -> list[MemIR]:
+    def fetch(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> list[MemIR]:
         ids = checks.id_list(ids, "ids")
 
         def body(conn: sqlite3.Connection) -> list[MemIR]:
             found: dict[str, MemIR] = {}
             for chunk in _chunks(list(dict.fromkeys(ids))):
-                marks = ", ".join("?" * len(chunk))
-                sql = f"SELECT r.id, d.record FROM records r JOIN documents d USING (rid) WHERE r.id IN ({marks})"
-                for mid, data in conn.execute(sql, chunk):
+                p = Params()
+                sql = (f"SELECT r.id, d.record FROM records r JOIN documents d USING (rid) WHERE r.id IN "
+                       f"({p.many(chunk)}){owner_condition('r.user_id', user, p)}")
+                for mid, data in conn.execute(sql, p.values):
                     found[mid] = records.load_record(data)
             return [found[i] for i in ids if i in found]
 
@@ -353,7 +354,7 @@ class SQLiteStore(Store):
         return [(mid, s) for s, mid in ranked[:k]]
 
     def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
-              direction: str = "out") -> list[Edge]:
+              direction: str = "out", user: str | _Any | None = ANY) -> list[Edge]:
         ids, relations = checks.edge_arguments(ids, relations, direction)
 
         def body(conn: sqlite3.Connection) -> list[Edge]:
@@ -365,20 +366,25 @@ class SQLiteStore(Store):
             where = "(" + " OR ".join(ends) + ")"
             if relations is not None:
                 where += f" AND {dialect.id_list('relation', relations, p)}"
+            if user is not ANY:  # an edge belongs to its source record
+                where += (" AND EXISTS (SELECT 1 FROM records r WHERE r.id = relationships.source"
+                          f"{owner_condition('r.user_id', user, p)})")
             sql = f"SELECT source, relation, target, properties FROM relationships WHERE {where} ORDER BY source, pos"
             return [Edge(s, r, t, json.loads(props)) for s, r, t, props in conn.execute(sql, p.values)]
 
         return self._db.read("edges", body)
 
-    def histories(self, ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
+    def histories(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, list[HistoryEntry]]:
         ids = checks.id_list(ids, "ids")
 
         def body(conn: sqlite3.Connection) -> list[tuple[str, str]]:
             rows: list[tuple[str, str]] = []
             for chunk in _chunks(list(dict.fromkeys(ids))):
-                marks = ", ".join("?" * len(chunk))
-                rows += conn.execute(f"SELECT memory_id, entry FROM history WHERE memory_id IN ({marks}) "
-                                     "ORDER BY memory_id, at, seq", chunk).fetchall()
+                p = Params()
+                held = "" if user is ANY else (" AND EXISTS (SELECT 1 FROM records r WHERE r.id = history.memory_id"
+                                               f"{owner_condition('r.user_id', user, p)})")
+                rows += conn.execute(f"SELECT memory_id, entry FROM history WHERE memory_id IN ({p.many(chunk)})"
+                                     f"{held} ORDER BY memory_id, at, seq", p.values).fetchall()
             return rows
 
         out: dict[str, list[HistoryEntry]] = {}
@@ -386,16 +392,16 @@ class SQLiteStore(Store):
             out.setdefault(memory_id, []).append(HistoryEntry.model_validate_json(entry))
         return out
 
-    def vectors(self, ids: Sequence[str]) -> dict[str, Vectors]:
+    def vectors(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, Vectors]:
         ids = checks.id_list(ids, "ids")
 
         def body(conn: sqlite3.Connection) -> dict[str, Vectors]:
             out: dict[str, Vectors] = {}
             for chunk in _chunks(list(dict.fromkeys(ids))):
-                marks = ", ".join("?" * len(chunk))
+                p = Params()
                 sql = (f"SELECT r.id, e.vector FROM records r JOIN embeddings e ON e.rid = r.rid "
-                       f"WHERE r.id IN ({marks})")
-                out.update((mid, records.blob_vector(blob)) for mid, blob in conn.execute(sql, chunk))
+                       f"WHERE r.id IN ({p.many(chunk)}){owner_condition('r.user_id', user, p)}")
+                out.update((mid, records.blob_vector(blob)) for mid, blob in conn.execute(sql, p.values))
             return out
 
         return self._db.read("vectors", body)
