@@ -334,12 +334,16 @@ class SQLiteStore(Store):
             if found is None:
                 return None
             pos = found
-        rids, scores = self._text.score(conn, terms)
-        at, known = cache.positions(rids)
         inside = np.zeros(cache.size, dtype=bool)
         inside[pos] = True
-        keep = known & inside[at]
-        rids, scores = rids[keep], scores[keep]
+
+        def admitted(rids: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+            at, known = cache.positions(rids)
+            return known & inside[at]
+
+        # the admitted rows that can be in the top k (all of them, or the candidates of the rarer words when the
+        # commoner ones cannot lift any other row to the k-th score: fts_index.TextIndex.top_rows)
+        rids, scores = self._text.top_rows(conn, terms, k, admitted)
         if not len(rids):
             return []
         if len(rids) > k:  # every row tied with the k-th is kept: ties are broken by id, as in SQL
@@ -348,7 +352,8 @@ class SQLiteStore(Store):
             chosen = [*better.tolist(), *self._text.smallest_ids(conn, tied, k - len(better))]
         else:
             chosen = rids.tolist()
-        by_rid = dict(zip(rids.tolist(), scores.tolist(), strict=True))
+        wanted = np.isin(rids, chosen)
+        by_rid = dict(zip(rids[wanted].tolist(), scores[wanted].tolist(), strict=True))
         ids = self._ids_of(conn, chosen)
         ranked = sorted(((by_rid[r], ids[r]) for r in chosen if r in ids), key=lambda x: (-x[0], x[1]))
         return [(mid, s) for s, mid in ranked[:k]]
