@@ -248,7 +248,8 @@ class TextIndex:
         by_bound = sorted(range(len(terms)), key=lambda i: (-parts[i][2], i))
         for taken in range(1, len(terms)):
             rest = sum(parts[i][2] for i in by_bound[taken:])
-            rows = np.unique(np.concatenate([parts[i][0] for i in by_bound[:taken]]))
+            rows = parts[by_bound[0]][0] if taken == 1 else \
+                np.unique(np.concatenate([parts[i][0] for i in by_bound[:taken]]))  # (one word's rows are unique)
             rows = rows[admitted(rows)]
             if len(rows) < k:
                 continue

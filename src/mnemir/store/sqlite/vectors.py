@@ -77,6 +77,8 @@ class VectorCache:
         self.codes = {c: np.zeros(0, dtype=np.int32) for c in SCOPE_COLUMNS}
         self.books = {c: CodeBook() for c in SCOPE_COLUMNS}
         self.dead = 0
+        #: rid -> position (-1: none), built when first needed after the rows moved or grew
+        self._lookup: npt.NDArray[np.intp] | None = None
         #: indexed properties, as more columns of ``codes`` (``p:KEY:...``)
         self.props = PropertyColumns()
 
@@ -151,6 +153,7 @@ class VectorCache:
     def _compact(self) -> None:
         """Keep only the rows of records that exist (a copy of the matrix: hence only now and then)."""
         keep = np.flatnonzero(self.live[: self.size])
+        self._lookup = None
         self.rids, self.matrix, self.live = self.rids[keep], self.matrix[keep], self.live[keep]
         self.codes = {c: codes[keep] for c, codes in self.codes.items()}
         self.size, self.dead = len(keep), 0
@@ -163,6 +166,7 @@ class VectorCache:
         if not len(new_rids):
             return
         start = self.size
+        self._lookup = None
         self._resize(start + len(new_rids), rows.shape[1])
         self.rids[start : self.size] = new_rids
         self.matrix[start : self.size] = new_rows
@@ -187,11 +191,18 @@ class VectorCache:
 
     # -- searching -----------------------------------------------------------------------
     def positions(self, rids: npt.NDArray[np.int64]) -> tuple[Positions, npt.NDArray[np.bool_]]:
-        """Row positions of ``rids`` and which of them the cache holds."""
-        held = self.rids[: self.size]
-        pos = np.searchsorted(held, rids)
-        pos = np.minimum(pos, max(self.size - 1, 0))
-        known = held[pos] == rids if self.size else np.zeros(len(rids), dtype=bool)
+        """Row positions of ``rids`` and which of them the cache holds (unknown ones get position 0)."""
+        if not self.size:
+            return np.zeros(len(rids), dtype=np.intp), np.zeros(len(rids), dtype=bool)
+        if self._lookup is None:  # rid -> position, one gather per lookup instead of a binary search per rid
+            self._lookup = np.full(int(self.rids[self.size - 1]) + 1, -1, dtype=np.intp)
+            self._lookup[self.rids[: self.size]] = np.arange(self.size, dtype=np.intp)
+        rids = np.asarray(rids, dtype=np.int64)
+        pos = np.full(len(rids), -1, dtype=np.intp)
+        inside = (rids >= 0) & (rids < len(self._lookup))
+        pos[inside] = self._lookup[rids[inside]]
+        known = pos >= 0
+        pos[~known] = 0
         return pos, known
 
     def rid_positions(self, rids: npt.NDArray[np.int64]) -> Positions:
