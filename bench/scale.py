@@ -228,7 +228,8 @@ def pct(values: list[float], q: float) -> float:
 
 
 # -- measuring -------------------------------------------------------------------------------------
-def measure(path: Path, n: int, seed: int, nq: int, rounds: int, add_n: int) -> dict[str, Any]:
+def measure(path: Path, n: int, seed: int, nq: int, rounds: int, add_n: int,
+            ann_min_candidates: int | None = None, skip_recall: bool = False) -> dict[str, Any]:
     from mnemir.store.base import Selection
     from mnemir.store.filters import parse_filter
     from mnemir.store.sqlite import SQLiteStore
@@ -237,7 +238,9 @@ def measure(path: Path, n: int, seed: int, nq: int, rounds: int, add_n: int) -> 
     out: dict[str, Any] = {"n": n, "load_average_start": os.getloadavg()}
     rss0 = rss_mib()[0]
     began = time.perf_counter()
-    store = SQLiteStore(path, ontology=onto, ann=True)
+    store = SQLiteStore(path, ontology=onto, ann=True,
+                        **({"ann_min_candidates": ann_min_candidates} if ann_min_candidates else {}))
+    out["ann_min_candidates"] = store.ann_min_candidates
     out["open_ms"] = (time.perf_counter() - began) * 1000
     out["build"] = json.loads(store.get_meta("bench_scale") or "{}")
     where = centres(seed)
@@ -311,8 +314,8 @@ def measure(path: Path, n: int, seed: int, nq: int, rounds: int, add_n: int) -> 
         matched = len(store.text_search(sel, text, n))
         out["text"].append({"query": text, "matched": matched, "p50_ms": statistics.median(times),
                             "p95_ms": pct(times, 95)})
-    out["recall"] = measure_recall(store, onto, rounds)
-    out["add"] = measure_add(store, onto, seed, where, add_n, n)
+    out["recall"] = {} if skip_recall else measure_recall(store, onto, rounds)
+    out["add"] = measure_add(store, onto, seed, where, add_n, n) if add_n else {}
     out["rss_mib_end"], out["rss_peak_mib"] = rss_mib()
     out["load_average_end"] = os.getloadavg()
     store.close()
@@ -395,9 +398,12 @@ def report(r: dict[str, Any]) -> None:
     for t in r["text"]:
         print(f"| {t['query']} | {t['matched']:,} | {t['p50_ms']:.2f} / {t['p95_ms']:.2f} |")
     rc, ad = r["recall"], r["add"]
-    print(f"\nrecall (k=5, query embedding excluded): {rc['p50_ms']:.1f} / {rc['p95_ms']:.1f} ms p50 / p95 over "
-          f"{rc['queries']} ({rc['last_vector_path']})")
-    print(f"add (one call per record, precomputed vectors): {ad['records_per_s']:.0f} records/s over {ad['records']}")
+    if rc:
+        print(f"\nrecall (k=5, query embedding excluded): {rc['p50_ms']:.1f} / {rc['p95_ms']:.1f} ms p50 / p95 over "
+              f"{rc['queries']} ({rc['last_vector_path']})")
+    if ad:
+        print(f"add (one call per record, precomputed vectors): {ad['records_per_s']:.0f} records/s over "
+              f"{ad['records']}")
 
 
 def plot(files: list[Path], target: Path) -> None:
@@ -444,6 +450,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path("/tmp/mnemir-scale"))
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--build-only", action="store_true")
+    parser.add_argument("--ann-min-candidates", type=int, help="the planner's threshold (default: the store's)")
+    parser.add_argument("--skip", default="", help="comma-separated parts to leave out: recall, add")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--plot", type=Path, nargs="+", help="results files to plot (cost vs N)")
     parser.add_argument("--png", type=Path, default=Path(__file__).resolve().parent / "results" / "scale.png")
@@ -457,7 +465,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(info, indent=1, default=str), file=sys.stderr)
     if args.build_only:
         return 0
-    result = measure(path, args.n, args.seed, args.queries, args.rounds, args.add)
+    result = measure(path, args.n, args.seed, args.queries, args.rounds, 0 if "add" in args.skip else args.add,
+                     args.ann_min_candidates, skip_recall="recall" in args.skip)
     report(result)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
