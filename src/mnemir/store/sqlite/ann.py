@@ -50,6 +50,9 @@ MIN_CANDIDATES = 50_000
 MIN_SHARE = 0.1
 #: the index proposes this many times k / share rows (selection share), so that k of them fall inside the selection
 OVERSAMPLE = 2.0
+#: at least this many times k proposals are re-scored exactly: the 8-bit distances rank near-ties loosely, the
+#: exact scores of a few hundred rows cost little next to the graph search (which visits ``width`` nodes anyway)
+RESCORED = 20
 #: recall@10 the calibration must reach (+ CALIBRATION_MARGIN) for the index to be used at all
 TARGET_RECALL = 0.98
 CALIBRATION_MARGIN = 0.01
@@ -127,7 +130,7 @@ class AnnIndex:
             return None
         assert self.header is not None
         share = len(pos) / cache.size
-        count = min(math.ceil(k / share * OVERSAMPLE) + k, len(self.index))
+        count = min(max(math.ceil(k / share * OVERSAMPLE) + k, RESCORED * k), len(self.index))
         self.index.expansion_search = max(self.header.width, count)
         rids = self._propose(query, count, self.header.scale)
         at, known = cache.positions(rids)
@@ -187,6 +190,18 @@ class AnnIndex:
             return
         self.index, self.header = index, header
 
+    def recalibrate(self, conn: sqlite3.Connection, cache: VectorCache) -> dict[str, Any]:
+        """Calibrate the loaded graph again (after a change of the search rules), without rebuilding it."""
+        if self.header is None:
+            self._load(_store_uid(conn), cache)
+        if self.header is None or self.index is None:
+            return self.describe()
+        live = np.flatnonzero(cache.live[: cache.size])
+        width, recall, usable, reason = self._calibrate(cache, live, self.header.scale)
+        self.header.width, self.header.recall, self.header.usable, self.header.reason = width, recall, usable, reason
+        self.save()
+        return self.describe()
+
     def _build(self, conn: sqlite3.Connection, cache: VectorCache, uid: str) -> None:
         live = np.flatnonzero(cache.live[: cache.size])
         index = self.Index(ndim=cache.dim, metric="ip", dtype=DTYPE, connectivity=CONNECTIVITY,
@@ -210,7 +225,7 @@ class AnnIndex:
         """The search width to use: twice the smallest width whose recall@k reaches the target on sample queries
         (queries far from any stored vector are harder than the samples: hence the factor), and whether the index
         beats exact scoring at that width. Each query is answered as :meth:`top_k` answers an unfiltered search:
-        3k proposals, re-scored exactly."""
+        ``RESCORED * k`` proposals, re-scored exactly."""
         if len(live) < 2 * k:
             return WIDTHS[0], 1.0, False, "too few rows"
         rng = np.random.default_rng(len(live))
@@ -235,7 +250,7 @@ class AnnIndex:
             began = time.perf_counter()
             found = []
             for q in queries:
-                at, known = cache.positions(self._propose(q, 3 * k, scale))
+                at, known = cache.positions(self._propose(q, min(RESCORED * k, len(self.index)), scale))
                 at = at[known]
                 best = at[np.argsort(-np.einsum("ij,j->i", cache.matrix[at], q), kind="stable")[:k]]
                 found.append(set(cache.rids[best].tolist()))

@@ -8,7 +8,7 @@ import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +34,7 @@ ORDER_FIELDS = record_order_fields("r")
 #: BM25 weights of the FTS columns: words of text/summary, words of property values, single hanzi
 FTS_WEIGHTS = (1.0, 0.5, 0.2)
 _CHUNK = 500  # ids per IN (...) list
+T = TypeVar("T")
 #: text searches whose words match fewer rows than this share of the store run in SQL (cheaper for a few matches)
 TEXT_SQL_BELOW = 0.01
 
@@ -501,10 +502,11 @@ class SQLiteStore(Store):
 
     @staticmethod
     def _ids_of(conn: sqlite3.Connection, rids: list[int]) -> dict[int, str]:
-        if not rids:
-            return {}
-        marks = ", ".join("?" * len(rids))
-        return dict(conn.execute(f"SELECT rid, id FROM records WHERE rid IN ({marks})", rids).fetchall())
+        out: dict[int, str] = {}
+        for chunk in _chunks(rids):  # SQLite binds at most 32,766 values per statement (a large k)
+            marks = ", ".join("?" * len(chunk))
+            out.update(conn.execute(f"SELECT rid, id FROM records WHERE rid IN ({marks})", chunk).fetchall())
+        return out
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -553,7 +555,7 @@ def _text_keys(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
     return stored
 
 
-def _chunks(items: list[str], size: int = _CHUNK) -> list[list[str]]:
+def _chunks(items: list[T], size: int = _CHUNK) -> list[list[T]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
