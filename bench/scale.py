@@ -473,8 +473,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(info, indent=1, default=str), file=sys.stderr)
     if args.build_only:
         return 0
+    command = "python bench/scale.py " + " ".join(sys.argv[1:] if argv is None else argv)
     result = measure(path, args.n, args.seed, args.queries, args.rounds, 0 if "add" in args.skip else args.add,
                      args.ann_min_candidates, skip_recall="recall" in args.skip)
+    result["command"] = command
+    result["when"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     report(result)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
