@@ -229,7 +229,8 @@ def pct(values: list[float], q: float) -> float:
 
 # -- measuring -------------------------------------------------------------------------------------
 def measure(path: Path, n: int, seed: int, nq: int, rounds: int, add_n: int,
-            ann_min_candidates: int | None = None, skip_recall: bool = False) -> dict[str, Any]:
+            ann_min_candidates: int | None = None, skip_recall: bool = False,
+            force_index: bool = False) -> dict[str, Any]:
     from mnemir.store.base import Selection
     from mnemir.store.filters import parse_filter
     from mnemir.store.sqlite import SQLiteStore
@@ -248,6 +249,10 @@ def measure(path: Path, n: int, seed: int, nq: int, rounds: int, add_n: int,
     began = time.perf_counter()
     store.vector_search(Selection(user_id=USER, types=("Fact",)), qs[0], 10)  # loads the vector cache (+ index)
     out["first_search_ms"] = (time.perf_counter() - began) * 1000
+    if force_index and store._ann is not None and store._ann.header is not None:
+        store._ann.header.usable = True  # an experiment: what the index gives where its calibration refused it
+        store._ann.header.reason += " (forced on by the benchmark)"
+    out["forced_index"] = force_index
     out["ann"] = store.build_ann_index(now=False)
     began = time.perf_counter()
     store.text_search(Selection(user_id=USER), "meeting", 10)  # loads the postings of one common word
@@ -459,6 +464,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--build-only", action="store_true")
     parser.add_argument("--ann-min-candidates", type=int, help="the planner's threshold (default: the store's)")
+    parser.add_argument("--force-index", action="store_true",
+                        help="use the approximate index even where its calibration refused it (an experiment)")
     parser.add_argument("--skip", default="", help="comma-separated parts to leave out: recall, add")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--plot", type=Path, nargs="+", help="results files to plot (cost vs N)")
@@ -475,7 +482,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     command = "python bench/scale.py " + " ".join(sys.argv[1:] if argv is None else argv)
     result = measure(path, args.n, args.seed, args.queries, args.rounds, 0 if "add" in args.skip else args.add,
-                     args.ann_min_candidates, skip_recall="recall" in args.skip)
+                     args.ann_min_candidates, skip_recall="recall" in args.skip, force_index=args.force_index)
     result["command"] = command
     result["when"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     report(result)
