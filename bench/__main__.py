@@ -54,6 +54,10 @@ BENCHMARKS: dict[str, Benchmark] = {
                        venv=True),
     "ann": Benchmark("ann_index.py", "the approximate index for large scopes: latency and recall against exact "
                      "(100k)", (), ("--n", "20000", "--queries", "50")),
+    "scale": Benchmark("scale.py", "cost vs N: one store of N memories in one scope (open, RSS, disk, filtered "
+                       "search by selectivity with recall, full text, recall, add); the store is built once under "
+                       "/tmp/mnemir-scale (1M: ~40 min on 2 shared cores)", ("--n", "100000"),
+                       ("--n", "10000", "--queries", "20", "--rounds", "5", "--add", "100")),
     "cpu_paths": Benchmark("cpu_paths.py", "CPU time per search, new path against old (100k store of filtered_search)",
                            (), ("--queries", "10")),
     "recall_latency": Benchmark("recall_latency.py", "Memory.recall latency (100k memories)", (),

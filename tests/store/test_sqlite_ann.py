@@ -139,6 +139,7 @@ def test_never_fewer_hits_than_exist(tmp_path: Path, monkeypatch: pytest.MonkeyP
     store = open_ann(path)
     store.build_ann_index()
     monkeypatch.setattr(ann, "OVERSAMPLE", 0.0)  # propose k rows of the whole store only
+    monkeypatch.setattr(ann, "RESCORED", 1)
     archived = Selection(user_id="alice", statuses=(MemoryStatus.active,),
                          where=parse_filter({"entity": {"$in": ["e1", "e2"]}}, ONTOLOGY))
     for q in queries(5):

@@ -114,3 +114,27 @@ def test_follows_other_writers(tmp_path: Path) -> None:
                                              ("Coffee", None), ("café", None), ("c++", None), ("", None)])
 def test_only_single_fts_terms_take_the_fast_path(token: str, term: str | None) -> None:
     assert fts_term(token) == term
+
+
+def test_common_words_stop_early_with_the_same_answers(tmp_path: Path, in_process_for_every_query: None) -> None:
+    """Words of very different frequency (as in language: a few in most texts, most in few): the postings of the
+    common ones are not merged once the rarer ones decide the top k, and the answers stay FTS5's to the bit."""
+    rnd = random.Random(8)
+    common, middling, rare = ["the", "and"], ["meeting", "budget", "天气"], ["lighthouse", "glacier", "上海"]
+    texts = [" ".join([*rnd.sample(common, 2), rnd.choice(middling), *([rnd.choice(rare)] if i % 9 == 0 else [])])
+             for i in range(400)]
+    store = SQLiteStore(tmp_path / "z.db", ontology=ONTOLOGY)
+    store.write([Write(record(t, "Fact", user="alice", id=f"z{i:04d}"), v)
+                 for i, (t, v) in enumerate(zip(texts, unit(np.random.default_rng(3), len(texts)), strict=True))],
+                model_id=MODEL)
+    stopped = 0
+    for query in ["the lighthouse", "the and glacier", "budget the", "上海 天气 the", "meeting", "the and",
+                  "lighthouse glacier", "glacier 上海 the"]:  # rare words of about equal weight: no early stop
+        for k in (1, 3, 10):
+            store.text_fast_path = True
+            fast = store.text_search(Selection(user_id="alice"), query, k)
+            stopped += store._text.last_words_merged < len(set(query.split()))
+            store.text_fast_path = False
+            assert fast == store.text_search(Selection(user_id="alice"), query, k), (query, k)
+    store.close()
+    assert stopped >= 6  # the rare-word queries stopped before the common words

@@ -28,6 +28,26 @@ def ids(items: list[Any]) -> list[str]:
 
 
 # -- write / fetch -----------------------------------------------------------------------
+def test_reads_by_id_keep_to_the_user_asked(store: Store) -> None:
+    """``user=`` on the id-keyed reads (the tenant): another user's rows are not returned at all; ANY reads all."""
+    mine = record("alice's note", "Fact", user="alice", id="a0", relationships=[{"relation": "about", "target": "b0"}])
+    theirs = record("bob's note", "Fact", user="bob", id="b0", relationships=[{"relation": "about", "target": "a0"}])
+    store.write([Write(r, v, [HistoryEntry(memory_id=r.id, action=Action.created)])
+                 for r, v in zip([mine, theirs], unit(RNG, 2), strict=True)], model_id=MODEL)
+    assert ids(store.fetch(["a0", "b0"], user="alice")) == ["a0"]
+    assert ids(store.fetch(["a0", "b0"])) == ["a0", "b0"]
+    assert store.fetch(["a0", "b0"], user=None) == []  # records with no user
+    assert [(e.source, e.target) for e in store.edges(["a0"], direction="both", user="alice")] == [("a0", "b0")]
+    assert len(store.edges(["a0"], direction="both")) == 2
+    assert set(store.histories(["a0", "b0"], user="alice")) == {"a0"}
+    assert set(store.vectors(["a0", "b0"], user="bob")) == {"b0"}
+    assert store.history("b0", user="alice") == [] and len(store.history("b0")) == 1
+    with pytest.raises(NotFoundError):
+        store.get("b0", Selection(user_id="alice"))
+    with pytest.raises(ValidationError):
+        store.fetch(["a0"], user=7)  # type: ignore[arg-type]
+
+
 def test_round_trip_keeps_every_field(store: Store) -> None:
     rec = record("订下周五去上海的机票", "Task", {"goal": "订机票", "status": "未开始", "deadline": "2026-12-04"},
                  session="s1", agent="planner", valid_from=T0, valid_to=T0 + timedelta(days=3),

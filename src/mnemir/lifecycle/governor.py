@@ -88,10 +88,10 @@ class Governor:
             sims[mid] = float(sim)
         keyed = self._select(scope, {k: record.properties.get(k) for k in policy.merge_keys}) \
             if policy.merge_keys else []
-        for rec in [*self.store.fetch(list(sims)), *keyed]:
+        for rec in [*self.store.fetch(list(sims), user=scope.user_id), *keyed]:
             candidates[rec.id] = rec
         missing = [mid for mid in candidates if mid not in sims]
-        for mid, vec in self.store.vectors(missing).items():
+        for mid, vec in self.store.vectors(missing, user=scope.user_id).items():
             sims[mid] = float(np.dot(vec, vector))
         for rec, vec in batch:
             if rec.type == record.type:

@@ -53,7 +53,8 @@ def _open_store(target: str | None, ontology: Ontology, config: MemoryConfig) ->
         return PostgresStore(target, ontology=ontology)
     from mnemir.store.sqlite import SQLiteStore
 
-    return SQLiteStore(resolve_sqlite_path(target), ontology=ontology, busy_timeout_s=config.busy_timeout_s)
+    return SQLiteStore(resolve_sqlite_path(target), ontology=ontology, busy_timeout_s=config.busy_timeout_s,
+                       ann=config.ann)
 
 
 async def open_async(path: str | os.PathLike[str] | None = None, **kwargs: Any) -> AsyncMemory:

@@ -26,6 +26,10 @@ class MemoryConfig:
     busy_timeout_s: float = 10.0
     #: lifecycle governance: per-type merge/decay/retention policies, contradiction strategies, conflict pairs
     lifecycle: LifecycleConfig = field(default_factory=LifecycleConfig)
+    #: SQLite: answer vector searches over large, weakly filtered scopes (50,000 rows and more) from an approximate
+    #: index kept beside the store (extra ``ann``; recall >= 0.98 by calibration, exact scoring otherwise). Worth it
+    #: from a few hundred thousand memories in one scope; PostgreSQL builds its own on request
+    ann: bool = False
 
 
 def default_location() -> Path:

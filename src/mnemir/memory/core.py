@@ -212,7 +212,10 @@ class MemoryCore:
         if not writes and not delete_ids:
             return
         unvectored = [w for w in writes if w.vector is None]  # only these may need the stored text to compare
-        existing = {r.id: r for r in self.store.fetch([w.record.id for w in unvectored])} if unvectored else {}
+        users = {w.record.scope.user_id for w in unvectored}
+        existing = {r.id: r for r in self.store.fetch([w.record.id for w in unvectored],
+                                                      user=users.pop() if len(users) == 1 else ANY)} \
+            if unvectored else {}
         to_embed = [w for w in unvectored if
                     w.record.id not in existing or existing[w.record.id].content.text != w.record.content.text]
         if to_embed:
@@ -296,8 +299,8 @@ class MemoryCore:
             raise ValidationError("cascade must be true or false", field="cascade", value=cascade, allowed="a bool")
         now = resolve_now(now)
         old = self.get(id, user=user, include_deleted=True)
-        derived = [e.source for e in self.store.edges([id], relations=["derived_from"], direction="in")] \
-            if cascade else []
+        derived = [e.source for e in self.store.edges([id], relations=["derived_from"], direction="in",
+                                                      user=user)] if cascade else []
         if derived:
             with self._one_transaction():
                 for mid in dict.fromkeys(derived):
@@ -307,16 +310,18 @@ class MemoryCore:
                 self.delete(id, user=user, hard=hard, now=now, reason=reason, actor=actor, cascade=False)
             return
         if hard:
-            self._write(*self._purge_writes([id], now=now, actor=actor, reason=reason))
+            self._write(*self._purge_writes([id], now=now, actor=actor, reason=reason, user=user))
             return
         if old.status == MemoryStatus.deleted:
             return
         self.update(id, status=MemoryStatus.deleted, user=user, now=now, reason=reason or "deleted", actor=actor)
 
-    def _purge_writes(self, ids: Sequence[str], *, now: datetime, actor: str,
-                      reason: str) -> tuple[list[Write], list[str]]:
-        """The writes that hard-delete ``ids``: a content-free tombstone for each, written with the purge."""
-        tombstones = [Write(self.store.get(i), None, [HistoryEntry(memory_id=i, at=now, action=Action.deleted,
+    def _purge_writes(self, ids: Sequence[str], *, now: datetime, actor: str, reason: str,
+                      user: str | _Any | None = ANY) -> tuple[list[Write], list[str]]:
+        """The writes that hard-delete ``ids`` (``user``'s memories): a content-free tombstone for each, written
+        with the purge."""
+        scope = Selection(user_id=user, statuses=ALL_STATUSES)
+        tombstones = [Write(self.store.get(i, scope), None, [HistoryEntry(memory_id=i, at=now, action=Action.deleted,
                                                                   actor=actor, reason=reason or "hard delete")])
                       for i in ids]
         return tombstones, list(ids)
@@ -335,7 +340,7 @@ class MemoryCore:
             ids = [r.id for r in self.store.select(selection, limit=500)]
             if not ids:
                 break
-            self._write(*self._purge_writes(ids, now=now, actor=actor, reason=reason or "forget user"))
+            self._write(*self._purge_writes(ids, now=now, actor=actor, reason=reason or "forget user", user=user))
             purged += len(ids)
         return {"memories": purged, "tombstones": purged}
 

@@ -139,7 +139,7 @@ class LifecycleMixin(_Base):
             if not entries:
                 raise
             return entries
-        return self.store.history(id)
+        return self.store.history(id, user=user)
 
     def as_of(self, when: datetime, query: str = "", *, types: Iterable[str] | None = None,
               where: Mapping[str, Any] | None = None, user: str | _Any | None = None, k: int = 10) -> list[SearchHit]:

@@ -32,6 +32,7 @@ from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, 
 from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
 from mnemir.memory.core import serialized
 from mnemir.ontology.enums import OPEN_STATUSES
+from mnemir.store.base import ANY
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
 from mnemir.understand.dates import local_now
 from mnemir.understand.entities import aliases, find_entities
@@ -427,7 +428,9 @@ class UnderstandingMixin(_Base):
         understanding = self._understanding_embedder()
         query = draft.vector if draft.vector is not None else understanding.embed([draft.text])[0]
         same_model = understanding.model_id == self.embedder.model_id
-        vectors = dict(self.store.vectors([h.memory.id for h in hits])) if same_model else {}
+        users = {h.memory.scope.user_id for h in hits}
+        vectors = dict(self.store.vectors([h.memory.id for h in hits], user=users.pop() if len(users) == 1 else ANY)) \
+            if same_model else {}
         missing = [h.memory for h in hits if h.memory.id not in vectors]
         if missing:
             made = understanding.embed([m.content.text for m in missing])

@@ -27,7 +27,7 @@ import numpy as np
 from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology.enums import CLOSED_STATUSES
 from mnemir.retrieve.ranking import TASK_TYPES, Candidate, IntentLike, Scored, task_status
-from mnemir.store.base import Selection, Store
+from mnemir.store.base import Selection, Store, tenant_reads
 
 EPISODE = "Episode"
 DERIVED_FROM = "derived_from"
@@ -52,6 +52,7 @@ def fold_episodes(store: Store, scope: Selection, pool: MutableMapping[str, Cand
     their quote; the one closest to the query also takes the episode's signals when these are better); an episode
     whose readings were all replaced is excluded unless ``past``. Returns the exclusions (id -> reason) and the
     quotes (memory id -> episode)."""
+    store = tenant_reads(store, scope.user_id)
     episodes = {mid: c for mid, c in pool.items() if c.record.type == EPISODE}
     if not episodes:
         return Folded({}, {})

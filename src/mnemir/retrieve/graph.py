@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR
-from mnemir.store.base import Selection, Store
+from mnemir.store.base import Selection, Store, TenantReads, tenant_reads
 from mnemir.store.filters import Cmp
 
 #: relations by which a plan step (or a subtask) points at its task
@@ -51,6 +51,7 @@ def expand(store: Store, scope: Selection, seeds: Sequence[MemIR], *, depth: int
         raise ValidationError("graph depth out of range", field="graph_depth", value=depth,
                               allowed=f"integer in [0, {MAX_DEPTH}]")
     relations = tuple(relations)
+    store = tenant_reads(store, scope.user_id)
     walk = Walk()
     seen = {r.id for r in seeds}
     seed_ids = frozenset(seen)
@@ -94,6 +95,9 @@ def _neighbours(store: Store, scope: Selection, frontier: Sequence[MemIR], relat
     out: list[tuple[str, str, MemIR]] = []
     for relation, source, target in pairs:
         reached = found.get(target)
+        if reached is None and isinstance(store, TenantReads):
+            walk.out_of_scope += 1  # another user's memory (or one forgotten since): not read at all
+            continue
         if reached is None:
             continue
         if not any_type.admits(reached):

@@ -71,7 +71,7 @@ from mnemir.retrieve.ranking import (
 )
 from mnemir.retrieve.search import check_k
 from mnemir.retrieve.wording import asks_about_now, asks_about_past
-from mnemir.store.base import Selection, Store
+from mnemir.store.base import Selection, Store, tenant_reads
 from mnemir.store.filters import Cmp, FilterNode, parse_filter
 
 #: the learned nudge re-sorts at least this many of the rules' best (or 4 x k)
@@ -204,6 +204,7 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     now = ensure_aware(now, "now")
     config = config or RecallConfig()
     scope = scope.with_(types=None, where=None)
+    store = tenant_reads(store, scope.user_id)  # every read by id stays inside the user's memories
     qvec = embedder.embed_query(intent.query)
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None

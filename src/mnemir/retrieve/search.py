@@ -15,7 +15,7 @@ from typing import Any, Literal
 from mnemir.embed.base import Embedder
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR
-from mnemir.store.base import Selection, Store
+from mnemir.store.base import Selection, Store, tenant_reads
 
 FusionMethod = Literal["rrf", "weighted"]
 MAX_K = 1000
@@ -70,6 +70,7 @@ def hybrid_search(store: Store, embedder: Embedder, selection: Selection, query:
                   fusion: FusionConfig | None = None, *, filter_reasons: list[str] | None = None) -> list[SearchHit]:
     """The k best records inside ``selection`` for ``query``."""
     k = check_k(k)
+    store = tenant_reads(store, selection.user_id)
     fusion = fusion or FusionConfig()
     base_reasons = list(filter_reasons or [])
     if not query or not query.strip():

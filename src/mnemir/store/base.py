@@ -133,8 +133,10 @@ class Store(abc.ABC):
         another model than the store's (ModelMismatchError)."""
 
     @abc.abstractmethod
-    def fetch(self, ids: Sequence[str]) -> list[MemIR]:
-        """Records by id, in the order asked, silently skipping unknown ids. No scope check (callers do it)."""
+    def fetch(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> list[MemIR]:
+        """Records by id, in the order asked, silently skipping unknown ids. ``user`` (the tenant, as
+        ``Selection.user_id``: ``None`` is records with no user) keeps only that user's records, in the query itself
+        (a sharded PostgreSQL routes on it); :data:`ANY`, the default, checks no scope (callers do it)."""
 
     @abc.abstractmethod
     def select(self, selection: Selection, *, order_by: Sequence[tuple[str, bool]] = (), limit: int | None = None,
@@ -159,15 +161,19 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
-              direction: str = "out") -> list[Edge]:
-        """Relationships leaving (``out``), entering (``in``) or touching (``both``) the given records."""
+              direction: str = "out", user: str | _Any | None = ANY) -> list[Edge]:
+        """Relationships leaving (``out``), entering (``in``) or touching (``both``) the given records. ``user``:
+        only edges whose source record is that user's (see :meth:`fetch`)."""
 
     @abc.abstractmethod
-    def histories(self, ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
-        """Every recorded change to each of the given memories, oldest first (ids without history are absent)."""
+    def histories(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, list[HistoryEntry]]:
+        """Every recorded change to each of the given memories, oldest first (ids without history are absent).
+        ``user``: only memories that user holds (a hard-deleted memory's tombstone has no holder: only :data:`ANY`
+        reads it)."""
 
     @abc.abstractmethod
-    def vectors(self, ids: Sequence[str]) -> dict[str, Vectors]: ...
+    def vectors(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, Vectors]:
+        """The stored vectors of the given records (``user``: see :meth:`fetch`)."""
 
     @abc.abstractmethod
     def get_meta(self, key: str) -> str | None: ...
@@ -180,16 +186,16 @@ class Store(abc.ABC):
 
     # -- conveniences (once, for every backend) ---------------------------
     def get(self, memory_id: str, selection: Selection | None = None) -> MemIR:
-        found = self.fetch([memory_id])
+        found = self.fetch([memory_id], user=selection.user_id if selection is not None else ANY)
         if not found or (selection is not None and not selection.admits(found[0])):
             raise NotFoundError(f"no memory with id {memory_id!r} in this scope", id=memory_id)
         return found[0]
 
-    def history(self, memory_id: str) -> list[HistoryEntry]:
-        """Every recorded change to a memory, oldest first."""
+    def history(self, memory_id: str, *, user: str | _Any | None = ANY) -> list[HistoryEntry]:
+        """Every recorded change to a memory, oldest first (``user``: see :meth:`histories`)."""
         if not isinstance(memory_id, str):
             raise ValidationError("memory_id must be a string", field="memory_id", value=memory_id)
-        return self.histories([memory_id]).get(memory_id, [])
+        return self.histories([memory_id], user=user).get(memory_id, [])
 
     def iter_select(self, selection: Selection, batch: int = 1000) -> Iterator[MemIR]:
         """Every record of the selection, oldest first (then by id), ``batch`` records per query. Each page starts
@@ -237,3 +243,74 @@ class Store(abc.ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class TenantReads(Store):
+    """``store`` with its id-keyed reads (``fetch``, ``edges``, ``histories``, ``vectors``) kept to one user, so that
+    every statement a scoped operation sends carries the tenant (a sharded PostgreSQL routes on it; see
+    docs/SCALING.md). Everything else goes to ``store`` unchanged. Made by :func:`tenant_reads`."""
+
+    def __init__(self, store: Store, user: str | None) -> None:
+        self.store, self.user = store, user
+        self.capabilities = store.capabilities
+
+    def __getattr__(self, name: str) -> Any:  # backend attributes (last_search_path, ...)
+        return getattr(self.store, name)
+
+    def write(self, writes: Sequence[Write], *, model_id: str, delete_ids: Sequence[str] = ()) -> None:
+        self.store.write(writes, model_id=model_id, delete_ids=delete_ids)
+
+    def fetch(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> list[MemIR]:
+        return self.store.fetch(ids, user=self.user if user is ANY else user)
+
+    def select(self, selection: Selection, *, order_by: Sequence[tuple[str, bool]] = (), limit: int | None = None,
+               offset: int = 0, _after: Keyset | None = None) -> list[MemIR]:
+        return self.store.select(selection, order_by=order_by, limit=limit, offset=offset, _after=_after)
+
+    def count(self, selection: Selection) -> int:
+        return self.store.count(selection)
+
+    def vector_search(self, selection: Selection, query: Vectors, k: int) -> list[tuple[str, float]]:
+        return self.store.vector_search(selection, query, k)
+
+    def text_search(self, selection: Selection, query: str, k: int) -> list[tuple[str, float]]:
+        return self.store.text_search(selection, query, k)
+
+    def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None, direction: str = "out",
+              user: str | _Any | None = ANY) -> list[Edge]:
+        return self.store.edges(ids, relations=relations, direction=direction, user=self.user if user is ANY else user)
+
+    def histories(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, list[HistoryEntry]]:
+        return self.store.histories(ids, user=self.user if user is ANY else user)
+
+    def vectors(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, Vectors]:
+        return self.store.vectors(ids, user=self.user if user is ANY else user)
+
+    def get_meta(self, key: str) -> str | None:
+        return self.store.get_meta(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.store.set_meta(key, value)
+
+    def close(self) -> None:  # the view owns nothing
+        pass
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self.store.exclusive():
+            yield
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        with self.store.snapshot():
+            yield
+
+
+def tenant_reads(store: Store, user: str | _Any | None) -> Store:
+    """``store`` with id-keyed reads kept to ``user`` (:class:`TenantReads`); ``store`` itself for :data:`ANY`."""
+    if user is ANY or (isinstance(store, TenantReads) and store.user == user):
+        return store
+    if isinstance(store, TenantReads):
+        store = store.store
+    assert not isinstance(user, _Any)
+    return TenantReads(store, user)

@@ -228,5 +228,17 @@ def check_selection(selection: Selection) -> None:
                               value=selection.where)
 
 
+def owner_condition(column: str, user: str | _Any | None, p: Params) -> str:
+    """The tenant condition an id-keyed statement adds (`` AND <column> = <user>``), or "" for :data:`ANY` (no
+    scope). ``None`` means records with no user, as in ``Selection.user_id``."""
+    if user is ANY:
+        return ""
+    if user is None:
+        return f" AND {column} IS NULL"
+    if not isinstance(user, str):
+        raise ValidationError("user must be a string, None or ANY", field="user", value=user)
+    return f" AND {column} = {p(user)}"
+
+
 def _strings(values: object) -> bool:
     return isinstance(values, (tuple, list)) and all(isinstance(v, str) for v in values)

@@ -20,7 +20,7 @@ from mnemir.errors import ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
 from mnemir.store import checks, records
-from mnemir.store.base import Capabilities, Edge, Keyset, Selection, Store, Write
+from mnemir.store.base import ANY, Capabilities, Edge, Keyset, Selection, Store, Write, _Any
 from mnemir.store.integrity import CheckReport
 from mnemir.store.postgres import integrity as integrity_tables
 from mnemir.store.postgres import prop_indexes, schema, tenants
@@ -28,7 +28,7 @@ from mnemir.store.postgres.connection import Connection, Cursor
 from mnemir.store.postgres.dialect import PostgresDialect, order_expressions
 from mnemir.store.postgres.text import RANK_NORMALIZATION, RANK_WEIGHTS, tsquery_literal, tsvector_literal
 from mnemir.store.postgres.vectors import ANN_MIN_CANDIDATES, nearest, vector_text
-from mnemir.store.sql_filters import Params, compile_selection, record_order_fields
+from mnemir.store.sql_filters import Params, compile_selection, owner_condition, record_order_fields
 
 #: ordering on record fields (besides property names); ids compare by code point, as in SQLite
 ORDER_FIELDS = record_order_fields("r")
@@ -143,13 +143,16 @@ class PostgresStore(Store):
         cur.execute("DELETE FROM records WHERE id = ANY(%s::text[])", [sorted(ids)])
 
     # -- reading --------------------------------------------------------------
-    def fetch(self, ids: Sequence[str]) -> list[MemIR]:
+    def fetch(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> list[MemIR]:
         ids = checks.id_list(ids, "ids")
         if not ids:
             return []
+        p = _DIALECT.params()
+        sql = (f"SELECT r.id, r.record::text FROM records r WHERE r.id = ANY({p(list(dict.fromkeys(ids)))}::text[])"
+               f"{owner_condition('r.user_id', user, p)}")
 
         def body(cur: Cursor) -> list[MemIR]:
-            cur.execute("SELECT id, record::text FROM records WHERE id = ANY(%s::text[])", [list(dict.fromkeys(ids))])
+            cur.execute(sql, p.values)
             found = {mid: records.load_record(data) for mid, data in cur.fetchall()}
             return [found[i] for i in ids if i in found]
 
@@ -207,32 +210,41 @@ class PostgresStore(Store):
         return self._db.read("text search", body)
 
     def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
-              direction: str = "out") -> list[Edge]:
+              direction: str = "out", user: str | _Any | None = ANY) -> list[Edge]:
         ids, relations = checks.edge_arguments(ids, relations, direction)
         if not ids or relations == []:
             return []
-        unique = list(dict.fromkeys(ids))
-        ends = {"out": "source = ANY(%(ids)s::text[])", "in": "target = ANY(%(ids)s::text[])",
-                "both": "(source = ANY(%(ids)s::text[]) OR target = ANY(%(ids)s::text[]))"}[direction]
+        p = _DIALECT.params()
+        unique = p(list(dict.fromkeys(ids)))
+        ends = {"out": f"source = ANY({unique}::text[])", "in": f"target = ANY({unique}::text[])",
+                "both": f"(source = ANY({unique}::text[]) OR target = ANY({unique}::text[]))"}[direction]
         if relations is not None:
-            ends += " AND relation = ANY(%(relations)s::text[])"
+            ends += f" AND relation = ANY({p(relations)}::text[])"
+        if user is not ANY:  # an edge belongs to its source record
+            ends += (" AND EXISTS (SELECT 1 FROM records r WHERE r.id = relationships.source"
+                     f"{owner_condition('r.user_id', user, p)})")
         sql = f'SELECT source, relation, target, properties::text FROM relationships WHERE {ends} ' \
               'ORDER BY source COLLATE "C", pos'
 
         def body(cur: Cursor) -> list[Edge]:
-            cur.execute(sql, {"ids": unique, "relations": relations})
+            cur.execute(sql, p.values)
             return [Edge(s, r, t, json.loads(props)) for s, r, t, props in cur.fetchall()]
 
         return self._db.read("edges", body)
 
-    def histories(self, ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
+    def histories(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, list[HistoryEntry]]:
         ids = checks.id_list(ids, "ids")
         if not ids:
             return {}
+        p = _DIALECT.params()
+        held = "" if user is ANY else \
+            (" AND EXISTS (SELECT 1 FROM records r WHERE r.id = history.memory_id"
+             f"{owner_condition('r.user_id', user, p)})")
+        sql = (f"SELECT memory_id, entry::text FROM history WHERE memory_id = ANY({p(list(dict.fromkeys(ids)))}"
+               f"::text[]){held} ORDER BY memory_id, at, seq")
 
         def body(cur: Cursor) -> list[tuple[str, str]]:
-            cur.execute("SELECT memory_id, entry::text FROM history WHERE memory_id = ANY(%s::text[]) "
-                        "ORDER BY memory_id, at, seq", [list(dict.fromkeys(ids))])
+            cur.execute(sql, p.values)
             return cur.fetchall()
 
         out: dict[str, list[HistoryEntry]] = {}
@@ -240,14 +252,16 @@ class PostgresStore(Store):
             out.setdefault(memory_id, []).append(HistoryEntry.model_validate_json(entry))
         return out
 
-    def vectors(self, ids: Sequence[str]) -> dict[str, Vectors]:
+    def vectors(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, Vectors]:
         ids = checks.id_list(ids, "ids")
         if not ids:
             return {}
+        p = _DIALECT.params()
+        sql = (f"SELECT r.id, e.embedding::real[] FROM records r JOIN embeddings e ON e.rid = r.rid "
+               f"WHERE r.id = ANY({p(list(dict.fromkeys(ids)))}::text[]){owner_condition('r.user_id', user, p)}")
 
         def body(cur: Cursor) -> dict[str, Vectors]:
-            cur.execute("SELECT r.id, e.embedding::real[] FROM records r JOIN embeddings e ON e.rid = r.rid "
-                        "WHERE r.id = ANY(%s::text[])", [list(dict.fromkeys(ids))])
+            cur.execute(sql, p.values)
             return {mid: np.asarray(values, dtype=np.float32) for mid, values in cur.fetchall()}
 
         return self._db.read("vectors", body)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sqlite3
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -64,6 +64,11 @@ class TextIndex:
         self.rows = 0
         self.tokens = 0
         self.postings: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
+        #: how many of the query's words the last top_rows merged the postings of (fewer than all: it stopped early)
+        self.last_words_merged = 0
+        #: term -> (index state, rows, BM25 term per row, its largest value): see _contribution
+        self._contributions: dict[str, tuple[tuple[int, int, int], npt.NDArray[np.int64], npt.NDArray[np.float64],
+                                             float]] = {}
         #: rid -> memory id of every row ("" for none), loaded when ties first need it (see smallest_ids)
         self.ids: npt.NDArray[np.str_] | None = None
 
@@ -157,7 +162,9 @@ class TextIndex:
             if new is None:
                 self.postings[term] = (held[keep], weight[keep])
             else:
-                self.postings[term] = (np.concatenate([held[keep], new[0]]), np.concatenate([weight[keep], new[1]]))
+                rows, weights = np.concatenate([held[keep], new[0]]), np.concatenate([weight[keep], new[1]])
+                order = np.argsort(rows, kind="stable")  # postings stay in rid order (top_rows looks rows up)
+                self.postings[term] = (rows[order], weights[order])
 
     def _tokenized(self, conn: sqlite3.Connection, rids: list[int]
                    ) -> dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]]:
@@ -207,6 +214,59 @@ class TextIndex:
         return sum(len(self._postings(conn, term)[0]) for term in terms)
 
     # -- scoring -----------------------------------------------------------------------------
+    def _contribution(self, conn: sqlite3.Connection, term: str
+                      ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], float]:
+        """The term's rows (ascending), its BM25 term of each (as :meth:`score` adds it) and the largest one; kept
+        until the index changes (the row count and average length enter every value)."""
+        stamp = (self.seq, self.rows, self.tokens)
+        found = self._contributions.get(term)
+        if found is not None and found[0] == stamp:
+            return found[1], found[2], found[3]
+        rids, freq = self._postings(conn, term)
+        hits = len(rids)
+        idf = float(np.log((self.rows - hits + 0.5) / (hits + 0.5)))
+        if idf <= 0.0:
+            idf = 1e-6
+        d = self.length[rids]
+        value = idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * d / (self.tokens / self.rows))))
+        top = float(value.max()) if hits else 0.0
+        self._contributions[term] = (stamp, rids, value, top)
+        return rids, value, top
+
+    def top_rows(self, conn: sqlite3.Connection, terms: list[str], k: int,
+                 admitted: Callable[[npt.NDArray[np.int64]], npt.NDArray[np.bool_]]
+                 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """Rows (with their :meth:`score`) among which the ``k`` best admitted rows are, every one of them tied
+        with the k-th included: early termination in the manner of MaxScore. Words are taken from the rarest
+        (largest possible contribution) on; once the k-th best score of the rows holding a word taken so far
+        exceeds what the words left could add up to at most, no other row can reach it and the rest of the
+        postings (those of the common words, the long ones) are never merged. Scores are summed word by word in
+        query order, as :meth:`score` does, so they are the same floats."""
+        if not self.rows or not terms:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        parts = [self._contribution(conn, t) for t in terms]
+        by_bound = sorted(range(len(terms)), key=lambda i: (-parts[i][2], i))
+        for taken in range(1, len(terms)):
+            rest = sum(parts[i][2] for i in by_bound[taken:])
+            rows = parts[by_bound[0]][0] if taken == 1 else \
+                np.unique(np.concatenate([parts[i][0] for i in by_bound[:taken]]))  # (one word's rows are unique)
+            rows = rows[admitted(rows)]
+            if len(rows) < k:
+                continue
+            score = np.zeros(len(rows), dtype=np.float64)
+            for rids, value, _ in parts:  # in query order
+                at = np.minimum(np.searchsorted(rids, rows), max(len(rids) - 1, 0))
+                hit = rids[at] == rows if len(rids) else np.zeros(len(rows), dtype=bool)
+                score[hit] += value[at[hit]]
+            kth = float(np.partition(score, len(score) - k)[len(score) - k])
+            if rest < kth:
+                self.last_words_merged = taken
+                return rows, score
+        self.last_words_merged = len(terms)
+        rows, score = self.score(conn, terms)
+        keep = admitted(rows)
+        return rows[keep], score[keep]
+
     def score(self, conn: sqlite3.Connection, terms: list[str]
               ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """The rows matching any term (rids, ascending) and their -bm25 (FTS5's value, sign flipped)."""

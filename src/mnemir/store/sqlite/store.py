@@ -8,7 +8,7 @@ import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -18,9 +18,9 @@ from mnemir.errors import StoreError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
 from mnemir.store import checks, records
-from mnemir.store.base import Capabilities, Edge, Keyset, Selection, Store, Write
+from mnemir.store.base import ANY, Capabilities, Edge, Keyset, Selection, Store, Write, _Any
 from mnemir.store.integrity import CheckReport
-from mnemir.store.sql_filters import Params, check_selection, compile_selection, record_order_fields
+from mnemir.store.sql_filters import Params, check_selection, compile_selection, owner_condition, record_order_fields
 from mnemir.store.sqlite import integrity as integrity_tables
 from mnemir.store.sqlite import rows, schema, text
 from mnemir.store.sqlite.ann import MIN_CANDIDATES, AnnIndex, ensure_store_uid
@@ -34,8 +34,12 @@ ORDER_FIELDS = record_order_fields("r")
 #: BM25 weights of the FTS columns: words of text/summary, words of property values, single hanzi
 FTS_WEIGHTS = (1.0, 0.5, 0.2)
 _CHUNK = 500  # ids per IN (...) list
-#: text searches whose words match fewer rows than this share of the store run in SQL (cheaper for a few matches)
+T = TypeVar("T")
+#: text searches whose words match fewer rows than this share of the store, and fewer than TEXT_SQL_ROWS, run in
+#: SQL (cheaper for a few matches: FTS5 scores ~2 us per match; at 1M rows a word in 0.6 % of them took 20 ms CPU
+#: there against ~2 ms in process)
 TEXT_SQL_BELOW = 0.01
+TEXT_SQL_ROWS = 2000
 
 
 #: order fields stored in NOT NULL columns
@@ -214,15 +218,16 @@ class SQLiteStore(Store):
         conn.execute(f"DELETE FROM relationships WHERE source IN ({marks})", ids)
 
     # -- reading --------------------------------------------------------------
-    def fetch(self, ids: Sequence[str]) -> list[MemIR]:
+    def fetch(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> list[MemIR]:
         ids = checks.id_list(ids, "ids")
 
         def body(conn: sqlite3.Connection) -> list[MemIR]:
             found: dict[str, MemIR] = {}
             for chunk in _chunks(list(dict.fromkeys(ids))):
-                marks = ", ".join("?" * len(chunk))
-                sql = f"SELECT r.id, d.record FROM records r JOIN documents d USING (rid) WHERE r.id IN ({marks})"
-                for mid, data in conn.execute(sql, chunk):
+                p = Params()
+                sql = (f"SELECT r.id, d.record FROM records r JOIN documents d USING (rid) WHERE r.id IN "
+                       f"({p.many(chunk)}){owner_condition('r.user_id', user, p)}")
+                for mid, data in conn.execute(sql, p.values):
                     found[mid] = records.load_record(data)
             return [found[i] for i in ids if i in found]
 
@@ -324,7 +329,7 @@ class SQLiteStore(Store):
                 return None
             self._complete_at = cache.seq
         self._text.sync(conn)
-        if self._text.matches(conn, terms) < TEXT_SQL_BELOW * cache.size:
+        if self._text.matches(conn, terms) < min(TEXT_SQL_BELOW * cache.size, TEXT_SQL_ROWS):
             return None  # rare words: FTS5 scores the few matches faster than masks over every row
         if cache.answers(selection):
             pos = cache.scope_positions(selection)
@@ -333,12 +338,16 @@ class SQLiteStore(Store):
             if found is None:
                 return None
             pos = found
-        rids, scores = self._text.score(conn, terms)
-        at, known = cache.positions(rids)
         inside = np.zeros(cache.size, dtype=bool)
         inside[pos] = True
-        keep = known & inside[at]
-        rids, scores = rids[keep], scores[keep]
+
+        def admitted(rids: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+            at, known = cache.positions(rids)
+            return known & inside[at]
+
+        # the admitted rows that can be in the top k (all of them, or the candidates of the rarer words when the
+        # commoner ones cannot lift any other row to the k-th score: fts_index.TextIndex.top_rows)
+        rids, scores = self._text.top_rows(conn, terms, k, admitted)
         if not len(rids):
             return []
         if len(rids) > k:  # every row tied with the k-th is kept: ties are broken by id, as in SQL
@@ -347,13 +356,14 @@ class SQLiteStore(Store):
             chosen = [*better.tolist(), *self._text.smallest_ids(conn, tied, k - len(better))]
         else:
             chosen = rids.tolist()
-        by_rid = dict(zip(rids.tolist(), scores.tolist(), strict=True))
+        wanted = np.isin(rids, chosen)
+        by_rid = dict(zip(rids[wanted].tolist(), scores[wanted].tolist(), strict=True))
         ids = self._ids_of(conn, chosen)
         ranked = sorted(((by_rid[r], ids[r]) for r in chosen if r in ids), key=lambda x: (-x[0], x[1]))
         return [(mid, s) for s, mid in ranked[:k]]
 
     def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
-              direction: str = "out") -> list[Edge]:
+              direction: str = "out", user: str | _Any | None = ANY) -> list[Edge]:
         ids, relations = checks.edge_arguments(ids, relations, direction)
 
         def body(conn: sqlite3.Connection) -> list[Edge]:
@@ -365,20 +375,25 @@ class SQLiteStore(Store):
             where = "(" + " OR ".join(ends) + ")"
             if relations is not None:
                 where += f" AND {dialect.id_list('relation', relations, p)}"
+            if user is not ANY:  # an edge belongs to its source record
+                where += (" AND EXISTS (SELECT 1 FROM records r WHERE r.id = relationships.source"
+                          f"{owner_condition('r.user_id', user, p)})")
             sql = f"SELECT source, relation, target, properties FROM relationships WHERE {where} ORDER BY source, pos"
             return [Edge(s, r, t, json.loads(props)) for s, r, t, props in conn.execute(sql, p.values)]
 
         return self._db.read("edges", body)
 
-    def histories(self, ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
+    def histories(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, list[HistoryEntry]]:
         ids = checks.id_list(ids, "ids")
 
         def body(conn: sqlite3.Connection) -> list[tuple[str, str]]:
             rows: list[tuple[str, str]] = []
             for chunk in _chunks(list(dict.fromkeys(ids))):
-                marks = ", ".join("?" * len(chunk))
-                rows += conn.execute(f"SELECT memory_id, entry FROM history WHERE memory_id IN ({marks}) "
-                                     "ORDER BY memory_id, at, seq", chunk).fetchall()
+                p = Params()
+                held = "" if user is ANY else (" AND EXISTS (SELECT 1 FROM records r WHERE r.id = history.memory_id"
+                                               f"{owner_condition('r.user_id', user, p)})")
+                rows += conn.execute(f"SELECT memory_id, entry FROM history WHERE memory_id IN ({p.many(chunk)})"
+                                     f"{held} ORDER BY memory_id, at, seq", p.values).fetchall()
             return rows
 
         out: dict[str, list[HistoryEntry]] = {}
@@ -386,16 +401,16 @@ class SQLiteStore(Store):
             out.setdefault(memory_id, []).append(HistoryEntry.model_validate_json(entry))
         return out
 
-    def vectors(self, ids: Sequence[str]) -> dict[str, Vectors]:
+    def vectors(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, Vectors]:
         ids = checks.id_list(ids, "ids")
 
         def body(conn: sqlite3.Connection) -> dict[str, Vectors]:
             out: dict[str, Vectors] = {}
             for chunk in _chunks(list(dict.fromkeys(ids))):
-                marks = ", ".join("?" * len(chunk))
+                p = Params()
                 sql = (f"SELECT r.id, e.vector FROM records r JOIN embeddings e ON e.rid = r.rid "
-                       f"WHERE r.id IN ({marks})")
-                out.update((mid, records.blob_vector(blob)) for mid, blob in conn.execute(sql, chunk))
+                       f"WHERE r.id IN ({p.many(chunk)}){owner_condition('r.user_id', user, p)}")
+                out.update((mid, records.blob_vector(blob)) for mid, blob in conn.execute(sql, p.values))
             return out
 
         return self._db.read("vectors", body)
@@ -490,10 +505,11 @@ class SQLiteStore(Store):
 
     @staticmethod
     def _ids_of(conn: sqlite3.Connection, rids: list[int]) -> dict[int, str]:
-        if not rids:
-            return {}
-        marks = ", ".join("?" * len(rids))
-        return dict(conn.execute(f"SELECT rid, id FROM records WHERE rid IN ({marks})", rids).fetchall())
+        out: dict[int, str] = {}
+        for chunk in _chunks(rids):  # SQLite binds at most 32,766 values per statement (a large k)
+            marks = ", ".join("?" * len(chunk))
+            out.update(conn.execute(f"SELECT rid, id FROM records WHERE rid IN ({marks})", chunk).fetchall())
+        return out
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -542,7 +558,7 @@ def _text_keys(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
     return stored
 
 
-def _chunks(items: list[str], size: int = _CHUNK) -> list[list[str]]:
+def _chunks(items: list[T], size: int = _CHUNK) -> list[list[T]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
