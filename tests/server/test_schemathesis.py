@@ -1,0 +1,161 @@
+"""schemathesis against the HTTP API's OpenAPI document (docs/openapi.json, the one the app serves).
+
+Every operation is called with inputs generated from its schema (valid ones and, for the negative mode, invalid
+ones) against a real served app: uvicorn on a real SQLite store in a temp dir with the real embedder. Each answer
+must be no 5xx, conform to the documented status codes, content types and response schemas, accept valid input,
+refuse invalid input, and every error must be RFC 9457 problem+json whose 422s name the refused field.
+
+``make test`` runs ``EXAMPLES`` cases per operation and mode; ``-m slow`` runs ``SLOW_EXAMPLES`` (also
+``bench/fuzz_api.py``). ``CASES`` counts the requests sent (quoted in the README).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+schemathesis = pytest.importorskip("schemathesis", reason="schemathesis (the dev extra) is not installed")
+
+from hypothesis import HealthCheck, settings  # noqa: E402
+from schemathesis import GenerationMode  # noqa: E402
+from schemathesis.specs.openapi.checks import positive_data_acceptance  # noqa: E402
+from tests.server.conftest import Running, local_app, running  # noqa: E402
+
+SPEC = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
+EXAMPLES = int(os.environ.get("MNEMIR_FUZZ_EXAMPLES", "6"))
+SLOW_EXAMPLES = 60
+PROBLEM = "application/problem+json"
+#: requests sent per (operation, mode) by this session, for the report
+CASES: dict[str, int] = {}
+SECONDS: dict[str, float] = {}
+
+
+
+def _lowered(node: Any, most: int) -> Any:
+    if isinstance(node, dict):
+        return {k: (min(v, most if k == "maxLength" else max(1, most // 8))
+                    if k in ("maxLength", "maxItems") and isinstance(v, int) else _lowered(v, most))
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [_lowered(v, most) for v in node]
+    return node
+
+
+def capped(document: dict[str, Any], most: int) -> dict[str, Any]:
+    """The document with every maxLength of a request (parameters, bodies) lowered to ``most`` and every maxItems
+    to ``most // 8``: the quick positive run tries the same operations and constraints with smaller inputs (one ingest of 500
+    turns of 16,000 characters takes minutes on a 2-core machine). Responses, the negative run and the long run
+    use the document as served."""
+    out = json.loads(json.dumps(document))
+    for operations in out["paths"].values():
+        for operation in operations.values():
+            for name in ("parameters", "requestBody"):
+                if name in operation:
+                    operation[name] = _lowered(operation[name], most)
+    schemas = out["components"]["schemas"]
+    for name in REQUEST_SCHEMAS:
+        schemas[name] = _lowered(schemas[name], most)
+    return out
+
+
+@schemathesis.serializer("application/x-ndjson")
+def _jsonl(ctx: Any, value: Any) -> dict[str, Any]:
+    """The import body (a string in the schema) as sent; anything else (negative cases) as its JSON text."""
+    if isinstance(value, bytes):
+        return {"data": value}
+    return {"data": (value if isinstance(value, str) else json.dumps(value)).encode("utf-8", "surrogatepass")}
+
+
+DOCUMENT = json.loads(SPEC.read_text(encoding="utf-8"))
+REQUEST_SCHEMAS = [n for n in DOCUMENT["components"]["schemas"] if n.endswith("Body") or n in ("Turn", "IntentOverride")]
+positive = schemathesis.openapi.from_dict(capped(DOCUMENT, 40))
+positive.config.generation.update(modes=[GenerationMode.POSITIVE])
+negative = schemathesis.openapi.from_dict(DOCUMENT)
+negative.config.generation.update(modes=[GenerationMode.NEGATIVE])
+full_schema = schemathesis.openapi.from_dict(DOCUMENT)
+full_schema.config.generation.update(modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[Running]:
+    with running(local_app(tmp_path_factory.mktemp("fuzz"), embedder)) as srv:
+        yield srv
+    if os.environ.get("MNEMIR_FUZZ_REPORT"):
+        for key in sorted(CASES, key=lambda k: -SECONDS[k]):
+            print(f"{CASES[key]:5d} cases {SECONDS[key]:7.2f}s  {key}")
+        print(f"{sum(CASES.values())} cases")
+
+
+def problem_details(response: Any, case: Any) -> None:
+    """Every error is problem+json with a status matching the response's; a 422 names the refused field."""
+    if response.status_code < 400:
+        return
+    kind = response.headers.get("content-type", [""])
+    kind = kind[0] if isinstance(kind, list) else kind
+    assert kind.startswith(PROBLEM), f"{case.method} {case.path}: error {response.status_code} as {kind!r}"
+    body = response.json()
+    assert body["status"] == response.status_code and body["type"].startswith("urn:mnemir:problem:"), body
+    assert body["detail"], body
+    if response.status_code == 422:
+        assert isinstance(body.get("field"), str) and body["field"], body
+
+
+#: inputs the schema cannot fully describe, checked at run time against the store's ontology and languages: a
+#: type name, a property, a relationship, a filter (the filter language), a task status or speaker (with their
+#: aliases, e.g. "待办" for pending), an import file. Schema-valid input there may get a 422, which must name it.
+RUNTIME_FIELDS = ("type", "types", "properties", "relationships", "where", "status", "speaker", "intent", "kind",
+                  "max_chars", "body",
+                  "line")
+
+
+def valid_input_accepted(ctx: Any, response: Any, case: Any) -> bool | None:
+    """schemathesis' positive_data_acceptance, except a 422 that names a field checked at run time."""
+    if response.status_code == 422 and case.meta is not None and case.meta.generation.mode.is_positive:
+        field = str(response.json().get("field") or "")
+        root = field.replace("[", ".").replace(" ", ".").split(".")[0]  # "turns[0].text", "line 3"
+        if root in RUNTIME_FIELDS:
+            return None
+    return positive_data_acceptance(ctx, response, case)
+
+
+def _run(case: Any, served: Running) -> None:
+    mode = case.meta.generation.mode.value if case.meta is not None else "explicit"
+    key = f"{case.method} {case.path} {mode}"
+    CASES[key] = CASES.get(key, 0) + 1
+    started = time.perf_counter()
+    try:
+        response = case.call_and_validate(base_url=served.url, timeout=120,
+                                          excluded_checks=[positive_data_acceptance],
+                                          additional_checks=[valid_input_accepted])
+    finally:
+        SECONDS[key] = SECONDS.get(key, 0.0) + time.perf_counter() - started
+    problem_details(response, case)
+
+
+QUICK = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+                 suppress_health_check=list(HealthCheck))
+
+
+@positive.parametrize()
+@QUICK
+def test_api_accepts_what_its_openapi_allows(case: Any, served: Running) -> None:
+    _run(case, served)
+
+
+@negative.parametrize()
+@QUICK
+def test_api_refuses_what_its_openapi_forbids(case: Any, served: Running) -> None:
+    _run(case, served)
+
+
+@pytest.mark.slow
+@full_schema.parametrize()
+@settings(max_examples=SLOW_EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+def test_api_conforms_to_its_openapi_long(case: Any, served: Running) -> None:
+    _run(case, served)
