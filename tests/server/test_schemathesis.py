@@ -28,7 +28,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance  # noqa: 
 from tests.server.conftest import Running, local_app, running  # noqa: E402
 
 SPEC = Path(__file__).resolve().parents[2] / "docs" / "openapi.json"
-EXAMPLES = int(os.environ.get("MNEMIR_FUZZ_EXAMPLES", "6"))
+EXAMPLES = int(os.environ.get("MNEMIR_FUZZ_EXAMPLES", "4"))
 SLOW_EXAMPLES = 60
 PROBLEM = "application/problem+json"
 #: requests sent per (operation, mode) by this session, for the report

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from mnemir.errors import MissingDependencyError, MnemirError, StoreError, ValidationError
+from mnemir.errors import ConflictError, MissingDependencyError, MnemirError, StoreError, ValidationError
 
 try:
     import psycopg
@@ -154,6 +154,15 @@ class Connection:
                 "\\u0000" in str(exc) or "0x00" in str(exc):
             return ValidationError("PostgreSQL cannot store NUL characters (\\x00) in text", field=operation,
                                    value="text holding \\x00", allowed="text without NUL characters")
+        if isinstance(exc, pg_errors.InsufficientPrivilege) and "row-level security" in str(exc):
+            # a tenant connection (row-level security) wrote a row of another user's scope, or over one it
+            # cannot see (an id another user holds)
+            return ConflictError(f"PostgreSQL store {self.where}: {operation} refused by row-level security: the "
+                                 "row belongs to another user than the one this connection acts for",
+                                 operation=operation, sqlstate=exc.sqlstate)
+        if isinstance(exc, pg_errors.UniqueViolation):  # an id another writer (or scope) holds
+            return ConflictError(f"PostgreSQL store {self.where}: {operation}: {str(exc).strip()}",
+                                 operation=operation, sqlstate=exc.sqlstate)
         return StoreError(f"PostgreSQL store {self.where}: {operation} failed: {str(exc).strip()}", url=self.where,
                           operation=operation, sqlstate=exc.sqlstate)
 
