@@ -18,7 +18,7 @@ from mnemir.errors import StoreError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
 from mnemir.store import checks, records
-from mnemir.store.base import Capabilities, Edge, Keyset, Selection, Store, Write
+from mnemir.store.base import ANY, Capabilities, Edge, Keyset, Selection, Store, Write, _Any
 from mnemir.store.integrity import CheckReport
 from mnemir.store.sql_filters import Params, check_selection, compile_selection, record_order_fields
 from mnemir.store.sqlite import integrity as integrity_tables
@@ -438,8 +438,9 @@ class SQLiteStore(Store):
         self._db.close()
 
     @contextlib.contextmanager
-    def exclusive(self) -> Iterator[None]:
-        """One write transaction for the whole block (:meth:`Connection.exclusive`)."""
+    def exclusive(self, scope: str | _Any | None = ANY) -> Iterator[None]:
+        """One write transaction for the whole block (:meth:`Connection.exclusive`): SQLite has one writer per
+        file, so ``scope`` changes nothing."""
         try:
             with self._db.exclusive():
                 yield
