@@ -67,6 +67,7 @@ def create_app(config: ServerConfig | None = None, *, keys: KeyStore | None = No
             spec = FastAPI.openapi(app)
             schemas = spec.setdefault("components", {}).setdefault("schemas", {})
             schemas["ProblemDetails"] = ProblemDetails.model_json_schema(ref_template="#/components/schemas/{model}")
+            return spec
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

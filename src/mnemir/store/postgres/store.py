@@ -296,7 +296,8 @@ class PostgresStore(Store):
         """One transaction for the whole block, under advisory locks: a block of one user scope waits only for
         blocks of the same scope (a 32-bit hash of it: two scopes that share a hash wait for each other too) and
         for whole-database blocks (``scope=ANY``), which wait for every block."""
-        with self._db.exclusive(schema.WRITER_LOCK, scope_key=None if scope is ANY else scope_key(scope)):
+        key = None if isinstance(scope, _Any) else scope_key(scope)
+        with self._db.exclusive(schema.WRITER_LOCK, scope_key=key):
             yield
 
     @contextlib.contextmanager
