@@ -38,7 +38,6 @@ _LOCK_SQL: dict[str, Callable[[Any], tuple[str, list[Any]]]] = {
 }
 
 
-
 def scope_key(user: str | None) -> int:
     """The int4 key of one user scope's advisory lock (``None``: the memories with no user)."""
     name = b"\x00" if user is None else b"u" + user.encode("utf-8", "surrogatepass")
