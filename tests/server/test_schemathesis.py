@@ -6,8 +6,8 @@ must be no 5xx, conform to the documented status codes, content types and respon
 refuse invalid input, and every error must be RFC 9457 problem+json whose 422s name the refused field.
 
 ``make test`` runs the quick pair (schemathesis' examples and coverage phases, then ``EXAMPLES`` generated cases
-per operation, valid inputs with smaller lengths); ``-m slow`` runs ``SLOW_EXAMPLES`` per operation and mode, valid
-inputs up to 2,000 characters.
+per operation, valid inputs up to 40 characters and 5 items); ``-m slow`` runs ``SLOW_EXAMPLES`` per operation and
+mode, valid inputs up to 2,000 characters and 40 items.
 ``MNEMIR_FUZZ_REPORT=1 ... -s`` prints the requests sent per operation and mode (the README quotes the total).
 
 Some inputs are checked at run time, not by the schema (``RUNTIME_FIELDS``): a valid-looking value there may get
@@ -41,30 +41,30 @@ CASES: dict[str, int] = {}
 SECONDS: dict[str, float] = {}
 
 
-def _lowered(node: Any, most: int) -> Any:
+def _lowered(node: Any, length: int, items: int) -> Any:
     if isinstance(node, dict):
-        return {k: (min(v, most if k == "maxLength" else max(1, most // 8))
-                    if k in ("maxLength", "maxItems") and isinstance(v, int) else _lowered(v, most))
+        return {k: (min(v, length if k == "maxLength" else items)
+                    if k in ("maxLength", "maxItems") and isinstance(v, int) else _lowered(v, length, items))
                 for k, v in node.items()}
     if isinstance(node, list):
-        return [_lowered(v, most) for v in node]
+        return [_lowered(v, length, items) for v in node]
     return node
 
 
-def capped(document: dict[str, Any], most: int) -> dict[str, Any]:
-    """The document with every maxLength of a request (parameters, bodies) lowered to ``most`` and every maxItems
-    to ``most // 8``: the quick positive run tries the same operations and constraints with smaller inputs (one ingest of 500
-    turns of 16,000 characters takes minutes on a 2-core machine). Responses, the negative run and the long run
+def capped(document: dict[str, Any], length: int, items: int) -> dict[str, Any]:
+    """The document with every maxLength of a request (parameters, bodies) lowered to ``length`` and every
+    maxItems to ``items``: the positive runs try the same operations and constraints with smaller inputs (one
+    ingest of 500 turns of 16,000 characters takes minutes on a 2-core machine). Responses and the negative runs
     use the document as served."""
     out = json.loads(json.dumps(document))
     for operations in out["paths"].values():
         for operation in operations.values():
             for name in ("parameters", "requestBody"):
                 if name in operation:
-                    operation[name] = _lowered(operation[name], most)
+                    operation[name] = _lowered(operation[name], length, items)
     schemas = out["components"]["schemas"]
     for name in REQUEST_SCHEMAS:
-        schemas[name] = _lowered(schemas[name], most)
+        schemas[name] = _lowered(schemas[name], length, items)
     return out
 
 
@@ -78,12 +78,12 @@ def _jsonl(ctx: Any, value: Any) -> dict[str, Any]:
 
 DOCUMENT = json.loads(SPEC.read_text(encoding="utf-8"))
 REQUEST_SCHEMAS = [n for n in DOCUMENT["components"]["schemas"] if n.endswith("Body") or n in ("Turn", "IntentOverride")]
-positive = schemathesis.openapi.from_dict(capped(DOCUMENT, 40))
+positive = schemathesis.openapi.from_dict(capped(DOCUMENT, 40, 5))
 positive.config.generation.update(modes=[GenerationMode.POSITIVE])
 negative = schemathesis.openapi.from_dict(DOCUMENT)
 negative.config.generation.update(modes=[GenerationMode.NEGATIVE])
-#: the long run: lengths up to 2,000 characters, 250 items (ingest: 250 turns)
-positive_long = schemathesis.openapi.from_dict(capped(DOCUMENT, 2000))
+#: the long run: lengths up to 2,000 characters, 40 items (ingest: 40 turns)
+positive_long = schemathesis.openapi.from_dict(capped(DOCUMENT, 2000, 40))
 positive_long.config.generation.update(modes=[GenerationMode.POSITIVE])
 
 
