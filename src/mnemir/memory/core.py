@@ -108,7 +108,10 @@ class MemoryCore:
                    ids: Iterable[str] | None = None) -> Selection:
         for name, value in (("user", user), ("agent", agent), ("session", session)):
             _check_scope_value(name, value)
-        type_names = tuple(self.ontology.resolve(t).name for t in types) if types is not None else None
+        try:
+            type_names = tuple(self.ontology.resolve(t).name for t in types) if types is not None else None
+        except ValidationError as exc:  # the argument is ``types``
+            raise ValidationError(exc.message, **{**exc.context, "field": "types"}) from None
         if type_names is not None and not type_names:
             raise ValidationError("types must not be empty (use None for all types)", field="types", value=[])
         if statuses is not None:

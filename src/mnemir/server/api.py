@@ -335,8 +335,13 @@ def build_router(config: ServerConfig) -> APIRouter:
                       limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
                       offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0) -> dict[str, Any]:
         scope = ANY if all_users else user
-        items = a.tenant.memory.list(types=type or None, where=_json_param(where, "where"), user=scope,
-                                     statuses=status or None, limit=limit + 1, offset=offset)
+        try:
+            items = a.tenant.memory.list(types=type or None, where=_json_param(where, "where"), user=scope,
+                                         statuses=status or None, limit=limit + 1, offset=offset)
+        except ValidationError as exc:
+            if exc.context.get("field") != "types":
+                raise
+            raise ValidationError(exc.message, **{**exc.context, "field": "type"}) from None  # the parameter's name
         more = len(items) > limit
         return {"items": [r.to_dict() for r in items[:limit]], "limit": limit, "offset": offset,
                 "next_offset": offset + limit if more else None}
@@ -507,12 +512,26 @@ def build_router(config: ServerConfig) -> APIRouter:
 def recall_dict(tenant: Tenant, body: RecallBody) -> dict[str, Any]:
     mem = tenant.memory
     given = None
+    changes: dict[str, Any] = {}
     if body.intent is not None:
         changes = {k: (tuple(v) if k == "types" and v is not None else v)
                    for k, v in body.intent.model_dump(exclude_unset=True).items()}
-        given = mem.intent(body.query, now=body.now).override(**changes) if changes else None
-    result = mem.recall(body.query, user=body.user, agent=body.agent, session=body.session, k=body.k, now=body.now,
-                        intent=given, include_archived=body.include_archived)
+        try:
+            given = mem.intent(body.query, now=body.now).override(**changes) if changes else None
+        except ValidationError as exc:  # a field of the override: name it where the body has it
+            field = str(exc.context.get("field", ""))
+            if not field.startswith(("kind", "type", "where")):
+                raise
+            field = "types" if field == "type" else field  # an unknown type name in the list
+            raise ValidationError(exc.message, **{**exc.context, "field": f"intent.{field}"}) from None
+    try:
+        result = mem.recall(body.query, user=body.user, agent=body.agent, session=body.session, k=body.k,
+                            now=body.now, intent=given, include_archived=body.include_archived)
+    except ValidationError as exc:  # a type name or a filter only the override can have brought
+        field = {"type": "types"}.get(str(exc.context.get("field")), str(exc.context.get("field")))
+        if given is None or field.split(".")[0] not in ("types", "where") or field.split(".")[0] not in changes:
+            raise
+        raise ValidationError(exc.message, **{**exc.context, "field": f"intent.{field}"}) from None
     out = result.to_dict()
     out["prompt"] = result.context.render(max_chars=body.max_chars)
     return out
