@@ -114,7 +114,7 @@ async def check_round_trip(client: Client) -> None:
     assert recalled["hits"][0]["role"]
 
     bad = error_of(await client.call_tool("search", {"query": "peanuts", "types": ["Memo"]}))
-    assert bad["error"] == "validation_error" and bad["field"] == "type"
+    assert bad["error"] == "validation_error" and bad["field"] == "types"  # the argument it came in
     assert "Memo" in bad["value"] and "Fact" in bad["allowed"]
 
     too_small = error_of(await client.call_tool("recall", {"query": "allergy", "max_chars": 5}))

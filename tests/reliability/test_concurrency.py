@@ -1,5 +1,6 @@
-"""Several processes write and read one embedded store at once: no update is lost, no "database is locked" reaches
-the caller.
+"""Several processes write and read one store at once (the SQLite file; one PostgreSQL database): no update is lost,
+no "database is locked" reaches the caller. On PostgreSQL, writers of different users do not wait for each other,
+writers of one user do.
 
 Workers are forked from the test process, so they share the embedder already loaded (no model load per process);
 each opens its own connection to the store file, as separate programs would.
@@ -8,15 +9,18 @@ each opens its own connection to the store file, as separate programs would.
 from __future__ import annotations
 
 import multiprocessing
+import threading
 import traceback
 import warnings
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import NOW
+from tests.reliability.conftest import location
 
 import mnemir
 from mnemir.ir import Action
+from mnemir.store.base import ANY
 
 WORKERS = 3
 ROUNDS = 6
@@ -52,8 +56,8 @@ def _worker(path: str, embedder: Any, w: int, task_id: str, out: Any) -> None:
     out.put((w, errors))
 
 
-def test_processes_writing_one_store_lose_no_update(tmp_path: Path, embedder: Any) -> None:
-    path = str(tmp_path / "shared")
+def test_processes_writing_one_store_lose_no_update(backend: str, tmp_path: Path, embedder: Any) -> None:
+    path = location(backend, tmp_path, "shared")
     with mnemir.open(path, embedder=embedder) as mem:
         task = mem.add("Plan the team offsite", "Task", {"status": "pending"}, user="u", now=NOW)
     ctx = multiprocessing.get_context("fork")
@@ -89,3 +93,48 @@ def test_processes_writing_one_store_lose_no_update(tmp_path: Path, embedder: An
             status = (h.after or {}).get("properties", {}).get("status")
         assert final.properties["status"] == status
         assert mem.check().ok
+
+
+def test_postgres_writers_of_different_users_do_not_wait_for_each_other(tmp_path: Path) -> None:
+    """Store.exclusive(user) on PostgreSQL: while one connection holds a block of alice's scope, a block of bob's
+    (or of the no-user scope) goes ahead, and one of alice's, or a whole-store block, waits until it ends."""
+    from store_cases import open_backend
+
+    holder, other = open_backend("postgres", tmp_path, "locks"), open_backend("postgres", tmp_path, "locks")
+
+    def attempt(scope: Any) -> threading.Event:
+        done = threading.Event()
+
+        def run() -> None:
+            with other.exclusive(scope):
+                done.set()
+
+        threading.Thread(target=run, daemon=True).start()
+        return done
+
+    def holding(held: Any, then: Any, waits: bool) -> None:
+        inside, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with holder.exclusive(held):
+                inside.set()
+                release.wait(60)
+
+        thread = threading.Thread(target=hold, daemon=True)
+        thread.start()
+        assert inside.wait(30)
+        done = attempt(then)
+        went_ahead = done.wait(0.5 if waits else 30)
+        release.set()
+        thread.join(30)
+        assert done.wait(30), (held, then)  # ...and every block ran in the end
+        assert went_ahead is not waits, (held, then, "waited" if waits else "went ahead")
+
+    try:
+        for held, then, waits in (("alice", "bob", False), ("alice", None, False), (None, "alice", False),
+                                  ("alice", "alice", True), ("alice", ANY, True), (ANY, "bob", True),
+                                  (ANY, ANY, True)):
+            holding(held, then, waits)
+    finally:
+        holder.close()
+        other.close()

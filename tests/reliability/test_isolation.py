@@ -1,5 +1,6 @@
 """Isolation at the application level: alice, knowing bob's ids and trying every door (ids, filters, graph walks,
-as-of queries, exports, imports naming bob), never reads or changes bob's memories. Both backends.
+as-of queries, exports, imports naming bob), never reads or changes bob's memories. Both backends, and on
+PostgreSQL also through a role under row-level security.
 
 ``CROSSINGS`` counts the attempts (quoted in the README)."""
 
@@ -7,7 +8,10 @@ from __future__ import annotations
 
 import io
 import json
+import sys
+from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,8 +21,11 @@ import mnemir
 from mnemir.errors import ConflictError, NotFoundError, ValidationError
 from mnemir.store.base import ANY
 
-#: crossing attempts made by test_alice_never_reaches_bob (per backend)
+#: crossing attempts made by test_alice_never_reaches_bob (per backend: SQLite, PostgreSQL as the tables' owner,
+#: PostgreSQL as a tenant role under row-level security)
 CROSSINGS = 26
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # test_row_level_security's tenant_stores
 
 
 def _bob(mem: mnemir.Memory) -> dict[str, Any]:
@@ -33,14 +40,35 @@ def _bob(mem: mnemir.Memory) -> dict[str, Any]:
 
 
 def test_alice_never_reaches_bob(backend_mem: mnemir.Memory) -> None:
-    mem = backend_mem
+    """The application keeps the scopes apart (SQLite, and PostgreSQL through the tables' owner)."""
+    _cross(backend_mem, lambda: backend_mem)
+
+
+def test_alice_never_reaches_bob_through_row_level_security(tmp_path: Path, embedder: Any) -> None:
+    """The same attempts, alice's store connected as a role without BYPASSRLS that owns no table: PostgreSQL's
+    row-level security refuses them too (the administrator's store sets the scene and checks bob's memories)."""
+    from test_row_level_security import tenant_stores
+
+    with tenant_stores(tmp_path, embedder) as (admin, open_tenant):
+        _cross(admin, lambda: open_tenant("alice"))
+
+
+def _setup(mem: mnemir.Memory) -> tuple[dict[str, Any], Any]:
     bob = _bob(mem)
-    fact, task, hyp = bob["fact"], bob["task"], bob["hyp"]
     # alice's memory points at bob's: a graph walk from it must stop at the scope's edge
     mine = mem.add("my PIN note, see the linked memory", "Fact", {"entity": "user", "attribute": "pin_note",
                                                                   "value": "linked"},
-                   user="alice", now=NOW, relationships=[{"target": fact.id, "relation": "related_to_entity"},
-                                                         {"target": task.id, "relation": "part_of"}])
+                   user="alice", now=NOW, relationships=[{"target": bob["fact"].id, "relation": "related_to_entity"},
+                                                         {"target": bob["task"].id, "relation": "part_of"}])
+    return bob, mine
+
+
+def _cross(admin: mnemir.Memory, alice_store: Callable[[], mnemir.Memory]) -> None:
+    """``admin`` sets up bob's memories (and alice's note linking to them); every attempt goes through the
+    Memory ``alice_store`` opens (the same one, or a tenant connection); ``admin`` checks bob's are intact."""
+    bob, mine = _setup(admin)
+    fact, task, hyp = bob["fact"], bob["task"], bob["hyp"]
+    mem = alice_store()
     tried = 0
 
     def refused(call: Any, *errors: type[BaseException]) -> None:
@@ -102,8 +130,8 @@ def test_alice_never_reaches_bob(backend_mem: mnemir.Memory) -> None:
 
     assert tried == CROSSINGS
     # bob's memories are as bob left them
-    assert mem.get(fact.id, user="bob").content.text == "Bob's bank PIN is 4417"
-    assert mem.get(task.id, user="bob").properties["status"] == "pending"
-    assert mem.count(user="bob") == 3 and mem.store.fetch(["mem_planted"]) == []
-    assert all(h.actor != "alice" for h in mem.history(fact.id, user="bob"))
-    assert mem.count(user=ANY) == 4 and mem.check().ok
+    assert admin.get(fact.id, user="bob").content.text == "Bob's bank PIN is 4417"
+    assert admin.get(task.id, user="bob").properties["status"] == "pending"
+    assert admin.count(user="bob") == 3 and admin.store.fetch(["mem_planted"]) == []
+    assert all(h.actor != "alice" for h in admin.history(fact.id, user="bob"))
+    assert admin.count(user=ANY) == 4 and admin.check().ok

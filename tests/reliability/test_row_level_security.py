@@ -5,7 +5,8 @@ connection, the database shows and changes only the session user's rows."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 from tests.conftest import NOW
 
 import mnemir
-from mnemir.errors import MnemirError, NotFoundError, StoreError
+from mnemir.errors import ConflictError, MnemirError, NotFoundError
 from mnemir.store.base import ANY, Selection
 from mnemir.store.postgres.server import SUPERUSER
 from mnemir.store.postgres.tenants import tenant_url
@@ -24,26 +25,49 @@ from postgres_cases import database_url, server
 ROLE = "mnemir_tenant"
 
 
-@pytest.fixture
-def stores(tmp_path: Path, embedder: Any) -> Iterator[tuple[mnemir.Memory, mnemir.Memory, dict[str, str]]]:
+@contextmanager
+def tenant_stores(tmp_path: Path, embedder: Any
+                  ) -> Iterator[tuple[mnemir.Memory, Callable[[str], mnemir.Memory]]]:
+    """The administrator's store (the tables' owner) and a way to open a tenant's store: connected as ``ROLE``
+    (NOBYPASSRLS, owns nothing), the session naming its user. Row-level security is enabled on the first
+    tenant opened, so the administrator can set the scene first."""
     import psycopg
 
     url = database_url(tmp_path, "rls")
     with psycopg.connect(server().url, autocommit=True) as conn:
         if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [ROLE]).fetchone() is None:
             conn.execute(f"CREATE ROLE {ROLE} LOGIN NOBYPASSRLS")
+        assert conn.execute("SELECT rolbypassrls OR rolsuper FROM pg_roles WHERE rolname = %s",
+                            [ROLE]).fetchone() == (False,)
     admin = mnemir.open(url, embedder=embedder)
-    ids = {"alice": admin.add("Alice's flat is on Elm street", "Fact", {"entity": "user", "attribute": "home",
+    opened: list[mnemir.Memory] = []
+
+    def open_tenant(user: str) -> mnemir.Memory:
+        if not opened:
+            admin.store.enable_row_level_security(ROLE)  # type: ignore[attr-defined]
+        tenant = url.replace(f"postgresql://{SUPERUSER}@", f"postgresql://{ROLE}@", 1)
+        memory = mnemir.open(tenant_url(tenant, user), embedder=embedder)
+        opened.append(memory)
+        return memory
+
+    try:
+        yield admin, open_tenant
+    finally:
+        for memory in opened:
+            memory.close()
+        admin.close()
+
+
+@pytest.fixture
+def stores(tmp_path: Path, embedder: Any) -> Iterator[tuple[mnemir.Memory, mnemir.Memory, dict[str, str]]]:
+    with tenant_stores(tmp_path, embedder) as (admin, open_tenant):
+        ids = {"alice": admin.add("Alice's flat is on Elm street", "Fact", {"entity": "user", "attribute": "home",
                                                                         "value": "Elm"}, user="alice", now=NOW).id,
-           "bob": admin.add("Bob's PIN is 4417", "Fact", {"entity": "user", "attribute": "pin", "value": "4417"},
-                            user="bob", now=NOW).id,
-           "bob_task": admin.add("Bob: renew the lease", "Task", {"status": "pending"}, user="bob", now=NOW).id}
-    admin.store.enable_row_level_security(ROLE)  # type: ignore[attr-defined]
-    tenant = url.replace(f"postgresql://{SUPERUSER}@", f"postgresql://{ROLE}@", 1)
-    alice = mnemir.open(tenant_url(tenant, "alice"), embedder=embedder)
-    yield admin, alice, ids
-    alice.close()
-    admin.close()
+               "bob": admin.add("Bob's PIN is 4417", "Fact", {"entity": "user", "attribute": "pin",
+                                                               "value": "4417"}, user="bob", now=NOW).id,
+               "bob_task": admin.add("Bob: renew the lease", "Task", {"status": "pending"}, user="bob",
+                                     now=NOW).id}
+        yield admin, open_tenant("alice"), ids
 
 
 def test_the_database_shows_a_tenant_only_its_own_rows(stores: tuple[mnemir.Memory, mnemir.Memory, dict[str, str]]
@@ -86,12 +110,12 @@ def test_raw_sql_through_the_tenant_connection_is_confined(
     assert run("UPDATE records SET status = 'deleted'") == 1  # only alice's own row
     assert run("DELETE FROM history") >= 1
     assert run("DELETE FROM embeddings WHERE rid IN (SELECT rid FROM records)") == 1
-    with pytest.raises(StoreError):
+    with pytest.raises(ConflictError):  # refused by the policy
         run("INSERT INTO records (id, type, status, user_id, created_at, updated_at, props, record, tsv) "
             "VALUES ('mem_x', 'Fact', 'active', 'bob', now(), now(), '{}', '{}', '')")
-    with pytest.raises(StoreError):
+    with pytest.raises(ConflictError):  # refused by the policy
         run("INSERT INTO history (id, memory_id, at, entry) VALUES ('h_x', %s, now(), '{}')", [ids["bob"]])
-    with pytest.raises(StoreError):
+    with pytest.raises(ConflictError):  # refused by the policy
         run("UPDATE records SET user_id = 'bob' WHERE id = %s", [ids["alice"]])  # no pushing rows out either
     bob = admin.get(ids["bob"], user="bob")
     assert bob.content.text == "Bob's PIN is 4417" and bob.status == mnemir.MemoryStatus.active

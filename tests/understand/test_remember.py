@@ -114,7 +114,7 @@ def test_ingest_reads_a_conversation_in_order(mem: mnemir.Memory, wed: datetime)
 def test_ingest_checks_every_turn_before_writing(mem: mnemir.Memory, wed: datetime) -> None:
     with pytest.raises(ValidationError) as info:
         mem.ingest(["帮我订机票", {"speaker": "alien", "text": "hi"}], user="jo", now=wed)
-    assert info.value.field == "speaker"
+    assert info.value.field == "turns[1].speaker"  # the turn it is in
     assert mem.count(user="jo") == 0
 
 

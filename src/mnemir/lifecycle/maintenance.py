@@ -248,7 +248,8 @@ def _flush(store: Store, batch: list[Write], dry_run: bool, model_id: str, seen:
     """Write one batch in one transaction, leaving out every record another writer changed since the rules read
     it (its change would overwrite that writer's; the next run reconsiders it)."""
     if batch and not dry_run:
-        with store.exclusive():
+        users = {w.record.scope.user_id for w in batch}
+        with store.exclusive(users.pop() if len(users) == 1 else ANY):  # one user's batch locks that scope only
             current = {r.id: r for r in store.fetch([w.record.id for w in batch])}
             fresh = [w for w in batch if current.get(w.record.id) == seen.get(w.record.id)]
             store.write(fresh, model_id=model_id)

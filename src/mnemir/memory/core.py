@@ -9,6 +9,7 @@ transaction.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -54,12 +55,19 @@ R = TypeVar("R")
 
 
 def serialized(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], R]:
-    """Run a read-modify-write operation inside ``store.exclusive()``: what it reads cannot change before it
-    writes, so two processes reinforcing one memory both count and two moving one task are applied in turn."""
+    """Run a read-modify-write operation inside ``store.exclusive(scope)``: what it reads cannot change before
+    it writes, so two processes reinforcing one memory both count and two moving one task are applied in turn.
+    The scope is the operation's ``user`` (it reads and writes that user's memories only; writers of other users
+    need not wait where the backend can tell them apart); an operation without one, or with ``user=ANY``, locks
+    every scope."""
+    parameter = inspect.signature(method).parameters.get("user")
+    default = parameter.default if parameter is not None else ANY
 
     @functools.wraps(method)
     def wrapper(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
-        with self.store.exclusive():
+        user = kwargs.get("user", default) if parameter is not None else ANY
+        scope = user if user is None or (isinstance(user, str) and user.strip()) else ANY
+        with self.store.exclusive(scope):
             return method(self, *args, **kwargs)
 
     return wrapper
@@ -100,7 +108,10 @@ class MemoryCore:
                    ids: Iterable[str] | None = None) -> Selection:
         for name, value in (("user", user), ("agent", agent), ("session", session)):
             _check_scope_value(name, value)
-        type_names = tuple(self.ontology.resolve(t).name for t in types) if types is not None else None
+        try:
+            type_names = tuple(self.ontology.resolve(t).name for t in types) if types is not None else None
+        except ValidationError as exc:  # the argument is ``types``
+            raise ValidationError(exc.message, **{**exc.context, "field": "types"}) from None
         if type_names is not None and not type_names:
             raise ValidationError("types must not be empty (use None for all types)", field="types", value=[])
         if statuses is not None:

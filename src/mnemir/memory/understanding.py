@@ -656,9 +656,17 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _check_turn(turn: object) -> None:
+def _check_turn(turn: object, field: str = "turn") -> None:
     if turn is not None and (not isinstance(turn, int) or isinstance(turn, bool) or turn < 0):
-        raise ValidationError("turn must be a non-negative integer", field="turn", value=turn, allowed="int >= 0")
+        raise ValidationError("turn must be a non-negative integer", field=field, value=turn, allowed="int >= 0")
+
+
+def _speaker_of(value: object, field: str) -> str:
+    """check_speaker, the error naming the turn's speaker field (``turns[3].speaker``)."""
+    try:
+        return check_speaker(value)
+    except ValidationError as exc:
+        raise ValidationError(exc.message, **{**exc.context, "field": field}) from None
 
 
 def _parse_turn(item: Any, index: int) -> tuple[str, str, int, datetime | None]:
@@ -670,15 +678,15 @@ def _parse_turn(item: Any, index: int) -> tuple[str, str, int, datetime | None]:
             raise ValidationError(f"{field_name} has no text", field=f"{field_name}.text",
                                   allowed="{'text': ..., 'speaker': ..., 'turn': ...}")
         turn = item.get("turn", index)
-        _check_turn(turn)
+        _check_turn(turn, f"{field_name}.turn")
         when = item.get("now")
         if when is not None and not isinstance(when, datetime):
             raise ValidationError(f"{field_name}.now must be a datetime", field=f"{field_name}.now", value=when)
         if when is not None:
             ensure_aware(when, f"{field_name}.now")
-        return (check_speaker(item.get("speaker", "user")), check_text(item["text"], f"{field_name}.text"), turn,
-                when)
+        return (_speaker_of(item.get("speaker", "user"), f"{field_name}.speaker"),
+                check_text(item["text"], f"{field_name}.text"), turn, when)
     if isinstance(item, (tuple, list)) and len(item) == 2:
-        return check_speaker(item[0]), check_text(item[1], f"{field_name}.text"), index, None
+        return _speaker_of(item[0], f"{field_name}.speaker"), check_text(item[1], f"{field_name}.text"), index, None
     raise ValidationError(f"{field_name} is not a turn", field=field_name, value=item,
                           allowed="a string, a (speaker, text) pair or a dict with 'text'")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import secrets
 from collections.abc import Iterator
 from datetime import datetime
@@ -15,10 +16,10 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, WithJsonSchema
 
 from mnemir.errors import ValidationError
-from mnemir.ir import MemIR
+from mnemir.ir import MemIR, MemoryStatus
 from mnemir.server import review
 from mnemir.server.auth import Access, Auth, Problem
 from mnemir.server.tenants import ServerConfig, Tenant
@@ -29,6 +30,51 @@ JSONL_TYPES = frozenset({"application/x-ndjson", "application/jsonl", "applicati
 #: most items one page of a listing returns
 MAX_PAGE = 200
 MAX_TEXT = 16_000
+#: text that holds something besides white space (Python's str.isspace, which also counts \x1c-\x1f); the
+#: memory layer refuses blank scopes, texts and queries, so the schema says so
+NOT_BLANK = r"[^\s\x1c-\x1f]"
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+def _rfc3339(value: Any) -> Any:
+    """Times are RFC 3339 strings with their offset, as the schema says (pydantic alone would also take a
+    number or a numeric string as Unix time, and a time without offset)."""
+    if isinstance(value, datetime) or (isinstance(value, str) and _RFC3339.match(value)):
+        return value
+    raise ValueError("an RFC 3339 date-time with its offset, e.g. 2026-11-29T10:00:00Z")
+
+
+def _whole(value: Any) -> Any:
+    """JSON integers (2, or 2.0, which JSON Schema also calls an integer); not true/false, not "2"."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or (isinstance(value, float)
+                                                                        and not value.is_integer()):
+        raise ValueError("a whole number")
+    return int(value)
+
+
+def whole(ge: int, le: int | None = None) -> Any:
+    """A whole number in [ge, le] (the schema is written out: pydantic does not carry the bounds of a number it
+    hands to a validator first)."""
+    shown = {"type": "integer", "minimum": ge, **({"maximum": le} if le is not None else {})}
+    return Annotated[int, BeforeValidator(_whole), Field(ge=ge, le=le), WithJsonSchema(shown)]
+
+
+Instant = Annotated[datetime, BeforeValidator(_rfc3339)]
+Scope = Annotated[str | None, Field(min_length=1, max_length=256, pattern=NOT_BLANK)]
+#: what understanding reads (an utterance, a query) holds no control characters (tab and newlines aside) and no
+#: U+FFFD (the mark of a failed decoding)
+PRINTABLE = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]*$"
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must hold something besides white space")
+    return value
+
+
+Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK)]
+Utterance = Annotated[str, Field(min_length=1, max_length=MAX_TEXT, pattern=PRINTABLE,
+                                 json_schema_extra={"allOf": [{"pattern": NOT_BLANK}]}), AfterValidator(_not_blank)]
 
 
 class Body(BaseModel):
@@ -36,71 +82,71 @@ class Body(BaseModel):
 
 
 class ScopeFields(Body):
-    user: str | None = Field(default=None, max_length=256, description="user scope (omitted: memories with no user)")
-    agent: str | None = Field(default=None, max_length=256)
-    session: str | None = Field(default=None, max_length=256)
+    user: Scope = Field(default=None, description="user scope (omitted: memories with no user)")
+    agent: Scope = None
+    session: Scope = None
 
 
 class AddBody(ScopeFields):
-    text: str = Field(max_length=MAX_TEXT)
+    text: Text
     type: str = Field(max_length=64, description="a type of the ontology (GET /v1/types)")
     properties: dict[str, Any] = Field(default_factory=dict)
     speaker: str | None = Field(default=None, max_length=64)
-    turn: int | None = Field(default=None, ge=0)
+    turn: whole(0) | None = None  # type: ignore[valid-type]
     summary: str | None = Field(default=None, max_length=1000)
     relationships: list[dict[str, Any]] = Field(default_factory=list, max_length=100)
-    id: str | None = Field(default=None, max_length=128)
-    valid_from: datetime | None = None
-    now: datetime | None = None
+    id: str | None = Field(default=None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:\-]+$")
+    valid_from: Instant | None = None
+    now: Instant | None = None
 
 
 class UpdateBody(Body):
-    user: str | None = Field(default=None, max_length=256)
-    text: str | None = Field(default=None, max_length=MAX_TEXT)
+    user: Scope = None
+    text: Text | None = None
     summary: str | None = Field(default=None, max_length=1000)
     properties: dict[str, Any] | None = None
-    status: str | None = None
+    status: MemoryStatus | None = None
     relationships: list[dict[str, Any]] = Field(default_factory=list, max_length=100)
     reason: str = Field(default="", max_length=1000)
-    now: datetime | None = None
+    now: Instant | None = None
 
 
 class RememberBody(ScopeFields):
-    text: str = Field(max_length=MAX_TEXT)
+    text: Utterance
     speaker: str = Field(default="user", max_length=64)
-    turn: int | None = Field(default=None, ge=0)
-    now: datetime | None = None
+    turn: whole(0) | None = None  # type: ignore[valid-type]
+    now: Instant | None = None
 
 
 class Turn(Body):
-    text: str = Field(max_length=MAX_TEXT)
+    text: Utterance
     speaker: str = Field(default="user", max_length=64)
-    turn: int | None = Field(default=None, ge=0)
-    now: datetime | None = None
+    turn: whole(0) | None = None  # type: ignore[valid-type]
+    now: Instant | None = None
 
 
 class IngestBody(ScopeFields):
     turns: list[Turn] = Field(max_length=MAX_TURNS)
-    now: datetime | None = None
+    now: Instant | None = None
 
 
 class SearchBody(ScopeFields):
     query: str = Field(default="", max_length=MAX_TEXT)
-    types: list[str] | None = Field(default=None, max_length=64)
+    types: list[str] | None = Field(default=None, min_length=1, max_length=64)
     where: dict[str, Any] | None = None
-    k: int = Field(default=10, ge=1, le=1000)
-    include_archived: bool = False
-    as_of: datetime | None = None
-    now: datetime | None = None
+    k: whole(1, 1000) = 10  # type: ignore[valid-type]
+    include_archived: StrictBool = False
+    as_of: Instant | None = None
+    now: Instant | None = None
 
 
 class AsOfBody(Body):
-    when: datetime
+    when: Instant
     query: str = Field(default="", max_length=MAX_TEXT)
-    types: list[str] | None = Field(default=None, max_length=64)
+    types: list[str] | None = Field(default=None, min_length=1, max_length=64)
     where: dict[str, Any] | None = None
-    user: str | None = Field(default=None, max_length=256)
-    k: int = Field(default=10, ge=1, le=1000)
+    user: Scope = None
+    k: whole(1, 1000) = 10  # type: ignore[valid-type]
 
 
 class IntentOverride(Body):
@@ -112,43 +158,45 @@ class IntentOverride(Body):
 
 
 class RecallBody(ScopeFields):
-    query: str = Field(max_length=MAX_TEXT)
-    k: int = Field(default=5, ge=1, le=1000)
-    include_archived: bool = False
-    now: datetime | None = None
+    query: Utterance
+    k: whole(1, 1000) = 5  # type: ignore[valid-type]
+    include_archived: StrictBool = False
+    now: Instant | None = None
     intent: IntentOverride | None = Field(default=None, description="override parts of the inferred intent")
-    max_chars: int | None = Field(default=None, ge=1, description="cut the rendered context to this many characters")
+    max_chars: whole(1) | None = Field(default=None, description=(  # type: ignore[valid-type]
+        "cut the rendered context to this many characters; at least the length of the block without memories "
+        "(it quotes the query), else a 422 names the minimum"))
 
 
 class IntentBody(Body):
-    query: str = Field(max_length=MAX_TEXT)
-    now: datetime | None = None
+    query: Utterance
+    now: Instant | None = None
 
 
 class TaskBody(Body):
     status: str
-    user: str | None = Field(default=None, max_length=256)
+    user: Scope = None
     reason: str = Field(default="", max_length=1000)
-    now: datetime | None = None
+    now: Instant | None = None
 
 
 class ResolveBody(Body):
     keep_id: str = Field(max_length=128)
     drop_id: str = Field(max_length=128)
-    user: str | None = Field(default=None, max_length=256)
+    user: Scope = None
     reason: str = Field(default="", max_length=1000)
-    now: datetime | None = None
+    now: Instant | None = None
 
 
 class MaintainBody(Body):
-    now: datetime | None = None
-    dry_run: bool = False
-    user: str | None = Field(default=None, max_length=256, description="one user's memories (omitted: all)")
+    now: Instant | None = None
+    dry_run: StrictBool = False
+    user: Scope = Field(default=None, description="one user's memories (omitted: all)")
 
 
 class DecisionBody(Body):
     decision: Literal["confirm", "reject"]
-    user: str | None = Field(default=None, max_length=256)
+    user: Scope = None
     reason: str = Field(default="", max_length=1000)
 
 
@@ -224,12 +272,16 @@ class ProblemDetails(BaseModel):
     errors: list[dict[str, Any]] | None = Field(default=None, description="every invalid field, when several")
 
 
-_PROBLEM_SCHEMA = ProblemDetails.model_json_schema()
+#: in components/schemas (added by the app's openapi()), referred to by every error response
+PROBLEM_REF = {"$ref": "#/components/schemas/ProblemDetails"}
 PROBLEMS: dict[int | str, dict[str, Any]] = {
-    code: {"description": text, "content": {"application/problem+json": {"schema": _PROBLEM_SCHEMA}}}
-    for code, text in ((401, "no valid API key"), (404, "no such memory in the caller's scope"),
+    code: {"description": text, "content": {"application/problem+json": {"schema": PROBLEM_REF}}}
+    for code, text in ((401, "no valid API key"), (403, "a write from another origin, or (without API keys) a "
+                                                        "request not addressed to localhost"),
+                       (404, "no such memory in the caller's scope"),
                        (409, "a conflict or an invalid lifecycle transition"), (413, "the body is too large"),
                        (422, "invalid input: the field, the value and what is allowed"),
+                       (415, "the body is not of a media type this operation reads"),
                        (429, "over the key's rate limit (see Retry-After)"))}
 
 
@@ -245,7 +297,8 @@ def access(request: Request) -> Access:
 
 
 Acc = Annotated[Access, Depends(access)]
-UserQ = Annotated[str | None, Query(max_length=256, description="user scope (omitted: memories with no user)")]
+UserQ = Annotated[str | None, Query(min_length=1, max_length=256, pattern=NOT_BLANK,
+                                    description="user scope (omitted: memories with no user)")]
 
 
 def build_router(config: ServerConfig) -> APIRouter:
@@ -277,13 +330,18 @@ def build_router(config: ServerConfig) -> APIRouter:
     @router.get("/memories", tags=["memories"], summary="List memories, newest first (paginated)", **doc(MemoryPage))
     def list_memories(a: Acc, user: UserQ = None, all_users: bool = False,
                       type: Annotated[list[str] | None, Query(max_length=64)] = None,
-                      status: Annotated[list[str] | None, Query(max_length=8)] = None,
+                      status: Annotated[list[MemoryStatus] | None, Query(max_length=8)] = None,
                       where: Annotated[str | None, Query(max_length=4000, description="filter as JSON")] = None,
                       limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
                       offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0) -> dict[str, Any]:
         scope = ANY if all_users else user
-        items = a.tenant.memory.list(types=type or None, where=_json_param(where, "where"), user=scope,
-                                     statuses=status or None, limit=limit + 1, offset=offset)
+        try:
+            items = a.tenant.memory.list(types=type or None, where=_json_param(where, "where"), user=scope,
+                                         statuses=status or None, limit=limit + 1, offset=offset)
+        except ValidationError as exc:
+            if exc.context.get("field") != "types":
+                raise
+            raise ValidationError(exc.message, **{**exc.context, "field": "type"}) from None  # the parameter's name
         more = len(items) > limit
         return {"items": [r.to_dict() for r in items[:limit]], "limit": limit, "offset": offset,
                 "next_offset": offset + limit if more else None}
@@ -454,12 +512,26 @@ def build_router(config: ServerConfig) -> APIRouter:
 def recall_dict(tenant: Tenant, body: RecallBody) -> dict[str, Any]:
     mem = tenant.memory
     given = None
+    changes: dict[str, Any] = {}
     if body.intent is not None:
         changes = {k: (tuple(v) if k == "types" and v is not None else v)
                    for k, v in body.intent.model_dump(exclude_unset=True).items()}
-        given = mem.intent(body.query, now=body.now).override(**changes) if changes else None
-    result = mem.recall(body.query, user=body.user, agent=body.agent, session=body.session, k=body.k, now=body.now,
-                        intent=given, include_archived=body.include_archived)
+        try:
+            given = mem.intent(body.query, now=body.now).override(**changes) if changes else None
+        except ValidationError as exc:  # a field of the override: name it where the body has it
+            field = str(exc.context.get("field", ""))
+            if not field.startswith(("kind", "type", "where")):
+                raise
+            field = "types" if field == "type" else field  # an unknown type name in the list
+            raise ValidationError(exc.message, **{**exc.context, "field": f"intent.{field}"}) from None
+    try:
+        result = mem.recall(body.query, user=body.user, agent=body.agent, session=body.session, k=body.k,
+                            now=body.now, intent=given, include_archived=body.include_archived)
+    except ValidationError as exc:  # a type name or a filter only the override can have brought
+        field = {"type": "types"}.get(str(exc.context.get("field")), str(exc.context.get("field")))
+        if given is None or field.split(".")[0] not in ("types", "where") or field.split(".")[0] not in changes:
+            raise
+        raise ValidationError(exc.message, **{**exc.context, "field": f"intent.{field}"}) from None
     out = result.to_dict()
     out["prompt"] = result.context.render(max_chars=body.max_chars)
     return out

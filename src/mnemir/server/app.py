@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from mnemir.embed import Embedder
 from mnemir.errors import MnemirError
 from mnemir.server import problems
-from mnemir.server.api import build_router
+from mnemir.server.api import ProblemDetails, build_router
 from mnemir.server.auth import Auth, Problem
 from mnemir.server.guard import Guard
 from mnemir.server.keys import KeyStore
@@ -62,6 +62,15 @@ def create_app(config: ServerConfig | None = None, *, keys: KeyStore | None = No
                               "Errors are RFC 9457 problem details (application/problem+json) naming the field, "
                               "the bad value and what is allowed. With API keys, each key's tenant is a store of "
                               "its own; send the key as `Authorization: Bearer <key>`.")
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:  # the error responses refer to ProblemDetails, which no route returns
+            spec = FastAPI.openapi(app)
+            schemas = spec.setdefault("components", {}).setdefault("schemas", {})
+            schemas["ProblemDetails"] = ProblemDetails.model_json_schema(ref_template="#/components/schemas/{model}")
+            return spec
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.state.tenants = tenants
     app.state.auth = auth
     app.state.config = config
@@ -92,9 +101,15 @@ def create_app(config: ServerConfig | None = None, *, keys: KeyStore | None = No
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        headers = dict(exc.headers or {})
+        extra: dict[str, Any] = {}
+        if exc.status_code == 405:  # Starlette names the methods of the first route matching the path only
+            allowed = _methods_of(request.app, request.scope.get("path", ""))
+            headers["Allow"] = ", ".join(allowed)
+            extra = {"field": "method", "value": request.method, "allowed": allowed}
         body = problems.problem(exc.status_code, code, str(exc.detail), instance=request.url.path,
-                                request_id=request_id(request))
-        return _problem_response(body, dict(exc.headers or {}))
+                                request_id=request_id(request), **extra)
+        return _problem_response(body, headers)
 
     @app.exception_handler(Exception)
     async def crash(request: Request, exc: Exception) -> JSONResponse:
@@ -119,6 +134,17 @@ def create_app(config: ServerConfig | None = None, *, keys: KeyStore | None = No
     app.add_middleware(Guard, max_body_bytes=config.max_body_bytes, max_import_bytes=config.max_import_bytes,
                        max_depth=config.max_depth, local_only=not multi)
     return app
+
+
+def _methods_of(app: FastAPI, path: str) -> list[str]:
+    """Every method some route of ``app`` answers at ``path``."""
+    from starlette.routing import Route
+
+    found: set[str] = set()
+    for route in app.routes:
+        if isinstance(route, Route) and route.methods and route.path_regex.match(path):
+            found |= route.methods
+    return sorted(found)
 
 
 def openapi_spec(app: FastAPI | None = None) -> dict[str, Any]:

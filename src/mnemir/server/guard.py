@@ -155,7 +155,13 @@ class Guard:
 
     def _check_json(self, body: bytes, path: str, request_id: str) -> dict[str, Any] | None:
         try:
-            parsed = json.loads(body)
+            text = body.decode("utf-8")
+        except UnicodeDecodeError as exc:  # FastAPI would answer a bare 400 naming nothing
+            return problem(422, "validation_error", "the request body is not UTF-8", instance=path,
+                           request_id=request_id, field="body", value=repr(body[exc.start:exc.start + 8]),
+                           allowed="a JSON document in UTF-8")
+        try:
+            parsed = json.loads(text)
         except RecursionError:
             depth = None
         except ValueError:

@@ -72,7 +72,15 @@ def from_pydantic(errors: list[dict[str, Any]], *, instance: str | None = None,
     """FastAPI's request validation errors: the first names the field; all are listed under ``errors``."""
     listed = []
     for err in errors:
-        loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path")]
+        if err.get("type") == "json_invalid":  # FastAPI puts the character position where the field would be
+            where = err.get("loc", ("body", "?"))[-1]
+            why = (err.get("ctx") or {}).get("error", "")
+            listed.append({"field": "body", "value": f"character {where}", "allowed": "a JSON document",
+                           "message": f"not valid JSON at character {where}" + (f" ({why})" if why else "")})
+            continue
+        loc = [str(p) for p in err.get("loc", ())]
+        if loc and loc[0] in ("body", "query", "path", "header", "cookie"):  # where it was, not a field (a body
+            loc = loc[1:]                                                     # field may be named "query")
         listed.append({"field": ".".join(loc) or "body", "value": _short(err.get("input")),
                        "allowed": _allowed(err), "message": err.get("msg", "")})
     first = listed[0] if listed else {"field": "body", "value": None, "allowed": None, "message": "invalid"}

@@ -216,10 +216,13 @@ class Store(abc.ABC):
         return self.get_meta("embedding_model")
 
     @contextlib.contextmanager
-    def exclusive(self) -> Iterator[None]:
+    def exclusive(self, scope: str | _Any | None = ANY) -> Iterator[None]:
         """A block whose reads and writes no other writer can interleave with: a read-modify-write inside it
-        cannot lose a concurrent update. SQLite holds one write transaction for the block; PostgreSQL one
-        transaction under an advisory lock. The default (a backend without it) only runs the block."""
+        cannot lose a concurrent update. ``scope``: the one user scope the block reads and writes (``None``: the
+        memories with no user); a backend may then let blocks of other scopes run at the same time. ``ANY``
+        (default): the block may touch every scope. SQLite holds one write transaction for the block (the whole
+        file, whatever the scope); PostgreSQL one transaction under advisory locks (per scope). The default (a
+        backend without it) only runs the block."""
         yield
 
     @contextlib.contextmanager

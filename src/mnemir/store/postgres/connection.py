@@ -11,13 +11,14 @@ see one snapshot. A connection the server dropped is reopened on next use.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import random
 import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from mnemir.errors import MissingDependencyError, MnemirError, StoreError, ValidationError
+from mnemir.errors import ConflictError, MissingDependencyError, MnemirError, StoreError, ValidationError
 
 try:
     import psycopg
@@ -27,6 +28,21 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 
 T = TypeVar("T")
 Cursor = Any  # psycopg.Cursor[tuple[Any, ...]]
+
+#: the int4 class of the per-scope advisory locks ("mnem"): the two-int4 key space is apart from the bigint keys
+SCOPE_CLASS = 0x6D6E656D
+_LOCK_SQL: dict[str, Callable[[Any], tuple[str, list[Any]]]] = {
+    "x": lambda k: ("SELECT pg_advisory_xact_lock(%s)", [k]),
+    "s": lambda k: ("SELECT pg_advisory_xact_lock_shared(%s)", [k]),
+    "scope": lambda k: ("SELECT pg_advisory_xact_lock(%s, %s)", list(k)),
+}
+
+
+def scope_key(user: str | None) -> int:
+    """The int4 key of one user scope's advisory lock (``None``: the memories with no user)."""
+    name = b"\x00" if user is None else b"u" + user.encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(name, digest_size=4).digest(), "big", signed=True)
+
 
 _RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected, pg_errors.LockNotAvailable)
 
@@ -49,6 +65,8 @@ class Connection:
         self.lock = threading.RLock()
         #: depth of the exclusive() block the thread holding ``lock`` is in (0: none)
         self._held = 0
+        #: the advisory locks the exclusive() block holds: ("x" | "s", key) or ("scope", (class, key))
+        self._locks: set[tuple[str, Any]] = set()
         self._conn: psycopg.Connection[Any] | None = None
         self._closed = False
         self._connect()
@@ -79,13 +97,29 @@ class Connection:
         return self._transaction(operation, body, "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
 
     @contextlib.contextmanager
-    def exclusive(self, key: int | None, operation: str = "exclusive section") -> Iterator[None]:
+    def exclusive(self, key: int | None, operation: str = "exclusive section", *,
+                  scope_key: int | None = None) -> Iterator[None]:
         """Hold ONE transaction for the whole block, after taking the transaction-level advisory lock ``key``:
         reads and writes made through this connection inside it join that transaction, and another block with
-        the same key waits for it to commit. Rolls back if the block raises. Nested blocks join the outer one.
+        the same key waits for it to commit. Rolls back if the block raises. Nested blocks join the outer one
+        (taking the locks they need that the outer one does not hold).
+
+        ``scope_key`` (an int4): lock one scope only: ``key`` is taken shared and ``(key's class, scope_key)``
+        exclusively, so blocks of other scopes run at the same time while a block without ``scope_key`` (the
+        whole database) still waits for all of them, and they for it.
         ``key=None``: a read-only REPEATABLE READ snapshot instead (every read in the block sees one state)."""
+        wanted = self._locks_for(key, scope_key)
         with self.lock:
             if self._held:
+                conn = self._live()
+                whole = any(kind == "x" for kind, _ in self._locks)  # the whole database: nothing to add
+                missing = [] if whole else [lock for lock in wanted if lock not in self._locks]
+                try:
+                    for lock in missing:  # a wider block inside a narrower one: take what it adds
+                        conn.execute(*_LOCK_SQL[lock[0]](lock[1]))
+                        self._locks.add(lock)
+                except psycopg.Error as exc:
+                    raise self._error(operation, exc) from exc
                 self._held += 1
                 try:
                     yield
@@ -96,12 +130,13 @@ class Connection:
             try:
                 if key is None:
                     conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                else:
-                    conn.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+                for lock in wanted:
+                    conn.execute(*_LOCK_SQL[lock[0]](lock[1]))
             except psycopg.Error as exc:
                 self._rollback(conn)
                 raise self._error(operation, exc) from exc
             self._held = 1
+            self._locks = set(wanted)
             try:
                 yield
                 self._held = 0
@@ -112,6 +147,17 @@ class Connection:
                 if isinstance(exc, psycopg.Error) and not isinstance(exc, MnemirError):
                     raise self._error(operation, exc) from exc
                 raise
+            finally:
+                self._locks = set()
+
+    @staticmethod
+    def _locks_for(key: int | None, scope_key: int | None) -> list[tuple[str, Any]]:
+        """The advisory locks a block takes, in the order taken (the database's key first, always)."""
+        if key is None:
+            return []
+        if scope_key is None:
+            return [("x", key)]
+        return [("s", key), ("scope", (SCOPE_CLASS, scope_key))]
 
     def _transaction(self, operation: str, body: Callable[[Cursor], T], begin: str | None) -> T:
         deadline = time.monotonic() + self.retry_for_s
@@ -154,6 +200,15 @@ class Connection:
                 "\\u0000" in str(exc) or "0x00" in str(exc):
             return ValidationError("PostgreSQL cannot store NUL characters (\\x00) in text", field=operation,
                                    value="text holding \\x00", allowed="text without NUL characters")
+        if isinstance(exc, pg_errors.InsufficientPrivilege) and "row-level security" in str(exc):
+            # a tenant connection (row-level security) wrote a row of another user's scope, or over one it
+            # cannot see (an id another user holds)
+            return ConflictError(f"PostgreSQL store {self.where}: {operation} refused by row-level security: the "
+                                 "row belongs to another user than the one this connection acts for",
+                                 operation=operation, sqlstate=exc.sqlstate)
+        if isinstance(exc, pg_errors.UniqueViolation):  # an id another writer (or scope) holds
+            return ConflictError(f"PostgreSQL store {self.where}: {operation}: {str(exc).strip()}",
+                                 operation=operation, sqlstate=exc.sqlstate)
         return StoreError(f"PostgreSQL store {self.where}: {operation} failed: {str(exc).strip()}", url=self.where,
                           operation=operation, sqlstate=exc.sqlstate)
 

@@ -24,7 +24,7 @@ from mnemir.store.base import ANY, Capabilities, Edge, Keyset, Selection, Store,
 from mnemir.store.integrity import CheckReport
 from mnemir.store.postgres import integrity as integrity_tables
 from mnemir.store.postgres import prop_indexes, schema, tenants
-from mnemir.store.postgres.connection import Connection, Cursor
+from mnemir.store.postgres.connection import Connection, Cursor, scope_key
 from mnemir.store.postgres.dialect import PostgresDialect, order_expressions
 from mnemir.store.postgres.text import RANK_NORMALIZATION, RANK_WEIGHTS, tsquery_literal, tsvector_literal
 from mnemir.store.postgres.vectors import ANN_MIN_CANDIDATES, nearest, vector_text
@@ -306,9 +306,12 @@ class PostgresStore(Store):
         self._db.close()
 
     @contextlib.contextmanager
-    def exclusive(self) -> Iterator[None]:
-        """One transaction for the whole block, under an advisory lock that other blocks wait for."""
-        with self._db.exclusive(schema.WRITER_LOCK):
+    def exclusive(self, scope: str | _Any | None = ANY) -> Iterator[None]:
+        """One transaction for the whole block, under advisory locks: a block of one user scope waits only for
+        blocks of the same scope (a 32-bit hash of it: two scopes that share a hash wait for each other too) and
+        for whole-database blocks (``scope=ANY``), which wait for every block."""
+        key = None if isinstance(scope, _Any) else scope_key(scope)
+        with self._db.exclusive(schema.WRITER_LOCK, scope_key=key):
             yield
 
     @contextlib.contextmanager

@@ -453,8 +453,9 @@ class SQLiteStore(Store):
         self._db.close()
 
     @contextlib.contextmanager
-    def exclusive(self) -> Iterator[None]:
-        """One write transaction for the whole block (:meth:`Connection.exclusive`)."""
+    def exclusive(self, scope: str | _Any | None = ANY) -> Iterator[None]:
+        """One write transaction for the whole block (:meth:`Connection.exclusive`): SQLite has one writer per
+        file, so ``scope`` changes nothing."""
         try:
             with self._db.exclusive():
                 yield
