@@ -299,8 +299,8 @@ class TenantReads(Store):
         pass
 
     @contextlib.contextmanager
-    def exclusive(self) -> Iterator[None]:
-        with self.store.exclusive():
+    def exclusive(self, scope: str | _Any | None = ANY) -> Iterator[None]:
+        with self.store.exclusive(scope):  # writes are not narrowed by the view: the caller's scope stands
             yield
 
     @contextlib.contextmanager
