@@ -64,6 +64,8 @@ DERIVED_FROM = "derived_from"
 CORRECTION_SURE = 0.55
 #: ... or this close when it also names the same entity; two candidates within MATCH_MARGIN -> a confirmation
 CORRECTION_WITH_ENTITY = 0.4
+#: a candidate that states the very value a correction takes back ("不是20桌" / "not the 20th") gains this much
+NAMED_VALUE_BONUS = 0.35
 #: general affirmation markers (zh + en): a short user turn made of these confirms what the assistant proposed
 _CONFIRMS = re.compile(r"^(?:好(?:的|啊|呀|吧)?|行(?:啊|吧)?|可以(?:啊|的)?|嗯+|对|没问题|就这么办|就这样|就按你说的|麻烦(?:你)?了|"
                        r"那就(?:这样|这么办|麻烦你了)|来吧|弄吧|办吧|安排|你(?:看着)?(?:弄|办|安排)吧|"
@@ -605,7 +607,14 @@ class UnderstandingMixin(_Base):
         supersedes the fact, hypothesis or task closest in meaning (an event with a date is often read as a task:
         "the recital is on the 12th"), when it is close enough and clearly closest; two close ones -> a
         confirmation. True when handled; False stores it as a new fact."""
-        candidates = [c for c in self._closest(draft, ("Fact", "Hypothesis", "Task"), ctx)
+        found = self._closest(draft, ("Fact", "Hypothesis", "Task"), ctx)
+        named = _old_value_key(draft.replaces)
+        if named:  # the correction names the value it takes back ("not 20 tables", "不是周三"): look for it too
+            seen = {c.id for c in found}
+            found += [c for c in self._closest(draft, ("Fact", "Hypothesis", "Task"), ctx, text=str(draft.replaces))
+                      if c.id not in seen]
+            found = sorted((_named_bonus(c, named) for c in found), key=lambda c: -c.score)
+        candidates = [c for c in found
                       if c.score >= CORRECTION_SURE or (c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS)]
         if not candidates:
             ctx.out.notes.append("correction: no earlier fact is close enough in meaning; stored as a new fact")
@@ -626,6 +635,24 @@ class UnderstandingMixin(_Base):
                                                   user=ctx.user, now=ctx.now))
         return True
 
+
+
+def _old_value_key(value: str | None) -> str | None:
+    """The value a correction takes back, as a comparable key (lower case, spaces folded); None when too short to
+    identify a memory by (one character or digit: "not 4" names nothing reliably)."""
+    if not value:
+        return None
+    key = re.sub(r"\s+", " ", str(value)).strip().lower()
+    return key if len(key) >= 2 and not key.isdigit() or len(key) >= 3 else None
+
+
+def _named_bonus(candidate: Candidate, named: str) -> Candidate:
+    """A candidate whose text states the value the correction takes back is what it corrects: NAMED_VALUE_BONUS."""
+    text = re.sub(r"\s+", " ", candidate.text).lower()
+    if not re.search(r"(?<![\w.])" + re.escape(named) + r"(?![\w.])" if named.isascii() else re.escape(named), text):
+        return candidate
+    return Candidate(candidate.id, candidate.text, candidate.score + NAMED_VALUE_BONUS,
+                     (*candidate.reasons, f"states the value it takes back ({named!r})"))
 
 
 def episode_of(text: str, ctx: _Context) -> MemIR:
