@@ -171,6 +171,8 @@ class _Context:
     out: Remembered = field(default_factory=Remembered)
     #: the id of this utterance's Episode (what the typed memories read from it link to)
     episode: str | None = None
+    #: memories this utterance already superseded (two corrections in one turn must not replace the same one twice)
+    replaced: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -482,7 +484,8 @@ class UnderstandingMixin(_Base):
         if not entity or not attribute or attribute == "general":
             return self._correct_by_meaning(record, draft, text, ctx)
         where = {"entity": entity, "attribute": attribute}
-        olds = [h.memory for h in self.search(text, types=["Fact"], where=where, user=ctx.user, k=5, now=ctx.now)]
+        olds = [h.memory for h in self.search(text, types=["Fact"], where=where, user=ctx.user, k=5, now=ctx.now)
+                if h.memory.id not in ctx.replaced]
         if draft.replaces:
             named = [o for o in olds if draft.replaces.lower() in str(o.properties.get("value", "")).lower()
                      or draft.replaces.lower() in o.content.text.lower()]
@@ -492,6 +495,7 @@ class UnderstandingMixin(_Base):
         if len(olds) == 1:
             new = self._lifecycle.supersede(olds[0].id, record, user=ctx.user, now=ctx.now,
                                             reason=f"correction ({entity}/{attribute}): {text}")
+            ctx.replaced.add(olds[0].id)
             ctx.out.created.append(new)
             ctx.out.append(new)
             return True
@@ -614,8 +618,8 @@ class UnderstandingMixin(_Base):
             found += [c for c in self._closest(draft, ("Fact", "Hypothesis", "Task"), ctx, text=str(draft.replaces))
                       if c.id not in seen]
             found = sorted((_named_bonus(c, named) for c in found), key=lambda c: -c.score)
-        candidates = [c for c in found
-                      if c.score >= CORRECTION_SURE or (c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS)]
+        candidates = [c for c in found if c.id not in ctx.replaced
+                      and (c.score >= CORRECTION_SURE or c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS)]
         if not candidates:
             ctx.out.notes.append("correction: no earlier fact is close enough in meaning; stored as a new fact")
             return False
@@ -626,6 +630,7 @@ class UnderstandingMixin(_Base):
                 self._flush_queue()
             new = self._lifecycle.supersede(best.id, record, user=ctx.user, now=ctx.now,
                                             reason=f"correction ({'; '.join(best.reasons)}): {text}")
+            ctx.replaced.add(best.id)
             ctx.out.notes.append(f"correction superseded {best.id} ({best.text!r}): {'; '.join(best.reasons)}")
             ctx.out.created.append(new)
             ctx.out.append(new)
@@ -643,7 +648,7 @@ def _old_value_key(value: str | None) -> str | None:
     if not value:
         return None
     key = re.sub(r"\s+", " ", str(value)).strip().lower()
-    return key if len(key) >= 2 and not key.isdigit() or len(key) >= 3 else None
+    return key if (len(key) >= 2 and not key.isdigit()) or len(key) >= 3 else None
 
 
 def _named_bonus(candidate: Candidate, named: str) -> Candidate:

@@ -420,6 +420,9 @@ _CORRECTING = re.compile(r"^不对(?!劲)|不是.{1,15}(?:而)?是|是.{1,15}[�
                          r"my mistake|i mixed up|scratch that|sorry,? .{1,40}\bnot\b|wait,? no)\b", re.I)
 
 
+#: markers of a conversation's topic being set ("我们聊…", "we're planning…", "let's talk about…")
+_TOPIC = re.compile(r"我们(?:聊|谈|讨论|说|只聊)|聊聊|话题|\b(?:we'?re (?:planning|talking|discussing|working on)|talk(?:ing)? about|"
+                    r"discuss|focus(?:ing)? on)\b", re.I)
 #: markers of a standing instruction at the start of a piece
 _STANDING = re.compile(r"^(?:以后|今后|从现在起|从今以后|往后|以后都)|^(?:from now on|going forward|from here on|in (?:the )?future)\b",
                        re.I)
@@ -438,7 +441,10 @@ def _report_rule(piece: str, label: str) -> str:
             and not CUES["question"].search(piece) and not CUES["request"].search(piece):
         return "Fact"
     # "以后…都…", "from now on, …": a standing instruction is how the user wants things done, not one errand
-    if label in ("Task", "TaskUpdate") and _STANDING.search(piece) and not CUES["question"].search(piece):
+    # (a standing instruction is no frame either, unless it sets the conversation's topic: "from now on we talk
+    # about the move" is a frame)
+    if (label in ("Task", "TaskUpdate", "NONE") or (label == "ContextualFrame" and not _TOPIC.search(piece))) \
+            and _STANDING.search(piece) and not CUES["question"].search(piece):
         return "Preference"
     # "不对，…不是…", "sorry, it's X not Y": a correction states what is true, it is no guess, no feeling (unless it
     # names one) and not nothing

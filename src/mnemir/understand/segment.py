@@ -66,8 +66,10 @@ _DIGITS = "1-9１-９"
 _NUMBERED = re.compile(rf"(?:(?:^|(?<=[\s，,；;。.:：!！?？]))(?:[(（]?([{_DIGITS}])[.)、）．](?!\d)|[(（]([{_DIGITS}])[)）])|"
                        r"([①②③④⑤⑥⑦⑧⑨]))\s*")
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨"
-_ZH_START = r"先|首先|第一步|第一[，,、：:]|一是|起初"
-_ZH_THEN = r"然后|再(?!见|会|说吧)|接着|之后|最后|其次|第二步|第二[，,、：:]|二是|随后|完了再"
+#: ordinal time units or stages ("第一天…第二天", "第一周…第二周", "第一站…"): steps in order, whatever the unit
+_ZH_UNIT = r"(?:天|周|个月|月|年|站|轮|阶段|部分|晚)"
+_ZH_START = rf"先|首先|第一步|第一[，,、：:]|一是|起初|第一{_ZH_UNIT}"
+_ZH_THEN = rf"然后|再(?!见|会|说吧)|接着|之后|最后|其次|第二步|第二[，,、：:]|二是|随后|完了再|第二{_ZH_UNIT}"
 _PLAN_ZH = re.compile(rf"(?:{_ZH_START}).{{1,80}}?(?:{_ZH_THEN})")
 _PLAN_ZH_CHAIN = re.compile(r"(?:然后|接着|之后|随后).{1,60}?(?:然后|接着|之后|最后|再)")
 _EN_NUMBER_WORDS = r"(?:one|two|three|four|five|six|1|2|3|4|5|6)"
@@ -81,6 +83,7 @@ _EN_THEN_RX = re.compile(rf"\b(?:{_EN_THEN})\b", re.I)
 _PLAN_WORD = re.compile(r"\b(?:plan|steps?|to-?do|checklist|process|roadmap)\b\s*(?:is|are|for [^,:]{1,60})?\s*(?:to\b|[:：])|"
                         r"计划|步骤|流程|安排如下|打算", re.I)
 _STEP_SPLIT = re.compile(
+    rf"[，,;；。.]\s*(?=第[一二三四五六七八九十]{_ZH_UNIT})|"
     rf"[，,;；。.]?\s*(?:首先|第[一二三四五六七八九十\d]步|一是|二是|三是|四是|然后再|然后|接着|之后再|之后|随后|最后再|最后|其次|"
     rf"第[一二三四五][，,、：:]|完了再|再)\s*[，,:：]?|"
     rf"[,;.]?\s*\b(?:{_EN_START}|{_EN_THEN}|and then|step \d+:?|stage \d+|phase \d+|step {_EN_NUMBER_WORDS})\b[,:]?\s*|"
