@@ -420,9 +420,11 @@ _CORRECTING = re.compile(r"^不对(?!劲)|不是.{1,15}(?:而)?是|是.{1,15}[�
                          r"my mistake|i mixed up|scratch that|sorry,? .{1,40}\bnot\b|wait,? no)\b", re.I)
 
 
-#: markers of a conversation's topic being set ("我们聊…", "we're planning…", "let's talk about…")
-_TOPIC = re.compile(r"我们(?:聊|谈|讨论|说|只聊)|聊聊|话题|\b(?:we'?re (?:planning|talking|discussing|working on)|talk(?:ing)? about|"
-                    r"discuss|focus(?:ing)? on)\b", re.I)
+#: markers of a conversation's topic or the assistant's role being set ("我们聊…", "你当我的…", "we're planning…",
+#: "act as my…"): a frame of the conversation, not a standing preference
+_TOPIC = re.compile(r"我们(?:聊|谈|讨论|说|只聊)|聊聊|话题|你(?:是|当|做|来当)我的|扮演|\b(?:we'?re (?:planning|talking|discussing|"
+                    r"working on)|talk(?:ing)? about|discuss|focus(?:ing)? on|you'?re (?:my|an?|the)|you are (?:my|an?|the)|"
+                    r"act as|be my|pretend|play the (?:role|part))\b", re.I)
 #: markers of a standing instruction at the start of a piece
 _STANDING = re.compile(r"^(?:以后|今后|从现在起|从今以后|往后|以后都)|^(?:from now on|going forward|from here on|in (?:the )?future)\b",
                        re.I)

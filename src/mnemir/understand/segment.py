@@ -22,8 +22,8 @@ def split_pieces(text: str) -> list[str]:
         for soft in _zh_clauses(hard):
             for piece in _SOFT_EN.split(soft):
                 cleaned = _LEADING_JOINER.sub("", piece.strip(" ，,")).strip()
-                if not cleaned:
-                    continue
+                if not cleaned or (_COURTESY.match(cleaned) and _too_small(cleaned)):
+                    continue  # a sentence that is only "thanks" / "好的" says nothing to merge into its neighbour
                 if out and _too_small(cleaned):
                     out[-1] = out[-1] + " " + cleaned
                     continue
@@ -33,6 +33,12 @@ def split_pieces(text: str) -> list[str]:
     if not out and text.strip():
         out = [text.strip()]
     return out
+
+
+#: a whole sentence of courtesy or acknowledgement ("Cheers.", "Thanks!", "好的。", "嗯嗯"): it carries no memory
+_COURTESY = re.compile(r"^(?:好的?|好吧|嗯+|哦+|噢|行|对|是的|谢谢|多谢|感谢|收到|明白了?|知道了|哈+|ok(?:ay)?|thanks?|thank you|cheers|"
+                       r"got it|sure|cool|great|nice|perfect|awesome|brilliant|lovely|yes|yeah|yep|yup|no|nope|alright|"
+                       r"right|oh|wow|lol|haha|hmm+|sounds good|will do|noted|understood)[\s!！。.,，~～…]*$", re.I)
 
 
 _ABOUT_USER = re.compile(r"我|帮|请|麻烦|记得|提醒")
