@@ -161,7 +161,7 @@ class SoftmaxModel:
         if self.hidden_weights is not None and self.hidden_bias is not None:
             arrays |= {"hidden_weights": self.hidden_weights.astype(np.float32),
                        "hidden_bias": self.hidden_bias.astype(np.float32)}
-        np.savez_compressed(path.with_suffix(".npz"), **arrays)
+        np.savez_compressed(path.with_suffix(".npz"), **arrays)  # type: ignore[arg-type]
         header: dict[str, Any] = {"labels": list(self.labels), "embedder_id": self.embedder_id, "layout": self.layout,
                                   "cue_scale": self.spec.cue_scale}
         if self.hidden_weights is not None:
