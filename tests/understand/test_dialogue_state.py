@@ -185,3 +185,12 @@ def test_a_choice_made_closes_the_work_of_choosing(text: str, status: str) -> No
     from mnemir.understand.fill import update_status
 
     assert update_status(text) == status
+
+
+@pytest.mark.parametrize(("text", "confirms"), [("好，就这么办", True), ("Sure, go ahead and book it for Friday", True),
+                                                ("对，物业说下周一停水，我得提前把水缸接满", False),
+                                                ("Yeah, my cousin says the hall is taken in May so we need somewhere else", False)])
+def test_a_confirmation_is_a_short_affirmation(text: str, confirms: bool) -> None:
+    from mnemir.memory.understanding import _confirms
+
+    assert _confirms(text) is confirms

@@ -66,6 +66,9 @@ CORRECTION_SURE = 0.55
 CORRECTION_WITH_ENTITY = 0.4
 #: a candidate that states the very value a correction takes back ("不是20桌" / "not the 20th") gains this much
 NAMED_VALUE_BONUS = 0.35
+#: a confirmation says little besides its affirmation: at most this many Chinese characters / English words more
+CONFIRM_REST_HAN = 12
+CONFIRM_REST_WORDS = 8
 #: general affirmation markers (zh + en): a short user turn made of these confirms what the assistant proposed
 _CONFIRMS = re.compile(r"^(?:好(?:的|啊|呀|吧)?|行(?:啊|吧)?|可以(?:啊|的)?|嗯+|对|没问题|就这么办|就这样|就按你说的|麻烦(?:你)?了|"
                        r"那就(?:这样|这么办|麻烦你了)|来吧|弄吧|办吧|安排|你(?:看着)?(?:弄|办|安排)吧|"
@@ -77,8 +80,13 @@ _BUT = re.compile(r"不过|但是|可是|不用|不要|算了|\b(?:but|not|no|do
 
 
 def _confirms(text: str) -> bool:
-    """A user turn that accepts what was proposed: it begins with an affirmation and does not hedge or refuse."""
-    return bool(_CONFIRMS.match(text.strip())) and not _BUT.search(text)
+    """A user turn that accepts what was proposed: it begins with an affirmation, does not hedge or refuse, and says
+    little else (a long turn that opens with "对，…" / "yes, …" goes on to say something of its own)."""
+    m = _CONFIRMS.match(text.strip())
+    if m is None or _BUT.search(text):
+        return False
+    rest = text.strip()[m.end():]
+    return len(re.findall(r"[\u4e00-\u9fff]", rest)) <= CONFIRM_REST_HAN and len(re.findall(r"[A-Za-z]+", rest)) <= CONFIRM_REST_WORDS
 
 
 @dataclass(frozen=True)
