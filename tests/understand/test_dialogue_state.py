@@ -146,3 +146,51 @@ def test_moving_house_is_no_postponement() -> None:
 
     assert not POSTPONE.search("I moved to Glasgow in spring")
     assert POSTPONE.search("the tasting got moved to Friday")
+
+
+# -- session 9: an assistant's updates, corrections that name the old value, choices that close work ------------------
+@pytest.mark.parametrize(("text", "update"), [("Good luck with the interview tomorrow!", False),
+                                              ("You might want to ring the council first; they can waive the fee.", False),
+                                              ("祝你搬家顺利！", False),
+                                              ("I've cancelled the dentist appointment for you.", True),
+                                              ("已经帮你把会议室订好了。", True)])
+def test_an_assistant_update_needs_work_it_did_itself(extractor: Extractor, wed: datetime, text: str,
+                                                       update: bool) -> None:
+    result = extractor.extract(text, speaker="assistant", now=wed)
+    assert any(d.kind == "update" for d in result.drafts) is update
+    if not update:
+        assert [d.type for d in result.drafts] == ["DialogueAct"]
+
+
+def test_a_correction_that_names_the_old_value_supersedes_the_fact_stating_it(mem: mnemir.Memory,
+                                                                                wed: datetime) -> None:
+    [old, *_] = [m for m in mem.remember("The garage is small, about 3.2 by 5.5 metres, and full of boxes.",
+                                         user="kai", now=wed).created if m.type == "Fact"]
+    mem.remember("I also need shelves for the paint tins.", user="kai", now=wed)
+    result = mem.remember("I measured again and I was wrong: it's 3.6 by 6.1, not 3.2 by 5.5.", user="kai", now=wed)
+    assert mem.get(old.id, user="kai").valid_to is not None
+    assert any("takes back" in note for note in result.notes)
+
+
+@pytest.mark.parametrize(("text", "value"), [("最后选靠窗那张桌子了", "靠窗那张桌子"), ("选朝南那套了", "朝南那套")])
+def test_choosing_x_is_a_decision(text: str, value: str) -> None:
+    found = decision_of(text)
+    assert found is not None and found["value"] == value
+    assert decision_of("我选好了") is None
+
+
+@pytest.mark.parametrize(("text", "status"), [("婚宴酒店定了", "completed"), ("We settled on the oak table", "completed"),
+                                              ("still comparing the two quotes", "in_progress")])
+def test_a_choice_made_closes_the_work_of_choosing(text: str, status: str) -> None:
+    from mnemir.understand.fill import update_status
+
+    assert update_status(text) == status
+
+
+@pytest.mark.parametrize(("text", "confirms"), [("好，就这么办", True), ("Sure, go ahead and book it for Friday", True),
+                                                ("对，物业说下周一停水，我得提前把水缸接满", False),
+                                                ("Yeah, my cousin says the hall is taken in May so we need somewhere else", False)])
+def test_a_confirmation_is_a_short_affirmation(text: str, confirms: bool) -> None:
+    from mnemir.memory.understanding import _confirms
+
+    assert _confirms(text) is confirms

@@ -154,3 +154,52 @@ def test_a_model_reads_with_the_features_it_was_trained_with(embedder: USEEmbedd
     stale = dataclasses.replace(model, spec=FeatureSpec(0.3))
     with pytest.raises(ConfigError, match="layout"):
         stale.check(embedder)
+
+
+def test_a_hidden_layer_model_round_trips_and_checks_its_input_size(embedder: USEEmbedder, tmp_path: Path) -> None:
+    from mnemir.understand.model import train_softmax
+
+    rows = read_jsonl(Path(eval_extraction.corpus_path("extraction_train.jsonl")))[::16]
+    texts, labels = extraction_examples(rows)
+    spec = FeatureSpec(0.15)
+    features = features_of(texts, embedder, spec=spec)
+    model = train_softmax(features, labels, classes=EXTRACTION_LABELS, embedder_id=embedder.model_id, spec=spec,
+                          hidden=16, epochs=50)
+    model.save(tmp_path / "mlp")
+    loaded = load_model("mlp", tmp_path)
+    loaded.check(embedder)
+    assert loaded.hidden_weights is not None and loaded.input_size == spec.size(embedder.dim)
+    assert np.allclose(loaded.proba(features[:4]), model.proba(features[:4]), atol=1e-5)
+
+
+def test_sparse_aware_training_equals_the_dense_products() -> None:
+    from mnemir.understand.model import _SplitColumns
+
+    rng = np.random.default_rng(3)
+    x = np.hstack([rng.normal(size=(40, 6)), (rng.random((40, 300)) < 0.02) * rng.random((40, 300))])
+    split, w, g = _SplitColumns(x), rng.normal(size=(306, 3)), rng.normal(size=(40, 3))
+    assert np.allclose(split.times(w), x @ w) and np.allclose(split.transposed_times(g), x.T @ g)
+
+
+def test_sample_weights_and_batches_are_named() -> None:
+    from mnemir.understand.train import row_weight, training_rows
+
+    rows = training_rows("extractor")
+    assert {r["batch"] for r in rows} == {"extraction_train.jsonl", "extraction_hw8.jsonl", "extraction_hw9.jsonl"}
+    assert {row_weight(r) for r in rows} == {1.0}
+    assert row_weight({"batch": "multiwoz21"}) < 1.0
+
+
+@pytest.mark.slow
+def test_shared_dialogue_rows_are_negatives_and_world_questions() -> None:
+    from mnemir.understand import _dialogues
+
+    try:
+        _dialogues.shared_datasets_dir()
+    except ConfigError:
+        pytest.skip("the shared dialogue datasets are not next to this checkout")
+    extraction, intent = _dialogues.dialogue_rows(20)
+    assert extraction == _dialogues.dialogue_rows(20)[0]  # seeded
+    assert all(r["expect"] == [] for r in extraction)
+    assert {r["speaker"] for r in extraction} == {"user", "assistant"}
+    assert intent and all(r["kind"] == "general" and not _dialogues._OWN.search(r["query"]) for r in intent)

@@ -65,6 +65,11 @@ DERIVED_FROM = "derived_from"
 CORRECTION_SURE = 0.55
 #: ... or this close when it also names the same entity; two candidates within MATCH_MARGIN -> a confirmation
 CORRECTION_WITH_ENTITY = 0.4
+#: a candidate that states the very value a correction takes back ("不是20桌" / "not the 20th") gains this much
+NAMED_VALUE_BONUS = 0.35
+#: a confirmation says little besides its affirmation: at most this many Chinese characters / English words more
+CONFIRM_REST_HAN = 12
+CONFIRM_REST_WORDS = 8
 #: general affirmation markers (zh + en): a short user turn made of these confirms what the assistant proposed
 _CONFIRMS = re.compile(r"^(?:好(?:的|啊|呀|吧)?|行(?:啊|吧)?|可以(?:啊|的)?|嗯+|对|没问题|就这么办|就这样|就按你说的|麻烦(?:你)?了|"
                        r"那就(?:这样|这么办|麻烦你了)|来吧|弄吧|办吧|安排|你(?:看着)?(?:弄|办|安排)吧|"
@@ -76,8 +81,13 @@ _BUT = re.compile(r"不过|但是|可是|不用|不要|算了|\b(?:but|not|no|do
 
 
 def _confirms(text: str) -> bool:
-    """A user turn that accepts what was proposed: it begins with an affirmation and does not hedge or refuse."""
-    return bool(_CONFIRMS.match(text.strip())) and not _BUT.search(text)
+    """A user turn that accepts what was proposed: it begins with an affirmation, does not hedge or refuse, and says
+    little else (a long turn that opens with "对，…" / "yes, …" goes on to say something of its own)."""
+    m = _CONFIRMS.match(text.strip())
+    if m is None or _BUT.search(text):
+        return False
+    rest = text.strip()[m.end():]
+    return len(re.findall(r"[\u4e00-\u9fff]", rest)) <= CONFIRM_REST_HAN and len(re.findall(r"[A-Za-z]+", rest)) <= CONFIRM_REST_WORDS
 
 
 @dataclass(frozen=True)
@@ -170,6 +180,8 @@ class _Context:
     out: Remembered = field(default_factory=Remembered)
     #: the id of this utterance's Episode (what the typed memories read from it link to)
     episode: str | None = None
+    #: memories this utterance already superseded (two corrections in one turn must not replace the same one twice)
+    replaced: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -483,7 +495,8 @@ class UnderstandingMixin(_Base):
         if not entity or not attribute or attribute == "general":
             return self._correct_by_meaning(record, draft, text, ctx)
         where = {"entity": entity, "attribute": attribute}
-        olds = [h.memory for h in self.search(text, types=["Fact"], where=where, user=ctx.user, k=5, now=ctx.now)]
+        olds = [h.memory for h in self.search(text, types=["Fact"], where=where, user=ctx.user, k=5, now=ctx.now)
+                if h.memory.id not in ctx.replaced]
         if draft.replaces:
             named = [o for o in olds if draft.replaces.lower() in str(o.properties.get("value", "")).lower()
                      or draft.replaces.lower() in o.content.text.lower()]
@@ -493,6 +506,7 @@ class UnderstandingMixin(_Base):
         if len(olds) == 1:
             new = self._lifecycle.supersede(olds[0].id, record, user=ctx.user, now=ctx.now,
                                             reason=f"correction ({entity}/{attribute}): {text}")
+            ctx.replaced.add(olds[0].id)
             ctx.out.created.append(new)
             ctx.out.append(new)
             return True
@@ -608,8 +622,15 @@ class UnderstandingMixin(_Base):
         supersedes the fact, hypothesis or task closest in meaning (an event with a date is often read as a task:
         "the recital is on the 12th"), when it is close enough and clearly closest; two close ones -> a
         confirmation. True when handled; False stores it as a new fact."""
-        candidates = [c for c in self._closest(draft, ("Fact", "Hypothesis", "Task"), ctx)
-                      if c.score >= CORRECTION_SURE or (c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS)]
+        found = self._closest(draft, ("Fact", "Hypothesis", "Task"), ctx)
+        named = _old_value_key(draft.replaces)
+        if named:  # the correction names the value it takes back ("not 20 tables", "不是周三"): look for it too
+            seen = {c.id for c in found}
+            found += [c for c in self._closest(draft, ("Fact", "Hypothesis", "Task"), ctx, text=str(draft.replaces))
+                      if c.id not in seen]
+            found = sorted((_named_bonus(c, named) for c in found), key=lambda c: -c.score)
+        candidates = [c for c in found if c.id not in ctx.replaced
+                      and (c.score >= CORRECTION_SURE or c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS)]
         if not candidates:
             ctx.out.notes.append("correction: no earlier fact is close enough in meaning; stored as a new fact")
             return False
@@ -620,6 +641,7 @@ class UnderstandingMixin(_Base):
                 self._flush_queue()
             new = self._lifecycle.supersede(best.id, record, user=ctx.user, now=ctx.now,
                                             reason=f"correction ({'; '.join(best.reasons)}): {text}")
+            ctx.replaced.add(best.id)
             ctx.out.notes.append(f"correction superseded {best.id} ({best.text!r}): {'; '.join(best.reasons)}")
             ctx.out.created.append(new)
             ctx.out.append(new)
@@ -629,6 +651,24 @@ class UnderstandingMixin(_Base):
                                                   user=ctx.user, now=ctx.now))
         return True
 
+
+
+def _old_value_key(value: str | None) -> str | None:
+    """The value a correction takes back, as a comparable key (lower case, spaces folded); None when too short to
+    identify a memory by (one character or digit: "not 4" names nothing reliably)."""
+    if not value:
+        return None
+    key = re.sub(r"\s+", " ", str(value)).strip().lower()
+    return key if (len(key) >= 2 and not key.isdigit()) or len(key) >= 3 else None
+
+
+def _named_bonus(candidate: Candidate, named: str) -> Candidate:
+    """A candidate whose text states the value the correction takes back is what it corrects: NAMED_VALUE_BONUS."""
+    text = re.sub(r"\s+", " ", candidate.text).lower()
+    if not re.search(r"(?<![\w.])" + re.escape(named) + r"(?![\w.])" if named.isascii() else re.escape(named), text):
+        return candidate
+    return Candidate(candidate.id, candidate.text, candidate.score + NAMED_VALUE_BONUS,
+                     (*candidate.reasons, f"states the value it takes back ({named!r})"))
 
 
 def episode_of(text: str, ctx: _Context) -> MemIR:

@@ -122,6 +122,10 @@ def finalize(result: Extraction, drafts: list[Draft]) -> Extraction:
             why = ": an assistant turn is no memory about the user" if speaker == "assistant" else ""
             result.notes.append(f"dropped a {label} said by the {speaker} (speaker policy{why})")
             continue
+        if speaker == "assistant" and not _OWN_REPORT.search(draft.text):
+            result.notes.append("dropped an assistant's update that does not report work it did itself (speaker "
+                                "policy: only \"I've booked it\" / \"我已经帮你订好了\" counts)")
+            continue
         if speaker == "assistant" and _BOOKKEEPING.search(draft.text):
             result.notes.append("dropped the assistant's note about its own bookkeeping (a reminder set, a note "
                                 "taken): it finishes no task of the user")
@@ -142,6 +146,13 @@ def finalize(result: Extraction, drafts: list[Draft]) -> Extraction:
     return result
 
 
+#: an assistant's report of work it did itself: a first person with a finished verb ("I've booked", "我已经帮你订好了",
+#: "I went ahead and cancelled"); anything else it says (wishes, advice, restatements) finishes no task of the user
+_OWN_REPORT = re.compile(r"已经?|我.{0,10}(?:好了|完了|完成|搞定)|(?:帮你|给你|替你|为你|为您|帮您).{1,8}(?:好了|完了|了)|"
+                         r"\b(?:i'?ve|i have|i just|i went ahead and|we'?ve|i)\s+(?:\w+\s+){0,2}?(?:\w+ed|sent|paid|done|"
+                         r"made|put|set|got|booked|cancell?ed|moved|sorted|bought|written|wrote|found|told|taken|took)\b|"
+                         r"\b(?:is|are|has been|have been)\s+(?:now\s+)?(?:booked|done|sent|paid|cancell?ed|confirmed|"
+                         r"reserved|sorted)\b", re.I)
 #: an assistant saying it set a reminder or took a note has done nothing of the task itself
 _BOOKKEEPING = re.compile(r"提醒|记下|记住|记好|备忘|加到|添加到|清单|日程|\b(?:remind|reminder|noted|note|added (?:it|that|this)? ?to|"
                           r"calendar|your list|to-?do|keep track)\b", re.I)
@@ -405,10 +416,15 @@ _FINISHED = re.compile(r"已经|已.{0,6}(?:好|完)了|终于|总算|\b(?:alrea
 
 
 #: the strong correction markers (a subset of the lexicon's correction cue, without "其实" / "actually")
-_CORRECTING = re.compile(r"^不对|不是.{1,15}(?:而)?是|是.{1,15}[，,]\s*不是|记错|说错|搞错|弄错|更正|纠正|\b(?:correction|i meant|"
+_CORRECTING = re.compile(r"^不对(?!劲)|不是.{1,15}(?:而)?是|是.{1,15}[，,]\s*不是|记错|说错|搞错|弄错|更正|纠正|\b(?:correction|i meant|"
                          r"my mistake|i mixed up|scratch that|sorry,? .{1,40}\bnot\b|wait,? no)\b", re.I)
 
 
+#: markers of a conversation's topic or the assistant's role being set ("我们聊…", "你当我的…", "we're planning…",
+#: "act as my…"): a frame of the conversation, not a standing preference
+_TOPIC = re.compile(r"我们(?:聊|谈|讨论|说|只聊)|聊聊|话题|你(?:是|当|做|来当)我的|扮演|\b(?:we'?re (?:planning|talking|discussing|"
+                    r"working on)|talk(?:ing)? about|discuss|focus(?:ing)? on|you'?re (?:my|an?|the)|you are (?:my|an?|the)|"
+                    r"act as|be my|pretend|play the (?:role|part))\b", re.I)
 #: markers of a standing instruction at the start of a piece
 _STANDING = re.compile(r"^(?:以后|今后|从现在起|从今以后|往后|以后都)|^(?:from now on|going forward|from here on|in (?:the )?future)\b",
                        re.I)
@@ -423,14 +439,19 @@ def _report_rule(piece: str, label: str) -> str:
         return "TaskUpdate"
     # "最后还是选了…", "we went with…": a stated choice is a decision, kept as a Fact (attribute decision); one the
     # classifier reads as a report stays an update (making a choice may be what closes a task)
-    if label in ("Task", "Hypothesis", "Plan", "NONE") and fill.decision_of(piece) is not None \
+    if label in ("Task", "Hypothesis", "Plan", "NONE", "ContextualFrame") and fill.decision_of(piece) is not None \
             and not CUES["question"].search(piece) and not CUES["request"].search(piece):
         return "Fact"
     # "以后…都…", "from now on, …": a standing instruction is how the user wants things done, not one errand
-    if label in ("Task", "TaskUpdate") and _STANDING.search(piece) and not CUES["question"].search(piece):
+    # (a standing instruction is no frame either, unless it sets the conversation's topic: "from now on we talk
+    # about the move" is a frame)
+    if (label in ("Task", "TaskUpdate", "NONE") or (label == "ContextualFrame" and not _TOPIC.search(piece))) \
+            and _STANDING.search(piece) and not CUES["question"].search(piece):
         return "Preference"
-    # "不对，…不是…", "sorry, it's X not Y": a correction states what is true, it is no guess
-    if label == "Hypothesis" and _CORRECTING.search(piece):
+    # "不对，…不是…", "sorry, it's X not Y": a correction states what is true, it is no guess, no feeling (unless it
+    # names one) and not nothing
+    if label in ("Hypothesis", "NONE", "EmotionalState") and _CORRECTING.search(piece) \
+            and not CUES["question"].search(piece) and (label != "EmotionalState" or find_emotion(piece) is None):
         return "Fact"
     # "…推迟到下周三了", "it got pushed to Monday": a move to a later time reports on something already planned
     if label in ("Task", "NONE", "Fact") and fill.POSTPONE.search(piece) and not CUES["question"].search(piece) \

@@ -247,7 +247,7 @@ def _relation_value(value: str | None) -> str | None:
     return _RELATION_OF[m.group(0).lower()] if m else None
 
 
-_DECIDED = re.compile(r"(?:决定(?:了|要|先)?|定了|定下来(?:了)?|敲定(?:了)?|选了|就选|最后(?:还是|选了?|定了?|买了?|报了?|订了?|用)|"
+_DECIDED = re.compile(r"选(?:的|定)?(?P<v0>[^，,。！!？?不没了好完]{1,8}?)了|(?:决定(?:了|要|先)?|定了|定下来(?:了)?|敲定(?:了)?|选了|就选|最后(?:还是|选了?|定了?|买了?|报了?|订了?|用)|"
                       r"最终(?:还是|选了?|定了?)?|还是)(?P<v>[^，,。！!？?]{1,30}?)(?:吧|了)?(?:[，,。！!]|$)|"
                       r"\b(?:decided (?:to|on)|went with|going with|go with|settled on|opted for|chose|picked|"
                       r"we'?ll take|i'?ll take|made up my mind(?: to| on)?)\s+(?P<v2>[^,.;!?]{1,60}?)(?:\s+in the end)?"
@@ -303,7 +303,7 @@ def _subject_guess(text: str) -> str:
     return m.group(1).strip() if m else "general"
 
 
-_CORRECTION_OLD = re.compile(r"不是(?P<v>[^，,。而]{1,15})|not (?:in |at |to )?(?P<v2>[\w\s'-]{1,30}?)(?:[,.;!]|$| but| anymore)",
+_CORRECTION_OLD = re.compile(r"不是(?P<v>[^，,。而]{1,15})|not (?:in |at |to )?(?P<v2>(?:[\w\s'-]|(?<=\d)[.,](?=\d)){1,30}?)(?:[,.;!](?!\d)|$| but| anymore)",
                              re.I)
 #: a correction that names the old value says it with a negation
 _NEGATED = re.compile(r"不是|\bnot\b|\bno longer\b|\banymore\b", re.I)
@@ -412,6 +412,8 @@ def update_status(text: str) -> str:
         return "failed"
     if done:
         return "completed"
+    if decision_of(text) is not None or re.search(r"定了|定下来了|敲定|\b(?:decided|settled|sorted)\b", text, re.I):
+        return "completed"  # a choice made closes the work of choosing ("酒店定了", "we settled on the blue one")
     return "in_progress"
 
 

@@ -101,7 +101,7 @@ CUES: dict[str, re.Pattern[str]] = {
                  r"\b(?:maybe|perhaps|probably|possibly|might|may have|may be|i think|i guess|i suspect|i reckon|"
                  r"i'?m not sure|not sure|could be|seems|looks like|likely|unlikely|my guess|i bet|i wonder|apparently)\b"),
     # decisions: one option was chosen over others ("went with", "决定", "还是…吧")
-    "decision": _rx(r"决定|定了|定下来|敲定|拍板|选了|就选|最后(?:还是|选|定|买|报|订|用)|最终|还是.{1,15}吧|"
+    "decision": _rx(r"决定|定了|定下来|敲定|拍板|选了|就选|选(?:的|定)?[^，,。！!？?不没好完]{1,8}?了|最后(?:还是|选|定|买|报|订|用)|最终|还是.{1,15}吧|"
                     r"\b(?:decided|decide to|decision|went with|go(?:ing)? with|settled on|opted for|chose|chosen|"
                     r"picked|we'?ll take|i'?ll take|in the end|final answer|made up my mind)\b"),
     "urgency": _rx(r"紧急|尽快|马上|立刻|赶紧|急|\b(?:asap|urgent|urgently|right away|immediately|as soon as|quickly|"

@@ -109,13 +109,21 @@ def boosted(ranked: list[tuple[str, float]], boosts: Mapping[str, float]) -> lis
 
 @dataclass
 class SoftmaxModel:
+    """A softmax over the features or, with ``hidden_weights``, over one ReLU hidden layer of them (a small MLP)."""
+
     labels: tuple[str, ...]
-    weights: Array  # (features, classes)
+    weights: Array  # (features, classes), or (hidden, classes) with a hidden layer
     bias: Array  # (classes,)
     embedder_id: str
     layout: str = FEATURE_LAYOUT
     #: how texts become features (cue weight, n-grams), chosen on the training split
     spec: FeatureSpec = field(default_factory=FeatureSpec)
+    hidden_weights: Array | None = None  # (features, hidden)
+    hidden_bias: Array | None = None  # (hidden,)
+
+    @property
+    def input_size(self) -> int:
+        return int((self.hidden_weights if self.hidden_weights is not None else self.weights).shape[0])
 
     def check(self, embedder: Embedder) -> None:
         if embedder.model_id != self.embedder_id:
@@ -126,11 +134,13 @@ class SoftmaxModel:
         if self.layout != self.spec.layout:
             raise ConfigError("the understanding model's feature layout is stale; retrain it", layout=self.layout)
         features = self.spec.size(embedder.dim)
-        if self.weights.shape[0] != features:
-            raise ConfigError(f"the understanding model has weights for {self.weights.shape[0]} features, the layout "
+        if self.input_size != features:
+            raise ConfigError(f"the understanding model has weights for {self.input_size} features, the layout "
                               f"names {features}; retrain it", layout=self.layout)
 
     def proba(self, features: Array) -> Array:
+        if self.hidden_weights is not None and self.hidden_bias is not None:
+            features = np.maximum(features @ self.hidden_weights + self.hidden_bias, 0.0)
         logits = features @ self.weights + self.bias
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
@@ -147,10 +157,15 @@ class SoftmaxModel:
 
     def save(self, path: str | Path) -> None:
         path = Path(path)
-        np.savez_compressed(path.with_suffix(".npz"), weights=self.weights.astype(np.float32),
-                            bias=self.bias.astype(np.float32))
-        header = {"labels": list(self.labels), "embedder_id": self.embedder_id, "layout": self.layout,
-                  "cue_scale": self.spec.cue_scale}
+        arrays = {"weights": self.weights.astype(np.float32), "bias": self.bias.astype(np.float32)}
+        if self.hidden_weights is not None and self.hidden_bias is not None:
+            arrays |= {"hidden_weights": self.hidden_weights.astype(np.float32),
+                       "hidden_bias": self.hidden_bias.astype(np.float32)}
+        np.savez_compressed(path.with_suffix(".npz"), **arrays)  # type: ignore[arg-type]
+        header: dict[str, Any] = {"labels": list(self.labels), "embedder_id": self.embedder_id, "layout": self.layout,
+                                  "cue_scale": self.spec.cue_scale}
+        if self.hidden_weights is not None:
+            header["hidden"] = int(self.hidden_weights.shape[1])
         if self.spec.ngram_dims:
             header |= {"ngram_dims": self.spec.ngram_dims, "ngram_scale": self.spec.ngram_scale}
         path.with_suffix(".json").write_text(json.dumps(header, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
@@ -166,15 +181,19 @@ def load_model(name: str, directory: str | Path | None = None) -> SoftmaxModel:
     header = json.loads(header_path.read_text(encoding="utf-8"))
     with np.load(weights_path) as data:
         weights, bias = data["weights"], data["bias"]
+        hidden = (data["hidden_weights"], data["hidden_bias"]) if "hidden_weights" in data.files else (None, None)
     spec = FeatureSpec(float(header.get("cue_scale", CUE_SCALE)), int(header.get("ngram_dims", 0)),
                        float(header.get("ngram_scale", 0.0)))
-    return SoftmaxModel(tuple(header["labels"]), weights, bias, header["embedder_id"], header["layout"], spec)
+    return SoftmaxModel(tuple(header["labels"]), weights, bias, header["embedder_id"], header["layout"], spec,
+                        hidden[0], hidden[1])
 
 
 def train_softmax(features: Array, labels: list[str], *, classes: tuple[str, ...], embedder_id: str,
                   l2: float = 1e-3, epochs: int = 600, lr: float = 0.05, seed: int = 0,
-                  class_weight: bool = True, spec: FeatureSpec | None = None) -> SoftmaxModel:
-    """Multinomial logistic regression, full batch, Adam; classes balanced by inverse frequency."""
+                  class_weight: bool = True, spec: FeatureSpec | None = None, hidden: int = 0,
+                  sample_weight: npt.ArrayLike | None = None) -> SoftmaxModel:
+    """Multinomial logistic regression (``hidden`` = 0) or a one-hidden-layer ReLU network, full batch, Adam;
+    classes balanced by inverse (weighted) frequency; ``sample_weight`` scales each example (e.g. per source)."""
     rng = np.random.default_rng(seed)
     x = np.asarray(features, dtype=np.float64)
     index = {c: i for i, c in enumerate(classes)}
@@ -183,25 +202,71 @@ def train_softmax(features: Array, labels: list[str], *, classes: tuple[str, ...
     k = len(classes)
     onehot = np.zeros((n, k))
     onehot[np.arange(n), y] = 1.0
-    counts = np.bincount(y, minlength=k).astype(np.float64)
-    sample_w = (n / (k * np.maximum(counts, 1)))[y] if class_weight else np.ones(n)
-    w = rng.normal(0, 0.01, size=(d, k))
-    b = np.zeros(k)
-    m_w, v_w, m_b, v_b = np.zeros_like(w), np.zeros_like(w), np.zeros_like(b), np.zeros_like(b)
+    base = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    counts = np.bincount(y, weights=base, minlength=k)
+    sample_w = base * ((base.sum() / (k * np.maximum(counts, 1e-9)))[y] if class_weight else 1.0)
+    params: list[Any]
+    if hidden:
+        w1 = rng.normal(0, np.sqrt(2.0 / d), size=(d, hidden))
+        params = [w1, np.zeros(hidden), rng.normal(0, np.sqrt(1.0 / hidden), size=(hidden, k)), np.zeros(k)]
+    else:
+        params = [rng.normal(0, 0.01, size=(d, k)), np.zeros(k)]
+    moments = [(np.zeros_like(p), np.zeros_like(p)) for p in params]
     beta1, beta2, eps = 0.9, 0.999, 1e-8
+    split = None if hidden else _SplitColumns(x)
     for step in range(1, epochs + 1):
-        logits = x @ w + b
+        h = np.maximum(x @ params[0] + params[1], 0.0) if hidden else x
+        w, b = params[-2], params[-1]
+        logits = split.times(w) + b if split is not None else h @ w + b
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         p /= p.sum(axis=1, keepdims=True)
         grad_logits = (p - onehot) * sample_w[:, None] / n
-        g_w = x.T @ grad_logits + l2 * w
-        g_b = grad_logits.sum(axis=0)
-        for g, m, v, param in ((g_w, m_w, v_w, w), (g_b, m_b, v_b, b)):
+        grads = [(split.transposed_times(grad_logits) if split is not None else h.T @ grad_logits) + l2 * w,
+                 grad_logits.sum(axis=0)]
+        if hidden:
+            grad_h = (grad_logits @ w.T) * (h > 0)
+            grads = [x.T @ grad_h + l2 * params[0], grad_h.sum(axis=0), *grads]
+        for g, (m, v), param in zip(grads, moments, params, strict=True):
             m *= beta1
             m += (1 - beta1) * g
             v *= beta2
             v += (1 - beta2) * g * g
             param -= lr * (m / (1 - beta1**step)) / (np.sqrt(v / (1 - beta2**step)) + eps)
     spec = spec or FeatureSpec()
-    return SoftmaxModel(classes, w.astype(np.float32), b.astype(np.float32), embedder_id, spec.layout, spec)
+    f32 = [np.asarray(param, dtype=np.float32) for param in params]
+    if hidden:
+        return SoftmaxModel(classes, f32[2], f32[3], embedder_id, spec.layout, spec, f32[0], f32[1])
+    return SoftmaxModel(classes, f32[0], f32[1], embedder_id, spec.layout, spec)
+
+
+class _SplitColumns:
+    """A feature matrix kept as its dense columns (the sentence vector) plus the nonzero entries of its sparse ones
+    (cues, hashed n-grams: a few dozen of 8,192 per text), so that a full-batch step costs what the nonzeros cost.
+    The products equal ``x @ w`` and ``x.T @ g`` up to float rounding."""
+
+    def __init__(self, x: npt.NDArray[np.float64], dense_share: float = 0.3) -> None:
+        self.n, self.d = x.shape
+        share = (x != 0).mean(axis=0) if self.n else np.zeros(self.d)
+        self.dense_cols = np.flatnonzero(share >= dense_share)
+        sparse_cols = np.flatnonzero(share < dense_share)
+        self.dense = x[:, self.dense_cols]
+        rows, cols = np.nonzero(x[:, sparse_cols])
+        self.rows, self.cols = rows, sparse_cols[cols]
+        self.values = x[rows, self.cols]
+
+    def times(self, w: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        out = self.dense @ w[self.dense_cols]
+        contrib = w[self.cols] * self.values[:, None]
+        for c in range(w.shape[1]):
+            out[:, c] += np.bincount(self.rows, weights=contrib[:, c], minlength=self.n)
+        return out
+
+    def transposed_times(self, g: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        out = np.zeros((self.d, g.shape[1]))
+        out[self.dense_cols] = self.dense.T @ g
+        contrib = g[self.rows] * self.values[:, None]
+        for c in range(g.shape[1]):
+            out[:, c] += np.bincount(self.cols, weights=contrib[:, c], minlength=self.d)
+        return out
+

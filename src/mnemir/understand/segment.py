@@ -22,8 +22,8 @@ def split_pieces(text: str) -> list[str]:
         for soft in _zh_clauses(hard):
             for piece in _SOFT_EN.split(soft):
                 cleaned = _LEADING_JOINER.sub("", piece.strip(" ，,")).strip()
-                if not cleaned:
-                    continue
+                if not cleaned or (_COURTESY.match(cleaned) and _too_small(cleaned)):
+                    continue  # a sentence that is only "thanks" / "好的" says nothing to merge into its neighbour
                 if out and _too_small(cleaned):
                     out[-1] = out[-1] + " " + cleaned
                     continue
@@ -33,6 +33,12 @@ def split_pieces(text: str) -> list[str]:
     if not out and text.strip():
         out = [text.strip()]
     return out
+
+
+#: a whole sentence of courtesy or acknowledgement ("Cheers.", "Thanks!", "好的。", "嗯嗯"): it carries no memory
+_COURTESY = re.compile(r"^(?:好的?|好吧|嗯+|哦+|噢|行|对|是的|谢谢|多谢|感谢|收到|明白了?|知道了|哈+|ok(?:ay)?|thanks?|thank you|cheers|"
+                       r"got it|sure|cool|great|nice|perfect|awesome|brilliant|lovely|yes|yeah|yep|yup|no|nope|alright|"
+                       r"right|oh|wow|lol|haha|hmm+|sounds good|will do|noted|understood)[\s!！。.,，~～…]*$", re.I)
 
 
 _ABOUT_USER = re.compile(r"我|帮|请|麻烦|记得|提醒")
@@ -66,8 +72,10 @@ _DIGITS = "1-9１-９"
 _NUMBERED = re.compile(rf"(?:(?:^|(?<=[\s，,；;。.:：!！?？]))(?:[(（]?([{_DIGITS}])[.)、）．](?!\d)|[(（]([{_DIGITS}])[)）])|"
                        r"([①②③④⑤⑥⑦⑧⑨]))\s*")
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨"
-_ZH_START = r"先|首先|第一步|第一[，,、：:]|一是|起初"
-_ZH_THEN = r"然后|再(?!见|会|说吧)|接着|之后|最后|其次|第二步|第二[，,、：:]|二是|随后|完了再"
+#: ordinal time units or stages ("第一天…第二天", "第一周…第二周", "第一站…"): steps in order, whatever the unit
+_ZH_UNIT = r"(?:天|周|个月|月|年|站|轮|阶段|部分|晚)"
+_ZH_START = rf"先|首先|第一步|第一[，,、：:]|一是|起初|第一{_ZH_UNIT}"
+_ZH_THEN = rf"然后|再(?!见|会|说吧)|接着|之后|最后|其次|第二步|第二[，,、：:]|二是|随后|完了再|第二{_ZH_UNIT}"
 _PLAN_ZH = re.compile(rf"(?:{_ZH_START}).{{1,80}}?(?:{_ZH_THEN})")
 _PLAN_ZH_CHAIN = re.compile(r"(?:然后|接着|之后|随后).{1,60}?(?:然后|接着|之后|最后|再)")
 _EN_NUMBER_WORDS = r"(?:one|two|three|four|five|six|1|2|3|4|5|6)"
@@ -81,6 +89,7 @@ _EN_THEN_RX = re.compile(rf"\b(?:{_EN_THEN})\b", re.I)
 _PLAN_WORD = re.compile(r"\b(?:plan|steps?|to-?do|checklist|process|roadmap)\b\s*(?:is|are|for [^,:]{1,60})?\s*(?:to\b|[:：])|"
                         r"计划|步骤|流程|安排如下|打算", re.I)
 _STEP_SPLIT = re.compile(
+    rf"[，,;；。.]\s*(?=第[一二三四五六七八九十]{_ZH_UNIT})|"
     rf"[，,;；。.]?\s*(?:首先|第[一二三四五六七八九十\d]步|一是|二是|三是|四是|然后再|然后|接着|之后再|之后|随后|最后再|最后|其次|"
     rf"第[一二三四五][，,、：:]|完了再|再)\s*[，,:：]?|"
     rf"[,;.]?\s*\b(?:{_EN_START}|{_EN_THEN}|and then|step \d+:?|stage \d+|phase \d+|step {_EN_NUMBER_WORDS})\b[,:]?\s*|"
