@@ -76,7 +76,7 @@ def test_a_run_judges_every_checkpoint_beside_the_baselines(tmp_path: Path, embe
     # the raw-turn baselines stand for their own turn only; five turns fit in the top 5, the old closing time too
     hybrid = [r for r in report.rows if r.system == "turns_hybrid" and r.kind == "corrected_fact"]
     assert [r.violation for r in hybrid] == [True]
-    assert all(len(cover) == 1 for r in report.rows if r.system != "remember_recall" for cover in r.covered)
+    assert all(len(cover) == 1 for r in report.rows if r.system not in continuity.REMEMBERED for cover in r.covered)
     task = [r for r in report.rows if r.system == "remember_recall" and r.kind == "open_tasks"]
     assert task[0].accurate, task[0].covered  # the user's task is found; the assistant's offer is no task of theirs
     data = report.to_dict()

@@ -138,3 +138,18 @@ def test_later_files_stay_in_their_split_and_build(  # type: ignore[no-untyped-d
             assert mem.store.count(collapse._everything()) == len(ids) == len(scenario.memories)  # superseded too
         finally:
             mem.close()
+
+
+def test_an_utterance_remembered_end_to_end_stands_for_its_memory(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """The end-to-end variant: the episode that keeps an utterance verbatim stands for the scenario memory it says,
+    like what was read from it (showing the utterance of a forbidden memory is a collapse)."""
+    scenario = next(s for s in _load("train") if s.id == "tf-zh-shanghai-trip")
+    mem, covers = collapse.build_remembered(scenario, tmp_path / "r", embedder)
+    try:
+        key_of = {m["text"]: m["key"] for m in scenario.memories}
+        episodes = mem.list(types=["Episode"], user=collapse.USER, limit=100)
+        assert len(episodes) == len(scenario.memories)
+        for episode in episodes:
+            assert covers[episode.id] == {key_of[episode.text]}
+    finally:
+        mem.close()

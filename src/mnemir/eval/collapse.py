@@ -17,8 +17,9 @@ these systems, side by side:
 * ``remember_recall`` (end to end): a second store, in which each memory of the scenario (and of the noise) is
   written through ``mem.remember(text)`` as an utterance of its speaker at its age, so extraction errors count: a
   memory typed wrongly, given no status, split, dropped or merged is judged as it was stored. Each record
-  ``remember`` created stands for the memory whose text created it (and for any later memory whose utterance
-  updated it: a completion report, a correction); then ``mem.recall(query)``.
+  ``remember`` created (the utterance's episode included) stands for the memory whose text created it (and for any
+  later memory whose utterance updated it: a completion report, a correction); then ``mem.recall(query)``;
+* ``remember_search`` (end to end): the same store, plain ``mem.search(query)`` (what recall must add to).
 
 Metrics at each k: isolation (a relevant memory in the top k and no forbidden one), collapse (any forbidden
 in the top k), recall@k (share of the relevant memories in the top k) and order (for queries that say the
@@ -57,17 +58,18 @@ LEGACY_SPLIT_LABELS = ("dev", "heldout", "fresh", "train", "test")
 MANIFEST = "splits.yaml"
 #: files of the folder that are not scenario files
 NOT_SCENARIOS = frozenset({MANIFEST, "noise.yaml"})
-SYSTEMS = ("vector", "bm25", "oracle", "oracle_live", "recall", "remember_recall")
+SYSTEMS = ("vector", "bm25", "oracle", "oracle_live", "recall", "remember_search", "remember_recall")
 SYSTEM_TITLES = {
     "vector": "plain vector (seed, unfiltered)",
     "bm25": "BM25",
     "oracle": "oracle type filter (seed hybrid)",
     "oracle_live": "oracle type filter, live records",
     "recall": "mnemir recall() (typed)",
+    "remember_search": "remember + search (end to end)",
     "remember_recall": "remember + recall (end to end)",
 }
 #: the systems that read the store built through ``remember`` (the others read the typed store)
-END_TO_END = frozenset({"remember_recall"})
+END_TO_END = frozenset({"remember_search", "remember_recall"})
 USER = "bench-user"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the files are 3 MB
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
@@ -244,7 +246,8 @@ def build_remembered(scenario: Scenario, path: Path, embedder: Embedder,
                      extra: Sequence[Mapping[str, Any]] = ()) -> tuple[Any, dict[str, frozenset[str]]]:
     """A fresh store at ``path`` in which every memory's text (and ``extra``'s) went through ``remember`` as an
     utterance of its speaker at its age, oldest first. Returns (mem, record id -> the scenario keys it stands for):
-    the key whose utterance created the record, and the keys whose utterances later updated it."""
+    the key whose utterance created the record (or is kept verbatim as the episode), and the keys whose utterances
+    later updated it."""
     import mnemir
 
     mem = mnemir.open(path, embedder=embedder)
@@ -253,7 +256,8 @@ def build_remembered(scenario: Scenario, path: Path, embedder: Embedder,
     covers: dict[str, set[str]] = {}
     for m in items:
         done = mem.remember(m["text"], speaker=_speaker(m), user=USER, now=scenario.now - parse_age(m["age"]))
-        for record in [*done.created, *done.updated]:
+        # the utterance kept verbatim (its episode) stands for the memory it says, like what was read from it
+        for record in [*done.created, *done.updated, *done.episodes]:
             covers.setdefault(record.id, set()).add(m["key"])
     return mem, {rid: frozenset(keys) for rid, keys in covers.items()}
 
@@ -297,8 +301,13 @@ def rank_recall(mem: Any, scenario: Scenario, query: Query, ids: dict[str, str],
     return [h.id for h in mem.recall(query.text, user=USER, k=k, now=scenario.now).hits]
 
 
+def rank_search(mem: Any, scenario: Scenario, query: Query, ids: dict[str, str], k: int) -> list[str]:
+    return [h.id for h in mem.search(query.text, user=USER, k=k, now=scenario.now)]
+
+
 RANKERS: dict[str, Ranker] = {"vector": rank_vector, "bm25": rank_bm25, "oracle": rank_oracle,
-                              "oracle_live": rank_oracle_live, "recall": rank_recall, "remember_recall": rank_recall}
+                              "oracle_live": rank_oracle_live, "recall": rank_recall, "remember_search": rank_search,
+                              "remember_recall": rank_recall}
 
 
 # -- metrics ------------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ Systems, side by side in one run:
 
 * ``remember_recall``: every turn through ``mem.remember(text, speaker=..., session=..., turn=n, now=...)``; each
   checkpoint through ``mem.recall(q, k=5, now=...)``;
+* ``remember_search``: the same store, each checkpoint through plain ``mem.search(q, k=5, now=...)`` (what typing
+  must add to, never subtract from);
 * ``turns_vector`` / ``turns_hybrid``: every turn stored verbatim as one ``Fact`` memory (both speakers), plain
   exact vector search / ``mem.search`` (vectors + BM25) over what was said so far.
 
@@ -47,9 +49,11 @@ SPLITS = ("dev", "test")
 KINDS = ("open_tasks", "task_status", "decision", "corrected_fact", "preference", "next_step", "past_event",
          "other_person")
 SPEAKERS = ("user", "assistant")
-SYSTEMS = ("turns_vector", "turns_hybrid", "remember_recall")
+SYSTEMS = ("turns_vector", "turns_hybrid", "remember_search", "remember_recall")
 SYSTEM_TITLES = {"turns_vector": "turns + vector", "turns_hybrid": "turns + hybrid",
-                 "remember_recall": "mnemir remember + recall"}
+                 "remember_search": "remember + search", "remember_recall": "mnemir remember + recall"}
+#: the systems that read the store built through ``remember``
+REMEMBERED = frozenset({"remember_search", "remember_recall"})
 K = 5
 #: turns of a session are this far apart; a checkpoint is asked this long after its turn
 TURN_GAP = timedelta(minutes=1)
@@ -265,9 +269,9 @@ class _Stores:
 
         wanted = set(systems)
         self.user = user
-        self.turns = mnemir.open(directory / "turns", embedder=embedder) if wanted - {"remember_recall"} else None
+        self.turns = mnemir.open(directory / "turns", embedder=embedder) if wanted - REMEMBERED else None
         self.remembered = mnemir.open(directory / "remembered", embedder=embedder) \
-            if "remember_recall" in wanted else None
+            if wanted & REMEMBERED else None
         self.covers: dict[str, set[int]] = {}
 
     def read(self, turn: Turn) -> None:
@@ -310,6 +314,9 @@ def _rank(stores: _Stores, system: str, question: str, now: datetime) -> tuple[A
     if system == "remember_recall":
         return stores.remembered, [h.id for h in stores.remembered.recall(question, user=stores.user, k=K,  # type: ignore[union-attr]
                                                                           now=now).hits]
+    if system == "remember_search":
+        assert stores.remembered is not None
+        return stores.remembered, [h.id for h in stores.remembered.search(question, user=stores.user, k=K, now=now)]
     mem = stores.turns
     assert mem is not None
     if system == "turns_vector":
@@ -331,7 +338,7 @@ def run_conversation(conversation: Conversation, directory: Path, embedder: Embe
                 now = conversation.time_after(turn.n)
                 for system in systems:
                     mem, ids = _rank(stores, system, checkpoint.q, now)
-                    covered = stores.covered(mem, ids) if system == "remember_recall" else _turns_of(mem, ids)
+                    covered = stores.covered(mem, ids) if system in REMEMBERED else _turns_of(mem, ids)
                     shown = frozenset().union(*covered)
                     violation = bool(shown & checkpoint.forbidden)
                     rows.append(Row(conversation.id, conversation.lang, checkpoint.kind, checkpoint.q, system,

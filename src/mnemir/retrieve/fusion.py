@@ -13,6 +13,8 @@ exclusions, and the fusion of recall's role-aware order with plain hybrid search
   every memory, episodes included; ``plain_weight``). What plain search ranks first keeps a place in the top k
   unless a hard exclusion applies or a confident intent rules its role out (a task or a feeling for a question that
   asks for neither, where the role order answers with a memory of an intended type): both are said in the notes.
+  So do the next of plain search's best, up to ``RecallConfig.plain_share`` of the top k: role fit moves a memory
+  inside the top k, it does not take the best plain matches out of it.
 """
 
 from __future__ import annotations
@@ -127,14 +129,20 @@ def _rrf(rank: int | None) -> float:
     return 1.0 / (PLAIN_RRF_K + rank) if rank is not None else 0.0
 
 
+def kept_places(k: int, share: float) -> int:
+    """How many of plain search's best keep a place in a top ``k``: ``share`` of it (at least the first)."""
+    return max(1, int(k * share))
+
+
 def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[str, Scored], *, k: int,
          role_weight: float, plain_weight: float, fusion_k: int, barred: Mapping[str, str],
-         ruled_out: Mapping[str, str]) -> tuple[list[Scored], list[str]]:
+         ruled_out: Mapping[str, str], kept: int = 1) -> tuple[list[Scored], list[str]]:
     """The shown order: reciprocal-rank fusion of the role-aware order and plain search's, over what the role order
     shows and what plain search finds that it left out (``extra``: scored, with the reason it was left out in its
     reasons). ``barred``: memories that may not be shown (id -> the named lifecycle reason); ``ruled_out``: memories
-    whose role a confident intent rules out (id -> why): plain search does not bring them back or lift them. What
-    plain search ranks first among the rest is kept in the top ``k``."""
+    whose role a confident intent rules out (id -> why): plain search does not bring them back or lift them. The
+    first ``kept`` of what plain search ranks among the rest keep places in the top ``k`` (each displaces the last
+    of the others there): role fit moves the order, it does not take plain search's best away."""
     notes: list[str] = []
     fused: dict[str, float] = {}
     by_id: dict[str, Scored] = {}
@@ -151,14 +159,9 @@ def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[
             fused[mid] = 0.0
         fused[mid] += plain_weight / (fusion_k + rank)
     order = sorted(by_id.values(), key=lambda s: (-fused[s.record.id], s.record.id))
-    first = next((mid for mid, _ in sorted(plain.items(), key=lambda kv: kv[1])
-                  if mid in by_id and mid not in barred and mid not in ruled_out), None)
-    if first is not None:
-        place = next(i for i, s in enumerate(order) if s.record.id == first)
-        if place >= k:
-            chosen = order.pop(place)
-            order.insert(k - 1, chosen)
-            chosen.reasons.append("plain search ranks it first: kept in the top k")
+    best = [mid for mid, _ in sorted(plain.items(), key=lambda kv: kv[1])
+            if mid in by_id and mid not in barred and mid not in ruled_out][:min(kept, k)]
+    order = _keep_places(order, best, k)
     shown = {s.record.id for s in order[:k]}
     for rank, mid in sorted((plain[mid], mid) for mid in barred if mid in plain and plain[mid] <= k):
         notes.append(f"plain search's match {mid} (rank {rank}) is left out: {barred[mid]}")
@@ -170,6 +173,26 @@ def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[
         if plain_rank is not None and plain_rank <= 3:
             s.reasons.append(f"plain search rank {plain_rank}")
     return order, notes
+
+
+def _keep_places(order: list[Scored], protected: Sequence[str], k: int) -> list[Scored]:
+    """``order`` with every id of ``protected`` inside the top ``k``: each one below it takes the place of the last
+    unprotected memory there (which moves just below the top k); the fused order is kept otherwise."""
+    wanted = set(protected)
+    top, rest = list(order[:k]), list(order[k:])
+    missing = [s for s in rest if s.record.id in wanted]
+    if not missing:
+        return order
+    rest = [s for s in rest if s.record.id not in wanted]
+    pushed: list[Scored] = []
+    for s in sorted(missing, key=lambda s: protected.index(s.record.id)):
+        place = max(i for i, t in enumerate(top) if t.record.id not in wanted)
+        pushed.insert(0, top.pop(place))
+        top.append(s)
+        rank = protected.index(s.record.id) + 1
+        s.reasons.append("plain search ranks it first: kept in the top k" if rank == 1 else
+                         f"plain search ranks it {rank}: among its best {len(protected)}, kept in the top k")
+    return top + pushed + rest
 
 
 def one_slot(order: Sequence[Scored], ruled_out: Mapping[str, str], quotes: MutableMapping[str, MemIR]) -> list[Scored]:

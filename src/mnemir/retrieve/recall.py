@@ -12,9 +12,9 @@ fading move scores) -> judge memories against each other (outdated, unconfirmed,
 force) -> follow relationships from the best ones (in scope, depth-limited) -> let replacements stand in, put a
 task's finished steps below its open ones, lift the present state -> drop what was replaced -> top up a thin answer
 with weak fillers -> a learned nudge re-sorts what passed the floors (:mod:`mnemir.retrieve.learned`) -> fuse with
-plain hybrid search (plain search's best keeps a place in the top k unless a named exclusion or a confident intent
-rules it out) -> one slot per memory and its own episode -> top k. A question about the past ("以前", "used to", an
-ended time range) keeps the earlier memories instead.
+plain hybrid search (plain search's best, up to half of the top k, keep places there unless a named exclusion or a
+confident intent rules one out) -> one slot per memory and its own episode -> top k. A question about the past
+("以前", "used to", an ended time range) keeps the earlier memories instead.
 """
 
 from __future__ import annotations
@@ -33,7 +33,16 @@ from mnemir.ontology import Ontology, format_datetime
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.context import Context
 from mnemir.retrieve.evidence import Settled, settle
-from mnemir.retrieve.fusion import DERIVED_FROM, EPISODE, fold_episodes, fuse, hard_exclusion, one_slot, plain_ranks
+from mnemir.retrieve.fusion import (
+    DERIVED_FROM,
+    EPISODE,
+    fold_episodes,
+    fuse,
+    hard_exclusion,
+    kept_places,
+    one_slot,
+    plain_ranks,
+)
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
 from mnemir.retrieve.judgements import (
     above_floor,
@@ -108,6 +117,9 @@ class RecallConfig:
     #: from this intent confidence on, a role the intent rules out is not brought back by plain search (said in the
     #: notes when it was plain search's best)
     confident_intent: float = 0.7
+    #: this share of the top k (at least one place) is kept for plain search's best, in its order, unless a named
+    #: lifecycle exclusion or a confident intent rules one out: role fit moves them, it does not remove them
+    plain_share: float = 0.5
     #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
     #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
@@ -123,7 +135,7 @@ class RecallConfig:
             raise ValidationError("observer must be callable or None", field="observer",
                                   value=type(self.observer).__name__, allowed="a callable(items, rows)")
         for name, low, high in (("plain_weight", 0.0, 10.0), ("unsure_plain_weight", 0.0, 10.0),
-                                ("confident_intent", 0.0, 1.0)):
+                                ("confident_intent", 0.0, 1.0), ("plain_share", 0.0, 1.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -261,7 +273,8 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
         # the intent is a probability over roles: the less sure it is, the more plain search counts
         weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(intent.confidence))
         kept, fusion_notes = fuse(kept, plain, extra, k=k, role_weight=1.0, plain_weight=weight,
-                                  fusion_k=config.fusion_k, barred=barred, ruled_out=ruled_out)
+                                  fusion_k=config.fusion_k, barred=barred, ruled_out=ruled_out,
+                                  kept=kept_places(k, config.plain_share))
         notes += fusion_notes
     else:
         ruled_out = {}
@@ -519,7 +532,8 @@ def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapp
     answered = any(s.record.type in intent.types and s.role in ANSWER_ROLES and "weak" not in s.flags
                    for s in kept[:k])
     depth = max(2 * k, 10)
-    first_seen = False
+    protected = kept_places(k, config.plain_share)
+    seen = 0
     for mid, _ in sorted(plain.items(), key=lambda kv: kv[1])[:depth]:
         c = pool.get(mid)
         if c is None:
@@ -532,11 +546,11 @@ def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapp
         if why is not None:
             ruled_out[mid] = why
             continue
-        is_first, first_seen = not first_seen, True
+        seen += 1
         if mid in shown:
             continue
-        if intent.confidence >= config.confident_intent and not is_first:
-            continue  # a sure intent: what the role order left out comes back only as plain search's best
+        if intent.confidence >= config.confident_intent and seen > protected:
+            continue  # a sure intent: what the role order left out comes back only among plain search's best
         if mid in judged:
             held = judged[mid]
             if held.replaced_by is not None and not past:
