@@ -70,6 +70,8 @@ SYSTEM_TITLES = {
 }
 #: the systems that read the store built through ``remember`` (the others read the typed store)
 END_TO_END = frozenset({"remember_search", "remember_recall"})
+#: the systems whose top k is asked at each k rather than cut from a longer answer
+ASKED_PER_K = frozenset({"recall", "remember_recall"})
 USER = "bench-user"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the files are 3 MB
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
@@ -517,8 +519,12 @@ def _run_scenario(mem: Any, scenario: Scenario, ids: dict[str, str], covers: Map
     depth = max(k_values)
     for query in scenario.queries:
         for system in systems:
-            ranked = RANKERS[system](mem, scenario, query, ids, depth)
-            covered = [covers.get(mid, frozenset()) for mid in ranked]
+            answer = RANKERS[system](mem, scenario, query, ids, depth)
             for k in k_values:
+                # recall's top k is not the head of its top 2k (what it keeps for plain search depends on k): it is
+                # asked at each k, as a user would ask it; a plain ranking is asked once and cut
+                ranked = answer if k == depth or system not in ASKED_PER_K else RANKERS[system](mem, scenario, query,
+                                                                                                ids, k)
+                covered = [covers.get(mid, frozenset()) for mid in ranked]
                 report.rows.append(Row(scenario.id, scenario.symptom, scenario.lang, query.text, system, k, ranked,
                                        judge_covered(covered, query, k), scenario.source))

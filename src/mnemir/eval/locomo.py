@@ -36,7 +36,8 @@ default), averaged over questions, per category and overall:
 * session ``recall_any@k`` / ``recall_all@k``: the sessions of the top k memories' turns hold at least one / all of
   the sessions of the question's evidence turns.
 
-Each system is asked once at the largest k and the list is cut.
+A plain ranking is asked once at the largest k and the list is cut; ``recall`` is asked at each k (its top k
+is not the head of a longer answer: what it keeps for plain search depends on k).
 """
 
 from __future__ import annotations
@@ -287,6 +288,8 @@ RANKERS: dict[str, Ranker] = {"turns_bm25": rank_bm25, "turns_vector": rank_vect
 STORE_OF = {"turns_bm25": "turns", "turns_vector": "turns", "turns_hybrid": "turns", "remember_hybrid": "remembered",
             "remember_recall": "remembered"}
 BUILDERS = {"turns": build_turns, "remembered": build_remembered}
+#: the systems whose top k is asked at each k rather than cut from the answer at the largest k
+ASKED_PER_K = frozenset({"remember_recall"})
 
 
 # -- metrics ------------------------------------------------------------------------------------------
@@ -499,10 +502,14 @@ def _run_sample(sample: Sample, directory: Path, embedder: Embedder, report: Rep
             for system in report.systems:
                 b = built[STORE_OF[system]]
                 started = time.perf_counter()
-                ranked = RANKERS[system](b, sample, question, depth)
+                answer = RANKERS[system](b, sample, question, depth)
                 report.latencies.setdefault(system, []).append(time.perf_counter() - started)
-                ranked_turns = [b.turns.get(mid, frozenset()) for mid in ranked]
                 for k in report.k_values:
+                    # recall's top k is not the head of its top 50 (what it keeps for plain search depends on k):
+                    # it is asked at each k, as a user would ask it; a plain ranking is asked once and cut
+                    ranked = answer if k == depth or system not in ASKED_PER_K else RANKERS[system](b, sample,
+                                                                                                    question, k)
+                    ranked_turns = [b.turns.get(mid, frozenset()) for mid in ranked]
                     hit, coverage = judge(ranked_turns, question.evidence, k)
                     any_session, all_sessions = judge_sessions(ranked_turns, question.evidence, k)
                     report.rows.append(Row(sample.id, question.text, question.category, system, k, hit, coverage,
