@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -10,7 +11,7 @@ import yaml
 from mnemir.errors import ValidationError
 from mnemir.eval import paraphrase
 
-SCENARIO = {
+SCENARIO: dict[str, Any] = {
     "id": "p-en-kiln", "split": "test", "symptom": "task_pollutes_fact", "lang": "en", "domain": "pottery",
     "now": "2026-06-01T10:00:00+00:00",
     "memories": [
@@ -60,3 +61,21 @@ def test_a_rewording_file_that_does_not_fit_the_split_is_refused(tmp_path: Path,
     with pytest.raises(ValidationError) as caught:
         paraphrase.run("test", directory=_folder(tmp_path, rewordings))
     assert caught.value.field == field
+
+
+def test_recall_is_asked_at_each_k_and_plain_search_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnemir.eval import collapse
+
+    asked: list[tuple[str, int]] = []
+    for system in ("vector", "recall"):
+        ranker = collapse.RANKERS[system]
+
+        def recording(*args: object, _system: str = system, _ranker: object = ranker) -> list[str]:
+            asked.append((_system, int(args[-1])))  # type: ignore[call-overload]
+            return _ranker(*args)  # type: ignore[operator,no-any-return]
+
+        monkeypatch.setitem(collapse.RANKERS, system, recording)
+    folder = _folder(tmp_path, {"p-en-kiln": [q["q"] for q in SCENARIO["queries"]]})
+    report = collapse.run("test", (3, 5), systems=("vector", "recall"), scenarios=collapse.load("test", directory=folder))
+    assert sorted(set(asked)) == [("recall", 3), ("recall", 5), ("vector", 5)]
+    assert all(len(r.ranked) <= r.k for r in report.rows if r.system == "recall")
