@@ -36,26 +36,22 @@ def _folder(tmp_path: Path, rewordings: dict[str, list[str]]) -> Path:
     return tmp_path
 
 
-def test_unchanged_wording_scores_the_same_and_a_rewording_is_asked(tmp_path: Path) -> None:
-    same = [q["q"] for q in SCENARIO["queries"]]
-    report = paraphrase.run("test", directory=_folder(tmp_path, {"p-en-kiln": same}))
-    for system in paraphrase.SYSTEMS:
-        m = report.metric(system)
-        assert m["n"] == 2 and m["isolation_change"] == 0.0
-    asked = {row.query for row in report.reworded.rows}
-    assert asked == set(same)
-    assert "recall" in report.render() and report.to_dict()["queries"] == 2
-
-
 def test_the_reworded_queries_replace_the_originals(tmp_path: Path) -> None:
     other = ["How hot does the shared kiln get for stoneware?", "Anything left to sort out before my bowls are fired?"]
     report = paraphrase.run("test", directory=_folder(tmp_path, {"p-en-kiln": other}))
     assert {row.query for row in report.reworded.rows} == set(other)
     assert {row.query for row in report.original.rows} == {q["q"] for q in SCENARIO["queries"]}
+    for system in paraphrase.SYSTEMS:  # each wording asked once per system, on the one store built
+        m = report.metric(system)
+        assert m["n"] == 2 and m["isolation_change"] == m["isolation_reworded"] - m["isolation"]
+    assert "recall" in report.render() and report.to_dict()["queries"] == 2
 
 
-@pytest.mark.parametrize(("rewordings", "field"), [({"p-en-kiln": ["only one"]}, "p-en-kiln"),
-                                                   ({"nobody": ["a", "b"]}, "scenarios")])
+@pytest.mark.parametrize(("rewordings", "field"), [
+    ({"p-en-kiln": ["only one"]}, "p-en-kiln"),
+    ({"nobody": ["a", "b"]}, "scenarios"),
+    ({"p-en-kiln": ["How hot does the shared kiln get?", SCENARIO["queries"][0]["q"]]}, "p-en-kiln"),  # unchanged
+])
 def test_a_rewording_file_that_does_not_fit_the_split_is_refused(tmp_path: Path, rewordings: dict[str, list[str]],
                                                                   field: str) -> None:
     with pytest.raises(ValidationError) as caught:

@@ -73,6 +73,10 @@ def reworded(scenarios: Sequence[collapse.Scenario], paraphrases: dict[str, tupl
         if len(texts) != len(scenario.queries):
             raise ValidationError(f"{scenario.id}: one rewording per query, in order", field=scenario.id,
                                   value=len(texts), allowed=len(scenario.queries))
+        unchanged = sorted({q.text for q in scenario.queries} & set(texts))
+        if unchanged:
+            raise ValidationError(f"{scenario.id}: a rewording repeats one of the scenario's queries word for word",
+                                  field=scenario.id, value=len(unchanged), allowed="other words than the originals")
         originals.append(scenario)
         changed.append(replace(scenario, queries=tuple(replace(q, text=t) for q, t in zip(scenario.queries, texts,
                                                                                         strict=True))))
@@ -116,9 +120,18 @@ def run(split: str = "dev", k: int = 3, *, embedder: Embedder | None = None, dir
                               allowed=f"a split with files under {FOLDER}/")
     originals, changed = reworded(collapse.load(split, directory=directory), paraphrases)
     originals, changed = originals[:limit_scenarios], changed[:limit_scenarios]
-    first = collapse.run(split, (k,), embedder=embedder, systems=SYSTEMS, scenarios=originals, progress=progress)
-    second = collapse.run(split, (k,), embedder=embedder, systems=SYSTEMS, scenarios=changed, progress=progress)
-    return Report(split, k, first, second)
+    # each store is built once and asked both wordings; the rows are then told apart by their query text (a
+    # rewording never repeats one of its scenario's queries: checked in reworded())
+    both = [replace(o, queries=o.queries + c.queries) for o, c in zip(originals, changed, strict=True)]
+    run = collapse.run(split, (k,), embedder=embedder, systems=SYSTEMS, scenarios=both, progress=progress)
+    new_wording = {(c.id, q.text) for c in changed for q in c.queries}
+
+    def part(reworded: bool) -> collapse.Report:
+        return collapse.Report(split, (k,), len(originals), sum(len(o.queries) for o in originals),
+                               rows=[r for r in run.rows if ((r.scenario, r.query) in new_wording) == reworded],
+                               seconds=run.seconds, systems=SYSTEMS)
+
+    return Report(split, k, part(False), part(True))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
