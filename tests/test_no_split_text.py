@@ -66,7 +66,8 @@ def evaluated(split: str) -> Iterator[tuple[str, str]]:
         for scenario_id, reworded in paraphrase.load(split).items():
             yield from ((text, f"{paraphrase.FOLDER}/{scenario_id}") for text in reworded)
     for kind, key in (("extraction", "text"), ("intent", "query")):
-        yield from ((str(row[key]), row["source"]) for row in understand.load_split(split, kind))
+        if understand.split_written(split):
+            yield from ((str(row[key]), row["source"]) for row in understand.load_split(split, kind))
     yield from _continuity(split)
 
 

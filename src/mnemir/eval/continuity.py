@@ -43,7 +43,7 @@ from mnemir.eval._embedcache import cached
 from mnemir.memory.core import NOT_DELETED
 from mnemir.store.base import ANY, Selection
 
-SPLITS = ("dev", "test")
+SPLITS = ("train", "dev", "test")
 #: what a checkpoint asks for; past_event (something that happened, asked about later: "what did I do at...",
 #: "when did...") and other_person (a fact about someone in the user's life) came with the second round of files
 KINDS = ("open_tasks", "task_status", "decision", "corrected_fact", "preference", "next_step", "past_event",
