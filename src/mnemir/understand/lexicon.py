@@ -39,6 +39,16 @@ CUES: dict[str, re.Pattern[str]] = {
                    r"would you|remind me|don'?t (?:let me )?forget|make sure|set up|book|schedule|order|arrange)\b"),
     "obligation": _rx(r"要|得|需要|必须|该|打算|准备|\b(?:need to|have to|has to|must|should|gotta|got to|plan to|"
                       r"going to|todo|to-?do)\b"),
+    # the Task / Plan boundary: something the user has to do (an obligation, a duty someone gave them, a due date)
+    # against something the user means to do (an intention, an arrangement of their own)
+    "must": _rx(r"得|必须|需要|不得不|该|应该(?!是|会|不会)|要(?:记得|交|赶|还|续|办|去趟)|让我|叫我|要我|截止|到期|之前|以前|"
+                r"\b(?:need to|needs to|have to|has to|had better|must|should|ought to|gotta|got to|'ve got to|supposed to|"
+                r"told me to|asked me to|wants me to|remind me|don'?t let me forget|due|deadline|by (?:the )?(?:end|next|"
+                r"tomorrow|tonight|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d))\b"),
+    "intend": _rx(r"打算|准备|计划|想(?:要|去|先|把|学|试)|决定要|考虑|等.{1,12}(?:再|就)|从.{1,6}(?:起|开始)|"
+                  r"\b(?:going to|gonna|i'?ll|we'?ll|i will|we will|plan(?:ning)? to|intend|thinking (?:of|about)|"
+                  r"want to|aim(?:ing)? to|hoping to|hope to|once|from next|starting|this (?:summer|winter|spring|"
+                  r"autumn|fall|year))\b"),
     "like": _rx(r"喜欢|爱(?:吃|喝|看|听|玩)|偏爱|最爱|钟爱|习惯|偏好|更(?:喜欢|爱)|\b(?:like|love|enjoy|prefer|favou?rite|"
                 r"fan of|into|adore|fond of|go-to|usually (?:drink|eat|take|get|order))\b"),
     "dislike": _rx(r"不喜欢|讨厌|受不了|不爱|不(?:吃|喝)|反感|烦(?:透|死)了|不太喜欢|不要|别给我|\b(?:hate|dislike|"

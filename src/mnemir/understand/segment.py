@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_plan", "split_pieces", "split_plan"]
+__all__ = ["is_plan", "split_clauses", "split_pieces", "split_plan"]
 
 # hard boundaries: sentence ends; soft ones: a comma before a contrast or a new topic
 _HARD = re.compile(r"(?<=[。！？!?；;\n])|(?<=[.])\s+(?=[A-Z\u4e00-\u9fff])")
@@ -32,6 +32,25 @@ def split_pieces(text: str) -> list[str]:
         out[:2] = [out[0] + " " + out[1]]
     if not out and text.strip():
         out = [text.strip()]
+    return out
+
+
+_CLAUSE = re.compile(r"[，,；;：:]\s*|\s+[-–—]\s+")
+
+
+def split_clauses(piece: str) -> list[str]:
+    """A piece's clauses (at commas, semicolons, colons and dashes), each big enough to say something on its own; a
+    piece of one clause gives one. A clause too small to stand alone stays with the one before it."""
+    out: list[str] = []
+    for part in _CLAUSE.split(piece):
+        cleaned = _LEADING_JOINER.sub("", part.strip(" ，,。.")).strip()
+        cleaned = re.sub(r"^(?:so|because|since|and|所以|因为|但|可)\s*", "", cleaned, flags=re.I).strip()
+        if not cleaned:
+            continue
+        if out and (_too_small(cleaned) or len(re.sub(r"[\W_]", "", cleaned)) < 4):
+            out[-1] = out[-1] + "，" + cleaned if re.search(r"[\u4e00-\u9fff]", cleaned) else out[-1] + ", " + cleaned
+            continue
+        out.append(cleaned)
     return out
 
 
@@ -95,7 +114,7 @@ _STEP_SPLIT = re.compile(
     rf"[,;.]?\s*\b(?:{_EN_START}|{_EN_THEN}|and then|step \d+:?|stage \d+|phase \d+|step {_EN_NUMBER_WORDS})\b[,:]?\s*|"
     rf"(?:(?:^|(?<=[\s，,；;。.:：!！?？]))(?:[(（]?[{_DIGITS}][.)、）．](?!\d)|[(（][{_DIGITS}][)）])|[{_CIRCLED}])\s*",
     re.I)
-_GOAL_PREFIX = re.compile(r"^(?:为了|我打算|我计划|我准备|我想|我要|关于|计划|打算|准备|in order to|to|for|about|re|"
+_GOAL_PREFIX = re.compile(r"^(?:为了|我打算|我计划|我准备|我想|我要|关于|计划|打算|准备|(?:in order to|to|for|about|re)\b|"
                           r"(?:here'?s |this is )?(?:my|the|our) (?:plan|steps|game plan|to-?do list|checklist) "
                           r"(?:for|to)|plan for|steps for)\s*", re.I)
 _GOAL_SUFFIX = re.compile(r"(?:的话|的计划是?|的步骤是?|的流程是?|计划(?:是|如下)?|步骤(?:是|如下)?|流程(?:是|如下)?|这事儿?|这件事|"
@@ -103,7 +122,14 @@ _GOAL_SUFFIX = re.compile(r"(?:的话|的计划是?|的步骤是?|的流程是?|
                           r"we'?re going to|i plan to|i want to)|'?s? (?:plan|steps|process|game plan)(?: is| are)?(?: to)?|"
                           r"\s+plan|\s+steps|\s+process|\s+is to)$", re.I)
 _FILLER = re.compile(r"^(?:ok(?:ay)?|so|well|right|alright|i think|i guess|basically|honestly|好的?|嗯+|那|那么|我觉得|"
-                     r"我想想|这样吧|行)$", re.I)
+                     r"我想想|这样吧|行|我们?|咱们|大家|we|i|us|(?:the |my |our )?(?:plan|idea|steps?)(?: is| are)?|"
+                     r"计划(?:是|如下)?|步骤(?:是|如下)?|安排(?:是|如下)?)$", re.I)
+#: a head that only says when ("Tomorrow morning: …", "周末：…") is the plan's time, not its goal
+_ONLY_TIME = re.compile(r"^(?:(?:this|next|tomorrow|today|tonight|on|the|every|coming|weekend|week|month|year|morning|"
+                        r"afternoon|evening|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|"
+                        r"thu|fri|sat|sun|am|pm|\d+(?:st|nd|rd|th)?|[:.]|\s)+|(?:今天|明天|后天|今晚|明晚|上午|下午|晚上|早上|中午|"
+                        r"周末|本周|这周|下周|下个?月|这个?月|明年|今年|周[一二三四五六日天]|星期[一二三四五六日天]|"
+                        r"[0-9一二三四五六七八九十]+[号日月点]|的|[,，\s])+)$", re.I)
 
 
 def _numbered_steps(text: str) -> list[int]:
@@ -170,7 +196,7 @@ def _goal_of(head: str) -> str | None:
         goal = _GOAL_PREFIX.sub("", goal).strip(" ，,：:")
         goal = _GOAL_SUFFIX.sub("", goal).strip(" ，,：:")
     goal = re.sub(r"^(?:我们?|咱们|the|my|our)\s*(?=\S)", "", goal, flags=re.I) if len(goal) > 6 else goal
-    if len(re.sub(r"\W", "", goal)) < 2 or _FILLER.match(goal) or len(goal) > 80:
+    if len(re.sub(r"\W", "", goal)) < 2 or _FILLER.match(goal) or _ONLY_TIME.match(goal) or len(goal) > 80:
         return None
     return goal
 
@@ -179,7 +205,8 @@ def split_plan(text: str) -> tuple[str | None, list[str]]:
     """(goal, steps) of a plan utterance; steps in order, goal None when the text states none."""
     start = _first_step_at(text)
     goal = _goal_of(text[:start]) if start else None
-    body = text[start:] if goal else text
+    # a head before a colon that names no goal ("Tomorrow morning: …", "Plan is: …") is no step either
+    body = text[start:] if goal or (start and re.search(r"[:：]\s*$", text[:start])) else text
     steps = [re.sub(r"[\s,，]+(?:and|&)$", "", s.strip(" ，,。.;；:："), flags=re.I).strip(" ，,")
              for s in _STEP_SPLIT.split(body) if s]
     steps = [re.sub(r"^(?:先|and |we'?ll|i'?ll|we|i|我们?|咱们)\s*", "", s, flags=re.I).strip() for s in steps]

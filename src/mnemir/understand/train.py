@@ -26,7 +26,7 @@ from mnemir.understand._dialogues import dialogue_rows
 from mnemir.understand.extract import EXTRACTION_LABELS, lexicon_boost
 from mnemir.understand.intent import INTENT_KINDS
 from mnemir.understand.model import DATA_DIR, Array, FeatureSpec, SoftmaxModel, featurize, read_jsonl, train_softmax
-from mnemir.understand.segment import split_pieces
+from mnemir.understand.segment import split_clauses, split_pieces
 
 #: the training split of each model: the generated corpus and the handwritten batches kept in files of their own
 TRAIN_FILES: dict[str, tuple[str, ...]] = {
@@ -42,6 +42,8 @@ SHARED_PER_SOURCE = 200
 SHARED_WEIGHT = 0.3
 #: per training file, a weight other than 1 (see the README: how each was chosen)
 BATCH_WEIGHT: dict[str, float] = {}
+ALIGN_PLAN = True
+ALIGN_CLAUSES = True
 
 
 def training_rows(model: str, *, shared: bool = False) -> list[dict[str, Any]]:
@@ -92,14 +94,19 @@ def weighted_extraction_examples(rows: list[dict[str, Any]]) -> tuple[list[str],
         types = [e["type"] for e in row["expect"]]
         if not types:
             pieces, kinds = [row["text"]], ["NONE"]
-        elif "Plan" in types:
-            pieces, kinds = [row["text"]], ["Plan"]
         elif len(types) == 1:
             pieces, kinds = [row["text"]], types
+        elif "Plan" in types and not ALIGN_PLAN:
+            pieces, kinds = [row["text"]], ["Plan"]
         else:
             pieces, kinds = split_pieces(row["text"]), types
+            if len(pieces) != len(types) and ALIGN_CLAUSES:
+                pieces = [c for p in pieces for c in split_clauses(p)]
             if len(pieces) != len(types):
-                continue
+                if "Plan" in types:
+                    pieces, kinds = [row["text"]], ["Plan"]
+                else:
+                    continue
         texts.extend(pieces)
         labels.extend(kinds)
         weights.extend([row_weight(row)] * len(pieces))
