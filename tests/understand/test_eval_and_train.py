@@ -204,3 +204,29 @@ def test_shared_dialogue_rows_are_negatives_and_world_questions() -> None:
     assert all(r["expect"] == [] for r in extraction)
     assert {r["speaker"] for r in extraction} == {"user", "assistant"}
     assert intent and all(r["kind"] == "general" and not _dialogues._OWN.search(r["query"]) for r in intent)
+
+
+def test_a_row_with_two_memory_types_trains_one_example_per_sentence_or_clause() -> None:
+    rows = [{"text": "My sister is a vet. Remind me to call her on Friday.", "expect": [{"type": "Fact"}, {"type": "Task"}]},
+            {"text": "我哥下个月结婚，我得买身西装", "expect": [{"type": "Fact"}, {"type": "Task"}]},
+            {"text": "我妹是护士，先去看她再去苏州", "expect": [{"type": "Fact"}, {"type": "Plan"}]},
+            {"text": "I am fine", "expect": [{"type": "Fact"}, {"type": "Task"}, {"type": "Plan"}]}]
+    texts, labels = extraction_examples(rows)
+    assert list(zip(texts, labels, strict=True)) == [
+        ("My sister is a vet.", "Fact"), ("Remind me to call her on Friday.", "Task"),
+        ("我哥下个月结婚", "Fact"), ("我得买身西装", "Task"),
+        ("我妹是护士", "Fact"), ("先去看她再去苏州", "Plan"),
+        ("I am fine", "Plan")]  # no piece per type: a row naming a plan is read as the plan, any other is skipped
+
+
+@pytest.mark.parametrize("text,must,intend", [
+    ("I've got to renew the car tax by Friday", True, False),
+    ("My boss asked me to redo the slides", True, False),
+    ("这份报告周五之前必须交", True, False),
+    ("I'm going to cycle to work from next month", False, True),
+    ("暑假我打算带孩子回老家住一阵", False, True),
+    ("The museum is closed on Mondays", False, False),
+])
+def test_the_task_plan_cues_tell_a_duty_from_an_intention(text: str, must: bool, intend: bool) -> None:
+    values = dict(zip(CUE_NAMES, cue_vector(text), strict=True))
+    assert (values["must"], values["intend"]) == (float(must), float(intend))

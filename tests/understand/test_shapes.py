@@ -7,7 +7,7 @@ from datetime import datetime
 import pytest
 
 from mnemir.understand import Extractor
-from mnemir.understand.segment import is_plan, split_plan
+from mnemir.understand.segment import is_plan, split_clauses, split_plan
 
 
 @pytest.mark.parametrize("text,goal,steps", [
@@ -19,6 +19,11 @@ from mnemir.understand.segment import is_plan, split_plan
     ("年底的事，一是把账对完，二是给员工发奖金", "年底的事", ["把账对完", "给员工发奖金"]),
     ("①收拾行李②退房③去机场", None, ["收拾行李", "退房", "去机场"]),
     ("Open the account first, then order the card", None, ["Open the account", "order the card"]),
+    # a head that only says when, or only names the plan, is neither a goal nor a step
+    ("Saturday morning: wash the car, then mow the lawn", None, ["wash the car", "mow the lawn"]),
+    ("The plan is: sell the bike, then buy a scooter", None, ["sell the bike", "buy a scooter"]),
+    ("下周六：先去银行，再去理发", None, ["去银行", "去理发"]),
+    ("To sell the flat, first get it valued, then find an agent", "sell the flat", ["get it valued", "find an agent"]),
 ])
 def test_plan_shapes(text: str, goal: str | None, steps: list[str]) -> None:
     assert is_plan(text)
@@ -45,3 +50,14 @@ def test_feelings_said_indirectly(extractor: Extractor, wed: datetime, text: str
     feelings = [d for d in drafts if d.type == "EmotionalState"]
     assert feelings, [(d.type, d.text) for d in drafts]
     assert feelings[0].properties["emotion_type"] == emotion
+
+
+@pytest.mark.parametrize("text,clauses", [
+    ("My brother moves to Leeds in June, so I have to find a new lodger", ["My brother moves to Leeds in June",
+                                                                          "I have to find a new lodger"]),
+    ("邻居家的狗又叫了一夜，我今天得去找物业", ["邻居家的狗又叫了一夜", "我今天得去找物业"]),
+    ("Tea, please", ["Tea, please"]),  # a clause too small to stand alone stays with the one before it
+    ("好的", ["好的"]),
+])
+def test_clauses(text: str, clauses: list[str]) -> None:
+    assert split_clauses(text) == clauses

@@ -110,6 +110,8 @@ class ExtractionReport:
     split: str
     languages: dict[str, LanguageScores]
     target_macro_f1: float = 0.85
+    #: the same scores per file of the split (the dev files were written at different times by different authors)
+    by_file: dict[str, dict[str, LanguageScores]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -127,6 +129,9 @@ class ExtractionReport:
                     "errors": s.errors[:30],
                 } for lang, s in self.languages.items()
             },
+            "files": {name: {lang: {"utterances": s.utterances, "macro_f1": round(s.macro_f1(), 4),
+                                    "f1": {t: round(m["f1"], 4) for t, m in s.per_type().items() if m["support"]}}
+                             for lang, s in langs.items()} for name, langs in self.by_file.items()},
         }
 
     def render(self) -> str:
@@ -145,6 +150,11 @@ class ExtractionReport:
             for key, (right, total) in sorted(s.props.items()):
                 acc = right / total if total else 0.0
                 lines.append(f"  property {key:<9} accuracy {acc:.3f} ({right}/{total}, items whose type was found)")
+        if len(self.by_file) > 1:
+            lines += ["", "macro-F1 per file:"]
+            for name, langs in self.by_file.items():
+                lines.append(f"  {name:<28}" + "  ".join(f"{lang} {s.macro_f1():.3f} ({s.utterances})"
+                                                         for lang, s in langs.items()))
         return "\n".join(lines)
 
 
@@ -247,13 +257,15 @@ def run(split: str = "dev", extractor: Extractor | None = None, *,
     rows = sample_rows(load_split(split), per_language)
     extractor = extractor or Extractor(default_embedder())
     languages: dict[str, LanguageScores] = {}
+    by_file: dict[str, dict[str, LanguageScores]] = {}
     for row in rows:
-        scores = languages.setdefault(row["lang"], LanguageScores())
-        scores.utterances += 1
         now = datetime.fromisoformat(row["now"]) if row.get("now") else ANCHOR_NOW
         result = extractor.extract(row["text"], speaker=row.get("speaker", "user"), now=now)
-        score_row(row, result.drafts, scores)
-    return ExtractionReport(split, zh_first(languages))
+        for scores in (languages.setdefault(row["lang"], LanguageScores()),
+                       by_file.setdefault(row["source"], {}).setdefault(row["lang"], LanguageScores())):
+            scores.utterances += 1
+            score_row(row, result.drafts, scores)
+    return ExtractionReport(split, zh_first(languages), by_file={k: zh_first(v) for k, v in by_file.items()})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,6 +41,8 @@ class IntentReport:
     split: str
     languages: dict[str, IntentScores]
     target: float = 0.90
+    #: type accuracy per file of the split and language
+    by_file: dict[str, dict[str, IntentScores]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"split": self.split, "target_type_accuracy": self.target, "languages": {
@@ -48,7 +50,9 @@ class IntentReport:
                    "kind_accuracy": round(s.kind_accuracy, 4),
                    "confusions": [{"expected": e, "predicted": p, "count": n} for (e, p), n in s.confusions.most_common()],
                    "errors": s.errors[:30]}
-            for lang, s in self.languages.items()}}
+            for lang, s in self.languages.items()},
+            "files": {name: {lang: {"queries": s.total, "type_accuracy": round(s.type_accuracy, 4)}
+                             for lang, s in langs.items()} for name, langs in self.by_file.items()}}
 
     def render(self) -> str:
         lines = [f"Query intent on the {self.split} split (no LLM; target type accuracy >= {self.target})"]
@@ -58,6 +62,11 @@ class IntentReport:
                           f"kind accuracy {s.kind_accuracy:.3f}"]
             for (expected, predicted), n in s.confusions.most_common(8):
                 lines.append(f"  {expected} -> {predicted}: {n}")
+        if len(self.by_file) > 1:
+            lines += ["", "type accuracy per file:"]
+            for name, langs in self.by_file.items():
+                lines.append(f"  {name:<24}" + "  ".join(f"{lang} {s.type_accuracy:.3f} ({s.total})"
+                                                         for lang, s in langs.items()))
         return "\n".join(lines)
 
 
@@ -74,19 +83,23 @@ def run(split: str = "dev", recognizer: IntentRecognizer | None = None, *,
     rows = sample_rows(load_split(split, "intent"), per_language)
     recognizer = recognizer or IntentRecognizer(default_embedder())
     languages: dict[str, IntentScores] = {}
+    by_file: dict[str, dict[str, IntentScores]] = {}
     for row in rows:
         scores = languages.setdefault(row["lang"], IntentScores())
+        per_file = by_file.setdefault(row["source"], {}).setdefault(row["lang"], IntentScores())
         intent = recognizer.recognize(row["query"], now=ANCHOR_NOW)
         scores.total += 1
+        per_file.total += 1
         got_type = "*" if intent.kind == "general" else intent.types[0]
         if got_type == expected_type(row["kind"]):
             scores.type_correct += 1
+            per_file.type_correct += 1
         if intent.kind == row["kind"]:
             scores.kind_correct += 1
         else:
             scores.confusions[(row["kind"], intent.kind)] += 1
             scores.errors.append({"id": row["id"], "query": row["query"], "expected": row["kind"], "got": intent.kind})
-    return IntentReport(split, zh_first(languages))
+    return IntentReport(split, zh_first(languages), by_file={k: zh_first(v) for k, v in by_file.items()})
 
 
 def main(argv: list[str] | None = None) -> int:

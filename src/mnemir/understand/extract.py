@@ -48,7 +48,7 @@ from mnemir.understand.dates import local_now, resolve_deadline
 from mnemir.understand.entities import Entity, find_entities
 from mnemir.understand.lexicon import AMBIGUOUS_EMOTION_WORDS, CUES, EMOTION_PROTOTYPES, find_emotion, language_of
 from mnemir.understand.model import SoftmaxModel, boosted, load_model
-from mnemir.understand.segment import is_plan, split_clauses, split_pieces, split_plan
+from mnemir.understand.segment import is_plan, split_pieces, split_plan
 
 __all__ = ["EXTRACTION_LABELS", "MEMORY_LABELS", "SPEAKERS", "Draft", "Extraction", "Extractor", "check_speaker",
            "check_text", "finalize", "has_words", "label_of", "lexicon_boost", "meaningful", "proposal_of"]
@@ -75,9 +75,6 @@ PROTOTYPE_MIN_P = 0.4
 #: smallest of the best: out-of-fold accuracy without it 0.950; 0.1: 0.953, 0.2: 0.954, 0.3: 0.954, 0.4: 0.954
 #: (``python -m mnemir.understand.train --cv 5 --emotion-boost B``, the extractor line)
 EMOTION_WORD_BOOST = 0.2
-KEEP_PLAN = True
-PLAN_ABSORBS_TASKS = True
-PLAN_GOAL_TASK = True
 _PLAN_GOAL = "plan goal (rule)"
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 
@@ -313,7 +310,7 @@ class Extractor:
             return []
         drafts: list[Draft] = []
         parent = None
-        if goal and PLAN_GOAL_TASK:
+        if goal:
             props = _with_utterance_deadline(fill.task_properties(goal, now), text, now)
             drafts.append(Draft("Task", goal, props, entities=find_entities(goal), reasons=[_PLAN_GOAL]))
             parent = 0
@@ -333,17 +330,13 @@ class Extractor:
 
     def _pieces(self, text: str, now: datetime) -> list[Draft]:
         pieces = split_pieces(text)
-        clauses = {piece: parts for piece in pieces if len(parts := split_clauses(piece)) > 1} if CLAUSE_MIN_P < 1 else {}
-        every = [*pieces, *(c for parts in clauses.values() for c in parts)]
-        vectors = self.embedder.embed(every)
-        by_text = dict(zip(every, vectors, strict=True))
-        ranked = {t: lexicon_boost(t, pred) for t, pred in zip(every, self.model.predict(vectors, every), strict=True)}
-        labelled: list[tuple[str, str, float]] = []
-        for piece in pieces:
-            whole = (piece, _report_rule(piece, ranked[piece][0][0]), ranked[piece][0][1])
-            labelled += _second_type(whole, [(c, _report_rule(c, ranked[c][0][0]), ranked[c][0][1])
-                                             for c in clauses.get(piece, [])])
-        if PLAN_ABSORBS_TASKS and any(label == "Plan" for _, label, _ in labelled):
+        vectors = self.embedder.embed(pieces)
+        by_text = dict(zip(pieces, vectors, strict=True))
+        predictions = [lexicon_boost(piece, pred) for piece, pred in
+                       zip(pieces, self.model.predict(vectors, pieces), strict=True)]
+        labelled = [(piece, _report_rule(piece, pred[0][0]), pred[0][1])
+                    for piece, pred in zip(pieces, predictions, strict=True)]
+        if any(label == "Plan" for _, label, _ in labelled):
             # actions told together with a step of a plan are more steps of it ("明天上午搬东西，下午去宜家买柜子"):
             # no training row labels one utterance both Task and Plan
             labelled = [(t, "Plan" if label == "Task" else label, p) for t, label, p in labelled]
@@ -363,9 +356,7 @@ class Extractor:
             return None
         reasons = [f"classified {label} (p={confidence:.2f})"]
         entities = find_entities(piece)
-        if label == "Plan" and not KEEP_PLAN:  # a single-step "plan" is a task
-            label = "Task"
-        if label == "Plan":
+        if label == "Plan":  # something the user means to do (an intention, an arrangement): one step of a plan
             return Draft("Plan", piece, _with_utterance_deadline({"order": 1, "status": "pending"}, whole, now),
                          confidence=confidence, entities=entities, reasons=reasons)
         if label == "Task":
@@ -472,26 +463,6 @@ def _report_rule(piece: str, label: str) -> str:
             and not CUES["request"].search(piece) and not _CORRECTING.search(piece):
         return "TaskUpdate"
     return label
-
-
-#: a clause of a one-sentence piece ("My cousin is getting married in May, so I need a suit") keeps a memory type of
-#: its own when the classifier gives it at least this probability and the whole piece reads as another type
-CLAUSE_MIN_P = 0.6
-
-
-def _second_type(whole: tuple[str, str, float], clauses: list[tuple[str, str, float]]) -> list[tuple[str, str, float]]:
-    """A piece as one labelled whole, or as its clauses when a clause confidently carries a second memory type."""
-    if not clauses:
-        return [whole]
-    kinds = {label for _, label, p in clauses if label != "NONE" and p >= CLAUSE_MIN_P}
-    if len(kinds) < 2 and not (kinds and whole[1] not in kinds and whole[1] != "NONE"):
-        return [whole]
-    out = []
-    for text, label, p in clauses:
-        if label == "NONE" or p < CLAUSE_MIN_P:
-            label, p = (whole[1], whole[2]) if whole[1] not in kinds and whole[1] != "NONE" else ("NONE", p)
-        out.append((text, label, p))
-    return out
 
 
 def _group(labelled: list[tuple[str, str, float]]) -> list[tuple[str, str, float]]:

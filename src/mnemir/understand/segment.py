@@ -128,7 +128,7 @@ _FILLER = re.compile(r"^(?:ok(?:ay)?|so|well|right|alright|i think|i guess|basic
 _ONLY_TIME = re.compile(r"^(?:(?:this|next|tomorrow|today|tonight|on|the|every|coming|weekend|week|month|year|morning|"
                         r"afternoon|evening|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|"
                         r"thu|fri|sat|sun|am|pm|\d+(?:st|nd|rd|th)?|[:.]|\s)+|(?:今天|明天|后天|今晚|明晚|上午|下午|晚上|早上|中午|"
-                        r"周末|本周|这周|下周|下个?月|这个?月|明年|今年|周[一二三四五六日天]|星期[一二三四五六日天]|"
+                        r"周末|本周|这周|下周|下个?月|这个?月|明年|今年|(?:[下这本上]个?)?(?:周|星期|礼拜)[一二三四五六日天]|"
                         r"[0-9一二三四五六七八九十]+[号日月点]|的|[,，\s])+)$", re.I)
 
 

@@ -42,8 +42,6 @@ SHARED_PER_SOURCE = 200
 SHARED_WEIGHT = 0.3
 #: per training file, a weight other than 1 (see the README: how each was chosen)
 BATCH_WEIGHT: dict[str, float] = {}
-ALIGN_PLAN = True
-ALIGN_CLAUSES = True
 
 
 def training_rows(model: str, *, shared: bool = False) -> list[dict[str, Any]]:
@@ -96,17 +94,14 @@ def weighted_extraction_examples(rows: list[dict[str, Any]]) -> tuple[list[str],
             pieces, kinds = [row["text"]], ["NONE"]
         elif len(types) == 1:
             pieces, kinds = [row["text"]], types
-        elif "Plan" in types and not ALIGN_PLAN:
-            pieces, kinds = [row["text"]], ["Plan"]
-        else:
+        else:  # one piece per memory type, in order: the sentences, else the clauses ("…, so I need a suit")
             pieces, kinds = split_pieces(row["text"]), types
-            if len(pieces) != len(types) and ALIGN_CLAUSES:
-                pieces = [c for p in pieces for c in split_clauses(p)]
             if len(pieces) != len(types):
-                if "Plan" in types:
-                    pieces, kinds = [row["text"]], ["Plan"]
-                else:
+                pieces = [clause for piece in pieces for clause in split_clauses(piece)]
+            if len(pieces) != len(types):
+                if "Plan" not in types:
                     continue
+                pieces, kinds = [row["text"]], ["Plan"]  # a plan told with its context is read as a plan
         texts.extend(pieces)
         labels.extend(kinds)
         weights.extend([row_weight(row)] * len(pieces))
