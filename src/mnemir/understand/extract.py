@@ -22,6 +22,10 @@ What is stored and what is not (the policy; tests hold it):
   turn ("好，就这么办", "yes, do that") makes it the user's task (``memory.understanding``).
   Only its reports of work it finished ("I've booked the flight") count, as updates
   of an existing task. System/tool text yields external facts and frames only.
+- Something the user has to do (a request, a duty, a due date: "I've got to renew the car tax by
+  Friday", "帮我订票") is a ``Task``; something the user means to do (an intention or arrangement
+  of their own: "I'm going to cycle to work from next month", "暑假打算回老家") is a ``Plan``, one
+  step when told alone; actions told together with a plan step are more steps of it.
 - Hedged statements ("我猜可能是…", "I think maybe…") are ``Hypothesis`` memories with
   a confidence, kept apart from facts. A decision is a ``Fact`` with attribute
   ``decision``. A fact's ``entity`` is who or what it is about (the user, a relative,

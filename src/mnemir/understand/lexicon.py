@@ -44,7 +44,7 @@ CUES: dict[str, re.Pattern[str]] = {
     "must": _rx(r"得|必须|需要|不得不|该|应该(?!是|会|不会)|要(?:记得|交|赶|还|续|办|去趟)|让我|叫我|要我|截止|到期|之前|以前|"
                 r"\b(?:need to|needs to|have to|has to|had better|must|should|ought to|gotta|got to|'ve got to|supposed to|"
                 r"told me to|asked me to|wants me to|remind me|don'?t let me forget|due|deadline|by (?:the )?(?:end|next|"
-                r"tomorrow|tonight|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d))\b"),
+                r"tomorrow|tonight|noon|monday|tuesday|wednesday|thursday|friday|saturday|sunday|\d{1,2}(?:st|nd|rd|th)))\b"),
     "intend": _rx(r"打算|准备|计划|想(?:要|去|先|把|学|试)|决定要|考虑|等.{1,12}(?:再|就)|从.{1,6}(?:起|开始)|"
                   r"\b(?:going to|gonna|i'?ll|we'?ll|i will|we will|plan(?:ning)? to|intend|thinking (?:of|about)|"
                   r"want to|aim(?:ing)? to|hoping to|hope to|once|from next|starting|this (?:summer|winter|spring|"
