@@ -166,3 +166,13 @@ def test_text_without_words_is_an_explicit_empty_result(extractor: Extractor, we
 def test_naive_now_is_rejected(extractor: Extractor) -> None:
     with pytest.raises(ValidationError, match="timezone"):
         extractor.extract("帮我明天订票", now=datetime(2026, 3, 4, 10))
+
+
+@pytest.mark.parametrize("text", ["Next month I'm going to start cycling to work on Tuesdays",
+                                  "下周起我打算每天晚上十一点前睡觉"])
+def test_an_intention_is_a_plan_step_that_the_ontology_accepts(extractor: Extractor, wed: datetime, text: str) -> None:
+    from mnemir.ontology import Ontology
+
+    drafts = extractor.extract(text, now=wed).drafts
+    assert [d.type for d in drafts] == ["Plan"]
+    Ontology().validate("Plan", drafts[0].properties)  # a Plan has no deadline of its own: it follows its task

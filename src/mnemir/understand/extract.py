@@ -361,8 +361,8 @@ class Extractor:
         reasons = [f"classified {label} (p={confidence:.2f})"]
         entities = find_entities(piece)
         if label == "Plan":  # something the user means to do (an intention, an arrangement): one step of a plan
-            return Draft("Plan", piece, _with_utterance_deadline({"order": 1, "status": "pending"}, whole, now),
-                         confidence=confidence, entities=entities, reasons=reasons)
+            return Draft("Plan", piece, {"order": 1, "status": "pending"}, confidence=confidence, entities=entities,
+                         reasons=reasons)
         if label == "Task":
             props = _with_utterance_deadline(fill.task_properties(piece, now), whole, now)
             return Draft("Task", piece, props, confidence=confidence, entities=entities, reasons=reasons)
