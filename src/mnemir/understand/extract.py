@@ -141,6 +141,9 @@ def finalize(result: Extraction, drafts: list[Draft]) -> Extraction:
             draft.properties.update(fill.fact_provenance(speaker))
         kept.append(draft)
     if not kept:
+        if speaker == "assistant" and not any("speaker policy" in note for note in result.notes):
+            result.notes.append("nothing stored from the assistant's turn (speaker policy: an assistant turn is no "
+                                "memory about the user)")
         props: dict[str, Any] = {"act_type": result.act, "utterance": result.text[:2000]}
         if proposal:
             props["underlying_goal"] = proposal
@@ -341,7 +344,7 @@ class Extractor:
         labelled = [(piece, _report_rule(piece, pred[0][0]), pred[0][1])
                     for piece, pred in zip(pieces, predictions, strict=True)]
         if any(label == "Plan" for _, label, _ in labelled):
-            # actions told together with a step of a plan are more steps of it ("明天上午搬东西，下午去宜家买柜子"):
+            # actions told together with a step of a plan are more steps of it ("周六上午给阳台换花盆，下午去修自行车"):
             # no training row labels one utterance both Task and Plan
             labelled = [(t, "Plan" if label == "Task" else label, p) for t, label, p in labelled]
         groups = _group(labelled)
