@@ -30,6 +30,7 @@ import numpy as np
 from mnemir.embed import default_embedder
 from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, ValidationError
 from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
+from mnemir.lifecycle.terms import content_terms, people_named
 from mnemir.memory.core import serialized
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.store.base import ANY
@@ -38,6 +39,7 @@ from mnemir.understand.dates import local_now
 from mnemir.understand.entities import aliases, find_entities
 from mnemir.understand.extract import Draft, check_speaker, check_text
 from mnemir.understand.fill import RELATIONS
+from mnemir.understand.lexicon import CUES
 
 if TYPE_CHECKING:
     from mnemir.memory.core import MemoryCore
@@ -53,6 +55,13 @@ MATCH_FLOOR = 0.30
 MATCH_SURE = 0.45
 MATCH_MARGIN = 0.08
 ENTITY_BONUS = 0.15
+#: added per content term a report shares with a candidate ("poll", "finance", "报名"), up to TERMS_COUNTED terms: the
+#: words a report and its task share say what it is about when the sentence vectors are far apart (a short report,
+#: a long task)
+TERM_BONUS = 0.05
+TERMS_COUNTED = 2
+#: how many open tasks a report is compared with
+TASK_POOL = 8
 #: an assistant's task this close to an open task of the user is that task said back, not a new one
 RESTATED_TASK = 0.7
 #: at most this many stored memories are linked per (new memory, entity)
@@ -65,6 +74,21 @@ DERIVED_FROM = "derived_from"
 CORRECTION_SURE = 0.55
 #: ... or this close when it also names the same entity; two candidates within MATCH_MARGIN -> a confirmation
 CORRECTION_WITH_ENTITY = 0.4
+#: a change of mind ("I want an automatic after all", "我改主意了，…") replaces the user's earlier stance closest in
+#: meaning (a preference, a fact, a hypothesis or an open task) at least this close, with a clear lead
+CHANGE_SURE = 0.55
+#: a decision replaces the earlier leaning or choice closest in meaning at least this close, with a clear lead
+DECISION_SURE = 0.6
+#: general markers of a change of mind (zh + en): what the user says now replaces what they said before
+_CHANGED = re.compile(r"改主意|改变主意|变卦|改成|改为|换成|改用|不要.{0,10}了|不想.{0,10}了|现在(?:想|要|更|倾向|改|打算)|还是.{0,12}吧|"
+                      r"想通了|想了想|不再|\b(?:changed? (?:my|our) minds?|change of (?:heart|plan)|after all|instead|"
+                      r"i know i said|no longer|not any ?more|anymore|gone off|on second thought|now i(?:'d| would)? "
+                      r"(?:want|prefer|rather|think)|switch(?:ed|ing)? to|i'?d rather)\b", re.I)
+#: a clause that only announces a correction or a change ("Oops, I got that wrong:", "我记错了，") says nothing
+#: about what is corrected: left out when the correction is compared with what it may correct
+_LEAD = re.compile(r"^[^,:;，：；—]{0,40}?(?:[,:;，：；—]|\s-\s)\s*")
+LEAD_WORDS = 6
+LEAD_HAN = 8
 #: a candidate that states the very value a correction takes back ("不是20桌" / "not the 20th") gains this much
 NAMED_VALUE_BONUS = 0.35
 #: a confirmation says little besides its affirmation: at most this many Chinese characters / English words more
@@ -336,10 +360,21 @@ class UnderstandingMixin(_Base):
         order = sorted(made)
         linked = dict(zip(order, self._link_entities([made[i] for i in order], ctx), strict=True))
         records = []
+        changing = ctx.speaker == "user" and bool(_CHANGED.search(text))
         for index in order:
-            if drafts[index].kind == "correction" and self._apply_correction(linked[index], drafts[index], text, ctx):
+            draft, record = drafts[index], linked[index]
+            if draft.kind != "correction" and ctx.speaker == "user":
+                draft, record = _as_correction(draft, record)
+            if draft.kind == "correction" and self._apply_correction(record, draft, text, ctx):
                 continue
-            records.append(linked[index])
+            if changing and draft.kind != "correction" and draft.type in CHANGING_TYPES \
+                    and self._replace_by_meaning(record, draft, text, ctx, types=CHANGED_TYPES, what="change"):
+                continue
+            if ctx.speaker == "user" and draft.type == "Fact" and draft.kind != "correction" \
+                    and draft.properties.get("attribute") == "decision" \
+                    and self._replace_by_meaning(record, draft, text, ctx, types=DECIDED_TYPES, what="decision"):
+                continue
+            records.append(record)
         return records
 
     def _restates_open_task(self, draft: Draft, ctx: _Context) -> bool:
@@ -414,7 +449,7 @@ class UnderstandingMixin(_Base):
         return [h.memory.id for h in hits if key in (h.memory.metadata.extra.get("entities") or [])]
 
     # -- updates -------------------------------------------------------------------------------
-    def _best_open_tasks(self, draft: Draft, ctx: _Context, k: int = 5,
+    def _best_open_tasks(self, draft: Draft, ctx: _Context, k: int = TASK_POOL,
                          types: Sequence[str] = ("Task",)) -> list[Candidate]:
         hits = self.search(draft.text, types=list(types), where={"status": {"$in": list(OPEN_STATUSES)}}, user=ctx.user, k=k,
                            now=ctx.now)
@@ -422,6 +457,7 @@ class UnderstandingMixin(_Base):
             return []
         query, vectors = self._draft_and_hit_vectors(draft, hits)
         wanted = {e.key for e in draft.entities}
+        terms = content_terms(draft.text)
         out = []
         for hit in hits:
             similarity = float(np.dot(query, vectors[hit.memory.id]))
@@ -430,7 +466,10 @@ class UnderstandingMixin(_Base):
             reasons = [f"{kind}, text similarity {similarity:.2f}"]
             if shared:
                 reasons.append("mentions " + ", ".join(sorted(shared)))
-            score = similarity + (ENTITY_BONUS if shared else 0.0)
+            words = _shared_terms(terms, hit.memory.content.text)
+            if words:
+                reasons.append("shares " + ", ".join(words))
+            score = similarity + (ENTITY_BONUS if shared else 0.0) + TERM_BONUS * min(len(words), TERMS_COUNTED)
             out.append(Candidate(hit.memory.id, hit.memory.content.text, score, tuple(reasons)))
         return sorted(out, key=lambda c: -c.score)
 
@@ -453,6 +492,8 @@ class UnderstandingMixin(_Base):
         if draft.properties.get("postponed"):
             self._apply_postponement(draft, text, ctx)
             return
+        if ctx.speaker == "user":
+            self._record_decision(draft, text, ctx)
         status = str(draft.properties["status"])
         candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
                       if c.score >= MATCH_FLOOR]
@@ -480,6 +521,25 @@ class UnderstandingMixin(_Base):
         question = (f"“{text}”说的是哪一件事？" if ctx.language == "zh" else f"Which task does “{text}” refer to?")
         ctx.out.confirmations.append(Confirmation("update", text, question, candidates[:3], status=status,
                                                   user=ctx.user, now=ctx.now))
+
+    def _record_decision(self, draft: Draft, text: str, ctx: _Context) -> None:
+        """A choice the user reports ("最后决定还是报游泳班", "we settled on the blue one") may close the work of
+        choosing, and it is also kept as what was decided (a Fact, attribute ``decision``), so that "what did I
+        decide" finds it whether or not a task was open; it replaces the user's earlier leaning or choice closest
+        in meaning."""
+        props = fill.decision_of(draft.text)
+        if props is None:
+            return
+        fact = Draft("Fact", draft.text, {**props, "source": "user", "confidence": 0.9}, entities=draft.entities,
+                     reasons=[*draft.reasons, "a decision the user reported"])
+        fact.vector = draft.vector
+        record = self._link_entities([self._to_record(fact, ctx)], ctx)[0]
+        if self._replace_by_meaning(record, fact, text, ctx, types=DECIDED_TYPES, what="decision"):
+            return
+        stored = self._commit([record], now=ctx.now, actor=ctx.creator)
+        ctx.out.created += stored
+        ctx.out.extend(stored)
+        ctx.out.notes.append(f"kept the decision {props['value']!r} as a fact")
 
     def _set_task_status(self, id: str, status: str, *, user: str | None, now: datetime | None, reason: str,
                          actor: str) -> MemIR:
@@ -573,6 +633,7 @@ class UnderstandingMixin(_Base):
         query, vectors = self._draft_and_hit_vectors(draft, hits)
         wanted = {e.key for e in draft.entities}
         entity = draft.properties.get("entity")
+        terms = content_terms(draft.text)
         out = []
         for hit in hits:
             similarity = float(np.dot(query, vectors[hit.memory.id]))
@@ -583,8 +644,12 @@ class UnderstandingMixin(_Base):
                 reasons.append("mentions " + ", ".join(sorted(shared)))
             if same:
                 reasons.append(f"about the same {entity}")
+            words = _shared_terms(terms, hit.memory.content.text)
+            if words:
+                reasons.append("shares " + ", ".join(words))
             out.append(Candidate(hit.memory.id, hit.memory.content.text,
-                                 similarity + (ENTITY_BONUS if shared or same else 0.0), tuple(reasons)))
+                                 similarity + (ENTITY_BONUS if shared or same else 0.0)
+                                 + TERM_BONUS * min(len(words), TERMS_COUNTED), tuple(reasons)))
         return sorted(out, key=lambda c: -c.score)
 
     def _apply_postponement(self, draft: Draft, text: str, ctx: _Context) -> None:
@@ -622,17 +687,29 @@ class UnderstandingMixin(_Base):
         supersedes the fact, hypothesis or task closest in meaning (an event with a date is often read as a task:
         "the recital is on the 12th"), when it is close enough and clearly closest; two close ones -> a
         confirmation. True when handled; False stores it as a new fact."""
-        found = self._closest(draft, ("Fact", "Hypothesis", "Task"), ctx)
+        return self._replace_by_meaning(record, draft, text, ctx, types=CORRECTED_TYPES, what="correction")
+
+    def _replace_by_meaning(self, record: MemIR, draft: Draft, text: str, ctx: _Context, *, types: Sequence[str],
+                            what: str) -> bool:
+        """Supersede the live memory of ``types`` closest in meaning to a correction or a change of mind (its
+        announcing clause left out: "Oops, I got that wrong:"), when close enough and clearly closest; two close
+        ones -> a confirmation. Memories about other people ("my sister" / "my brother") are never candidates.
+        True when handled; False: nothing it replaces, stored as new."""
+        probe = _without_lead(draft)
+        found = self._closest(probe, types, ctx)
         named = _old_value_key(draft.replaces)
         if named:  # the correction names the value it takes back ("not 20 tables", "不是周三"): look for it too
             seen = {c.id for c in found}
-            found += [c for c in self._closest(draft, ("Fact", "Hypothesis", "Task"), ctx, text=str(draft.replaces))
-                      if c.id not in seen]
+            found += [c for c in self._closest(probe, types, ctx, text=str(draft.replaces)) if c.id not in seen]
             found = sorted((_named_bonus(c, named) for c in found), key=lambda c: -c.score)
-        candidates = [c for c in found if c.id not in ctx.replaced
-                      and (c.score >= CORRECTION_SURE or c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS)]
+        people = people_named(draft.text)
+        sure = {"correction": CORRECTION_SURE, "decision": DECISION_SURE}.get(what, CHANGE_SURE)
+        candidates = [c for c in found if c.id not in ctx.replaced and _same_people(people, c.text)
+                      and (c.score >= sure or (what == "correction"
+                                               and c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS))]
         if not candidates:
-            ctx.out.notes.append("correction: no earlier fact is close enough in meaning; stored as a new fact")
+            if what == "correction":
+                ctx.out.notes.append("correction: no earlier fact is close enough in meaning; stored as a new fact")
             return False
         best = candidates[0]
         runner_up = candidates[1].score if len(candidates) > 1 else 0.0
@@ -640,9 +717,9 @@ class UnderstandingMixin(_Base):
             if best.id in self._queued_ids():
                 self._flush_queue()
             new = self._lifecycle.supersede(best.id, record, user=ctx.user, now=ctx.now,
-                                            reason=f"correction ({'; '.join(best.reasons)}): {text}")
+                                            reason=f"{what} ({'; '.join(best.reasons)}): {text}")
             ctx.replaced.add(best.id)
-            ctx.out.notes.append(f"correction superseded {best.id} ({best.text!r}): {'; '.join(best.reasons)}")
+            ctx.out.notes.append(f"{what} superseded {best.id} ({best.text!r}): {'; '.join(best.reasons)}")
             ctx.out.created.append(new)
             ctx.out.append(new)
             return True
@@ -651,6 +728,62 @@ class UnderstandingMixin(_Base):
                                                   user=ctx.user, now=ctx.now))
         return True
 
+
+
+#: what a correction may replace (an event with a date is often read as a task); what a change of mind may replace,
+#: and what may carry one
+CORRECTED_TYPES = ("Fact", "Hypothesis", "Task")
+CHANGED_TYPES = ("Preference", "Fact", "Hypothesis", "Task")
+CHANGING_TYPES = ("Preference", "Fact", "Hypothesis")
+#: what a decision settles: an earlier leaning, option or choice (a task of choosing is closed by the update itself)
+DECIDED_TYPES = ("Preference", "Fact", "Hypothesis")
+
+
+def _as_correction(draft: Draft, record: MemIR) -> tuple[Draft, MemIR]:
+    """A statement read as a guess or a fact that names the value it takes back ("her passport actually expires in
+    July, not September", "不是20桌，是26桌") is a correction: a Fact that replaces what it corrects."""
+    if draft.type not in ("Fact", "Hypothesis"):
+        return draft, record
+    cued, old = fill.correction_of(draft.text)
+    if not cued or _old_value_key(old) is None:
+        return draft, record
+    props = {**fill.fact_properties(draft.text), "source": "user", "confidence": 0.8} if draft.type != "Fact" \
+        else dict(draft.properties)
+    fact = Draft("Fact", draft.text, props, kind="correction", confidence=draft.confidence, entities=draft.entities,
+                 reasons=[*draft.reasons, f"a correction: takes back {old!r}"], replaces=old)
+    fact.vector = draft.vector
+    changed = record.model_copy(update={"type": "Fact", "properties": {k: _plain(v) for k, v in props.items()
+                                                                        if v is not None}})
+    return fact, changed
+
+
+def _without_lead(draft: Draft) -> Draft:
+    """The draft without a leading clause that only announces the correction or change ("Oops, I got that wrong:",
+    "我记错了，"): what is left is what it is about (its vector is made anew when the text changes)."""
+    text = draft.text
+    for _ in range(2):
+        m = _LEAD.match(text)
+        if m is None:
+            break
+        lead = m.group(0)
+        short = len(re.findall(r"[A-Za-z]+", lead)) <= LEAD_WORDS and len(re.findall(r"[\u4e00-\u9fff]", lead)) <= LEAD_HAN
+        if not short or not (CUES["correction"].search(lead) or _CHANGED.search(lead)) or not text[m.end():].strip():
+            break
+        text = text[m.end():]
+    if text == draft.text:
+        return draft
+    return Draft(draft.type, text, draft.properties, kind=draft.kind, entities=draft.entities, replaces=draft.replaces)
+
+
+def _same_people(people: frozenset[str], text: str) -> bool:
+    """Two statements may be about the same person unless both name people by relation and the people differ."""
+    other = people_named(text)
+    return not people or not other or bool(people & other)
+
+
+def _shared_terms(terms: frozenset[str], text: str) -> list[str]:
+    """The content terms of a report (``terms``) that ``text`` also has, sorted."""
+    return sorted(terms & content_terms(text))
 
 
 def _old_value_key(value: str | None) -> str | None:
