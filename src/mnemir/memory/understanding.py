@@ -839,11 +839,12 @@ def _shared_terms(terms: frozenset[str], text: str) -> list[str]:
 
 def _old_value_key(value: str | None) -> str | None:
     """The value a correction takes back, as a comparable key (lower case, spaces folded); None when too short to
-    identify a memory by (one character or digit: "not 4" names nothing reliably)."""
+    identify a memory by (one letter or character). A number counts, matched as a whole number ("not 3" names the
+    fact that says "3 years old", never "13" or "3.5")."""
     if not value:
         return None
     key = re.sub(r"\s+", " ", str(value)).strip().lower()
-    return key if (len(key) >= 2 and not key.isdigit()) or len(key) >= 3 else None
+    return key if len(key) >= 2 or key.isdigit() else None
 
 
 def _named_bonus(candidate: Candidate, named: str) -> Candidate:
