@@ -102,8 +102,9 @@ def test_a_report_that_fits_two_tasks_equally_asks_and_applies_the_answer(mem: m
     assert {c.id for c in question.candidates} == {rate.id, fee.id}
     assert mem.get(rate.id, user=user).properties["status"] == "pending"
     assert mem.get(fee.id, user=user).properties["status"] == "pending"
+    assert question.status in ("in_progress", "completed")
     mem.confirm(question, fee.id)
-    assert mem.get(fee.id, user=user).properties["status"] == "completed"
+    assert mem.get(fee.id, user=user).properties["status"] == question.status
     assert mem.get(rate.id, user=user).properties["status"] == "pending"
 
 
