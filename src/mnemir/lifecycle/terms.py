@@ -96,3 +96,34 @@ def people_named(text: str) -> frozenset[str]:
 def same_subject(a_text: str, b_text: str) -> bool:
     """Whether two statements can be about the same person: they name the same people by relation, or none."""
     return people_named(a_text) == people_named(b_text)
+
+
+#: words that say nothing about what a statement is about (function words, auxiliaries, the commonest verbs of
+#: wanting, needing and doing, fillers): left out when two statements are compared by the terms they share
+_FUNCTION_EN = frozenset(["a", "an", "the", "of", "and", "or", "but", "to", "with", "in", "on", "at", "for", "from", "by", "into", "onto", "over", "under", "about", "after", "before", "than", "then", "so", "as", "if", "i", "me", "my", "mine", "we", "us", "our", "you", "your", "he", "him", "his", "she", "her", "it", "its", "they", "them", "their", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "all", "any", "some", "each", "every", "both", "either", "no", "not", "nor", "only", "own", "same", "too", "very", "just", "also", "still", "even", "really", "actually", "again", "already", "now", "soon", "later", "today", "tomorrow", "yesterday", "week", "weekend", "month", "year", "morning", "evening", "night", "time", "day", "is", "am", "are", "was", "were", "be", "been", "being", "do", "does", "did", "doing", "done", "have", "has", "had", "having", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "need", "needs", "needed", "want", "wants", "wanted", "going", "gonna", "get", "gets", "got", "getting", "make", "made", "let", "lets", "go", "goes", "went", "say", "said", "tell", "told", "think", "thought", "know", "knew", "see", "saw", "look", "looked", "give", "gave", "take", "took", "put", "keep", "kept", "come", "came", "ok", "okay", "yes", "yeah", "yep", "sure", "well", "oh", "hi", "hey", "thanks", "thank", "please", "sorry", "right", "good", "great", "fine", "bit", "lot", "lots", "thing", "things", "one", "two", "three", "first", "next", "last", "other", "another", "more", "most", "much", "many", "little", "few", "way", "back", "out", "up", "down", "off", "i'm", "i've", "i'll", "i'd", "it's", "that's", "we're", "we've", "we'll", "you're", "don't", "didn't", "doesn't", "can't", "won't", "isn't", "wasn't"])
+_FUNCTION_ZH = frozenset("我你他她它们的了是在和就也都还要得把被给这那个一吧呢吗啊呀么着过说去来到又再先没不很太好会能想有对让跟")
+_EN_TERM = re.compile(r"[a-z][a-z0-9'-]+|\d+[a-z]*")
+_ZH_RUN = re.compile(r"[\u3400-\u9fff]+")
+
+
+def _stem(word: str) -> str:
+    word = word.strip("'-")
+    if word.endswith("'s"):
+        word = word[:-2]
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) - len(suffix) >= 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def content_terms(text: str) -> frozenset[str]:
+    """The terms a statement is about, for comparing two statements: English content words (function words out,
+    crude stems: "booked" / "booking" -> "book"), numbers, and Chinese character pairs with no function character
+    ("报名截止" -> 报名, 名截, 截止)."""
+    lowered = unicodedata.normalize("NFKC", text).casefold()
+    stems = (_stem(w) for w in _EN_TERM.findall(lowered) if w not in _FUNCTION_EN)
+    out = {w for w in stems if len(w) > 2 and w not in _FUNCTION_EN}
+    for run in _ZH_RUN.findall(lowered):
+        out |= {run[i:i + 2] for i in range(len(run) - 1)
+                if run[i] not in _FUNCTION_ZH and run[i + 1] not in _FUNCTION_ZH}
+    return frozenset(t for t in out if t)
