@@ -41,7 +41,7 @@ CONVERSATION = [
     ("user", "我们最终定了那辆白色的车"),
     ("user", "房贷合同已经签好了"),
     ("user", "Finally got the passport photos done"),
-    ("assistant", "Great. Anything else you want me to keep track of?"),
+    ("assistant", "Noted. Is there more I should keep an eye on?"),
     ("user", "From now on, book my haircuts on Saturday mornings"),
     ("user", "我猜可能是楼上漏水了"),
     ("user", "The plumber visit got pushed to next Monday"),

@@ -37,7 +37,7 @@ def chores(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]:
 
 def test_whats_left_shows_open_tasks_only(mem: mnemir.Memory, now: datetime,
                                           chores: dict[str, mnemir.MemIR]) -> None:
-    query = "What's left to do for the move?"
+    query = "Which moving chores are still open?"
     wanted = intent(query, "open_tasks", ("Task", "Plan"), where={"status": {"$in": ["pending", "in_progress"]}})
 
     result = mem.recall(query, user="alice", k=5, now=now, intent=wanted)
