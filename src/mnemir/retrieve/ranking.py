@@ -146,11 +146,9 @@ class RankingConfig:
     #: ... but a fact answers a status question nearly as well as the task: it may record the outcome ("笔试过了")
     outcome_fact_fit: float = 0.85
     #: an utterance kept verbatim (an Episode) from which no typed memory was read: its role is unknown, not wrong,
-    #: so it is not weighed as a type outside the intent's
-    episode_fit: float = 0.6
-    #: ... times this when the assistant said it (the user's memory is what the user told; the assistant's turns
-    #: mostly reply, ask and offer)
-    assistant_episode_fit: float = 1.0
+    #: so it is not weighed as low as a type outside the intent's (0.8: chosen between 0.6 and 0.8 on the continuity
+    #: train split; docs/decisions/0023)
+    episode_fit: float = 0.8
     #: below this intent confidence, the intent is checked against which family of memories matches best
     trust_intent: float = 0.7
     #: ... where an unsure intent's guess of "feelings" counts as asking about feelings from this confidence on
@@ -187,7 +185,6 @@ class RankingConfig:
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
                      "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit", "episode_fit",
-                     "assistant_episode_fit",
                      "weak_min_relevance", "cross_language_factor", "status_focus_margin", "open_focus_margin"):
             self._check_range(name, 0.0, 1.0)
 
@@ -494,8 +491,7 @@ def _type_fit(record: MemIR, intent: IntentLike, config: RankingConfig) -> float
     if intent.kind == "task_status" and record.type == "Fact":
         return config.outcome_fact_fit
     if record.type == "Episode":
-        said_by_assistant = record.metadata.source.speaker == "assistant"
-        return config.episode_fit * (config.assistant_episode_fit if said_by_assistant else 1.0)
+        return config.episode_fit
     return config.widened_type_fit
 
 

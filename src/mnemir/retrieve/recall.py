@@ -122,9 +122,6 @@ class RecallConfig:
     #: this share of the top k (at least one place) is kept for plain search's best, in its order, unless a named
     #: lifecycle exclusion or a confident intent rules one out: role fit moves them, it does not remove them
     plain_share: float = 0.5
-    #: ... plus this share times (1 - the intent's confidence): the less sure the intent, the more of the top k is
-    #: plain search's (over the utterances, one slot each)
-    unsure_plain_share: float = 0.0
     #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
     #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
@@ -140,8 +137,7 @@ class RecallConfig:
             raise ValidationError("observer must be callable or None", field="observer",
                                   value=type(self.observer).__name__, allowed="a callable(items, rows)")
         for name, low, high in (("plain_weight", 0.0, 10.0), ("unsure_plain_weight", 0.0, 10.0),
-                                ("confident_intent", 0.0, 1.0), ("plain_share", 0.0, 1.0),
-                                ("unsure_plain_share", 0.0, 1.0)):
+                                ("confident_intent", 0.0, 1.0), ("plain_share", 0.0, 1.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -282,7 +278,7 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
         weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(intent.confidence))
         kept, fusion_notes = fuse(kept, plain, extra, k=k, role_weight=1.0, plain_weight=weight,
                                   fusion_k=config.fusion_k, barred=barred, ruled_out=ruled_out,
-                                  kept=kept_places(k, _share(config, intent)), groups=groups)
+                                  kept=kept_places(k, config.plain_share), groups=groups)
         notes += fusion_notes
     else:
         ruled_out = {}
@@ -540,7 +536,7 @@ def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapp
     answered = any(s.record.type in intent.types and s.role in ANSWER_ROLES and "weak" not in s.flags
                    for s in kept[:k])
     depth = max(2 * k, 10)
-    protected = kept_places(k, _share(config, intent))
+    protected = kept_places(k, config.plain_share)
     seen = 0
     for mid, _ in sorted(plain.items(), key=lambda kv: kv[1])[:depth]:
         c = pool.get(mid)
@@ -575,11 +571,6 @@ def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapp
             scored.reasons.append(f"ranked down, not removed: {reason}")
         extra[mid] = scored
     return extra, barred, ruled_out
-
-
-def _share(config: RecallConfig, intent: IntentLike) -> float:
-    """The share of the top k kept for plain search's best: more, the less sure the intent is."""
-    return min(1.0, config.plain_share + config.unsure_plain_share * (1.0 - float(intent.confidence)))
 
 
 def _ruled_out(role: str, intent: IntentLike, config: RecallConfig) -> str | None:
