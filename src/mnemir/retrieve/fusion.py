@@ -4,17 +4,22 @@ exclusions, and the fusion of recall's role-aware order with plain hybrid search
 - *Episodes* (an utterance kept verbatim) carry what was said; the typed memories read from one (``derived_from``)
   carry its role. An episode with live typed memories (other than a feeling or a dialogue act) is folded into them:
   the closest takes the episode's signals, and each shows the episode as its quote. An episode whose every typed
-  memory was superseded is outdated with them (unless the past is asked about). At the end, a typed memory and its
-  own episode never take two slots (:func:`one_slot`).
+  memory was superseded is outdated with them (unless the past is asked about). An episode nothing typed was read
+  from answers as what was said (``RankingConfig.episode_fit``). At the end, one slot per utterance
+  (:func:`one_slot`).
 - *Hard exclusions* are lifecycle facts only, each named: deleted and superseded records are outside the scope
   already; a memory replaced by a newer one (unless the past is asked about); a closed task when open work is asked
   for; a validity that has ended. Everything else (role, fading, floors) moves a score.
-- *Fusion*: reciprocal-rank fusion of the role-aware order (weight 1) and plain hybrid search (vector + BM25 over
-  every memory, episodes included; ``plain_weight``). What plain search ranks first keeps a place in the top k
-  unless a hard exclusion applies or a confident intent rules its role out (a task or a feeling for a question that
-  asks for neither, where the role order answers with a memory of an intended type): both are said in the notes.
-  So do the next of plain search's best, up to ``RecallConfig.plain_share`` of the top k: role fit moves a memory
-  inside the top k, it does not take the best plain matches out of it.
+- *Fusion*: reciprocal-rank fusion of the role-aware order (weight 1) and plain hybrid search over the utterances
+  (``plain_weight``): the vector and keyword orders of every candidate, each read as an order of *utterance groups*
+  (an episode with what was read from it, :func:`utterance_of`; a memory added without one is its own group), so an
+  utterance counts once however many memories were read from it, as in hybrid search over the raw utterances. The
+  fused order shows each group once (its first member in the role order: a typed memory carries the role, its
+  episode is its quote); a second reading of the same utterance follows the whole order. What plain search ranks
+  first keeps a place in the top k unless a hard exclusion applies or a confident intent rules its role out (a task
+  or a feeling for a question that asks for neither, where the role order answers with a memory of an intended
+  type): both are said in the notes. So do the next of plain search's best, up to ``RecallConfig.plain_share`` of
+  the top k: role fit moves a memory inside the top k, it does not take the best plain matches out of it.
 """
 
 from __future__ import annotations
