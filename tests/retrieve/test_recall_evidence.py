@@ -196,3 +196,75 @@ def test_fusion_settings_are_checked() -> None:
         RecallConfig(confident_intent=1.5)
     with pytest.raises(mnemir.ValidationError, match="fusion_k"):
         RecallConfig(fusion_k=0)
+
+
+#: a conversation over three sessions weeks apart, both speakers (invented for this test)
+CONVERSATION = [
+    (40, "user", "We're finally moving to Porto in the spring, my partner got a job at the university there"),
+    (40, "assistant", "Congratulations! Would you like help planning the move?"),
+    (40, "user", "Yes, and I'm allergic to cats, so the new flat must not have had pets before"),
+    (40, "user", "My brother Tomás lives in Braga and offered to help with the boxes"),
+    (20, "assistant", "Last time you mentioned the move to Porto. How is the flat search going?"),
+    (20, "user", "We visited a flat near the river on Saturday, it was lovely but far too expensive"),
+    (20, "user", "I started learning Portuguese on Tuesdays and Thursdays with a tutor called Inês"),
+    (20, "user", "I love the custard tarts from the bakery on the corner"),
+    (5, "user", "We signed the lease for a flat in Bonfim yesterday"),
+    (5, "assistant", "That's great news. Do you want a checklist for moving day?"),
+    (5, "user", "The movers come on the 3rd of March and my brother will drive up from Braga"),
+]
+
+QUESTIONS = ["Where are we moving to?", "Which flat did we look at by the river?", "Who is my Portuguese tutor?",
+             "Where does my brother live?", "When do the movers come?", "What happened with the lease?",
+             "什么时候搬家公司来？"]
+
+
+def _conversation(mem: mnemir.Memory, now: datetime) -> dict[str, int]:
+    """The conversation remembered turn by turn; returns episode id -> turn number."""
+    turns = {}
+    for n, (days, speaker, text) in enumerate(CONVERSATION, start=1):
+        kept = mem.remember(text, speaker=speaker, user="alice", session=f"s{days}", turn=n,
+                            now=now - timedelta(days=days, minutes=-n))
+        assert kept.episode is not None
+        turns[kept.episode.id] = n
+    return turns
+
+
+def _turns_shown(hits: list[mnemir.RecallHit], turns: dict[str, int]) -> list[int]:
+    """The utterance each hit stands for (itself, or the episode it was read from)."""
+    out = []
+    for h in hits:
+        source = next((r.target for r in h.memory.relations("derived_from")), h.id)
+        if source in turns:
+            out.append(turns[source])
+    return out
+
+
+def test_one_slot_per_utterance_and_plain_search_over_the_utterances_keeps_its_best(mem: mnemir.Memory,
+                                                                                     now: datetime) -> None:
+    """Recall's top k holds no utterance twice (an episode and what was read from it, or two readings of it), and
+    the utterances hybrid search over the episodes ranks first keep places in it (its best for a sure intent,
+    more of them the less sure the intent is), unless a note names why."""
+    turns = _conversation(mem, now)
+    for query, k in [(q, k) for q in QUESTIONS for k in (3, 5)]:
+        result = mem.recall(query, user="alice", k=k, now=now)
+        shown = _turns_shown(result.hits, turns)
+        assert len(shown) == len(set(shown)), (query, shown)
+        best = mem.search(query, user="alice", types=["Episode"], k=1, now=now)
+        assert best, query
+        utterance = {best[0].id} | {e.source for e in mem.store.edges([best[0].id], relations=["derived_from"],
+                                                                        direction="in")}
+        assert turns[best[0].id] in shown or any(mid in n for n in result.notes for mid in utterance), \
+            (query, best[0].memory.text, [(h.memory.type, h.memory.text) for h in result.hits])
+
+
+def test_a_question_about_when_shows_the_utterance_and_its_date(mem: mnemir.Memory, now: datetime) -> None:
+    """An utterance keeps when it was said: asked when something happened, recall shows it (or what was read from
+    it) and the Context gives its date."""
+    turns = _conversation(mem, now)
+    for query, turn in (("When did we visit the flat near the river?", 6), ("When did I start learning Portuguese?", 7),
+                        ("我们什么时候签的租约？", 9)):
+        result = mem.recall(query, user="alice", k=5, now=now)
+        assert turn in _turns_shown(result.hits, turns), (query, [h.memory.text for h in result.hits])
+        days = CONVERSATION[turn - 1][0]
+        said = (now - timedelta(days=days, minutes=-turn)).date().isoformat()
+        assert said in result.context.render(), query

@@ -4,17 +4,22 @@ exclusions, and the fusion of recall's role-aware order with plain hybrid search
 - *Episodes* (an utterance kept verbatim) carry what was said; the typed memories read from one (``derived_from``)
   carry its role. An episode with live typed memories (other than a feeling or a dialogue act) is folded into them:
   the closest takes the episode's signals, and each shows the episode as its quote. An episode whose every typed
-  memory was superseded is outdated with them (unless the past is asked about). At the end, a typed memory and its
-  own episode never take two slots (:func:`one_slot`).
+  memory was superseded is outdated with them (unless the past is asked about). An episode nothing typed was read
+  from answers as what was said (``RankingConfig.episode_fit``). At the end, one slot per utterance
+  (:func:`one_slot`).
 - *Hard exclusions* are lifecycle facts only, each named: deleted and superseded records are outside the scope
   already; a memory replaced by a newer one (unless the past is asked about); a closed task when open work is asked
   for; a validity that has ended. Everything else (role, fading, floors) moves a score.
-- *Fusion*: reciprocal-rank fusion of the role-aware order (weight 1) and plain hybrid search (vector + BM25 over
-  every memory, episodes included; ``plain_weight``). What plain search ranks first keeps a place in the top k
-  unless a hard exclusion applies or a confident intent rules its role out (a task or a feeling for a question that
-  asks for neither, where the role order answers with a memory of an intended type): both are said in the notes.
-  So do the next of plain search's best, up to ``RecallConfig.plain_share`` of the top k: role fit moves a memory
-  inside the top k, it does not take the best plain matches out of it.
+- *Fusion*: reciprocal-rank fusion of the role-aware order (weight 1) and plain hybrid search over the utterances
+  (``plain_weight``): the vector and keyword orders of every candidate, each read as an order of *utterance groups*
+  (an episode with what was read from it, :func:`utterance_of`; a memory added without one is its own group), so an
+  utterance counts once however many memories were read from it, as in hybrid search over the raw utterances. The
+  fused order shows each group once (its first member in the role order: a typed memory carries the role, its
+  episode is its quote); a second reading of the same utterance follows the whole order. What plain search ranks
+  first keeps a place in the top k unless a hard exclusion applies or a confident intent rules its role out (a task
+  or a feeling for a question that asks for neither, where the role order answers with a memory of an intended
+  type): both are said in the notes. So do the next of plain search's best, up to ``RecallConfig.plain_share`` of
+  the top k: role fit moves a memory inside the top k, it does not take the best plain matches out of it.
 """
 
 from __future__ import annotations
@@ -116,17 +121,46 @@ def hard_exclusion(record: MemIR, intent: IntentLike, now: datetime, past: bool)
     return None
 
 
-def plain_ranks(pool: Mapping[str, Candidate]) -> dict[str, int]:
-    """Each candidate's place in plain hybrid search: reciprocal-rank fusion of its vector and keyword ranks, as
-    :func:`~mnemir.retrieve.search.hybrid_search` fuses them. Candidates neither search found are left out."""
-    scores = {mid: _rrf(c.vector_rank) + _rrf(c.text_rank) for mid, c in pool.items()
-              if c.vector_rank is not None or c.text_rank is not None}
-    order = sorted(scores, key=lambda mid: (-scores[mid], mid))
-    return {mid: rank for rank, mid in enumerate(order, start=1)}
+def utterance_of(record: MemIR) -> str:
+    """The utterance group a memory belongs to: the episode it was read from (``derived_from``), or itself (an
+    episode, or a memory added without one). Plain search and the fusion give each group one slot."""
+    return next((r.target for r in record.relations(DERIVED_FROM)), record.id)
 
 
-def _rrf(rank: int | None) -> float:
-    return 1.0 / (PLAIN_RRF_K + rank) if rank is not None else 0.0
+def plain_group_ranks(pool: Mapping[str, Candidate]) -> dict[str, int]:
+    """Each utterance group's place in plain hybrid search over the utterances: the vector and keyword orders of
+    the candidates, each read as an order of groups (a group is placed where its first member is), fused by
+    reciprocal ranks as :func:`~mnemir.retrieve.search.hybrid_search` fuses them. Read before episodes are folded:
+    with a typed memory and its own episode both found, the utterance counts once, as hybrid search over the raw
+    utterances would count it. Groups neither search found are left out."""
+    scores: dict[str, float] = {}
+    for attr in ("vector_rank", "text_rank"):
+        ranked = sorted((rank, mid) for mid, c in pool.items() if (rank := getattr(c, attr)) is not None)
+        seen: set[str] = set()
+        for _, mid in ranked:
+            group = utterance_of(pool[mid].record)
+            if group in seen:
+                continue
+            seen.add(group)
+            scores[group] = scores.get(group, 0.0) + 1.0 / (PLAIN_RRF_K + len(seen))
+    order = sorted(scores, key=lambda g: (-scores[g], g))
+    return {g: rank for rank, g in enumerate(order, start=1)}
+
+
+def plain_ranks(pool: Mapping[str, Candidate], groups: Mapping[str, int] | None = None) -> dict[str, int]:
+    """Plain search's order as one memory per utterance group (memory id -> the group's place): the group's
+    episode when it is still a candidate (what was said), else its closest reading (not a dialogue act).
+    ``groups``: :func:`plain_group_ranks`, read before folding (default: read from ``pool`` now)."""
+    groups = plain_group_ranks(pool) if groups is None else groups
+    best: dict[str, tuple[tuple[int, int, float], str]] = {}
+    for mid, c in pool.items():
+        group = utterance_of(c.record)
+        if group not in groups:
+            continue
+        key = (c.record.type == EPISODE, c.record.type != "DialogueAct", c.similarity)
+        if group not in best or (key, mid) > (best[group][0], best[group][1]):
+            best[group] = (key, mid)
+    return {mid: groups[group] for group, (_, mid) in best.items()}
 
 
 def kept_places(k: int, share: float) -> int:
@@ -136,43 +170,59 @@ def kept_places(k: int, share: float) -> int:
 
 def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[str, Scored], *, k: int,
          role_weight: float, plain_weight: float, fusion_k: int, barred: Mapping[str, str],
-         ruled_out: Mapping[str, str], kept: int = 1) -> tuple[list[Scored], list[str]]:
-    """The shown order: reciprocal-rank fusion of the role-aware order and plain search's, over what the role order
-    shows and what plain search finds that it left out (``extra``: scored, with the reason it was left out in its
-    reasons). ``barred``: memories that may not be shown (id -> the named lifecycle reason); ``ruled_out``: memories
-    whose role a confident intent rules out (id -> why): plain search does not bring them back or lift them. The
-    first ``kept`` of what plain search ranks among the rest keep places in the top ``k`` (each displaces the last
-    of the others there): role fit moves the order, it does not take plain search's best away."""
+         ruled_out: Mapping[str, str], kept: int = 1,
+         groups: Mapping[str, str] | None = None) -> tuple[list[Scored], list[str]]:
+    """The shown order: reciprocal-rank fusion of the role-aware order and plain search's, over utterance groups
+    (``groups``: memory id -> its group, :func:`utterance_of`; a memory not in it is its own group): a group is
+    shown once, as the first of its members in the role order (or, when the role order left the whole group out,
+    as what plain search found of it: ``extra``, scored, with the reason it was left out in its reasons); the
+    others read from the same utterance follow the whole order. ``plain``: one memory per group -> the group's
+    place in plain search. ``barred``: memories that may not be shown (id -> the named lifecycle reason);
+    ``ruled_out``: memories whose role a confident intent rules out (id -> why): plain search does not bring them
+    back or lift them. The first ``kept`` groups plain search ranks among the rest keep places in the top ``k``
+    (each displaces the last of the others there): role fit moves the order, it does not take plain search's best
+    away."""
+    def group_of(s: Scored) -> str:
+        return (groups or {}).get(s.record.id) or utterance_of(s.record)
+
     notes: list[str] = []
     fused: dict[str, float] = {}
-    by_id: dict[str, Scored] = {}
-    for rank, s in enumerate(role_order, start=1):
-        by_id[s.record.id] = s
-        fused[s.record.id] = role_weight / (fusion_k + rank)
-    for mid, rank in plain.items():
-        if mid in barred or mid in ruled_out:
+    shown_as: dict[str, Scored] = {}
+    siblings: list[Scored] = []
+    for s in role_order:
+        group = group_of(s)
+        if group in shown_as:
+            siblings.append(s)  # read from an utterance already shown: one slot per utterance
             continue
-        if mid not in by_id:
-            if mid not in extra:
+        shown_as[group] = s
+        fused[group] = role_weight / (fusion_k + len(shown_as))
+    plain_groups: dict[str, int] = {}
+    for mid, rank in plain.items():
+        group = (groups or {}).get(mid, mid)
+        held = shown_as.get(group)
+        if held is None:
+            if mid not in extra or mid in barred or mid in ruled_out:
                 continue
-            by_id[mid] = extra[mid]
-            fused[mid] = 0.0
-        fused[mid] += plain_weight / (fusion_k + rank)
-    order = sorted(by_id.values(), key=lambda s: (-fused[s.record.id], s.record.id))
-    best = [mid for mid, _ in sorted(plain.items(), key=lambda kv: kv[1])
-            if mid in by_id and mid not in barred and mid not in ruled_out][:min(kept, k)]
-    order = _keep_places(order, best, k)
-    shown = {s.record.id for s in order[:k]}
+            held = shown_as[group] = extra[mid]
+            fused[group] = 0.0
+        if held.record.id in barred or held.record.id in ruled_out:
+            continue
+        plain_groups[group] = rank
+        fused[group] += plain_weight / (fusion_k + rank)
+    order = sorted(shown_as.items(), key=lambda gs: (-fused[gs[0]], gs[1].record.id))
+    best = [shown_as[g].record.id for g, _ in sorted(plain_groups.items(), key=lambda kv: kv[1])][:min(kept, k)]
+    ordered = _keep_places([s for _, s in order], best, k)
+    shown = {s.record.id for s in ordered[:k]}
     for rank, mid in sorted((plain[mid], mid) for mid in barred if mid in plain and plain[mid] <= k):
         notes.append(f"plain search's match {mid} (rank {rank}) is left out: {barred[mid]}")
     for rank, mid in sorted((plain[mid], mid) for mid in ruled_out if mid in plain and plain[mid] <= k):
         if mid not in shown:
             notes.append(f"plain search's match {mid} (rank {rank}) is not brought back: {ruled_out[mid]}")
-    for s in order:
-        plain_rank = plain.get(s.record.id)
+    for group, s in shown_as.items():
+        plain_rank = plain_groups.get(group)
         if plain_rank is not None and plain_rank <= 3:
             s.reasons.append(f"plain search rank {plain_rank}")
-    return order, notes
+    return ordered + siblings, notes
 
 
 def _keep_places(order: list[Scored], protected: Sequence[str], k: int) -> list[Scored]:
@@ -196,10 +246,12 @@ def _keep_places(order: list[Scored], protected: Sequence[str], k: int) -> list[
 
 
 def one_slot(order: Sequence[Scored], ruled_out: Mapping[str, str], quotes: MutableMapping[str, MemIR]) -> list[Scored]:
-    """A typed memory and its own episode never take two slots: the better-placed one holds the slot, shown as the
-    typed memory with the episode as its quote (unless a confident intent rules the typed memory out: then the
-    episode, what was said, stays). Memories read from the same utterance each keep their own place."""
+    """One slot per utterance: a typed memory and its own episode never take two slots (the better-placed one holds
+    the slot, shown as the typed memory with the episode as its quote, unless a confident intent rules the typed
+    memory out: then the episode, what was said, stays), and a second memory read from the same utterance follows
+    the whole order (the first one's quote shows the utterance)."""
     out: list[Scored] = []
+    later: list[Scored] = []
     episode_at: dict[str, int] = {}  # episode id -> the place of the episode itself in ``out``
     reading_of: dict[str, bool] = {}  # episode id -> a typed memory read from it is shown
     for s in order:
@@ -221,6 +273,9 @@ def one_slot(order: Sequence[Scored], ruled_out: Mapping[str, str], quotes: Muta
             reading_of[source] = True
             continue
         if source is not None:
+            if reading_of.get(source):
+                later.append(s)
+                continue
             reading_of[source] = True
         out.append(s)
-    return out
+    return out + later

@@ -145,6 +145,10 @@ class RankingConfig:
     widened_type_fit: float = 0.6
     #: ... but a fact answers a status question nearly as well as the task: it may record the outcome ("笔试过了")
     outcome_fact_fit: float = 0.85
+    #: an utterance kept verbatim (an Episode) from which no typed memory was read: its role is unknown, not wrong,
+    #: so it is not weighed as low as a type outside the intent's (0.8: chosen between 0.6 and 0.8 on the continuity
+    #: train split; docs/decisions/0023)
+    episode_fit: float = 0.8
     #: below this intent confidence, the intent is checked against which family of memories matches best
     trust_intent: float = 0.7
     #: ... where an unsure intent's guess of "feelings" counts as asking about feelings from this confidence on
@@ -180,7 +184,7 @@ class RankingConfig:
                      "other_frame_factor", "disputed_factor", "out_of_range_factor", "widened_type_fit",
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
-                     "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit",
+                     "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit", "episode_fit",
                      "weak_min_relevance", "cross_language_factor", "status_focus_margin", "open_focus_margin"):
             self._check_range(name, 0.0, 1.0)
 
@@ -440,6 +444,8 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     factor = _type_fit(record, intent, config) if role in ANSWER_ROLES and not in_session else 1.0
     if in_session:
         reasons.append("said in the session asked about")  # what the meeting or lesson is about includes its content
+    elif role in ANSWER_ROLES and record.type == "Episode":
+        reasons.append("what was said, verbatim (no typed memory read from it answers)")
     elif role in ANSWER_ROLES and record.type not in intent.types:
         reasons.append(f"widened beyond the intended types ({record.type})")
     bonus = 0.0
@@ -484,6 +490,8 @@ def _type_fit(record: MemIR, intent: IntentLike, config: RankingConfig) -> float
         return max(1.0 - 0.08 * intent.types.index(record.type), 0.7)
     if intent.kind == "task_status" and record.type == "Fact":
         return config.outcome_fact_fit
+    if record.type == "Episode":
+        return config.episode_fit
     return config.widened_type_fit
 
 

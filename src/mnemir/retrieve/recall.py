@@ -41,7 +41,9 @@ from mnemir.retrieve.fusion import (
     hard_exclusion,
     kept_places,
     one_slot,
+    plain_group_ranks,
     plain_ranks,
+    utterance_of,
 )
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
 from mnemir.retrieve.judgements import (
@@ -222,8 +224,10 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     where = parse_filter(intent.where, ontology, types) if intent.where else None
     pool = _gather(store, scope, intent, types, where, qvec, now, max(config.candidates, 4 * k), config)
     past = asks_about_past(intent.query, intent.time_range, now)
+    utterances = plain_group_ranks(pool)  # plain search over the utterances, read before episodes are folded
     folded = fold_episodes(store, scope, pool, past, qvec)
-    plain = plain_ranks(pool)
+    plain = plain_ranks(pool, utterances)
+    groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
     barred = dict(folded.excluded)
     for mid, c in list(pool.items()):
         reason = hard_exclusion(c.record, intent, now, past)
@@ -268,13 +272,13 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     notes += weak_notes
     if config.plain_weight > 0 or config.unsure_plain_weight > 0:
         extra, more_barred, ruled_out = _plain_extras(kept, plain, judged_by_id, pool, intent, where, now, config,
-                                                      ontology, frames, past, k)
+                                                      ontology, frames, past, k, groups)
         barred.update(more_barred)
         # the intent is a probability over roles: the less sure it is, the more plain search counts
         weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(intent.confidence))
         kept, fusion_notes = fuse(kept, plain, extra, k=k, role_weight=1.0, plain_weight=weight,
                                   fusion_k=config.fusion_k, barred=barred, ruled_out=ruled_out,
-                                  kept=kept_places(k, config.plain_share))
+                                  kept=kept_places(k, config.plain_share), groups=groups)
         notes += fusion_notes
     else:
         ruled_out = {}
@@ -518,12 +522,12 @@ def _learned_order(items: Sequence[Item], rows: Any, ranker: LearnedRanker, kind
 def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapping[str, Scored],
                   pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode | None, now: datetime,
                   config: RecallConfig, ontology: Ontology, frames: FrameState, past: bool,
-                  k: int) -> tuple[dict[str, Scored], dict[str, str], dict[str, str]]:
+                  k: int, groups: Mapping[str, str]) -> tuple[dict[str, Scored], dict[str, str], dict[str, str]]:
     """What plain search ranks high that the role-aware order left out, scored for showing (a soft role gate or a
     floor moved it down, it did not remove it); what may not be shown at all (id -> the named reason: a memory
     replaced by a newer one unless the past is asked about, the setting in force, shown apart); and what a confident
     intent rules out (id -> why: a task or a feeling asked about as neither), which plain search does not bring back."""
-    shown = {s.record.id for s in kept}
+    shown = {groups.get(s.record.id, s.record.id) for s in kept}  # by utterance: one slot each
     extra: dict[str, Scored] = {}
     barred: dict[str, str] = {}
     ruled_out: dict[str, str] = {}
@@ -547,7 +551,7 @@ def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapp
             ruled_out[mid] = why
             continue
         seen += 1
-        if mid in shown:
+        if groups.get(mid, mid) in shown:
             continue
         if intent.confidence >= config.confident_intent and seen > protected:
             continue  # a sure intent: what the role order left out comes back only among plain search's best
