@@ -230,7 +230,7 @@ def pct(values: list[float], q: float) -> float:
 # -- measuring -------------------------------------------------------------------------------------
 def measure(path: Path, n: int, seed: int, nq: int, rounds: int, add_n: int,
             ann_min_candidates: int | None = None, skip_recall: bool = False,
-            force_index: bool = False) -> dict[str, Any]:
+            force_index: bool = False, add_many_n: int = 0) -> dict[str, Any]:
     from mnemir.store.base import Selection
     from mnemir.store.filters import parse_filter
     from mnemir.store.sqlite import SQLiteStore
@@ -325,6 +325,7 @@ def measure(path: Path, n: int, seed: int, nq: int, rounds: int, add_n: int,
                             "p95_ms": pct(times, 95), "cpu_p50_ms": statistics.median(cpu)})
     out["recall"] = {} if skip_recall else measure_recall(store, onto, rounds)
     out["add"] = measure_add(store, onto, seed, where, add_n, n) if add_n else {}
+    out["add_many"] = measure_add_many(store, onto, seed, where, add_many_n, n) if add_many_n else {}
     out["rss_mib_end"], out["rss_peak_mib"] = rss_mib()
     out["load_average_end"] = os.getloadavg()
     store.close()
@@ -387,6 +388,36 @@ def measure_add(store: Any, onto: Any, seed: int, where: np.ndarray, count: int,
     return {"records": count, "seconds": seconds, "records_per_s": count / seconds}
 
 
+def measure_add_many(store: Any, onto: Any, seed: int, where: np.ndarray, count: int, n: int, batch: int = 1000,
+                     governed: int = 200) -> dict[str, Any]:
+    """``Memory.add_many`` of ``count`` new Fact records into the big scope, ``batch`` items per call, with their
+    vectors given (``govern=False``: a bulk load), and of ``governed`` more with the lifecycle rules on (one
+    call); then they are removed. Each call is one store transaction."""
+    import mnemir
+
+    props = chunk_props(seed, 10**6 + 2, n, count + governed)
+    vectors = chunk_vectors(seed, 10**6 + 2, count + governed, where)
+    records = [record_of(n + j, props, j) for j in range(count + governed)]
+    items = [{"text": r.content.text, "type": "Fact", "properties": {**r.properties, "entity": f"bulk{j}"},
+              "id": f"bulk{seed}-{j}"} for j, r in enumerate(records)]
+    mem = mnemir.Memory(store, embedder=LookupEmbedder({}), ontology=onto, config=mnemir.MemoryConfig())
+    out: dict[str, Any] = {"records": count, "batch": batch}
+    try:
+        t0 = time.perf_counter()
+        for lo in range(0, count, batch):
+            mem.add_many(items[lo : lo + batch], user=USER, vectors=vectors[lo : lo + batch], govern=False, now=NOW)
+        seconds = time.perf_counter() - t0
+        out.update(seconds=seconds, records_per_s=count / seconds)
+        if governed:
+            t0 = time.perf_counter()
+            mem.add_many(items[count:], user=USER, vectors=vectors[count:], govern=True, now=NOW)
+            seconds = time.perf_counter() - t0
+            out["governed"] = {"records": governed, "seconds": seconds, "records_per_s": governed / seconds}
+    finally:
+        store.write([], model_id=MODEL, delete_ids=[item["id"] for item in items])
+    return out
+
+
 # -- report and plot -------------------------------------------------------------------------------
 def report(r: dict[str, Any]) -> None:
     b = r.get("build", {})
@@ -417,6 +448,13 @@ def report(r: dict[str, Any]) -> None:
     if ad:
         print(f"add (one call per record, precomputed vectors): {ad['records_per_s']:.0f} records/s over "
               f"{ad['records']}")
+    am = r.get("add_many")
+    if am:
+        print(f"add_many (govern=False, {am['batch']} per call, vectors given): {am['records_per_s']:.0f} records/s "
+              f"over {am['records']}")
+        if am.get("governed"):
+            g = am["governed"]
+            print(f"add_many (govern=True, one call): {g['records_per_s']:.1f} records/s over {g['records']}")
 
 
 def plot(files: list[Path], target: Path) -> None:
@@ -460,13 +498,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=60, help="query vectors per filter")
     parser.add_argument("--rounds", type=int, default=20, help="repetitions of text and recall queries")
     parser.add_argument("--add", type=int, default=500, help="records added through Memory.add")
+    parser.add_argument("--add-many", type=int, default=10_000,
+                        help="records added through Memory.add_many (1000 per call)")
     parser.add_argument("--root", type=Path, default=Path("/tmp/mnemir-scale"))
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--build-only", action="store_true")
     parser.add_argument("--ann-min-candidates", type=int, help="the planner's threshold (default: the store's)")
     parser.add_argument("--force-index", action="store_true",
                         help="use the approximate index even where its calibration refused it (an experiment)")
-    parser.add_argument("--skip", default="", help="comma-separated parts to leave out: recall, add")
+    parser.add_argument("--skip", default="", help="comma-separated parts to leave out: recall, add, add_many")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--plot", type=Path, nargs="+", help="results files to plot (cost vs N)")
     parser.add_argument("--png", type=Path, default=Path(__file__).resolve().parent / "results" / "scale.png")
@@ -481,8 +521,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.build_only:
         return 0
     command = "python bench/scale.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    result = measure(path, args.n, args.seed, args.queries, args.rounds, 0 if "add" in args.skip else args.add,
-                     args.ann_min_candidates, skip_recall="recall" in args.skip, force_index=args.force_index)
+    skip = set(args.skip.split(","))
+    result = measure(path, args.n, args.seed, args.queries, args.rounds, 0 if "add" in skip else args.add,
+                     args.ann_min_candidates, skip_recall="recall" in skip, force_index=args.force_index,
+                     add_many_n=0 if "add_many" in skip else args.add_many)
     result["command"] = command
     result["when"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     report(result)

@@ -70,7 +70,8 @@ def at_item(exc: ValidationError, i: int) -> ValidationError:
     """``exc`` (about one record) as an error about ``items[i]``: the field gets the item's prefix, and the index."""
     located = f"items[{i}].{_item_field(exc.field)}" if exc.field else f"items[{i}]"
     context = {k: v for k, v in exc.context.items() if k not in ("field", "value", "allowed", "index")}
-    return ValidationError(f"items[{i}]: {exc.message}", field=located, value=exc.value, allowed=exc.allowed,
+    message = exc.message.replace(f"field={exc.field}", f"field={located}") if exc.field else exc.message
+    return ValidationError(f"items[{i}]: {message}", field=located, value=exc.value, allowed=exc.allowed,
                            index=i, **context)
 
 

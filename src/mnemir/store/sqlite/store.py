@@ -22,7 +22,7 @@ from mnemir.store.base import ANY, Capabilities, Edge, Keyset, Selection, Store,
 from mnemir.store.integrity import CheckReport
 from mnemir.store.sql_filters import Params, check_selection, compile_selection, owner_condition, record_order_fields
 from mnemir.store.sqlite import integrity as integrity_tables
-from mnemir.store.sqlite import rows, schema, text
+from mnemir.store.sqlite import rows, schema, signs, text
 from mnemir.store.sqlite.ann import MIN_CANDIDATES, AnnIndex, ensure_store_uid
 from mnemir.store.sqlite.connection import Connection
 from mnemir.store.sqlite.dialect import SQLiteDialect, json_path
@@ -75,6 +75,9 @@ class SQLiteStore(Store):
         self.scope_fast_path = True
         checks.check_count(ann_min_candidates, "ann_min_candidates")
         self.ann_min_candidates = ann_min_candidates
+        #: with ``ann``: candidate sets at least this large are answered from sign codes with exact rescoring
+        #: where their calibration holds recall (:mod:`mnemir.store.sqlite.signs`), before the HNSW index is asked
+        self.sign_min_candidates = signs.MIN_CANDIDATES
         self._ann: AnnIndex | None = None
         #: how the last vector search was answered ("exact", "ann", "exact: <why not ann>")
         self.last_search_path = "exact"
@@ -280,7 +283,12 @@ class SQLiteStore(Store):
                 pos = self._cache.rid_positions(self._candidates(conn, selection))
             best = None
             self.last_search_path = "exact"
-            if self._ann is not None and self._ann.wanted(len(pos), self._cache.size):
+            if self._ann is not None and len(pos) >= self.sign_min_candidates:
+                plan = signs.ensure(self._cache)
+                if plan.usable:
+                    best = signs.top_k(self._cache, pos, vector, k, plan.depth)
+                    self.last_search_path = "signs"
+            if best is None and self._ann is not None and self._ann.wanted(len(pos), self._cache.size):
                 best = self._ann.top_k(conn, self._cache, pos, vector, k)
                 self.last_search_path = self._ann.last_path
             if best is None:

@@ -32,7 +32,9 @@ import numpy.typing as npt
 
 from mnemir.embed.base import Vectors
 from mnemir.store.base import ANY, Selection
+from mnemir.store.sqlite import signs
 from mnemir.store.sqlite.prop_filters import PropertyColumns
+from mnemir.store.sqlite.signs import SignPlan
 
 #: above this share of the cache, scoring every row and picking the candidates beats gathering them first
 #: (gathering copies rows and is memory-bound: measured on 2 cores, the two cross at about 15 %)
@@ -81,6 +83,11 @@ class VectorCache:
         self._lookup: npt.NDArray[np.intp] | None = None
         #: indexed properties, as more columns of ``codes`` (``p:KEY:...``)
         self.props = PropertyColumns()
+        #: sign codes of the rows, word-major (words, capacity), and the mean they are taken against
+        #: (:mod:`mnemir.store.sqlite.signs`; None until a search wants them); ``sign_plan``: their calibration
+        self.signs: npt.NDArray[np.uint64] | None = None
+        self.sign_mean: Vectors | None = None
+        self.sign_plan: SignPlan | None = None
 
     @property
     def dim(self) -> int:
@@ -156,12 +163,16 @@ class VectorCache:
         self._lookup = None
         self.rids, self.matrix, self.live = self.rids[keep], self.matrix[keep], self.live[keep]
         self.codes = {c: codes[keep] for c, codes in self.codes.items()}
+        if self.signs is not None:
+            self.signs = np.ascontiguousarray(self.signs[:, keep])
         self.size, self.dead = len(keep), 0
 
     def _merge(self, rids: npt.NDArray[np.int64], rows: Vectors) -> None:
         pos, known = self.positions(rids)
         if known.any():
             self.matrix[pos[known]] = rows[known]
+            if self.signs is not None and self.sign_mean is not None:
+                self.signs[:, pos[known]] = signs.encode(rows[known], self.sign_mean)
         new_rids, new_rows = rids[~known], rows[~known]
         if not len(new_rids):
             return
@@ -170,11 +181,15 @@ class VectorCache:
         self._resize(start + len(new_rids), rows.shape[1])
         self.rids[start : self.size] = new_rids
         self.matrix[start : self.size] = new_rows
+        if self.signs is not None and self.sign_mean is not None:
+            self.signs[:, start : self.size] = signs.encode(new_rows, self.sign_mean)
         self.live[start : self.size] = False  # until its scope is loaded
         if start and new_rids[0] < self.rids[start - 1]:  # defensive (rids only grow): keep the order by rid
             order = np.argsort(self.rids[: self.size], kind="stable")
             self.rids, self.matrix, self.live = self.rids[order], self.matrix[order], self.live[order]
             self.codes = {c: codes[order] for c, codes in self.codes.items()}
+            if self.signs is not None:
+                self.signs = np.ascontiguousarray(self.signs[:, order])
 
     def _resize(self, size: int, dim: int) -> None:
         """Make room for ``size`` rows, growing geometrically so that appends stay cheap."""
@@ -187,6 +202,10 @@ class VectorCache:
             if self.size:
                 matrix[: self.size] = self.matrix[: self.size]
             self.matrix = matrix
+            if self.signs is not None:
+                grown = np.zeros((self.signs.shape[0], capacity), dtype=np.uint64)
+                grown[:, : self.size] = self.signs[:, : self.size]
+                self.signs = grown
         self.size = size
 
     # -- searching -----------------------------------------------------------------------
