@@ -303,6 +303,8 @@ def measure(path: Path, n: int, seed: int, nq: int, rounds: int, add_n: int,
                 if mode == "planned":
                     case["paths"][store.last_search_path] = case["paths"].get(store.last_search_path, 0) + 1
     store._ann = ann
+    plan = store._cache.sign_plan
+    out["signs"] = plan.describe() if plan is not None else {}
     out["search"] = [{"filter": c["name"], "selected": int(c["mask"].sum()), "p50_ms": statistics.median(c["planned"]),
                       "p95_ms": pct(c["planned"], 95), "cpu_p50_ms": statistics.median(c["cpu"]),
                       "recall": float(np.mean(c["planned_recall"])),
@@ -379,13 +381,13 @@ def measure_add(store: Any, onto: Any, seed: int, where: np.ndarray, count: int,
     table = {r.content.text: vectors[j] for j, r in enumerate(records)}
     mem = mnemir.Memory(store, embedder=LookupEmbedder(table), ontology=onto, config=mnemir.MemoryConfig())
     ids = []
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for j, r in enumerate(records):
         properties = {**r.properties, "entity": f"new{j}"}  # new subjects: nothing stored is superseded or merged
         ids.append(mem.add(r.content.text, "Fact", properties, user=USER, id=f"add{seed}-{j}", now=NOW).id)
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     store.write([], model_id=MODEL, delete_ids=sorted(set(ids)))
-    return {"records": count, "seconds": seconds, "records_per_s": count / seconds}
+    return {"records": count, "seconds": seconds, "records_per_s": count / seconds, "records_per_cpu_s": count / cpu}
 
 
 def measure_add_many(store: Any, onto: Any, seed: int, where: np.ndarray, count: int, n: int, batch: int = 1000,
@@ -403,16 +405,18 @@ def measure_add_many(store: Any, onto: Any, seed: int, where: np.ndarray, count:
     mem = mnemir.Memory(store, embedder=LookupEmbedder({}), ontology=onto, config=mnemir.MemoryConfig())
     out: dict[str, Any] = {"records": count, "batch": batch}
     try:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for lo in range(0, count, batch):
             mem.add_many(items[lo : lo + batch], user=USER, vectors=vectors[lo : lo + batch], govern=False, now=NOW)
-        seconds = time.perf_counter() - t0
-        out.update(seconds=seconds, records_per_s=count / seconds)
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+        out.update(seconds=seconds, records_per_s=count / seconds, cpu_s=cpu, records_per_cpu_s=count / cpu,
+                   load_average=os.getloadavg())
         if governed:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             mem.add_many(items[count:], user=USER, vectors=vectors[count:], govern=True, now=NOW)
-            seconds = time.perf_counter() - t0
-            out["governed"] = {"records": governed, "seconds": seconds, "records_per_s": governed / seconds}
+            seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+            out["governed"] = {"records": governed, "seconds": seconds, "records_per_s": governed / seconds,
+                               "records_per_cpu_s": governed / cpu}
     finally:
         store.write([], model_id=MODEL, delete_ids=[item["id"] for item in items])
     return out
@@ -429,7 +433,10 @@ def report(r: dict[str, Any]) -> None:
     print(f"open {r['open_ms']:.0f} ms; first search (vector cache + index) {r['first_search_ms']:.0f} ms; first text "
           f"search {r['first_text_search_ms']:.0f} ms; RSS +{r['rss_mib_after_open']:.0f} MiB after open, "
           f"peak {r['rss_peak_mib']:.0f} MiB; disk {sum(r['disk_mib'].values()):.0f} MiB {r['disk_mib']}")
-    print(f"index: {r['ann'].get('reason')}")
+    print(f"HNSW index: {r['ann'].get('reason')}")
+    if r.get("signs"):
+        sp = r["signs"]
+        print(f"sign codes: {sp['reason']}, usable {sp['usable']}, calibrated in {sp['seconds']:.1f} s")
     print("\n| filter | selected | planned p50 / p95 ms (CPU p50) | recall | exact p50 / p95 ms | exact recall | path |")
     print("|---|---:|---:|---:|---:|---:|---|")
     for s in r["search"]:
@@ -451,7 +458,7 @@ def report(r: dict[str, Any]) -> None:
     am = r.get("add_many")
     if am:
         print(f"add_many (govern=False, {am['batch']} per call, vectors given): {am['records_per_s']:.0f} records/s "
-              f"over {am['records']}")
+              f"({am.get('records_per_cpu_s', float('nan')):.0f} per CPU second) over {am['records']}")
         if am.get("governed"):
             g = am["governed"]
             print(f"add_many (govern=True, one call): {g['records_per_s']:.1f} records/s over {g['records']}")

@@ -114,9 +114,11 @@ def nearest(dist: npt.NDArray[np.uint16], depth: int) -> npt.NDArray[np.intp]:
         return np.arange(len(dist))
     counts = np.cumsum(np.bincount(dist))
     threshold = int(np.searchsorted(counts, depth))  # the smallest t with count(dist <= t) >= depth
-    below = np.flatnonzero(dist < threshold)
-    tied = np.flatnonzero(dist == threshold)[: depth - len(below)]
-    return np.concatenate([below, tied])
+    chosen = np.flatnonzero(dist <= threshold)
+    if len(chosen) > depth:  # drop the last of the rows tied at the threshold
+        tied = np.flatnonzero(dist[chosen] == threshold)
+        chosen = np.delete(chosen, tied[len(tied) - (len(chosen) - depth):])
+    return chosen
 
 
 def top_k(cache: VectorCache, pos: Positions, query: Vectors, k: int, depth: int) -> list[tuple[int, float]]:
@@ -124,7 +126,9 @@ def top_k(cache: VectorCache, pos: Positions, query: Vectors, k: int, depth: int
     candidates nearest by sign code."""
     assert cache.signs is not None and cache.sign_mean is not None
     q = encode(query[None, :], cache.sign_mean)[:, 0]
-    if len(pos) > ALL_ROWS_SHARE * cache.size:
+    if len(pos) == cache.size:  # every row (positions are sorted and unique)
+        dist = distances(cache.signs[:, : cache.size], q)
+    elif len(pos) > ALL_ROWS_SHARE * cache.size:
         dist = distances(cache.signs[:, : cache.size], q)[pos]
     else:
         dist = distances(np.take(cache.signs, pos, axis=1), q)

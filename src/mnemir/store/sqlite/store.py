@@ -436,8 +436,9 @@ class SQLiteStore(Store):
 
     def build_ann_index(self, *, now: bool = True) -> dict[str, Any]:
         """Use the approximate index for large scopes from now on; ``now``: build (or load, or catch up) it at once
-        instead of at the first search that wants it. Returns its description (size, calibrated width and recall,
-        whether it is used). Needs the extra ``ann`` (usearch)."""
+        instead of at the first search that wants it, and the sign codes (:mod:`mnemir.store.sqlite.signs`).
+        Returns its description (size, calibrated width and recall, whether it is used; ``signs``: the codes'
+        calibration). Needs the extra ``ann`` (usearch)."""
         if self._ann is None:
             self._ann = AnnIndex(Path(f"{self.path}.ann"), min_candidates=self.ann_min_candidates)
             if not self._db.read("ann (identity)", lambda conn: conn.execute(
@@ -449,9 +450,11 @@ class SQLiteStore(Store):
 
         def body(conn: sqlite3.Connection) -> dict[str, Any]:
             self._cache.sync(conn)
-            if self._cache.size:
-                ann.ensure(conn, self._cache)
-            return ann.describe()
+            if not self._cache.size:
+                return ann.describe()
+            plan = signs.ensure(self._cache)  # the sign codes first: where they hold recall, the graph is not asked
+            ann.ensure(conn, self._cache)
+            return {**ann.describe(), "signs": plan.describe()}
 
         return self._db.read("ann index", body)
 
