@@ -21,9 +21,13 @@ or build), RSS after opening, disk size; ``vector_search(k=10)`` p50/p95 per fil
 approximate index where the planner picks it) and exact scoring side by side, interleaved, each with recall@10
 against brute force (numpy over the store's own vectors; the filtered rows computed independently from the
 generated properties); full-text top-10; ``Memory.recall`` with the query embedding excluded (embedded before
-timing; the embedder's query cache answers afterwards); and ``Memory.add`` of new typed records into the same
+timing; the embedder's query cache answers afterwards); ``Memory.add`` of new typed records into the same
 scope with precomputed vectors (an embedder that looks the vectors up: the embedding model is not what is measured),
-removed again afterwards so that the store can be reused.
+and ``Memory.add_many`` (1000 items per call, vectors given, ``govern=False``; and a few hundred with
+``govern=True``), all removed again afterwards so that the store can be reused. The store is opened with
+``ann=True``: "planned" is what its planner picks (sign codes with exact rescoring for large candidate sets, where
+their calibration holds recall; :mod:`mnemir.store.sqlite.signs`), "exact" the exact path. Rates are given per
+wall second and per CPU second of this process (the shared machine's load moves the first a lot).
 """
 
 from __future__ import annotations
