@@ -112,3 +112,20 @@ def test_empty_and_async(tmp_path: Path, embedder: Any, now: datetime) -> None:
             return await amem.add_many(ITEMS, user="alice", now=now)
 
     assert len(asyncio.run(main())) == 3
+
+
+def test_an_id_held_in_the_same_scope_is_replaced_in_the_batch(mem: mnemir.Memory, now: datetime) -> None:
+    mem.add_many(ITEMS, user="alice", now=now, govern=False)
+    changed = {**ITEMS[2], "text": "Dana's passport was renewed in May", "properties": {
+        "entity": "Dana", "attribute": "passport renewal", "value": "May"}, "relationships": [
+        {"relation": "related_to_entity", "target": "fact-dana-2"}]}
+    new = {"text": "Dana lives in Lisbon", "type": "Fact", "id": "fact-dana-2",
+           "properties": {"entity": "Dana", "attribute": "residence", "value": "Lisbon"}}
+    mem.add_many([changed, new], user="alice", now=now, govern=False)
+    held = mem.get("fact-dana", user="alice")
+    assert held.text == changed["text"] and held.properties["attribute"] == "passport renewal"
+    assert [e.target for e in mem.store.edges(["fact-dana"])] == ["fact-dana-2"]
+    assert mem.search("renewed", user="alice", k=1)[0].memory.id == "fact-dana"
+    assert not [h for h in mem.search("expires March", user="alice", k=5) if "expires" in h.memory.text]
+    assert mem.count(user="alice") == 4
+    assert mem.check().ok
