@@ -124,14 +124,21 @@ def nearest(dist: npt.NDArray[np.uint16], depth: int) -> npt.NDArray[np.intp]:
 def top_k(cache: VectorCache, pos: Positions, query: Vectors, k: int, depth: int) -> list[tuple[int, float]]:
     """(rid, exact cosine) of the best ``k`` rows among ``pos``, best first (ties by rid), from the ``depth``
     candidates nearest by sign code."""
+    return _rescored(cache, pos, _candidate_distances(cache, pos, query), query, k, depth)
+
+
+def _candidate_distances(cache: VectorCache, pos: Positions, query: Vectors) -> npt.NDArray[np.uint16]:
     assert cache.signs is not None and cache.sign_mean is not None
     q = encode(query[None, :], cache.sign_mean)[:, 0]
     if len(pos) == cache.size:  # every row (positions are sorted and unique)
-        dist = distances(cache.signs[:, : cache.size], q)
-    elif len(pos) > ALL_ROWS_SHARE * cache.size:
-        dist = distances(cache.signs[:, : cache.size], q)[pos]
-    else:
-        dist = distances(np.take(cache.signs, pos, axis=1), q)
+        return distances(cache.signs[:, : cache.size], q)
+    if len(pos) > ALL_ROWS_SHARE * cache.size:
+        return distances(cache.signs[:, : cache.size], q)[pos]
+    return distances(np.take(cache.signs, pos, axis=1), q)
+
+
+def _rescored(cache: VectorCache, pos: Positions, dist: npt.NDArray[np.uint16], query: Vectors, k: int,
+              depth: int) -> list[tuple[int, float]]:
     at = pos[nearest(dist, max(depth, k))]
     scores = np.einsum("ij,j->i", np.take(cache.matrix, at, axis=0), query)
     rids = cache.rids[at]
@@ -161,12 +168,12 @@ def calibrate(cache: VectorCache, k: int = 10) -> SignPlan:
         for pos in (live, subset):
             s = scores[pos]
             truth = set(cache.rids[pos[np.argpartition(-s, k - 1)[:k]]].tolist())
-            cases.append((q, pos, truth))
+            cases.append((q, pos, truth, _candidate_distances(cache, pos, q)))
     recall = 0.0
     for depth in DEPTHS:
         found = []
-        for q, pos, truth in cases:
-            got = {rid for rid, _ in top_k(cache, pos, q, k, depth)}
+        for q, pos, truth, dist in cases:
+            got = {rid for rid, _ in _rescored(cache, pos, dist, q, k, depth)}
             found.append(len(got & truth) / k)
         recall = float(np.min([np.mean(found[0::2]), np.mean(found[1::2])]))
         if recall >= TARGET_RECALL + CALIBRATION_MARGIN:
