@@ -185,6 +185,8 @@ def calibrate(cache: VectorCache, k: int = 10) -> SignPlan:
 
 def ensure(cache: VectorCache) -> SignPlan:
     """The cache's codes and calibration, built (or recalibrated, once the cache has doubled) when needed."""
+    if not hasattr(np, "bitwise_count"):  # numpy < 2.0: no vectorised popcount; searches stay exact
+        return SignPlan(DEPTHS[0], 0.0, False, "needs numpy >= 2.0 (bitwise_count)", cache.size, 0.0)
     if cache.signs is None:
         build(cache)
         cache.sign_plan = None
