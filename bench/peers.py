@@ -633,6 +633,28 @@ def report(r: dict[str, Any]) -> None:
             print(f"| {fname} | " + " | ".join(cells) + " |")
         print("\n| insert ratio mnemir-sqlite / peer | " + " | ".join(
             f"{o} {base['insert_records_per_s'] / ran[o]['insert_records_per_s']:.2f}x" for o in others) + " |")
+    best_against_best(ran)
+
+
+def best_against_best(ran: dict[str, Any], floor: float = 0.98) -> None:
+    """Per filter: the fastest mnemir system against the fastest peer, each among the systems whose recall@k
+    reaches ``floor`` (the issue's "throughput at equal or better recall")."""
+    ours = {n: s for n, s in ran.items() if n.startswith("mnemir")}
+    peers = {n: s for n, s in ran.items() if not n.startswith("mnemir") and s["n"] == max(x["n"] for x in ran.values())}
+    if not ours or not peers:
+        return
+    print(f"\nfastest mnemir vs fastest peer, each at recall@k >= {floor} (queries/s, sequential):\n")
+    print("| filter | mnemir (system, qps, recall) | best peer (system, qps, recall) | ratio |")
+    print("|---|---|---|---:|")
+    def best(group: dict[str, Any], fname: str) -> tuple[str, dict[str, Any]] | None:
+        ok = [(n, s["filters"][fname]) for n, s in group.items() if s["filters"][fname]["recall"] >= floor]
+        return max(ok, key=lambda x: x[1]["qps"]) if ok else None
+
+    for fname in FILTERS:
+        m, p = best(ours, fname), best(peers, fname)
+        cell = lambda b: f"{b[0]}, {b[1]['qps']:.0f}, {b[1]['recall']:.3f}" if b else "none"  # noqa: E731
+        ratio = f"{m[1]['qps'] / p[1]['qps']:.2f}x" if m and p else "-"
+        print(f"| {fname} | {cell(m)} | {cell(p)} | {ratio} |")
 
 
 if __name__ == "__main__":

@@ -21,9 +21,13 @@ or build), RSS after opening, disk size; ``vector_search(k=10)`` p50/p95 per fil
 approximate index where the planner picks it) and exact scoring side by side, interleaved, each with recall@10
 against brute force (numpy over the store's own vectors; the filtered rows computed independently from the
 generated properties); full-text top-10; ``Memory.recall`` with the query embedding excluded (embedded before
-timing; the embedder's query cache answers afterwards); and ``Memory.add`` of new typed records into the same
+timing; the embedder's query cache answers afterwards); ``Memory.add`` of new typed records into the same
 scope with precomputed vectors (an embedder that looks the vectors up: the embedding model is not what is measured),
-removed again afterwards so that the store can be reused.
+and ``Memory.add_many`` (1000 items per call, vectors given, ``govern=False``; and a few hundred with
+``govern=True``), all removed again afterwards so that the store can be reused. The store is opened with
+``ann=True``: "planned" is what its planner picks (sign codes with exact rescoring for large candidate sets, where
+their calibration holds recall; :mod:`mnemir.store.sqlite.signs`), "exact" the exact path. Rates are given per
+wall second and per CPU second of this process (the shared machine's load moves the first a lot).
 """
 
 from __future__ import annotations
@@ -230,7 +234,7 @@ def pct(values: list[float], q: float) -> float:
 # -- measuring -------------------------------------------------------------------------------------
 def measure(path: Path, n: int, seed: int, nq: int, rounds: int, add_n: int,
             ann_min_candidates: int | None = None, skip_recall: bool = False,
-            force_index: bool = False) -> dict[str, Any]:
+            force_index: bool = False, add_many_n: int = 0) -> dict[str, Any]:
     from mnemir.store.base import Selection
     from mnemir.store.filters import parse_filter
     from mnemir.store.sqlite import SQLiteStore
@@ -303,6 +307,8 @@ def measure(path: Path, n: int, seed: int, nq: int, rounds: int, add_n: int,
                 if mode == "planned":
                     case["paths"][store.last_search_path] = case["paths"].get(store.last_search_path, 0) + 1
     store._ann = ann
+    plan = store._cache.sign_plan
+    out["signs"] = plan.describe() if plan is not None else {}
     out["search"] = [{"filter": c["name"], "selected": int(c["mask"].sum()), "p50_ms": statistics.median(c["planned"]),
                       "p95_ms": pct(c["planned"], 95), "cpu_p50_ms": statistics.median(c["cpu"]),
                       "recall": float(np.mean(c["planned_recall"])),
@@ -325,6 +331,7 @@ def measure(path: Path, n: int, seed: int, nq: int, rounds: int, add_n: int,
                             "p95_ms": pct(times, 95), "cpu_p50_ms": statistics.median(cpu)})
     out["recall"] = {} if skip_recall else measure_recall(store, onto, rounds)
     out["add"] = measure_add(store, onto, seed, where, add_n, n) if add_n else {}
+    out["add_many"] = measure_add_many(store, onto, seed, where, add_many_n, n) if add_many_n else {}
     out["rss_mib_end"], out["rss_peak_mib"] = rss_mib()
     out["load_average_end"] = os.getloadavg()
     store.close()
@@ -378,13 +385,45 @@ def measure_add(store: Any, onto: Any, seed: int, where: np.ndarray, count: int,
     table = {r.content.text: vectors[j] for j, r in enumerate(records)}
     mem = mnemir.Memory(store, embedder=LookupEmbedder(table), ontology=onto, config=mnemir.MemoryConfig())
     ids = []
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for j, r in enumerate(records):
         properties = {**r.properties, "entity": f"new{j}"}  # new subjects: nothing stored is superseded or merged
         ids.append(mem.add(r.content.text, "Fact", properties, user=USER, id=f"add{seed}-{j}", now=NOW).id)
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     store.write([], model_id=MODEL, delete_ids=sorted(set(ids)))
-    return {"records": count, "seconds": seconds, "records_per_s": count / seconds}
+    return {"records": count, "seconds": seconds, "records_per_s": count / seconds, "records_per_cpu_s": count / cpu}
+
+
+def measure_add_many(store: Any, onto: Any, seed: int, where: np.ndarray, count: int, n: int, batch: int = 1000,
+                     governed: int = 200) -> dict[str, Any]:
+    """``Memory.add_many`` of ``count`` new Fact records into the big scope, ``batch`` items per call, with their
+    vectors given (``govern=False``: a bulk load), and of ``governed`` more with the lifecycle rules on (one
+    call); then they are removed. Each call is one store transaction."""
+    import mnemir
+
+    props = chunk_props(seed, 10**6 + 2, n, count + governed)
+    vectors = chunk_vectors(seed, 10**6 + 2, count + governed, where)
+    records = [record_of(n + j, props, j) for j in range(count + governed)]
+    items = [{"text": r.content.text, "type": "Fact", "properties": {**r.properties, "entity": f"bulk{j}"},
+              "id": f"bulk{seed}-{j}"} for j, r in enumerate(records)]
+    mem = mnemir.Memory(store, embedder=LookupEmbedder({}), ontology=onto, config=mnemir.MemoryConfig())
+    out: dict[str, Any] = {"records": count, "batch": batch}
+    try:
+        t0, c0 = time.perf_counter(), time.process_time()
+        for lo in range(0, count, batch):
+            mem.add_many(items[lo : lo + batch], user=USER, vectors=vectors[lo : lo + batch], govern=False, now=NOW)
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+        out.update(seconds=seconds, records_per_s=count / seconds, cpu_s=cpu, records_per_cpu_s=count / cpu,
+                   load_average=os.getloadavg())
+        if governed:
+            t0, c0 = time.perf_counter(), time.process_time()
+            mem.add_many(items[count:], user=USER, vectors=vectors[count:], govern=True, now=NOW)
+            seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+            out["governed"] = {"records": governed, "seconds": seconds, "records_per_s": governed / seconds,
+                               "records_per_cpu_s": governed / cpu}
+    finally:
+        store.write([], model_id=MODEL, delete_ids=[item["id"] for item in items])
+    return out
 
 
 # -- report and plot -------------------------------------------------------------------------------
@@ -398,7 +437,10 @@ def report(r: dict[str, Any]) -> None:
     print(f"open {r['open_ms']:.0f} ms; first search (vector cache + index) {r['first_search_ms']:.0f} ms; first text "
           f"search {r['first_text_search_ms']:.0f} ms; RSS +{r['rss_mib_after_open']:.0f} MiB after open, "
           f"peak {r['rss_peak_mib']:.0f} MiB; disk {sum(r['disk_mib'].values()):.0f} MiB {r['disk_mib']}")
-    print(f"index: {r['ann'].get('reason')}")
+    print(f"HNSW index: {r['ann'].get('reason')}")
+    if r.get("signs"):
+        sp = r["signs"]
+        print(f"sign codes: {sp['reason']}, usable {sp['usable']}, calibrated in {sp['seconds']:.1f} s")
     print("\n| filter | selected | planned p50 / p95 ms (CPU p50) | recall | exact p50 / p95 ms | exact recall | path |")
     print("|---|---:|---:|---:|---:|---:|---|")
     for s in r["search"]:
@@ -417,6 +459,13 @@ def report(r: dict[str, Any]) -> None:
     if ad:
         print(f"add (one call per record, precomputed vectors): {ad['records_per_s']:.0f} records/s over "
               f"{ad['records']}")
+    am = r.get("add_many")
+    if am:
+        print(f"add_many (govern=False, {am['batch']} per call, vectors given): {am['records_per_s']:.0f} records/s "
+              f"({am.get('records_per_cpu_s', float('nan')):.0f} per CPU second) over {am['records']}")
+        if am.get("governed"):
+            g = am["governed"]
+            print(f"add_many (govern=True, one call): {g['records_per_s']:.1f} records/s over {g['records']}")
 
 
 def plot(files: list[Path], target: Path) -> None:
@@ -460,13 +509,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=60, help="query vectors per filter")
     parser.add_argument("--rounds", type=int, default=20, help="repetitions of text and recall queries")
     parser.add_argument("--add", type=int, default=500, help="records added through Memory.add")
+    parser.add_argument("--add-many", type=int, default=10_000,
+                        help="records added through Memory.add_many (1000 per call)")
     parser.add_argument("--root", type=Path, default=Path("/tmp/mnemir-scale"))
     parser.add_argument("--rebuild", action="store_true")
     parser.add_argument("--build-only", action="store_true")
     parser.add_argument("--ann-min-candidates", type=int, help="the planner's threshold (default: the store's)")
     parser.add_argument("--force-index", action="store_true",
                         help="use the approximate index even where its calibration refused it (an experiment)")
-    parser.add_argument("--skip", default="", help="comma-separated parts to leave out: recall, add")
+    parser.add_argument("--skip", default="", help="comma-separated parts to leave out: recall, add, add_many")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--plot", type=Path, nargs="+", help="results files to plot (cost vs N)")
     parser.add_argument("--png", type=Path, default=Path(__file__).resolve().parent / "results" / "scale.png")
@@ -481,8 +532,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.build_only:
         return 0
     command = "python bench/scale.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    result = measure(path, args.n, args.seed, args.queries, args.rounds, 0 if "add" in args.skip else args.add,
-                     args.ann_min_candidates, skip_recall="recall" in args.skip, force_index=args.force_index)
+    skip = set(args.skip.split(","))
+    result = measure(path, args.n, args.seed, args.queries, args.rounds, 0 if "add" in skip else args.add,
+                     args.ann_min_candidates, skip_recall="recall" in skip, force_index=args.force_index,
+                     add_many_n=0 if "add_many" in skip else args.add_many)
     result["command"] = command
     result["when"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     report(result)

@@ -22,3 +22,10 @@ def test_errors_share_one_root() -> None:
         obj = getattr(mnemir, name)
         if isinstance(obj, type) and issubclass(obj, Exception):
             assert issubclass(obj, mnemir.MnemirError), name
+
+
+def test_memory_offers_add_many_sync_and_async() -> None:
+    from mnemir.memory.aio import async_methods
+
+    assert callable(mnemir.Memory.add_many)
+    assert {"add", "add_many"} <= async_methods(mnemir.Memory)

@@ -266,6 +266,58 @@ class MemoryCore:
         stored = self._commit([record], now=now, actor=creator)
         return stored[0]
 
+    @serialized
+    def add_many(self, items: Iterable[Mapping[str, Any]], *, user: str | None = None, agent: str | None = None,
+                 session: str | None = None, vectors: Any = None, govern: bool = True, now: datetime | None = None,
+                 creator: str = "api") -> list[MemIR]:
+        """Add many typed memories of one scope in ONE store transaction; returns what was stored, in item order.
+
+        Each item is a mapping of :meth:`add`'s per-record arguments (``text``, ``type``, ``properties``,
+        ``summary``, ``speaker``, ``turn``, ``relationships``, ``id``, ``valid_from``). Every item is validated
+        before anything is written: the first bad one raises a ValidationError naming ``items[i].<field>`` (and
+        ``index``), with nothing written; a failing write leaves nothing either. ``vectors``: one per item, made
+        with THIS store's embedder (e.g. by an earlier ``embedder.embed`` call), so the texts are not embedded
+        again; otherwise they are embedded in one call. ``govern=True`` applies add's lifecycle rules to each item
+        (merges, contradictions, supersedes: a vector search in the item's scope per item);
+        ``govern=False`` stores the items as they are (a bulk load of records known to be new and distinct:
+        no merging or conflict checks), each with its ``created`` history entry."""
+        from mnemir.memory import bulk
+
+        if not isinstance(govern, bool):
+            raise ValidationError("govern must be true or false", field="govern", value=govern, allowed="a bool")
+        now = resolve_now(now)
+        for name, value in (("user", user), ("agent", agent), ("session", session)):
+            _check_scope_value(name, value)
+        if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+            raise ValidationError("items must be a list of mappings", field="items", value=items,
+                                  allowed="a list of mappings of add()'s arguments")
+        records = [bulk.item_record(i, item, user=user, agent=agent, session=session, now=now, creator=creator)
+                   for i, item in enumerate(items)]
+        bulk.duplicate_ids(records)
+        given = bulk.check_vectors(vectors, len(records), self.embedder.dim) if vectors is not None else None
+        prepared = []
+        for i, record in enumerate(records):
+            try:
+                prepared.append(self._prepare(record, now, creator))
+            except ValidationError as exc:
+                raise bulk.at_item(exc, i) from None
+        if not prepared:
+            return []
+        held = {r.id: r for r in self.store.fetch([r.id for r in prepared])}
+        for i, record in enumerate(prepared):
+            if record.id in held and held[record.id].scope.user_id != user:
+                raise ConflictError(f"items[{i}]: id {record.id!r} is taken by a memory of another scope",
+                                    id=record.id, index=i)
+        known = dict(zip((r.id for r in prepared), given, strict=True)) if given is not None else None
+        if govern:
+            return self._commit(prepared, now=now, actor=creator, vectors=known)
+        if known is None:
+            known = dict(zip((r.id for r in prepared), self.embedder.embed([r.content.text for r in prepared]),
+                             strict=True))
+        self._write([Write(r, known[r.id], [entry(None, r, Action.created, now=now, actor=creator,
+                                                   reason="added")]) for r in prepared])
+        return prepared
+
     def get(self, id: str, *, user: str | _Any | None = None, include_deleted: bool = False) -> MemIR:
         """One memory by id, inside the caller's scope (NotFoundError otherwise)."""
         statuses = ALL_STATUSES if include_deleted else NOT_DELETED

@@ -14,6 +14,7 @@ one-character query ("糖") still finds "不加糖".
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Iterator
@@ -44,11 +45,26 @@ def _is_hanzi(ch: str) -> bool:
 
 
 def tokens(text: str) -> Iterator[str]:
-    """Lowercased search tokens of ``text``; punctuation, spaces and symbols dropped."""
-    for token in _segmenter().cut_for_search(text.lower()):
+    """Lowercased search tokens of ``text``; punctuation, spaces and symbols dropped.
+
+    jieba cuts a text block by block (its ``re_han_default`` splits the text into runs of hanzi, Latin letters,
+    digits and ``+#&._%-``, and the runs between them), and each block's words do not depend on its neighbours;
+    so the tokens of each block are remembered (:func:`_block_tokens`): words repeat across records, and a
+    bulk write segments each distinct block once. The result is exactly jieba's on the whole text."""
+    jieba = _segmenter()
+    for block in jieba.re_han_default.split(text.lower()):
+        if block:
+            yield from _block_tokens(block)
+
+
+@functools.lru_cache(maxsize=100_000)
+def _block_tokens(block: str) -> tuple[str, ...]:
+    found = []
+    for token in _segmenter().cut_for_search(block):
         token = token.strip()
         if token and any(ch.isalnum() for ch in token):
-            yield token
+            found.append(token)
+    return tuple(found)
 
 
 def index_columns(main: list[str], extra: list[str]) -> tuple[str, str, str]:

@@ -245,6 +245,11 @@ class TextIndex:
         if not self.rows or not terms:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         parts = [self._contribution(conn, t) for t in terms]
+        if len(terms) == 1:  # one word: its rows and contributions are the scores (0.0 + x, as score adds)
+            self.last_words_merged = 1
+            rids, value = parts[0][0], parts[0][1]
+            keep = admitted(rids)
+            return rids[keep], value[keep]
         by_bound = sorted(range(len(terms)), key=lambda i: (-parts[i][2], i))
         for taken in range(1, len(terms)):
             rest = sum(parts[i][2] for i in by_bound[taken:])

@@ -213,7 +213,9 @@ class PropertyColumns:
         numbers = [v for v in values if isinstance(v, int | float)]
         if texts:
             codes = [self.text[key].codes[v] for v in texts if v in self.text[key].codes]
-            if codes:
+            if len(codes) == 1:
+                out |= self._column(cache, key, "t") == codes[0]
+            elif codes:
                 out |= np.isin(self._column(cache, key, "t"), codes)
         if numbers:
             wanted = np.array([float(v) for v in numbers])

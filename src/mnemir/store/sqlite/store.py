@@ -22,7 +22,7 @@ from mnemir.store.base import ANY, Capabilities, Edge, Keyset, Selection, Store,
 from mnemir.store.integrity import CheckReport
 from mnemir.store.sql_filters import Params, check_selection, compile_selection, owner_condition, record_order_fields
 from mnemir.store.sqlite import integrity as integrity_tables
-from mnemir.store.sqlite import rows, schema, text
+from mnemir.store.sqlite import rows, schema, signs, text
 from mnemir.store.sqlite.ann import MIN_CANDIDATES, AnnIndex, ensure_store_uid
 from mnemir.store.sqlite.connection import Connection
 from mnemir.store.sqlite.dialect import SQLiteDialect, json_path
@@ -75,6 +75,9 @@ class SQLiteStore(Store):
         self.scope_fast_path = True
         checks.check_count(ann_min_candidates, "ann_min_candidates")
         self.ann_min_candidates = ann_min_candidates
+        #: with ``ann``: candidate sets at least this large are answered from sign codes with exact rescoring
+        #: where their calibration holds recall (:mod:`mnemir.store.sqlite.signs`), before the HNSW index is asked
+        self.sign_min_candidates = signs.MIN_CANDIDATES
         self._ann: AnnIndex | None = None
         #: how the last vector search was answered ("exact", "ann", "exact: <why not ann>")
         self.last_search_path = "exact"
@@ -161,19 +164,31 @@ class SQLiteStore(Store):
         stored = _text_keys(conn, [p.record.id for p in prepared if p.row is not None])
         for chunk in _chunks(delete_ids):  # before this call's history: a hard delete keeps only its tombstone
             conn.execute(f"DELETE FROM history WHERE memory_id IN ({', '.join('?' * len(chunk))})", chunk)
+        conn.executemany("INSERT OR IGNORE INTO history (id, memory_id, at, entry) VALUES (?, ?, ?, ?)",
+                         [h for p in prepared for h in p.history])
+        ids = [p.record.id for p in prepared if p.row is not None]
+        # each record once in this call (the usual case): the new ones' rows are inserted in one batch per table,
+        # and only the records that existed have old rows to delete first
+        batch = _Batch(_existing_ids(conn, ids)) if len(set(ids)) == len(ids) else None
         for i, p in enumerate(prepared):
-            conn.executemany("INSERT OR IGNORE INTO history (id, memory_id, at, entry) VALUES (?, ?, ?, ?)",
-                             p.history)
             if p.row is None:
                 continue  # written and deleted at once: only its history stays (e.g. a hard delete's entry)
-            rid = self._put_record(conn, p, {**p.row, "seq": seq}, indexed, stored.get(p.record.id) == p.fts_key)
+            rid = self._put_record(conn, p, {**p.row, "seq": seq}, indexed, stored.get(p.record.id) == p.fts_key,
+                                   batch)
             stored[p.record.id] = p.fts_key  # a record written twice in one call: the second sees the first
             if p.vector is not None:
-                conn.execute("INSERT OR REPLACE INTO embeddings (rid, model_id, dim, vector, seq) VALUES "
-                             "(?, ?, ?, ?, ?)", (rid, model_id, p.dim, p.vector, seq))
-            elif conn.execute("SELECT 1 FROM embeddings WHERE rid = ?", (rid,)).fetchone() is None:
+                row = (rid, model_id, p.dim, p.vector, seq)
+                if batch is not None:
+                    batch.embeddings.append(row)
+                else:
+                    conn.execute("INSERT OR REPLACE INTO embeddings (rid, model_id, dim, vector, seq) VALUES "
+                                 "(?, ?, ?, ?, ?)", row)
+            elif (batch is not None and p.record.id not in batch.existed) or \
+                    conn.execute("SELECT 1 FROM embeddings WHERE rid = ?", (rid,)).fetchone() is None:
                 raise ValidationError("a new record needs a vector", field=f"writes[{i}].vector", value=None,
                                       allowed="the record's embedding", id=p.record.id)
+        if batch is not None:
+            batch.flush(conn)
         for chunk in _chunks(delete_ids):
             self._delete(conn, chunk, seq)
         if delete_ids:
@@ -183,7 +198,7 @@ class SQLiteStore(Store):
 
     @staticmethod
     def _put_record(conn: sqlite3.Connection, p: rows.PreparedWrite, row: dict[str, Any], indexed: list[str],
-                    text_unchanged: bool) -> int:
+                    text_unchanged: bool, batch: _Batch | None = None) -> int:
         row = {**row, "fts_key": p.fts_key}
         columns = [c for c in row if c != "record"]
         updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
@@ -191,6 +206,10 @@ class SQLiteStore(Store):
             f"INSERT INTO records ({', '.join(columns)}) VALUES ({', '.join(':' + c for c in columns)}) "
             f"ON CONFLICT (id) DO UPDATE SET {updates} RETURNING rid", row).fetchone()
         rid = int(found[0])
+        if batch is not None:
+            batch.add(conn, rid, p, row["record"], rows.property_rows(rid, p.record.properties, indexed),
+                      None if text_unchanged else p.fts if p.fts is not None else records.fts_columns(p.record))
+            return rid
         conn.execute("INSERT OR REPLACE INTO documents (rid, record) VALUES (?, ?)", (rid, row["record"]))
         conn.execute("DELETE FROM props WHERE rid = ?", (rid,))
         conn.executemany("INSERT INTO props VALUES (?, ?, ?, ?, ?)",
@@ -280,7 +299,12 @@ class SQLiteStore(Store):
                 pos = self._cache.rid_positions(self._candidates(conn, selection))
             best = None
             self.last_search_path = "exact"
-            if self._ann is not None and self._ann.wanted(len(pos), self._cache.size):
+            if self._ann is not None and len(pos) >= self.sign_min_candidates:
+                plan = signs.ensure(self._cache)
+                if plan.usable:
+                    best = signs.top_k(self._cache, pos, vector, k, plan.depth)
+                    self.last_search_path = "signs"
+            if best is None and self._ann is not None and self._ann.wanted(len(pos), self._cache.size):
                 best = self._ann.top_k(conn, self._cache, pos, vector, k)
                 self.last_search_path = self._ann.last_path
             if best is None:
@@ -428,8 +452,9 @@ class SQLiteStore(Store):
 
     def build_ann_index(self, *, now: bool = True) -> dict[str, Any]:
         """Use the approximate index for large scopes from now on; ``now``: build (or load, or catch up) it at once
-        instead of at the first search that wants it. Returns its description (size, calibrated width and recall,
-        whether it is used). Needs the extra ``ann`` (usearch)."""
+        instead of at the first search that wants it, and the sign codes (:mod:`mnemir.store.sqlite.signs`).
+        Returns its description (size, calibrated width and recall, whether it is used; ``signs``: the codes'
+        calibration). Needs the extra ``ann`` (usearch)."""
         if self._ann is None:
             self._ann = AnnIndex(Path(f"{self.path}.ann"), min_candidates=self.ann_min_candidates)
             if not self._db.read("ann (identity)", lambda conn: conn.execute(
@@ -441,9 +466,11 @@ class SQLiteStore(Store):
 
         def body(conn: sqlite3.Connection) -> dict[str, Any]:
             self._cache.sync(conn)
-            if self._cache.size:
-                ann.ensure(conn, self._cache)
-            return ann.describe()
+            if not self._cache.size:
+                return ann.describe()
+            plan = signs.ensure(self._cache)  # the sign codes first: where they hold recall, the graph is not asked
+            ann.ensure(conn, self._cache)
+            return {**ann.describe(), "signs": plan.describe()}
 
         return self._db.read("ann index", body)
 
@@ -514,6 +541,49 @@ class SQLiteStore(Store):
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
+
+
+class _Batch:
+    """The rows of one write call's records, inserted table by table at the end (``executemany``); a record that
+    existed before the call has its old rows deleted at once (the new ones go in with the batch)."""
+
+    def __init__(self, existed: set[str]) -> None:
+        self.existed = existed
+        self.documents: list[tuple[Any, ...]] = []
+        self.props: list[tuple[Any, ...]] = []
+        self.edges: list[tuple[Any, ...]] = []
+        self.fts: list[tuple[Any, ...]] = []
+        self.embeddings: list[tuple[Any, ...]] = []
+
+    def add(self, conn: sqlite3.Connection, rid: int, p: rows.PreparedWrite, document: str,
+            props: list[tuple[Any, ...]], fts: tuple[str, str, str] | None) -> None:
+        if p.record.id in self.existed:
+            conn.execute("DELETE FROM props WHERE rid = ?", (rid,))
+            conn.execute("DELETE FROM relationships WHERE source = ?", (p.record.id,))
+            if fts is not None:
+                conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
+        self.documents.append((rid, document))
+        self.props.extend(props)
+        self.edges.extend(p.edges)
+        if fts is not None:
+            self.fts.append((rid, *fts))
+
+    def flush(self, conn: sqlite3.Connection) -> None:
+        conn.executemany("INSERT OR REPLACE INTO documents (rid, record) VALUES (?, ?)", self.documents)
+        conn.executemany("INSERT INTO props VALUES (?, ?, ?, ?, ?)", self.props)
+        conn.executemany("INSERT INTO relationships (source, pos, relation, target, properties) VALUES "
+                         "(?, ?, ?, ?, ?)", self.edges)
+        conn.executemany("INSERT INTO fts (rowid, words, extra, hanzi) VALUES (?, ?, ?, ?)", self.fts)
+        conn.executemany("INSERT OR REPLACE INTO embeddings (rid, model_id, dim, vector, seq) VALUES "
+                         "(?, ?, ?, ?, ?)", self.embeddings)
+
+
+def _existing_ids(conn: sqlite3.Connection, ids: list[str]) -> set[str]:
+    found: set[str] = set()
+    for chunk in _chunks(ids):
+        found.update(mid for (mid,) in conn.execute(
+            f"SELECT id FROM records WHERE id IN ({', '.join('?' * len(chunk))})", chunk))
+    return found
 
 
 def _set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:

@@ -32,7 +32,9 @@ import numpy.typing as npt
 
 from mnemir.embed.base import Vectors
 from mnemir.store.base import ANY, Selection
+from mnemir.store.sqlite import signs
 from mnemir.store.sqlite.prop_filters import PropertyColumns
+from mnemir.store.sqlite.signs import SignPlan
 
 #: above this share of the cache, scoring every row and picking the candidates beats gathering them first
 #: (gathering copies rows and is memory-bound: measured on 2 cores, the two cross at about 15 %)
@@ -41,6 +43,8 @@ SCORE_ALL_SHARE = 0.15
 SCOPE_COLUMNS = ("user_id", "agent_id", "session_id", "type", "status")
 #: give deleted rows' memory back once they are this share of the cache
 COMPACT_SHARE = 1 / 16
+#: selections whose positions are remembered until the cache changes
+MEMO = 8
 
 Positions = npt.NDArray[np.intp]
 
@@ -81,6 +85,13 @@ class VectorCache:
         self._lookup: npt.NDArray[np.intp] | None = None
         #: indexed properties, as more columns of ``codes`` (``p:KEY:...``)
         self.props = PropertyColumns()
+        #: sign codes of the rows, word-major (words, capacity), and the mean they are taken against
+        #: (:mod:`mnemir.store.sqlite.signs`; None until a search wants them); ``sign_plan``: their calibration
+        self.signs: npt.NDArray[np.uint64] | None = None
+        #: positions of recent selections (repr -> positions), valid until the next sync that loads anything
+        self._memo: dict[str, Positions] = {}
+        self.sign_mean: Vectors | None = None
+        self.sign_plan: SignPlan | None = None
 
     @property
     def dim(self) -> int:
@@ -99,6 +110,7 @@ class VectorCache:
             self._reset(model)
         if seq == self.seq or model is None:
             return
+        self._memo.clear()
         self._load_vectors(conn, model)
         self._load_scopes(conn)
         self.props.load(conn, self, self.seq)
@@ -156,12 +168,16 @@ class VectorCache:
         self._lookup = None
         self.rids, self.matrix, self.live = self.rids[keep], self.matrix[keep], self.live[keep]
         self.codes = {c: codes[keep] for c, codes in self.codes.items()}
+        if self.signs is not None:
+            self.signs = np.ascontiguousarray(self.signs[:, keep])
         self.size, self.dead = len(keep), 0
 
     def _merge(self, rids: npt.NDArray[np.int64], rows: Vectors) -> None:
         pos, known = self.positions(rids)
         if known.any():
             self.matrix[pos[known]] = rows[known]
+            if self.signs is not None and self.sign_mean is not None:
+                self.signs[:, pos[known]] = signs.encode(rows[known], self.sign_mean)
         new_rids, new_rows = rids[~known], rows[~known]
         if not len(new_rids):
             return
@@ -170,11 +186,15 @@ class VectorCache:
         self._resize(start + len(new_rids), rows.shape[1])
         self.rids[start : self.size] = new_rids
         self.matrix[start : self.size] = new_rows
+        if self.signs is not None and self.sign_mean is not None:
+            self.signs[:, start : self.size] = signs.encode(new_rows, self.sign_mean)
         self.live[start : self.size] = False  # until its scope is loaded
         if start and new_rids[0] < self.rids[start - 1]:  # defensive (rids only grow): keep the order by rid
             order = np.argsort(self.rids[: self.size], kind="stable")
             self.rids, self.matrix, self.live = self.rids[order], self.matrix[order], self.live[order]
             self.codes = {c: codes[order] for c, codes in self.codes.items()}
+            if self.signs is not None:
+                self.signs = np.ascontiguousarray(self.signs[:, order])
 
     def _resize(self, size: int, dim: int) -> None:
         """Make room for ``size`` rows, growing geometrically so that appends stay cheap."""
@@ -187,6 +207,10 @@ class VectorCache:
             if self.size:
                 matrix[: self.size] = self.matrix[: self.size]
             self.matrix = matrix
+            if self.signs is not None:
+                grown = np.zeros((self.signs.shape[0], capacity), dtype=np.uint64)
+                grown[:, : self.size] = self.signs[:, : self.size]
+                self.signs = grown
         self.size = size
 
     # -- searching -----------------------------------------------------------------------
@@ -216,20 +240,39 @@ class VectorCache:
         """Whether :meth:`scope_positions` can answer the selection alone (no ``where``, ``ids``, ``valid_at``)."""
         return selection.where is None and selection.ids is None and selection.valid_at is None
 
+    def _remembered(self, kind: str, selection: Selection) -> tuple[str, Positions | None]:
+        key = f"{kind}:{selection!r}"
+        return key, self._memo.get(key)
+
+    def _remember(self, key: str, pos: Positions) -> Positions:
+        """Keep ``pos`` for the same selection until the cache changes (a recall asks for one scope several
+        times); the last MEMO selections only. Callers never modify positions."""
+        if len(self._memo) >= MEMO:
+            self._memo.pop(next(iter(self._memo)))
+        pos.flags.writeable = False
+        self._memo[key] = pos
+        return pos
+
     def filtered_positions(self, selection: Selection) -> Positions | None:
         """Positions of the live rows of a selection whose ``where`` names indexed properties only (scope, types
         and statuses as :meth:`scope_positions`); None when the filter needs SQL."""
         if selection.where is None or selection.ids is not None or selection.valid_at is not None:
             return None
+        key, known = self._remembered("filtered", selection)
+        if known is not None:
+            return known
         mask = self.props.mask(selection.where, self)
         if mask is None:
             return None
         scope = self.scope_positions(selection.with_(where=None))
-        return scope[mask[scope]]
+        return self._remember(key, scope[mask[scope]])
 
     def scope_positions(self, selection: Selection) -> Positions:
         """The positions of the live rows inside a scope/types/statuses selection (see :meth:`answers`), by the
         rule of :func:`mnemir.store.sql_filters.compile_selection`."""
+        key, known = self._remembered("scope", selection)
+        if known is not None:
+            return known
         mask = self.live[: self.size].copy()
         wanted: list[tuple[str, list[str | None]]] = []
         if selection.user_id is not ANY:
@@ -250,7 +293,7 @@ class VectorCache:
             for code in codes[1:]:
                 match |= column_codes == code
             mask &= match
-        return np.flatnonzero(mask)
+        return self._remember(key, np.flatnonzero(mask))
 
     def top_k(self, pos: Positions, query: Vectors, k: int) -> list[tuple[int, float]]:
         """(rid, cosine) of the ``k`` best rows at positions ``pos``, best first; ties broken by rid. Exact."""

@@ -1,0 +1,131 @@
+"""Memory.add_many: many typed memories in one transaction, checked item by item before anything is written."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import mnemir
+from mnemir.errors import ConflictError, ValidationError
+from mnemir.ir import Action
+from mnemir.store.base import ANY
+
+ITEMS: list[dict[str, Any]] = [
+    {"text": "报销单下周五前交", "type": "任务", "properties": {"status": "待办", "priority": "紧急"}, "turn": 3,
+     "speaker": "user"},
+    {"text": "I like black coffee without sugar", "type": "Preference",
+     "properties": {"subject": "black coffee", "preference_type": "like"}},
+    {"text": "Dana's passport expires in March", "type": "Fact",
+     "properties": {"entity": "Dana", "attribute": "passport expiry", "value": "March"}, "id": "fact-dana"},
+]
+
+
+@pytest.mark.parametrize("govern", [True, False])
+def test_add_many_stores_what_add_would(mem: mnemir.Memory, now: datetime, govern: bool) -> None:
+    stored = mem.add_many(ITEMS, user="alice", session="s1", now=now, govern=govern)
+    assert [r.type for r in stored] == ["Task", "Preference", "Fact"]
+    assert stored[0].properties == {"status": "pending", "priority": "high"}  # validated and normalised as add does
+    assert stored[0].metadata.source.turn == 3 and stored[0].scope.session_id == "s1"
+    assert stored[2].id == "fact-dana"
+    for record in stored:
+        assert mem.get(record.id, user="alice") == record
+        assert [h.action for h in mem.history(record.id, user="alice")] == [Action.created]
+    assert mem.count(user="bob") == 0
+    hits = mem.search("when does the passport expire", user="alice", k=1)
+    assert hits[0].memory.id == "fact-dana"
+    assert mem.check().ok
+
+
+def test_add_many_uses_the_given_vectors(mem: mnemir.Memory, now: datetime) -> None:
+    vectors = mem.embedder.embed(["something else entirely", "another text", "a third one"])
+    stored = mem.add_many(ITEMS, user="alice", vectors=vectors, govern=False, now=now)
+    held = mem.store.vectors([r.id for r in stored])
+    for record, vector in zip(stored, vectors, strict=True):
+        assert np.allclose(held[record.id], vector / np.linalg.norm(vector), atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        ({"text": "x", "type": "Memo"}, "items[2].type"),
+        ({"text": "x", "type": "Task", "properties": {"status": "someday"}}, "items[2].properties.status"),
+        ({"text": "", "type": "Fact"}, "items[2].text"),
+        ({"type": "Fact"}, "items[2].text"),
+        ({"text": "x", "type": "Fact", "user": "bob"}, "items[2].user"),
+        ({"text": "x", "type": "Fact", "properties": ["a"]}, "items[2].properties"),
+        ("just a text", "items[2]"),
+        ({"text": "x", "type": "Fact", "id": "fact-dana"}, "items[2].id"),  # repeats items[1]'s id
+    ],
+)
+def test_a_bad_item_is_named_and_nothing_is_written(mem: mnemir.Memory, now: datetime, bad: Any,
+                                                    field: str) -> None:
+    items = [ITEMS[0], ITEMS[2], bad, ITEMS[1]]
+    with pytest.raises(ValidationError) as info:
+        mem.add_many(items, user="alice", now=now)
+    assert info.value.field == field
+    assert info.value.context["index"] == 2
+    assert isinstance(info.value, mnemir.MnemirError)
+    assert mem.count(user=ANY, include_archived=True) == 0
+
+
+def test_bad_vectors_are_named(mem: mnemir.Memory, now: datetime) -> None:
+    good = mem.embedder.embed(["a", "b", "c"])
+    for vectors, field in ((good[:2], "vectors"), ([good[0], good[1][:10], good[2]], "vectors[1]"),
+                           ([good[0], good[1], np.zeros_like(good[2])], "vectors[2]")):
+        with pytest.raises(ValidationError) as info:
+            mem.add_many(ITEMS, user="alice", vectors=vectors, now=now)
+        assert info.value.field == field
+    with pytest.raises(ValidationError) as info:
+        mem.add_many(ITEMS, user="alice", govern="no", now=now)  # type: ignore[arg-type]
+    assert info.value.field == "govern"
+    assert mem.count(user=ANY) == 0
+
+
+def test_an_id_of_another_scope_is_refused_before_writing(mem: mnemir.Memory, now: datetime) -> None:
+    mem.add("Bob's note", "Fact", {"entity": "Bob", "attribute": "note", "value": "x"}, user="bob", id="taken",
+            now=now)
+    with pytest.raises(ConflictError) as info:
+        mem.add_many([ITEMS[0], {**ITEMS[1], "id": "taken"}], user="alice", now=now)
+    assert info.value.context["index"] == 1
+    assert mem.count(user="alice") == 0
+    assert mem.get("taken", user="bob").text == "Bob's note"
+
+
+def test_govern_merges_duplicates_and_govern_false_does_not(mem: mnemir.Memory, now: datetime) -> None:
+    first = mem.add(ITEMS[1]["text"], "Preference", ITEMS[1]["properties"], user="alice", now=now)
+    merged = mem.add_many([ITEMS[1]], user="alice", now=now)
+    assert [r.id for r in merged] == [first.id]
+    assert mem.count(user="alice") == 1
+    mem.add_many([ITEMS[1]], user="alice", now=now, govern=False)
+    assert mem.count(user="alice") == 2
+
+
+def test_empty_and_async(tmp_path: Path, embedder: Any, now: datetime) -> None:
+    async def main() -> list[mnemir.MemIR]:
+        async with await mnemir.open_async(tmp_path / "m.db", embedder=embedder) as amem:
+            assert await amem.add_many([], user="alice") == []
+            return await amem.add_many(ITEMS, user="alice", now=now)
+
+    assert len(asyncio.run(main())) == 3
+
+
+def test_an_id_held_in_the_same_scope_is_replaced_in_the_batch(mem: mnemir.Memory, now: datetime) -> None:
+    mem.add_many(ITEMS, user="alice", now=now, govern=False)
+    changed = {**ITEMS[2], "text": "Dana's passport was renewed in May", "properties": {
+        "entity": "Dana", "attribute": "passport renewal", "value": "May"}, "relationships": [
+        {"relation": "related_to_entity", "target": "fact-dana-2"}]}
+    new = {"text": "Dana lives in Lisbon", "type": "Fact", "id": "fact-dana-2",
+           "properties": {"entity": "Dana", "attribute": "residence", "value": "Lisbon"}}
+    mem.add_many([changed, new], user="alice", now=now, govern=False)
+    held = mem.get("fact-dana", user="alice")
+    assert held.text == changed["text"] and held.properties["attribute"] == "passport renewal"
+    assert [e.target for e in mem.store.edges(["fact-dana"])] == ["fact-dana-2"]
+    assert mem.search("renewed", user="alice", k=1)[0].memory.id == "fact-dana"
+    assert not [h for h in mem.search("expires March", user="alice", k=5) if "expires" in h.memory.text]
+    assert mem.count(user="alice") == 4
+    assert mem.check().ok
