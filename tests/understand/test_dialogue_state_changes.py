@@ -43,8 +43,8 @@ def test_a_completion_report_closes_the_task_it_is_about(mem: mnemir.Memory, wed
 
 def test_a_change_of_mind_replaces_the_earlier_preference(mem: mnemir.Memory, wed: datetime) -> None:
     user = "ben"
-    [old] = mem.remember("For the nursery I want the walls painted pale yellow.", user=user, now=wed)
-    result = mem.remember("I've changed my mind about the nursery: I want the walls painted soft green instead.",
+    [old] = mem.remember("I'd like the spare bedroom painted a pale lilac.", user=user, now=wed)
+    result = mem.remember("On second thought, I'd like the spare bedroom in a warm grey instead.",
                           user=user, now=wed + timedelta(minutes=1))
     assert not _live(mem, old.id, user)
     assert any("superseded" in n for n in result.notes)
@@ -97,7 +97,7 @@ def test_a_report_that_fits_two_tasks_equally_asks_and_applies_the_answer(mem: m
     user = "hal"
     [rate] = mem.remember("I need to call the bank about the mortgage rate.", user=user, now=wed)
     [fee] = mem.remember("I need to call the bank about the overdraft fee.", user=user, now=wed + timedelta(minutes=1))
-    result = mem.remember("I've called the bank.", user=user, now=wed + timedelta(minutes=2))
+    result = mem.remember("I finished calling the bank.", user=user, now=wed + timedelta(minutes=2))
     [question] = result.confirmations
     assert {c.id for c in question.candidates} == {rate.id, fee.id}
     assert mem.get(rate.id, user=user).properties["status"] == "pending"

@@ -89,7 +89,7 @@ CORRECTION_SURE = 0.55
 CORRECTION_NAMED_SURE = 0.4
 #: ... or this close when it also names the same entity; two candidates within MATCH_MARGIN -> a confirmation
 CORRECTION_WITH_ENTITY = 0.4
-#: a change of mind ("I want an automatic after all", "我改主意了，…") replaces the user's earlier stance closest in
+#: a change of mind ("I'd rather have the manual one after all", "我改主意了，…") replaces the user's earlier stance closest in
 #: meaning (a preference, a fact, a hypothesis or an open task) at least this close, with a clear lead
 CHANGE_SURE = 0.5
 #: a decision replaces the earlier leaning or choice closest in meaning at least this close, with a clear lead: on
@@ -779,8 +779,8 @@ DECIDED_TYPES = ("Preference", "Fact", "Hypothesis")
 
 
 def _as_correction(draft: Draft, record: MemIR) -> tuple[Draft, MemIR]:
-    """A statement read as a guess or a fact that names the value it takes back ("her passport actually expires in
-    July, not September", "不是20桌，是26桌") is a correction: a Fact that replaces what it corrects."""
+    """A statement read as a guess or a fact that names the value it takes back ("his visa actually runs out in
+    May, not August", "不是20桌，是26桌") is a correction: a Fact that replaces what it corrects."""
     if draft.type not in ("Fact", "Hypothesis"):
         return draft, record
     cued, old = fill.correction_of(draft.text)
