@@ -42,6 +42,7 @@ import numpy.typing as npt
 
 from mnemir.embed.base import Vectors
 from mnemir.errors import MissingDependencyError
+from mnemir.store.sqlite.signs import calibration_queries
 from mnemir.store.sqlite.vectors import Positions, VectorCache
 
 #: candidate sets smaller than this are scored exactly (exact costs ~1.4 ms per 10k rows of 512-d here)
@@ -229,13 +230,7 @@ class AnnIndex:
         if len(live) < 2 * k:
             return WIDTHS[0], 1.0, False, "too few rows"
         rng = np.random.default_rng(len(live))
-        picks = live[rng.integers(0, len(live), size=(CALIBRATION_QUERIES, 3))]
-        half = CALIBRATION_QUERIES // 2
-        queries = cache.matrix[picks[:, 0]].copy()
-        queries[half:] += cache.matrix[picks[half:, 1]] + cache.matrix[picks[half:, 2]]  # mean of three stored vectors
-        noise = rng.standard_normal(queries[:half].shape).astype(np.float32)
-        queries[:half] += noise / np.linalg.norm(noise, axis=1, keepdims=True)  # a stored vector, 45 degrees off
-        queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+        queries = calibration_queries(cache.matrix, live, rng, CALIBRATION_QUERIES)
         matrix, alive = cache.matrix[: cache.size], cache.live[: cache.size]
         began = time.perf_counter()
         exact = []

@@ -146,6 +146,20 @@ def _rescored(cache: VectorCache, pos: Positions, dist: npt.NDArray[np.uint16], 
     return [(int(rids[i]), float(scores[i])) for i in order]
 
 
+
+def calibration_queries(matrix: Vectors, live: Positions, rng: np.random.Generator,
+                        count: int) -> Vectors:
+    """Sample queries for calibrating an approximate search on the stored vectors: half are a stored vector moved 45
+    degrees off in a random direction, half the mean of three stored vectors (both unit length)."""
+    picks = live[rng.integers(0, len(live), size=(count, 3))]
+    half = count // 2
+    queries = matrix[picks[:, 0]].copy()
+    queries[half:] += matrix[picks[half:, 1]] + matrix[picks[half:, 2]]
+    noise = rng.standard_normal(queries[:half].shape).astype(np.float32)
+    queries[:half] += noise / np.linalg.norm(noise, axis=1, keepdims=True)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    return queries
+
 def calibrate(cache: VectorCache, k: int = 10) -> SignPlan:
     """The smallest rescoring depth whose recall@k reaches the target on sample queries (see the module doc)."""
     began = time.perf_counter()
@@ -153,13 +167,7 @@ def calibrate(cache: VectorCache, k: int = 10) -> SignPlan:
     if len(live) < max(2 * k, MIN_CANDIDATES // 10):
         return SignPlan(DEPTHS[0], 1.0, False, "too few rows", cache.size, 0.0)
     rng = np.random.default_rng(len(live))
-    picks = live[rng.integers(0, len(live), size=(CALIBRATION_QUERIES, 3))]
-    half = CALIBRATION_QUERIES // 2
-    queries = cache.matrix[picks[:, 0]].copy()
-    queries[half:] += cache.matrix[picks[half:, 1]] + cache.matrix[picks[half:, 2]]  # mean of three stored vectors
-    noise = rng.standard_normal(queries[:half].shape).astype(np.float32)
-    queries[:half] += noise / np.linalg.norm(noise, axis=1, keepdims=True)  # a stored vector, 45 degrees off
-    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    queries = calibration_queries(cache.matrix, live, rng, CALIBRATION_QUERIES)
     subset = np.sort(rng.choice(live, size=max(k, int(CALIBRATION_SHARE * len(live))), replace=False))
     matrix = cache.matrix[: cache.size]
     cases = []
