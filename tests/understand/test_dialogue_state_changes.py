@@ -111,3 +111,14 @@ def test_a_report_that_fits_two_tasks_equally_asks_and_applies_the_answer(mem: m
 def test_a_clause_that_says_something_is_no_announcement() -> None:
     draft = Draft("Fact", "Oh, and the kitten is actually 4 months, not 3.", {})
     assert _without_lead(draft) is draft
+
+
+def test_a_postponed_plan_step_is_kept_not_refused(mem: mnemir.Memory, wed: datetime) -> None:
+    # a Plan step has no deadline in the ontology: a postponement that would match it must not fail the utterance
+    user = "ivy"
+    [step] = mem.remember("I'm going to repaint the fence this weekend.", user=user, now=wed)
+    assert step.type == "Plan"
+    result = mem.remember("The fence painting got pushed to next Saturday.", user=user,
+                          now=wed + timedelta(minutes=1))
+    assert result.created or result.updated
+    assert "deadline" not in mem.get(step.id, user=user).properties

@@ -37,6 +37,7 @@ from mnemir.ir import (
 from mnemir.ir.jsonl import dump_line
 from mnemir.ir.record import check_unicode, parse_record
 from mnemir.lifecycle.records import changed, entry
+from mnemir.memory import bulk
 from mnemir.memory.config import MemoryConfig
 from mnemir.ontology import Ontology
 from mnemir.retrieve.search import SearchHit, check_k, hybrid_search
@@ -281,8 +282,6 @@ class MemoryCore:
         (merges, contradictions, supersedes: a vector search in the item's scope per item);
         ``govern=False`` stores the items as they are (a bulk load of records known to be new and distinct:
         no merging or conflict checks), each with its ``created`` history entry."""
-        from mnemir.memory import bulk
-
         if not isinstance(govern, bool):
             raise ValidationError("govern must be true or false", field="govern", value=govern, allowed="a bool")
         now = resolve_now(now)

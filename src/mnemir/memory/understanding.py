@@ -489,6 +489,12 @@ class UnderstandingMixin(_Base):
                          types: Sequence[str] = ("Task",)) -> list[Candidate]:
         hits = self.search(draft.text, types=list(types), where={"status": {"$in": list(OPEN_STATUSES)}}, user=ctx.user, k=k,
                            now=ctx.now)
+        return self._scored(draft, hits, entity=None, open_work=True)
+
+    def _scored(self, draft: Draft, hits: Sequence[Any], *, entity: Any, open_work: bool) -> list[Candidate]:
+        """The hits as candidates for what the draft is about, best first: cosine on the understanding embedder,
+        plus ENTITY_BONUS for a shared entity (or the same ``entity`` property), plus TERM_BONUS per shared content
+        term (up to TERMS_COUNTED)."""
         if not hits:
             return []
         query, vectors = self._draft_and_hit_vectors(draft, hits)
@@ -498,14 +504,20 @@ class UnderstandingMixin(_Base):
         for hit in hits:
             similarity = float(np.dot(query, vectors[hit.memory.id]))
             shared = wanted & set(hit.memory.metadata.extra.get("entities") or [])
-            kind = "open task" if hit.memory.type == "Task" else f"open {hit.memory.type} step"
+            same = entity not in (None, "user", "general") and hit.memory.properties.get("entity") == entity
+            if open_work:
+                kind = "open task" if hit.memory.type == "Task" else f"open {hit.memory.type} step"
+            else:
+                kind = hit.memory.type
             reasons = [f"{kind}, text similarity {similarity:.2f}"]
             if shared:
                 reasons.append("mentions " + ", ".join(sorted(shared)))
+            if same:
+                reasons.append(f"about the same {entity}")
             words = _shared_terms(terms, hit.memory.content.text)
             if words:
                 reasons.append("shares " + ", ".join(words))
-            score = similarity + (ENTITY_BONUS if shared else 0.0) + TERM_BONUS * min(len(words), TERMS_COUNTED)
+            score = similarity + (ENTITY_BONUS if shared or same else 0.0) + TERM_BONUS * min(len(words), TERMS_COUNTED)
             out.append(Candidate(hit.memory.id, hit.memory.content.text, score, tuple(reasons)))
         return sorted(out, key=lambda c: -c.score)
 
@@ -664,34 +676,15 @@ class UnderstandingMixin(_Base):
         embedder, plus ENTITY_BONUS for a shared entity or the same ``entity`` property), best first."""
         hits = self.search(text or draft.text, types=list(types), where=dict(where) if where else None, user=ctx.user,
                            k=k, now=ctx.now)
-        if not hits:
-            return []
-        query, vectors = self._draft_and_hit_vectors(draft, hits)
-        wanted = {e.key for e in draft.entities}
-        entity = draft.properties.get("entity")
-        terms = content_terms(draft.text)
-        out = []
-        for hit in hits:
-            similarity = float(np.dot(query, vectors[hit.memory.id]))
-            shared = wanted & set(hit.memory.metadata.extra.get("entities") or [])
-            same = entity not in (None, "user", "general") and hit.memory.properties.get("entity") == entity
-            reasons = [f"{hit.memory.type}, text similarity {similarity:.2f}"]
-            if shared:
-                reasons.append("mentions " + ", ".join(sorted(shared)))
-            if same:
-                reasons.append(f"about the same {entity}")
-            words = _shared_terms(terms, hit.memory.content.text)
-            if words:
-                reasons.append("shares " + ", ".join(words))
-            out.append(Candidate(hit.memory.id, hit.memory.content.text,
-                                 similarity + (ENTITY_BONUS if shared or same else 0.0)
-                                 + TERM_BONUS * min(len(words), TERMS_COUNTED), tuple(reasons)))
-        return sorted(out, key=lambda c: -c.score)
+        return self._scored(draft, hits, entity=draft.properties.get("entity"), open_work=False)
 
     def _apply_postponement(self, draft: Draft, text: str, ctx: _Context) -> None:
         """Move the matched open task's deadline; two equally good matches -> a "postpone" confirmation."""
         deadline = str(draft.properties["deadline"])
-        candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan")) if c.score >= MATCH_FLOOR]
+        # only a type with a deadline can have it moved (the ontology's Plan step has none)
+        movable = tuple(t for t in ("Task", "Plan") if t in self.ontology
+                        and ("deadline" in self.ontology.resolve(t).properties or self.ontology.resolve(t).allow_extra))
+        candidates = [c for c in self._best_open_tasks(draft, ctx, types=movable) if c.score >= MATCH_FLOOR]
         if not candidates:  # nothing planned to move: it is news about a date ("the meeting moved to Thursday")
             ctx.out.notes.append(f"postponement (to {deadline}) matches no open task of this user; kept as a fact")
             fact = Draft("Fact", draft.text, {**fill.fact_properties(draft.text), "source": "user", "confidence": 0.8},

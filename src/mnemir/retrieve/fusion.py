@@ -147,11 +147,10 @@ def plain_group_ranks(pool: Mapping[str, Candidate]) -> dict[str, int]:
     return {g: rank for rank, g in enumerate(order, start=1)}
 
 
-def plain_ranks(pool: Mapping[str, Candidate], groups: Mapping[str, int] | None = None) -> dict[str, int]:
+def plain_ranks(pool: Mapping[str, Candidate], groups: Mapping[str, int]) -> dict[str, int]:
     """Plain search's order as one memory per utterance group (memory id -> the group's place): the group's
     episode when it is still a candidate (what was said), else its closest reading (not a dialogue act).
-    ``groups``: :func:`plain_group_ranks`, read before folding (default: read from ``pool`` now)."""
-    groups = plain_group_ranks(pool) if groups is None else groups
+    ``groups``: :func:`plain_group_ranks`, read before folding."""
     best: dict[str, tuple[tuple[int, int, float], str]] = {}
     for mid, c in pool.items():
         group = utterance_of(c.record)
@@ -170,10 +169,9 @@ def kept_places(k: int, share: float) -> int:
 
 def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[str, Scored], *, k: int,
          role_weight: float, plain_weight: float, fusion_k: int, barred: Mapping[str, str],
-         ruled_out: Mapping[str, str], kept: int = 1,
-         groups: Mapping[str, str] | None = None) -> tuple[list[Scored], list[str]]:
+         ruled_out: Mapping[str, str], groups: Mapping[str, str], kept: int = 1) -> tuple[list[Scored], list[str]]:
     """The shown order: reciprocal-rank fusion of the role-aware order and plain search's, over utterance groups
-    (``groups``: memory id -> its group, :func:`utterance_of`; a memory not in it is its own group): a group is
+    (``groups``: memory id -> its group, :func:`utterance_of`, read for a memory not in it): a group is
     shown once, as the first of its members in the role order (or, when the role order left the whole group out,
     as what plain search found of it: ``extra``, scored, with the reason it was left out in its reasons); the
     others read from the same utterance follow the whole order. ``plain``: one memory per group -> the group's
@@ -182,8 +180,8 @@ def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[
     back or lift them. The first ``kept`` groups plain search ranks among the rest keep places in the top ``k``
     (each displaces the last of the others there): role fit moves the order, it does not take plain search's best
     away."""
-    def group_of(s: Scored) -> str:
-        return (groups or {}).get(s.record.id) or utterance_of(s.record)
+    def group_of(s: Scored) -> str:  # a memory the role order reached by a link is not among the candidates
+        return groups.get(s.record.id) or utterance_of(s.record)
 
     notes: list[str] = []
     fused: dict[str, float] = {}
@@ -198,7 +196,7 @@ def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[
         fused[group] = role_weight / (fusion_k + len(shown_as))
     plain_groups: dict[str, int] = {}
     for mid, rank in plain.items():
-        group = (groups or {}).get(mid, mid)
+        group = groups.get(mid, mid)
         held = shown_as.get(group)
         if held is None:
             if mid not in extra or mid in barred or mid in ruled_out:

@@ -184,8 +184,8 @@ class RankingConfig:
                      "other_frame_factor", "disputed_factor", "out_of_range_factor", "widened_type_fit",
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
-                     "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit", "episode_fit",
-                     "weak_min_relevance", "cross_language_factor", "status_focus_margin", "open_focus_margin"):
+                     "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit",
+                     "episode_fit", "weak_min_relevance", "cross_language_factor", "status_focus_margin", "open_focus_margin"):
             self._check_range(name, 0.0, 1.0)
 
     def _check_range(self, name: str, low: float, high: float) -> None:

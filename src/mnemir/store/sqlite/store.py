@@ -167,28 +167,26 @@ class SQLiteStore(Store):
         conn.executemany("INSERT OR IGNORE INTO history (id, memory_id, at, entry) VALUES (?, ?, ?, ?)",
                          [h for p in prepared for h in p.history])
         ids = [p.record.id for p in prepared if p.row is not None]
-        # each record once in this call (the usual case): the new ones' rows are inserted in one batch per table,
-        # and only the records that existed have old rows to delete first
-        batch = _Batch(_existing_ids(conn, ids)) if len(set(ids)) == len(ids) else None
+        # the records' rows are inserted in one batch per table, and only the records that existed have old rows to
+        # delete first; a record written twice in one call is flushed at once, so its second write sees the first
+        batch = _Batch(_existing_ids(conn, ids))
+        repeated = len(set(ids)) != len(ids)
         for i, p in enumerate(prepared):
             if p.row is None:
                 continue  # written and deleted at once: only its history stays (e.g. a hard delete's entry)
             rid = self._put_record(conn, p, {**p.row, "seq": seq}, indexed, stored.get(p.record.id) == p.fts_key,
                                    batch)
-            stored[p.record.id] = p.fts_key  # a record written twice in one call: the second sees the first
+            stored[p.record.id] = p.fts_key
             if p.vector is not None:
-                row = (rid, model_id, p.dim, p.vector, seq)
-                if batch is not None:
-                    batch.embeddings.append(row)
-                else:
-                    conn.execute("INSERT OR REPLACE INTO embeddings (rid, model_id, dim, vector, seq) VALUES "
-                                 "(?, ?, ?, ?, ?)", row)
-            elif (batch is not None and p.record.id not in batch.existed) or \
+                batch.embeddings.append((rid, model_id, p.dim, p.vector, seq))
+            elif p.record.id not in batch.existed or \
                     conn.execute("SELECT 1 FROM embeddings WHERE rid = ?", (rid,)).fetchone() is None:
                 raise ValidationError("a new record needs a vector", field=f"writes[{i}].vector", value=None,
                                       allowed="the record's embedding", id=p.record.id)
-        if batch is not None:
-            batch.flush(conn)
+            if repeated:
+                batch.flush(conn)
+                batch.existed.add(p.record.id)
+        batch.flush(conn)
         for chunk in _chunks(delete_ids):
             self._delete(conn, chunk, seq)
         if delete_ids:
@@ -198,7 +196,7 @@ class SQLiteStore(Store):
 
     @staticmethod
     def _put_record(conn: sqlite3.Connection, p: rows.PreparedWrite, row: dict[str, Any], indexed: list[str],
-                    text_unchanged: bool, batch: _Batch | None = None) -> int:
+                    text_unchanged: bool, batch: _Batch) -> int:
         row = {**row, "fts_key": p.fts_key}
         columns = [c for c in row if c != "record"]
         updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != "id")
@@ -206,21 +204,8 @@ class SQLiteStore(Store):
             f"INSERT INTO records ({', '.join(columns)}) VALUES ({', '.join(':' + c for c in columns)}) "
             f"ON CONFLICT (id) DO UPDATE SET {updates} RETURNING rid", row).fetchone()
         rid = int(found[0])
-        if batch is not None:
-            batch.add(conn, rid, p, row["record"], rows.property_rows(rid, p.record.properties, indexed),
-                      None if text_unchanged else p.fts if p.fts is not None else records.fts_columns(p.record))
-            return rid
-        conn.execute("INSERT OR REPLACE INTO documents (rid, record) VALUES (?, ?)", (rid, row["record"]))
-        conn.execute("DELETE FROM props WHERE rid = ?", (rid,))
-        conn.executemany("INSERT INTO props VALUES (?, ?, ?, ?, ?)",
-                         rows.property_rows(rid, p.record.properties, indexed))
-        conn.execute("DELETE FROM relationships WHERE source = ?", (p.record.id,))
-        conn.executemany("INSERT INTO relationships (source, pos, relation, target, properties) VALUES "
-                         "(?, ?, ?, ?, ?)", p.edges)
-        if not text_unchanged:
-            fts = p.fts if p.fts is not None else records.fts_columns(p.record)
-            conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
-            conn.execute("INSERT INTO fts (rowid, words, extra, hanzi) VALUES (?, ?, ?, ?)", (rid, *fts))
+        batch.add(conn, rid, p, row["record"], rows.property_rows(rid, p.record.properties, indexed),
+                  None if text_unchanged else p.fts if p.fts is not None else records.fts_columns(p.record))
         return rid
 
     @staticmethod
@@ -544,8 +529,8 @@ class SQLiteStore(Store):
 
 
 class _Batch:
-    """The rows of one write call's records, inserted table by table at the end (``executemany``); a record that
-    existed before the call has its old rows deleted at once (the new ones go in with the batch)."""
+    """The rows of one write call's records, inserted table by table (``executemany``) when flushed; a record that
+    existed before has its old rows deleted at once (the new ones go in with the batch)."""
 
     def __init__(self, existed: set[str]) -> None:
         self.existed = existed
@@ -569,6 +554,7 @@ class _Batch:
             self.fts.append((rid, *fts))
 
     def flush(self, conn: sqlite3.Connection) -> None:
+        """Insert what was added since the last flush."""
         conn.executemany("INSERT OR REPLACE INTO documents (rid, record) VALUES (?, ?)", self.documents)
         conn.executemany("INSERT INTO props VALUES (?, ?, ?, ?, ?)", self.props)
         conn.executemany("INSERT INTO relationships (source, pos, relation, target, properties) VALUES "
@@ -576,6 +562,8 @@ class _Batch:
         conn.executemany("INSERT INTO fts (rowid, words, extra, hanzi) VALUES (?, ?, ?, ?)", self.fts)
         conn.executemany("INSERT OR REPLACE INTO embeddings (rid, model_id, dim, vector, seq) VALUES "
                          "(?, ?, ?, ?, ?)", self.embeddings)
+        for pending in (self.documents, self.props, self.edges, self.fts, self.embeddings):
+            pending.clear()
 
 
 def _existing_ids(conn: sqlite3.Connection, ids: list[str]) -> set[str]:
