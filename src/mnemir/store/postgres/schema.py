@@ -112,6 +112,10 @@ UPDATE history SET tenant = '' WHERE tenant IS NULL;
 ALTER TABLE embeddings ALTER COLUMN tenant SET NOT NULL;
 ALTER TABLE relationships ALTER COLUMN tenant SET NOT NULL;
 ALTER TABLE history ALTER COLUMN tenant SET NOT NULL;
+-- reads of one user filter by tenant alone (the records of user "" share a tenant with no-user ones and are told
+-- apart by user_id): a row under another tenant than its user's would be shown to the wrong user
+ALTER TABLE records DROP CONSTRAINT IF EXISTS records_tenant_check;
+ALTER TABLE records ADD CONSTRAINT records_tenant_check CHECK (tenant = COALESCE(user_id, ''));
 ALTER TABLE records DROP CONSTRAINT IF EXISTS records_pkey;
 ALTER TABLE records ADD CONSTRAINT records_pkey PRIMARY KEY (tenant, rid);
 ALTER TABLE records DROP CONSTRAINT IF EXISTS records_tenant_id_key;

@@ -236,7 +236,7 @@ class PostgresStore(Store):
         if relations is not None:
             ends += f" AND relation = ANY({p(relations)}::text[])"
         if user is not ANY:  # an edge belongs to its source record, in the same tenant
-            ends += (f" AND relationships.tenant = {p(tenant_of(user))} AND EXISTS (SELECT 1 FROM records r WHERE "
+            ends += (f" AND relationships.tenant = {p(_tenant(user))} AND EXISTS (SELECT 1 FROM records r WHERE "
                      f"r.tenant = relationships.tenant AND r.id = relationships.source{_owner('r', user, p)})")
         if user is ANY:
             ends += _owner("", user, p)
@@ -255,7 +255,7 @@ class PostgresStore(Store):
             return {}
         p = _DIALECT.params()
         held = _owner("", user, p) if user is ANY else \
-            (f" AND history.tenant = {p(tenant_of(user))} AND EXISTS (SELECT 1 FROM records r WHERE "
+            (f" AND history.tenant = {p(_tenant(user))} AND EXISTS (SELECT 1 FROM records r WHERE "
              f"r.tenant = history.tenant AND r.id = history.memory_id{_owner('r', user, p)})")
         sql = (f"SELECT memory_id, entry::text FROM history WHERE memory_id = ANY({p(list(dict.fromkeys(ids)))}"
                f"::text[]){held} ORDER BY memory_id, at, seq")
@@ -405,14 +405,19 @@ def tenant_of(user: str | None) -> str:
     return schema.NO_USER if user is None else user
 
 
+def _tenant(user: str | _Any | None) -> str:
+    """The tenant of a user scope given to a read (``user=``)."""
+    if user is not None and not isinstance(user, str):
+        raise ValidationError("user must be a string, None or ANY", field="user", value=user)
+    return tenant_of(user)
+
+
 def _owner(alias: str, user: str | _Any | None, p: Params) -> str:
     """The condition (`` AND ...``) that keeps a statement to ``user``'s rows: the tenant, and for the tenant that
     no-user records share with user "", the user itself. For :data:`ANY`, the all-tenants mark, no condition."""
     if user is ANY:
         return f" {ALL_TENANTS}"
-    if user is not None and not isinstance(user, str):
-        raise ValidationError("user must be a string, None or ANY", field="user", value=user)
-    tenant = tenant_of(user)
+    tenant = _tenant(user)
     condition = f" AND {alias}.tenant = {p(tenant)}"
     if tenant == schema.NO_USER:
         condition += f" AND {alias}.user_id IS NULL" if user is None else f" AND {alias}.user_id = {p(user)}"
