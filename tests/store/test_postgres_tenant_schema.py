@@ -85,8 +85,10 @@ def test_a_version_1_store_is_back_filled_and_keeps_working(tmp_path: Path) -> N
                                ("history", "memory_id")):
                 cur.execute(f"SELECT {key}, tenant FROM {table}")
                 out[table] = set(cur.fetchall())
-            cur.execute("SELECT indexdef FROM pg_indexes WHERE indexname LIKE 'records_prop_%'")
+            cur.execute("SELECT indexdef FROM pg_indexes WHERE starts_with(indexname, 'records_prop_')")
             out["indexes"] = {(d, "") for (d,) in cur.fetchall()}
+            cur.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'records'")
+            out["all indexes"] = {(name, "") for (name,) in cur.fetchall()}
             return out
 
         found = store._db.read("tenants", tenants)
@@ -98,6 +100,9 @@ def test_a_version_1_store_is_back_filled_and_keeps_working(tmp_path: Path) -> N
         # the version 1 range index is gone; the ontology's ones are made after the tenant
         assert found["indexes"] and all("(tenant, " in d for d, _ in found["indexes"])
         assert not any("records_prop_num_old" in d for d, _ in found["indexes"])
+        # and every other index of version 1 is still there (the GIN index on props answers equality filters)
+        assert {"records_props", "records_tsv", "records_agent", "records_session", "records_created",
+                "records_updated", "records_scope", "records_id_key"} <= {n for n, _ in found["all indexes"]}
 
         # reads of each user, the no-user records and the empty user's apart
         assert [r.id for r in store.select(Selection(user_id="alice"))] == ["a0", "a1"]

@@ -140,7 +140,9 @@ def _v2_tenant(cur: Any) -> None:
         if statement.strip():
             cur.execute(statement)
     # the property range indexes led with user_id; they are made again, after tenant, on open (prop_indexes)
-    cur.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'records' AND indexname LIKE 'records_prop_%'")
+    # (starts_with, not LIKE: "_" is a LIKE wildcard, and 'records_prop_%' matches the GIN index records_props)
+    cur.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'records' "
+                "AND starts_with(indexname, 'records_prop_')")
     for (name,) in cur.fetchall():
         cur.execute(f'DROP INDEX IF EXISTS "{name}"')
 

@@ -235,11 +235,11 @@ class PostgresStore(Store):
                 "both": f"(source = ANY({unique}::text[]) OR target = ANY({unique}::text[]))"}[direction]
         if relations is not None:
             ends += f" AND relation = ANY({p(relations)}::text[])"
-        if user is not ANY:  # an edge belongs to its source record, in the same tenant
-            ends += (f" AND relationships.tenant = {p(_tenant(user))} AND EXISTS (SELECT 1 FROM records r WHERE "
-                     f"r.tenant = relationships.tenant AND r.id = relationships.source{_owner('r', user, p)})")
         if user is ANY:
             ends += _owner("", user, p)
+        else:  # an edge belongs to its source record, in the same tenant
+            ends += (f" AND relationships.tenant = {p(_tenant(user))} AND EXISTS (SELECT 1 FROM records r WHERE "
+                     f"r.tenant = relationships.tenant AND r.id = relationships.source{_owner('r', user, p)})")
         sql = f'SELECT source, relation, target, properties::text FROM relationships WHERE {ends} ' \
               'ORDER BY source COLLATE "C", pos'
 
@@ -447,8 +447,9 @@ def _by_tenant(keys: Iterable[tuple[str, Any]]) -> dict[str, list[Any]]:
 def _delete_tenants(cur: Cursor, ordered: list[_Prepared], delete_ids: list[str]) -> dict[str, list[str]]:
     """{tenant: ids} of the records to delete. A delete comes with its record's write (``Memory``'s tombstone),
     which names the tenant; only an id deleted bare is looked up in every tenant (an admin form)."""
-    known = {(p.tenant, p.record_id) for p in ordered if p.record_id in set(delete_ids)}
-    bare = sorted(set(delete_ids) - {mid for _, mid in known})
+    wanted = set(delete_ids)
+    known = {(p.tenant, p.record_id) for p in ordered if p.record_id in wanted}
+    bare = sorted(wanted - {mid for _, mid in known})
     if bare:
         cur.execute("SELECT tenant, id FROM records WHERE id = ANY(%s::text[]) UNION SELECT tenant, memory_id FROM "
                     f"history WHERE memory_id = ANY(%s::text[]) {ALL_TENANTS}", [bare, bare])
