@@ -117,11 +117,14 @@ def _break_postgres(mem: mnemir.Memory, ids: dict[str, str]) -> None:
     def body(cur: Any) -> None:
         cur.execute("UPDATE records SET tsv = to_tsvector('simple', 'nothing') WHERE id = %s", [ids["task"]])
         cur.execute("DELETE FROM embeddings WHERE rid = (SELECT rid FROM records WHERE id = %s)", [ids["zh"]])
-        cur.execute("INSERT INTO relationships VALUES ('ghost', 0, 'related_to_entity', 'x', '{}')")
-        cur.execute("INSERT INTO history (id, memory_id, at, entry) SELECT id || '-copy', 'ghost', at, "
-                    "jsonb_set(entry, '{memory_id}', '\"ghost\"') FROM history WHERE memory_id = %s LIMIT 1",
+        cur.execute("INSERT INTO relationships (tenant, source, pos, relation, target, properties) VALUES "
+                    "('', 'ghost', 0, 'related_to_entity', 'x', '{}')")
+        cur.execute("INSERT INTO history (tenant, id, memory_id, at, entry) SELECT tenant, id || '-copy', 'ghost', "
+                    "at, jsonb_set(entry, '{memory_id}', '\"ghost\"') FROM history WHERE memory_id = %s LIMIT 1",
                     [ids["fact"]])
         cur.execute("UPDATE records SET status = 'archived' WHERE id = %s", [ids["fact"]])
+        # history kept on another shard than its record (the sharded layout: docs/SCALING.md)
+        cur.execute("UPDATE history SET tenant = 'elsewhere' WHERE memory_id = %s", [ids["task"]])
     mem.store._db.write("break", body)  # type: ignore[attr-defined]
 
 
@@ -132,10 +135,13 @@ def test_check_names_every_disagreement(backend: str, backend_mem: mnemir.Memory
     assert not report.ok
     kinds = set(report.totals)
     want = {"missing_vector", "relationship_without_record", "history_without_record", "record_row_mismatch"}
-    want |= {"text_index_stale"} if backend == "postgres" else {"record_not_in_text_index", "property_rows_mismatch"}
+    want |= {"text_index_stale", "wrong_tenant"} if backend == "postgres" else \
+        {"record_not_in_text_index", "property_rows_mismatch"}
     assert want <= kinds, report.render()
     by_kind = {f.kind: f.id for f in report.findings}
     assert by_kind["missing_vector"] == ids["zh"] and by_kind["record_row_mismatch"] == ids["fact"]
+    if backend == "postgres":
+        assert by_kind["wrong_tenant"] == ids["task"]
 
 
 # -- the command line ---------------------------------------------------------------------------------------

@@ -1,9 +1,13 @@
-"""Every SQL statement the PostgreSQL backend issues for a user's operations is either scoped by that user
-(``r.user_id = ...``: the distribution column of the sharded layout in docs/SCALING.md) or one of the documented
-id-keyed or global statements. Statements are captured from the real driver (psycopg's cursor) while a session of
-writes, selections, searches, edges, histories, vectors, meta and deletes runs on a real server; a statement the
-list does not know fails the test, so a new unscoped query cannot slip in unnoticed (add it to docs/SCALING.md and
-here, or scope it)."""
+"""Every SQL statement the PostgreSQL backend issues on the tenant tables (``records``, ``embeddings``,
+``relationships``, ``history``) carries the tenant, the distribution column of the sharded layout in docs/SCALING.md
+("A cluster"): as a condition (``tenant = ...``) or, for an insert, as a value (``INSERT INTO t (tenant, ...``); and
+every join between two tenant tables joins on it. The only exceptions are the deliberate statements over all
+tenants, named below (``ADMIN``): ``user=ANY`` reads (export, import, migration, admin listing), the integrity check,
+the schema migration's back-fill and an id deleted without its record. None of them appears in one user's session.
+
+Statements are captured from the real driver (psycopg's cursor) while sessions run on a real server; any statement
+neither tenant-carrying, nor admin, nor global (``GLOBAL``: schema, transactions, locks, statistics, ``meta``) fails
+the test, so a new untenanted query cannot slip in unnoticed."""
 
 from __future__ import annotations
 
@@ -19,51 +23,96 @@ from store_cases import MODEL, ONTOLOGY, open_backend, record, unit
 import mnemir
 from mnemir.ir import Action, HistoryEntry
 from mnemir.ontology import Ontology
-from mnemir.store.base import Selection, Write
+from mnemir.store.base import ANY, Selection, Write
 from mnemir.store.filters import parse_filter
+from mnemir.store.migrate import migrate
+from mnemir.store.postgres.store import ALL_TENANTS
 
-#: the write path's statements on rows the same call writes or deletes, keyed by memory id or rid: the records row
-#: carries its user_id as a value; history, relationships and embeddings have no user_id column yet (docs/SCALING.md,
-#: "Id-keyed statements": the schema step that remains before a sharded cluster can route these)
-WRITE_PATH = [
-    r"^INSERT INTO records \(id, type, status, user_id,",  # carries user_id as a value
-    r"^INSERT INTO history \(id, memory_id, at, entry\)",
-    r"^INSERT INTO embeddings \(rid, model_id, embedding\)",
-    r"^INSERT INTO relationships \(source, pos, relation, target, properties\)",
-    r"^DELETE FROM relationships WHERE source = ANY",
-    r"^DELETE FROM records WHERE id = ANY",
-    r"^DELETE FROM history WHERE memory_id = ANY",  # a hard delete's purge
-    r"^SELECT rid FROM records WHERE id = ANY\(%s::text\[\]\) ORDER BY id FOR UPDATE",  # row locks, in id order
-    r"^DELETE FROM embeddings WHERE rid = ANY",
-    r"^SELECT rid FROM embeddings WHERE rid = ANY",
-]
+TABLES = "records|embeddings|relationships|history"
+#: a statement that reads or writes a tenant table
+TOUCHES = re.compile(rf"\b(FROM|JOIN|INTO|UPDATE|TABLE)\s+({TABLES})\b")
+#: ... and carries the tenant: a condition on it, or (an insert) a value for it
+CARRIES = re.compile(rf"\b(\w+\.)?tenant = %(\(p\d+\))?s|^INSERT INTO ({TABLES}) \(tenant, ")
+#: a join of two tenant tables, with its join condition
+JOINED = re.compile(rf"\bJOIN ({TABLES}) (\w+) ON (.*?)(?= WHERE |,| JOIN |$)")
+#: the deliberate statements over every tenant (they fan out to every shard on a cluster); never in a user's session
+ADMIN = {
+    "user=ANY reads and selections (export, import's id checks, migration, admin listing)": re.escape(ALL_TENANTS),
+    "migration: every memory id with history": r"^SELECT DISTINCT memory_id FROM history ORDER BY memory_id$",
+    "check: the records": r"^SELECT rid, id, type, status, user_id, .* FROM records$",
+    "check: the edges": r"^SELECT source, relation, target, properties::text FROM relationships ORDER BY source, pos$",
+    "check: the text vectors": r"^SELECT x\.id FROM unnest\(.*\) AS x\(id, lit\) JOIN records r ON r\.id = x\.id",
+    "check: the tenant columns": r"^SELECT .* /\* check: tenants \*/$",
+    "check: the vectors": r"^SELECT rid, model_id, vector_dims\(embedding\) FROM embeddings$",
+    "check: the history": r"^SELECT memory_id, entry::text FROM history ORDER BY memory_id, at, seq$",
+    "check: counts": r"^SELECT count\(\*\) FROM relationships$",
+    "schema migration: the tenant back-fill": rf"^UPDATE ({TABLES}) (\w+ )?SET tenant = ",
+    "statistics": r"^ANALYZE records, embeddings$",
+}
 #: schema, transactions, locks, statistics, meta (a reference table on a cluster) and the test harness
 GLOBAL = [
     r"^(BEGIN|COMMIT|ROLLBACK|SET TRANSACTION)",
-    r"^SELECT (key, )?value FROM meta WHERE key",
+    r"^SELECT (key, )?value FROM meta( WHERE key|$)",
     r"^INSERT INTO meta \(key, value\)",
     r"^SELECT pg_advisory_xact_lock",
     r"^SELECT reltuples FROM pg_class",
     r"^SELECT set_config\(",
-    r"^ANALYZE records, embeddings",
     r"^SELECT max\(version\) FROM schema_migrations",
-    r"^(CREATE|ALTER|SELECT 1 FROM pg_|SELECT version FROM schema_migrations|INSERT INTO schema_migrations)",
+    r"^(CREATE|ALTER|DROP INDEX|SELECT 1 FROM pg_|SELECT version FROM schema_migrations|INSERT INTO schema_migrations)",
     r"^SELECT to_regclass",
     r"^SELECT indexname FROM pg_indexes WHERE tablename = 'records'",
     r"^SELECT DISTINCT datname FROM pg_stat_activity",  # the test harness's database housekeeping, not the store
     r"^(DROP|CREATE) DATABASE ",  # the test harness
 ]
-SCOPED = re.compile(r"\br\.user_id (= %\(p\d+\)s|IS NULL)")
-#: statements that read the tenant tables (what a scoped operation must never read unscoped)
-READS = re.compile(r"^SELECT .*\bFROM (records|history|relationships|embeddings)\b")
-
-
-def _unscoped(statements: list[str]) -> list[str]:
-    return [s for s in statements if not SCOPED.search(s) and not any(re.search(p, s) for p in WRITE_PATH + GLOBAL)]
 
 
 def _normal(query: object) -> str:
     return " ".join(re.sub(r"--[^\n]*", "", str(query)).split())
+
+
+def _admin(statement: str) -> bool:
+    return any(re.search(pattern, statement) for pattern in ADMIN.values())
+
+
+def _global(statement: str) -> bool:
+    return any(re.search(pattern, statement) for pattern in GLOBAL)
+
+
+def _violations(statements: list[str], *, admin_allowed: bool) -> list[str]:
+    """The statements that break the layout's rules (empty when all is well)."""
+    out = []
+    for s in statements:
+        if TOUCHES.search(s) and not _global(s):
+            if _admin(s):
+                if not admin_allowed:
+                    out.append(f"an all-tenants statement in one user's session: {s}")
+            elif not CARRIES.search(s):
+                out.append(f"no tenant: {s}")
+            for table, alias, condition in JOINED.findall(s):
+                if not re.search(rf"\b{alias}\.tenant = \w+\.tenant\b|\b\w+\.tenant = {alias}\.tenant\b",
+                                 condition) and not _admin(s):
+                    out.append(f"a join of {table} not on the tenant: {s}")
+            if re.search(r"EXISTS \(SELECT 1 FROM records r WHERE (?!r\.tenant = \w+\.tenant)", s):
+                out.append(f"a correlated read of records not on the tenant: {s}")
+        elif not TOUCHES.search(s) and not _global(s):
+            out.append(f"unknown statement (neither a tenant table's nor global): {s}")
+    return out
+
+
+def test_the_rules_catch_untenanted_statements() -> None:
+    """The checker itself: each kind of statement a cluster could not route is reported."""
+    assert _violations(["DELETE FROM history WHERE memory_id = ANY(%s::text[])"], admin_allowed=True)
+    assert _violations(["SELECT r.id FROM records r WHERE r.user_id = %(p0)s"], admin_allowed=True)
+    assert _violations(["INSERT INTO embeddings (rid, model_id, embedding) VALUES (%s, %s, %s)"], admin_allowed=True)
+    assert _violations(["SELECT r.id FROM records r JOIN embeddings e ON e.rid = r.rid WHERE r.tenant = %(p0)s"],
+                       admin_allowed=True)
+    assert _violations(["SELECT source FROM relationships WHERE relationships.tenant = %(p0)s AND EXISTS "
+                        "(SELECT 1 FROM records r WHERE r.id = relationships.source)"], admin_allowed=True)
+    assert _violations([f"SELECT r.id FROM records r WHERE TRUE {ALL_TENANTS}"], admin_allowed=False)
+    assert _violations(["SELECT 42"], admin_allowed=True)
+    assert not _violations(["SELECT r.id FROM records r JOIN embeddings e ON e.tenant = r.tenant AND e.rid = r.rid "
+                            "WHERE r.tenant = %(p0)s", "INSERT INTO history (tenant, id) VALUES (%s, %s)",
+                            "DELETE FROM records WHERE tenant = %s AND id = ANY(%s::text[])"], admin_allowed=False)
 
 
 @pytest.fixture
@@ -84,43 +133,55 @@ def captured(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return statements
 
 
-def test_every_statement_is_scoped_or_documented(tmp_path: Path, captured: list[str]) -> None:
-    store = open_backend("postgres", tmp_path)
+def test_every_statement_carries_the_tenant(tmp_path: Path, captured: list[str]) -> None:
+    """The store contract for one user (writes, selections, searches, reads by id, meta, hard deletes): every
+    statement carries the tenant; the admin forms appear only where asked for (an id deleted bare, user=ANY)."""
+    store = open_backend("postgres", tmp_path, ann_min_candidates=2)  # searches of 2+ candidates use HNSW
     rng = np.random.default_rng(1)
     alice = [record(f"alice likes tea {i}", "Fact", {"entity": f"e{i % 3}"}, user="alice", id=f"a{i}",
                     relationships=[{"relation": "about", "target": "a0"}] if i else []) for i in range(6)]
     bob = [record("bob likes coffee", "Fact", user="bob", id="b0")]
+    nobody = [record("a shared note", "Fact", user=None, id="n0"), record("an empty user", "Fact", user="", id="e0")]
+    opened = len(captured)
     store.write([Write(r, v, [HistoryEntry(memory_id=r.id, action=Action.created)])
-                 for r, v in zip(alice + bob, unit(rng, 7), strict=True)], model_id=MODEL)
-    scoped_from = len(captured)
+                 for r, v in zip(alice + bob + nobody, unit(rng, 9), strict=True)], model_id=MODEL)
+    written = len(captured)
+    store.build_ann_index()  # maintenance (CREATE INDEX, ANALYZE), outside the user's session
+    searched = len(captured)
     for selection in (Selection(user_id="alice"), Selection(user_id="alice", types=("Fact",)),
-                      Selection(user_id="alice", where=parse_filter({"entity": "e1"}, ONTOLOGY))):
+                      Selection(user_id="alice", where=parse_filter({"entity": "e1"}, ONTOLOGY)),
+                      Selection(user_id=None), Selection(user_id="")):
         store.select(selection, order_by=[("@created_at", False)], limit=3)
         store.count(selection)
         store.vector_search(selection, unit(rng)[0], 3)
         store.text_search(selection, "tea", 3)
-    store.fetch(["a1", "a2"], user="alice")
-    store.edges(["a1"], direction="both", user="alice")
-    store.histories(["a1", "b0"], user="alice")
-    store.vectors(["a1"], user="alice")
-    scoped = captured[scoped_from:]
+    for user in ("alice", None, ""):
+        store.fetch(["a1", "a2", "n0", "e0"], user=user)
+        store.edges(["a1"], direction="both", user=user)
+        store.histories(["a1", "b0", "n0"], user=user)
+        store.vectors(["a1", "e0"], user=user)
     store.get_meta("embedding_model")
     store.set_meta("note", "x")
-    store.write([], model_id=MODEL, delete_ids=["a5"])
+    a5 = store.fetch(["a5"], user="alice")[0]  # a hard delete as Memory writes it: the record comes with its tombstone
+    store.write([Write(a5, None, [HistoryEntry(memory_id="a5", action=Action.deleted)])], model_id=MODEL,
+                delete_ids=["a5"])
+    session = captured[opened:written] + captured[searched:]
+    assert any("ORDER BY e.embedding <=>" in s for s in session)  # the HNSW path was taken, and checked
+    assert not _violations(session, admin_allowed=False), "\n".join(_violations(session, admin_allowed=False))
+    assert len([s for s in session if TOUCHES.search(s) and not _global(s)]) >= 40
+
+    bare = len(captured)
+    store.write([], model_id=MODEL, delete_ids=["a4"])  # an id deleted bare: its tenant is looked up (admin form)
+    assert sum(_admin(s) for s in captured[bare:]) == 1
+    assert not _violations(captured[bare:], admin_allowed=True)
+    assert store.fetch(["a4", "a5"]) == [] and store.histories(["a5"])["a5"][-1].action == Action.deleted
     store.close()
 
-    selection_statements = [s for s in scoped if READS.search(s)]
-    assert len(selection_statements) >= 16  # 4 searches x 3 selections, and the four reads by id
-    for statement in selection_statements:
-        assert SCOPED.search(statement), f"a read without the user scope: {statement}"
-    unknown = _unscoped(captured)
-    assert not unknown, "statements neither scoped by user nor documented in docs/SCALING.md:\n" + "\n".join(unknown)
 
-
-def test_a_users_session_reads_only_by_user(tmp_path: Path, captured: list[str], embedder: Any) -> None:
+def test_a_users_session_carries_the_tenant(tmp_path: Path, captured: list[str], embedder: Any) -> None:
     """A representative session of one user through Memory (add with links, get, update, search, recall, history,
-    soft and hard delete, list, count): every statement that reads records, history, relationships or embeddings
-    carries the user, and every other one is a documented write-path or global statement."""
+    soft and hard delete, list, count): every statement on the tenant tables carries the user's tenant, none is an
+    all-tenants form, and every other one is global."""
     ontology = Ontology()
     mem = mnemir.Memory(open_backend("postgres", tmp_path, ontology=ontology), embedder=embedder, ontology=ontology)
     try:
@@ -141,9 +202,41 @@ def test_a_users_session_reads_only_by_user(tmp_path: Path, captured: list[str],
         session = captured[start:]
     finally:
         mem.close()
-    reads = [s for s in session if READS.search(s) and not any(re.search(p, s) for p in WRITE_PATH)]
+    reads = [s for s in session if re.search(rf"^SELECT .*\bFROM ({TABLES})\b", s)]
     assert len(reads) >= 10
-    unscoped = [s for s in reads if not SCOPED.search(s)]
-    assert not unscoped, "reads of the tenant tables without the user:\n" + "\n".join(unscoped)
-    unknown = _unscoped(session)
-    assert not unknown, "statements neither scoped by user nor documented in docs/SCALING.md:\n" + "\n".join(unknown)
+    problems = _violations(session, admin_allowed=False)
+    assert not problems, "statements a cluster could not route to the user's shard:\n" + "\n".join(problems)
+
+
+def test_admin_work_uses_only_the_named_all_tenants_forms(tmp_path: Path, captured: list[str]) -> None:
+    """Export, import, migration both ways and the integrity check: what is not tenant-carrying is one of the named
+    admin forms (and each of those forms is used here, so none of them is dead weight in the list)."""
+    source = open_backend("postgres", tmp_path, "source")
+    rng = np.random.default_rng(2)
+    rows = [record(f"note {i}", "Fact", user=user, id=f"m{i}") for i, user in enumerate(["alice", "bob", None, "",
+                                                                                          "alice"])]
+    source.write([Write(r, v, [HistoryEntry(memory_id=r.id, action=Action.created)])
+                  for r, v in zip(rows, unit(rng, 5), strict=True)], model_id=MODEL)
+    gone = source.fetch(["m4"])[0]
+    source.write([Write(gone, None, [HistoryEntry(memory_id="m4", action=Action.deleted)])], model_id=MODEL,
+                 delete_ids=["m4"])
+    start = len(captured)
+    assert source.check().ok
+    target = open_backend("postgres", tmp_path, "target")
+    migrate(source, target, source_name="source", batch=2)
+    assert target.check().ok
+    from mnemir.store.sqlite import SQLiteStore
+
+    back = SQLiteStore(tmp_path / "back.db", ontology=ONTOLOGY)
+    migrate(target, back, source_name="target", batch=2)
+    assert {r.id for r in back.select(Selection(user_id=ANY))} == {"m0", "m1", "m2", "m3"}
+    again = open_backend("postgres", tmp_path, "again")
+    migrate(back, again, source_name="back", batch=3)
+    assert again.histories(["m4"])["m4"][-1].action == Action.deleted
+    admin = captured[start:]
+    problems = _violations(admin, admin_allowed=True)
+    assert not problems, "\n".join(problems)
+    used = {name for name, pattern in ADMIN.items() if any(re.search(pattern, s) for s in admin)}
+    assert set(ADMIN) - used <= {"schema migration: the tenant back-fill", "statistics"}, set(ADMIN) - used
+    for store in (source, target, back, again):
+        store.close()

@@ -67,12 +67,29 @@ def check(cur: Cursor, report: CheckReport) -> None:
     for rid in rids.keys() - {rid for rid, _, _ in vectors}:
         report.add("missing_vector", rids[rid], "the record has no vector")
 
+    _check_tenants(cur, report)
     ids = set(rids.values())
     cur.execute("SELECT memory_id, entry::text FROM history ORDER BY memory_id, at, seq")
     n_history, n_absent = check_history_rows(report, cur.fetchall(), ids)
     report.counts.update({"records": len(rids), "vectors": len(vectors), "text rows": len(literals),
                           "relationships": _count(cur, "relationships"),
                           "history rows": n_history, "tombstoned memories": n_absent})
+
+
+#: rows kept under another tenant than their record's (the distribution column of docs/SCALING.md, "A cluster"):
+#: a record's tenant is its user (NO_USER for none), and its vector, edges and history live with it
+_TENANTS = """
+SELECT 'records', r.id FROM records r WHERE r.tenant <> COALESCE(r.user_id, '')
+UNION ALL SELECT 'embeddings', r.id FROM embeddings e JOIN records r ON r.rid = e.rid WHERE e.tenant <> r.tenant
+UNION ALL SELECT 'relationships', r.id FROM relationships x JOIN records r ON r.id = x.source WHERE x.tenant <> r.tenant
+UNION ALL SELECT 'history', r.id FROM history h JOIN records r ON r.id = h.memory_id WHERE h.tenant <> r.tenant
+/* check: tenants */"""
+
+
+def _check_tenants(cur: Cursor, report: CheckReport) -> None:
+    cur.execute(_TENANTS)
+    for table, mid in cur.fetchall():
+        report.add("wrong_tenant", mid, f"{table} row kept under another tenant than the record's user")
 
 
 def _edges(cur: Cursor) -> dict[str, list[tuple[str, str, dict[str, Any]]]]:

@@ -2,8 +2,8 @@
 
 Equality and membership on any property are answered by the GIN index on ``records.props`` (``@>``). Range filters
 (``$gt`` ... on numbers and dates) compile to ``number_of(props -> 'name')`` / ``text_of(props -> 'name')``
-(:mod:`mnemir.store.postgres.dialect`); an index on exactly that expression, after ``user_id`` (every selection
-filters by user first), lets PostgreSQL answer them with an index range scan instead of reading every row of the
+(:mod:`mnemir.store.postgres.dialect`); an index on exactly that expression, after ``tenant`` (every selection
+filters by tenant first), lets PostgreSQL answer them with an index range scan instead of reading every row of the
 user. Created on open when missing (``IF NOT EXISTS``), one per indexed property of a number or date kind.
 """
 
@@ -35,7 +35,7 @@ def wanted(ontology: Ontology) -> list[tuple[str, str]]:
                 digest = hashlib.sha1(f"{family}:{name}".encode()).hexdigest()[:12]
                 index = f"records_prop_{family}_{digest}"
                 collate = ' COLLATE "C"' if family == "txt" else ""
-                out.append((index, f"CREATE INDEX IF NOT EXISTS {index} ON records (user_id, ({expr}){collate})"))
+                out.append((index, f"CREATE INDEX IF NOT EXISTS {index} ON records (tenant, ({expr}){collate})"))
     return out
 
 

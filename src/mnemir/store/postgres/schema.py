@@ -86,8 +86,70 @@ def _v1_core(cur: Any) -> None:
             cur.execute(statement)
 
 
+#: the tenant (the distribution column of the sharded layout, docs/SCALING.md "A cluster"): the record's user_id, and
+#: NO_USER for records without a user (a distribution column may not be NULL on Citus); the records of user ""
+#: share that tenant (the same shard), and are still told apart by user_id in every read
+NO_USER = ""
+
+#: version 2: every tenant table gets ``tenant`` (back-filled from its record), and every primary or unique key
+#: starts with it, as a cluster needs (a unique key must hold the distribution column). ``records_id_key`` (a memory
+#: id is unique across tenants) stays: it is the single server's guard, dropped when the tables are distributed.
+#: Every statement is written so that running it again changes nothing.
+_V2_TENANT = """
+ALTER TABLE records ADD COLUMN IF NOT EXISTS tenant text;
+UPDATE records SET tenant = COALESCE(user_id, '') WHERE tenant IS NULL;
+ALTER TABLE records ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE embeddings ADD COLUMN IF NOT EXISTS tenant text;
+UPDATE embeddings e SET tenant = r.tenant FROM records r WHERE e.tenant IS NULL AND r.rid = e.rid;
+ALTER TABLE relationships ADD COLUMN IF NOT EXISTS tenant text;
+UPDATE relationships x SET tenant = r.tenant FROM records r WHERE x.tenant IS NULL AND r.id = x.source;
+ALTER TABLE history ADD COLUMN IF NOT EXISTS tenant text;
+UPDATE history h SET tenant = r.tenant FROM records r WHERE h.tenant IS NULL AND r.id = h.memory_id;
+-- rows of no record (a hard-deleted memory's tombstones; orphans that check reports): the no-user tenant
+UPDATE embeddings SET tenant = '' WHERE tenant IS NULL;
+UPDATE relationships SET tenant = '' WHERE tenant IS NULL;
+UPDATE history SET tenant = '' WHERE tenant IS NULL;
+ALTER TABLE embeddings ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE relationships ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE history ALTER COLUMN tenant SET NOT NULL;
+-- reads of one user filter by tenant alone (the records of user "" share a tenant with no-user ones and are told
+-- apart by user_id): a row under another tenant than its user's would be shown to the wrong user
+ALTER TABLE records DROP CONSTRAINT IF EXISTS records_tenant_check;
+ALTER TABLE records ADD CONSTRAINT records_tenant_check CHECK (tenant = COALESCE(user_id, ''));
+ALTER TABLE records DROP CONSTRAINT IF EXISTS records_pkey;
+ALTER TABLE records ADD CONSTRAINT records_pkey PRIMARY KEY (tenant, rid);
+ALTER TABLE records DROP CONSTRAINT IF EXISTS records_tenant_id_key;
+ALTER TABLE records ADD CONSTRAINT records_tenant_id_key UNIQUE (tenant, id);
+ALTER TABLE embeddings DROP CONSTRAINT IF EXISTS embeddings_pkey;
+ALTER TABLE embeddings ADD CONSTRAINT embeddings_pkey PRIMARY KEY (tenant, rid);
+ALTER TABLE relationships DROP CONSTRAINT IF EXISTS relationships_pkey;
+ALTER TABLE relationships ADD CONSTRAINT relationships_pkey PRIMARY KEY (tenant, source, pos);
+ALTER TABLE history DROP CONSTRAINT IF EXISTS history_pkey;
+ALTER TABLE history ADD CONSTRAINT history_pkey PRIMARY KEY (tenant, seq);
+ALTER TABLE history DROP CONSTRAINT IF EXISTS history_id_key;
+ALTER TABLE history DROP CONSTRAINT IF EXISTS history_tenant_id_key;
+ALTER TABLE history ADD CONSTRAINT history_tenant_id_key UNIQUE (tenant, id);
+-- selections filter by tenant first (the user's scope)
+DROP INDEX IF EXISTS records_scope;
+CREATE INDEX records_scope ON records (tenant, status, type)
+"""
+
+
+def _v2_tenant(cur: Any) -> None:
+    for statement in _V2_TENANT.split(";\n"):
+        if statement.strip():
+            cur.execute(statement)
+    # the property range indexes led with user_id; they are made again, after tenant, on open (prop_indexes)
+    # (starts_with, not LIKE: "_" is a LIKE wildcard, and 'records_prop_%' matches the GIN index records_props)
+    cur.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'records' "
+                "AND starts_with(indexname, 'records_prop_')")
+    for (name,) in cur.fetchall():
+        cur.execute(f'DROP INDEX IF EXISTS "{name}"')
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "records (JSONB properties, tsvector), relationships, history, pgvector embeddings, meta", _v1_core),
+    Migration(2, "a tenant column on every tenant table, first in every key (the sharded layout)", _v2_tenant),
 )
 
 SCHEMA_VERSION = latest_version(MIGRATIONS)

@@ -8,15 +8,17 @@ same helpers, so the two backends answer every conformance test alike.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
-from collections.abc import Iterator, Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from mnemir.embed.base import Vectors
-from mnemir.errors import ValidationError
+from mnemir.errors import ConflictError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
 from mnemir.store import checks, records
@@ -24,15 +26,18 @@ from mnemir.store.base import ANY, Capabilities, Edge, Keyset, Selection, Store,
 from mnemir.store.integrity import CheckReport
 from mnemir.store.postgres import integrity as integrity_tables
 from mnemir.store.postgres import prop_indexes, schema, tenants
-from mnemir.store.postgres.connection import Connection, Cursor, scope_key
+from mnemir.store.postgres.connection import Connection, Cursor, pg_errors, scope_key
 from mnemir.store.postgres.dialect import PostgresDialect, order_expressions
 from mnemir.store.postgres.text import RANK_NORMALIZATION, RANK_WEIGHTS, tsquery_literal, tsvector_literal
 from mnemir.store.postgres.vectors import ANN_MIN_CANDIDATES, nearest, vector_text
-from mnemir.store.sql_filters import Params, compile_selection, owner_condition, record_order_fields
+from mnemir.store.sql_filters import Params, check_selection, compile_selection, record_order_fields
 
 #: ordering on record fields (besides property names); ids compare by code point, as in SQLite
 ORDER_FIELDS = record_order_fields("r")
 _DIALECT = PostgresDialect()
+#: the mark of a deliberate statement over every tenant (user=ANY: export, import, migration, maintenance): on a
+#: cluster it goes to every shard; tests/store/test_postgres_tenant_scope.py keeps it out of a user's operations
+ALL_TENANTS = "/* all tenants */"
 
 
 class PostgresStore(Store):
@@ -85,62 +90,72 @@ class PostgresStore(Store):
         dims = {p.dim for p in prepared if p.dim is not None}
         if dims:
             _check_model(cur, model_id, dims)
-        # rows are locked in id order, so two writes touching the same records cannot deadlock; the sort is
-        # stable, so several writes of one id keep their order (the last one wins)
-        ordered = sorted(prepared, key=lambda p: p.record_id)
-        history = [h for p in ordered for h in p.history]
-        if delete_ids:  # before this call's history: a hard delete keeps only its tombstone
-            cur.execute("DELETE FROM history WHERE memory_id = ANY(%s::text[])", [sorted(delete_ids)])
+        # every statement carries the tenant (docs/SCALING.md, "A cluster"): rows are locked in (tenant, id)
+        # order, so two writes touching the same records cannot deadlock; the sort is stable, so several writes
+        # of one id keep their order (the last one wins)
+        ordered = sorted(prepared, key=lambda p: (p.tenant, p.record_id))
+        deleted = _delete_tenants(cur, ordered, delete_ids) if delete_ids else {}
+        if deleted:  # before this call's history: a hard delete keeps only its tombstone
+            cur.executemany("DELETE FROM history WHERE tenant = %s AND memory_id = ANY(%s::text[])",
+                            list(deleted.items()))
         live = [p for p in ordered if p.row is not None]  # the others are deleted in this same call
         if live:
             rids = self._put_records(cur, live)
-            vectors = [(rid, model_id, p.vector) for p, rid in zip(live, rids, strict=True) if p.vector is not None]
+            vectors = [(p.tenant, rid, model_id, p.vector) for p, rid in zip(live, rids, strict=True)
+                       if p.vector is not None]
             if vectors:
-                cur.executemany("INSERT INTO embeddings (rid, model_id, embedding) VALUES (%s, %s, %s::vector) "
-                                "ON CONFLICT (rid) DO UPDATE SET model_id = excluded.model_id, "
+                cur.executemany("INSERT INTO embeddings (tenant, rid, model_id, embedding) VALUES (%s, %s, %s, "
+                                "%s::vector) ON CONFLICT (tenant, rid) DO UPDATE SET model_id = excluded.model_id, "
                                 "embedding = excluded.embedding", vectors)
             _check_vectors_exist(cur, live, rids)
+        history = [(p.tenant, *h) for p in ordered for h in p.history]
         if history:  # after the records: under row-level security a history row is reached through its record
-            cur.executemany("INSERT INTO history (id, memory_id, at, entry) VALUES (%s, %s, %s, %s::jsonb) "
-                            "ON CONFLICT (id) DO NOTHING", history)
-        if delete_ids:
-            self._delete(cur, delete_ids)
+            cur.executemany("INSERT INTO history (tenant, id, memory_id, at, entry) VALUES (%s, %s, %s, %s, "
+                            "%s::jsonb) ON CONFLICT (tenant, id) DO NOTHING", history)
+        if deleted:
+            self._delete(cur, deleted)
 
     @staticmethod
     def _put_records(cur: Cursor, live: list[_Prepared]) -> list[int]:
-        """Upsert the records (one pipelined batch) and replace their edges; return their rids in order."""
-        cur.executemany(
-            "INSERT INTO records (id, type, status, user_id, agent_id, session_id, created_at, updated_at, "
-            "valid_from, valid_to, props, record, tsv) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, "
-            "%s::jsonb, %s::tsvector) ON CONFLICT (id) DO UPDATE SET type = excluded.type, status = excluded.status, "
-            "user_id = excluded.user_id, agent_id = excluded.agent_id, session_id = excluded.session_id, "
-            "created_at = excluded.created_at, updated_at = excluded.updated_at, valid_from = excluded.valid_from, "
-            "valid_to = excluded.valid_to, props = excluded.props, record = excluded.record, tsv = excluded.tsv "
-            "RETURNING rid", [p.row for p in live], returning=True)
+        """Upsert the records (one pipelined batch) and replace their edges; return their rids in order.
+
+        A record's tenant is fixed by its first write: writing its id for another user is refused (ConflictError),
+        as on a cluster, where a row cannot move to another shard by an update."""
+        try:
+            _upsert_records(cur, live)
+        except pg_errors.UniqueViolation as exc:  # the id is held in another tenant (the single server's guard)
+            if exc.diag.constraint_name != "records_id_key":
+                raise
+            detail = exc.diag.message_detail or ""
+            raise _moved(next((p.record_id for p in live if f"=({p.record_id})" in detail), live[0].record_id)) \
+                from exc
         rids = []
-        while True:
+        for p in live:
             found = cur.fetchone()
-            assert found is not None
+            if found is None:  # the same tenant (no user / user ""), another user: the update was refused
+                raise _moved(p.record_id)
             rids.append(int(found[0]))
-            if not cur.nextset():
-                break
-        last = {p.record_id: p for p in live}  # a record written twice in one call keeps its last edges
-        cur.execute("DELETE FROM relationships WHERE source = ANY(%s::text[])", [list(last)])
-        edges = [edge for p in last.values() for edge in p.edges]
+            cur.nextset()
+        last = {(p.tenant, p.record_id): p for p in live}  # a record written twice in one call keeps its last edges
+        cur.executemany("DELETE FROM relationships WHERE tenant = %s AND source = ANY(%s::text[])",
+                        list(_by_tenant(last).items()))
+        edges = [(tenant, *edge) for (tenant, _), p in last.items() for edge in p.edges]
         if edges:
-            cur.executemany("INSERT INTO relationships (source, pos, relation, target, properties) VALUES "
-                            "(%s, %s, %s, %s, %s::jsonb)", edges)
+            cur.executemany("INSERT INTO relationships (tenant, source, pos, relation, target, properties) VALUES "
+                            "(%s, %s, %s, %s, %s, %s::jsonb)", edges)
         return rids
 
     @staticmethod
-    def _delete(cur: Cursor, ids: list[str]) -> None:
+    def _delete(cur: Cursor, deleted: dict[str, list[str]]) -> None:
         # the record goes last: under row-level security the other rows are reachable through their record
-        cur.execute("SELECT rid FROM records WHERE id = ANY(%s::text[]) ORDER BY id FOR UPDATE", [sorted(ids)])
-        rids = [r for (r,) in cur.fetchall()]
-        if rids:
-            cur.execute("DELETE FROM embeddings WHERE rid = ANY(%s::bigint[])", [rids])
-        cur.execute("DELETE FROM relationships WHERE source = ANY(%s::text[])", [ids])
-        cur.execute("DELETE FROM records WHERE id = ANY(%s::text[])", [sorted(ids)])
+        for tenant, ids in deleted.items():  # tenants in order, ids sorted: row locks in (tenant, id) order
+            cur.execute("SELECT rid FROM records WHERE tenant = %s AND id = ANY(%s::text[]) ORDER BY id FOR UPDATE",
+                        [tenant, ids])
+            rids = [r for (r,) in cur.fetchall()]
+            if rids:
+                cur.execute("DELETE FROM embeddings WHERE tenant = %s AND rid = ANY(%s::bigint[])", [tenant, rids])
+            cur.execute("DELETE FROM relationships WHERE tenant = %s AND source = ANY(%s::text[])", [tenant, ids])
+            cur.execute("DELETE FROM records WHERE tenant = %s AND id = ANY(%s::text[])", [tenant, ids])
 
     # -- reading --------------------------------------------------------------
     def fetch(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> list[MemIR]:
@@ -149,7 +164,7 @@ class PostgresStore(Store):
             return []
         p = _DIALECT.params()
         sql = (f"SELECT r.id, r.record::text FROM records r WHERE r.id = ANY({p(list(dict.fromkeys(ids)))}::text[])"
-               f"{owner_condition('r.user_id', user, p)}")
+               f"{_owner('r', user, p)}")
 
         def body(cur: Cursor) -> list[MemIR]:
             cur.execute(sql, p.values)
@@ -220,9 +235,11 @@ class PostgresStore(Store):
                 "both": f"(source = ANY({unique}::text[]) OR target = ANY({unique}::text[]))"}[direction]
         if relations is not None:
             ends += f" AND relation = ANY({p(relations)}::text[])"
-        if user is not ANY:  # an edge belongs to its source record
-            ends += (" AND EXISTS (SELECT 1 FROM records r WHERE r.id = relationships.source"
-                     f"{owner_condition('r.user_id', user, p)})")
+        if user is ANY:
+            ends += _owner("", user, p)
+        else:  # an edge belongs to its source record, in the same tenant
+            ends += (f" AND relationships.tenant = {p(_tenant(user))} AND EXISTS (SELECT 1 FROM records r WHERE "
+                     f"r.tenant = relationships.tenant AND r.id = relationships.source{_owner('r', user, p)})")
         sql = f'SELECT source, relation, target, properties::text FROM relationships WHERE {ends} ' \
               'ORDER BY source COLLATE "C", pos'
 
@@ -237,9 +254,9 @@ class PostgresStore(Store):
         if not ids:
             return {}
         p = _DIALECT.params()
-        held = "" if user is ANY else \
-            (" AND EXISTS (SELECT 1 FROM records r WHERE r.id = history.memory_id"
-             f"{owner_condition('r.user_id', user, p)})")
+        held = _owner("", user, p) if user is ANY else \
+            (f" AND history.tenant = {p(_tenant(user))} AND EXISTS (SELECT 1 FROM records r WHERE "
+             f"r.tenant = history.tenant AND r.id = history.memory_id{_owner('r', user, p)})")
         sql = (f"SELECT memory_id, entry::text FROM history WHERE memory_id = ANY({p(list(dict.fromkeys(ids)))}"
                f"::text[]){held} ORDER BY memory_id, at, seq")
 
@@ -257,8 +274,8 @@ class PostgresStore(Store):
         if not ids:
             return {}
         p = _DIALECT.params()
-        sql = (f"SELECT r.id, e.embedding::real[] FROM records r JOIN embeddings e ON e.rid = r.rid "
-               f"WHERE r.id = ANY({p(list(dict.fromkeys(ids)))}::text[]){owner_condition('r.user_id', user, p)}")
+        sql = (f"SELECT r.id, e.embedding::real[] FROM records r JOIN embeddings e ON e.tenant = r.tenant "
+               f"AND e.rid = r.rid WHERE r.id = ANY({p(list(dict.fromkeys(ids)))}::text[]){_owner('r', user, p)}")
 
         def body(cur: Cursor) -> dict[str, Vectors]:
             cur.execute(sql, p.values)
@@ -356,6 +373,8 @@ class _Prepared:
 
     index: int
     record_id: str
+    #: the tenant the record's rows are kept under (:func:`tenant_of` its user)
+    tenant: str
     #: None: only the history is written (the record is deleted in the same call)
     row: list[Any] | None
     edges: list[tuple[Any, ...]]
@@ -367,8 +386,9 @@ class _Prepared:
 def _prepare(write: Write, i: int, *, skip_record: bool) -> _Prepared:
     record = write.record
     history = [(h.id, h.memory_id, h.at, h.model_dump_json()) for h in write.history]
+    tenant = tenant_of(record.scope.user_id)
     if skip_record:
-        return _Prepared(i, record.id, None, [], history, None, None)
+        return _Prepared(i, record.id, tenant, None, [], history, None, None)
     vector, dim = None, None
     if write.vector is not None:
         blob, dim = records.vector_blob(write.vector, f"writes[{i}].vector")
@@ -377,14 +397,81 @@ def _prepare(write: Write, i: int, *, skip_record: bool) -> _Prepared:
     row = [record.id, record.type, str(record.status), scope.user_id, scope.agent_id, scope.session_id,
            meta.created_at, meta.updated_at, record.valid_from, record.valid_to, records.dumps(record.properties),
            record.to_json(), tsvector_literal(*records.fts_columns(record))]
-    return _Prepared(i, record.id, row, records.edge_rows(record), history, vector, dim)
+    return _Prepared(i, record.id, tenant, row, records.edge_rows(record), history, vector, dim)
+
+
+def tenant_of(user: str | None) -> str:
+    """The tenant (distribution column) of a user's rows: the user id, :data:`schema.NO_USER` for no user."""
+    return schema.NO_USER if user is None else user
+
+
+def _tenant(user: str | _Any | None) -> str:
+    """The tenant of a user scope given to a read (``user=``)."""
+    if user is not None and not isinstance(user, str):
+        raise ValidationError("user must be a string, None or ANY", field="user", value=user)
+    return tenant_of(user)
+
+
+def _owner(alias: str, user: str | _Any | None, p: Params) -> str:
+    """The condition (`` AND ...``) that keeps a statement to ``user``'s rows: the tenant, and for the tenant that
+    no-user records share with user "", the user itself. For :data:`ANY`, the all-tenants mark, no condition."""
+    if user is ANY:
+        return f" {ALL_TENANTS}"
+    tenant = _tenant(user)
+    condition = f" AND {alias}.tenant = {p(tenant)}"
+    if tenant == schema.NO_USER:
+        condition += f" AND {alias}.user_id IS NULL" if user is None else f" AND {alias}.user_id = {p(user)}"
+    return condition
 
 
 def _where(selection: Selection) -> tuple[str, Params]:
-    """The selection's condition and its parameters; callers add theirs to the same ``Params``."""
+    """The selection's condition and its parameters; callers add theirs to the same ``Params``. The user scope is
+    the tenant (the distribution column): a selection of one user is routed to one shard on a cluster."""
+    check_selection(selection)
     p = _DIALECT.params()
-    where = compile_selection(selection, _DIALECT, p)
-    return where or "TRUE", p
+    owner = _owner("r", selection.user_id, p)
+    rest = compile_selection(dataclasses.replace(selection, user_id=ANY), _DIALECT, p)
+    if selection.user_id is ANY:
+        return f"{rest or 'TRUE'} {ALL_TENANTS}", p
+    return " AND ".join(part for part in (owner[len(" AND "):], rest) if part), p
+
+
+def _by_tenant(keys: Iterable[tuple[str, Any]]) -> dict[str, list[Any]]:
+    """(tenant, key) pairs as {tenant: [keys, sorted]}, tenants in order."""
+    out: dict[str, list[Any]] = defaultdict(list)
+    for tenant, mid in sorted(set(keys)):
+        out[tenant].append(mid)
+    return dict(out)
+
+
+def _delete_tenants(cur: Cursor, ordered: list[_Prepared], delete_ids: list[str]) -> dict[str, list[str]]:
+    """{tenant: ids} of the records to delete. A delete comes with its record's write (``Memory``'s tombstone),
+    which names the tenant; only an id deleted bare is looked up in every tenant (an admin form)."""
+    wanted = set(delete_ids)
+    known = {(p.tenant, p.record_id) for p in ordered if p.record_id in wanted}
+    bare = sorted(wanted - {mid for _, mid in known})
+    if bare:
+        cur.execute("SELECT tenant, id FROM records WHERE id = ANY(%s::text[]) UNION SELECT tenant, memory_id FROM "
+                    f"history WHERE memory_id = ANY(%s::text[]) {ALL_TENANTS}", [bare, bare])
+        known.update((tenant, mid) for tenant, mid in cur.fetchall())
+    return _by_tenant(known)
+
+
+def _upsert_records(cur: Cursor, live: list[_Prepared]) -> None:
+    cur.executemany(
+        "INSERT INTO records (tenant, id, type, status, user_id, agent_id, session_id, created_at, updated_at, "
+        "valid_from, valid_to, props, record, tsv) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+        "%s::jsonb, %s::jsonb, %s::tsvector) ON CONFLICT (tenant, id) DO UPDATE SET type = excluded.type, "
+        "status = excluded.status, agent_id = excluded.agent_id, session_id = excluded.session_id, "
+        "created_at = excluded.created_at, updated_at = excluded.updated_at, valid_from = excluded.valid_from, "
+        "valid_to = excluded.valid_to, props = excluded.props, record = excluded.record, tsv = excluded.tsv "
+        "WHERE records.user_id IS NOT DISTINCT FROM excluded.user_id RETURNING rid",
+        [[p.tenant, *p.row] for p in live if p.row is not None], returning=True)
+
+
+def _moved(record_id: str) -> ConflictError:
+    return ConflictError(f"memory {record_id} belongs to another user; a memory keeps the user it was first written "
+                         "with", id=record_id, field="scope.user_id")
 
 
 def _check_vectors_exist(cur: Cursor, live: list[_Prepared], rids: list[int]) -> None:
@@ -392,8 +479,10 @@ def _check_vectors_exist(cur: Cursor, live: list[_Prepared], rids: list[int]) ->
     keep = {rid: p for p, rid in zip(live, rids, strict=True) if p.vector is None}
     if not keep:
         return
-    cur.execute("SELECT rid FROM embeddings WHERE rid = ANY(%s::bigint[])", [list(keep)])
-    have = {r for (r,) in cur.fetchall()}
+    have: set[int] = set()
+    for tenant, rids in _by_tenant([(p.tenant, rid) for rid, p in keep.items()]).items():
+        cur.execute("SELECT rid FROM embeddings WHERE tenant = %s AND rid = ANY(%s::bigint[])", [tenant, rids])
+        have.update(r for (r,) in cur.fetchall())
     missing = sorted((p.index, p.record_id) for rid, p in keep.items() if rid not in have)
     if missing:
         index, record_id = missing[0]

@@ -68,9 +68,10 @@ def nearest(cur: Cursor, where: str, p: Params, query: str, dim: int, k: int,
 
 def _exact(cur: Cursor, where: str, p: Params, query: str, model: str, k: int) -> list[tuple[str, float]]:
     # one distance per row (ORDER BY the output column, not the expression again)
+    # the join is on the tenant too: on a cluster both rows live on the tenant's shard
     cur.execute(f"SELECT r.id, (e.embedding <#> q.v) AS distance, r.rid FROM records r JOIN embeddings e "
-                f"ON e.rid = r.rid, (SELECT {p(query)}::vector AS v) q WHERE e.model_id = {p(model)} AND {where} "
-                f"ORDER BY distance, r.rid LIMIT {p(k)}", p.values)
+                f"ON e.tenant = r.tenant AND e.rid = r.rid, (SELECT {p(query)}::vector AS v) q "
+                f"WHERE e.model_id = {p(model)} AND {where} ORDER BY distance, r.rid LIMIT {p(k)}", p.values)
     return [(mid, -float(distance)) for mid, distance, _ in cur.fetchall()]
 
 
@@ -88,7 +89,7 @@ def _approximate(cur: Cursor, where: str, p: Params, query: str, model: str, k: 
                 [str(min(1000, max(EF_SEARCH_MIN, 4 * k))), str(budget)])
     v = p(query)
     cur.execute(f"SELECT r.id, 1 - (e.embedding <=> {v}::vector) AS score, r.rid FROM embeddings e "
-                f"JOIN records r ON r.rid = e.rid WHERE e.model_id = {p(model)} AND {where} "
+                f"JOIN records r ON r.tenant = e.tenant AND r.rid = e.rid WHERE e.model_id = {p(model)} AND {where} "
                 f"ORDER BY e.embedding <=> {v}::vector LIMIT {p(k)}", p.values)
     found = sorted(cur.fetchall(), key=lambda row: (-row[1], row[2]))
     return [(mid, float(score)) for mid, score, _ in found]
