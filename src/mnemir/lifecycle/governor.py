@@ -22,7 +22,7 @@ from mnemir.lifecycle.records import entry, is_live, short
 from mnemir.lifecycle.terms import variants
 from mnemir.ontology import Ontology
 from mnemir.store.base import LIVE_STATUSES, Selection, Store, Write
-from mnemir.store.filters import FilterNode, parse_filter
+from mnemir.store.filters import FilterNode, matches, parse_filter
 
 #: how many near neighbours (same type and scope) are checked for a duplicate
 NEIGHBOURS = 5
@@ -86,17 +86,25 @@ class Governor:
         scope = self._scope(record, (record.type,))
         for mid, sim in self.store.vector_search(scope, vector, NEIGHBOURS):
             sims[mid] = float(sim)
-        keyed = self._select(scope, {k: record.properties.get(k) for k in policy.merge_keys}) \
-            if policy.merge_keys else []
+        keyed_scope = self._keyed(scope, {k: record.properties.get(k) for k in policy.merge_keys}) \
+            if policy.merge_keys else None
+        keyed = self.store.select(keyed_scope, limit=KEY_LIMIT) if keyed_scope is not None else []
         for rec in [*self.store.fetch(list(sims), user=scope.user_id), *keyed]:
             candidates[rec.id] = rec
         missing = [mid for mid in candidates if mid not in sims]
         for mid, vec in self.store.vectors(missing, user=scope.user_id).items():
             sims[mid] = float(np.dot(vec, vector))
-        for rec, vec in batch:
-            if rec.type == record.type:
-                candidates[rec.id] = rec
-                sims[rec.id] = float(np.dot(vec, vector))
+        # the records of this batch that the same look-ups would find had they been stored one by one: the
+        # NEIGHBOURS most similar and the key-matched (comparing with every earlier item made a large batch
+        # quadratic)
+        for rec, sim in self._batch_neighbours(scope, vector, batch):
+            candidates[rec.id] = rec
+            sims[rec.id] = sim
+        if keyed_scope is not None:
+            for rec, vec in batch:
+                if rec.id not in candidates and _found_by(keyed_scope, rec):
+                    candidates[rec.id] = rec
+                    sims[rec.id] = float(np.dot(vec, vector))
         for mid, write in pending.items():
             if mid in candidates:
                 candidates[mid] = write.record
@@ -115,40 +123,55 @@ class Governor:
     def _conflicts(self, record: MemIR, batch: list[tuple[MemIR, Vectors]], pending: dict[str, Write],
                    skip: Collection[str]) -> list[Conflict]:
         candidates: dict[str, MemIR] = {}
-        for rec in self._rule_candidates(record):
-            candidates[rec.id] = rec
-        for rec, _ in batch:
-            candidates[rec.id] = rec
+        queries = self._rule_queries(record)
+        for query in queries:
+            for rec in self.store.select(query, limit=KEY_LIMIT):
+                candidates[rec.id] = rec
+        for rec, _ in batch:  # the batch's records that these look-ups would find had they been stored
+            if any(_found_by(query, rec) for query in queries):
+                candidates[rec.id] = rec
         for mid, write in pending.items():
             if mid in candidates:
                 candidates[mid] = write.record
         pool = [c for c in candidates.values() if c.id not in skip]
         return find_conflicts(record, pool, self.config)
 
-    def _rule_candidates(self, record: MemIR) -> list[MemIR]:
+    def _rule_queries(self, record: MemIR) -> list[Selection]:
+        """The selections whose live records the contradiction rules compare ``record`` with."""
         props = record.properties
-        found: list[MemIR] = []
+        found: list[Selection | None] = []
         if record.type in ("Fact", "Hypothesis") and props.get("entity") and props.get("attribute"):
-            found += self._select(self._scope(record, ("Fact", "Hypothesis")),
-                                  {"entity": props["entity"], "attribute": props["attribute"]})
+            found.append(self._keyed(self._scope(record, ("Fact", "Hypothesis")),
+                                     {"entity": props["entity"], "attribute": props["attribute"]}))
         if record.type == "Preference" and props.get("subject"):
-            found += self._select(self._scope(record, ("Preference",)), {"subject": props["subject"]})
+            found.append(self._keyed(self._scope(record, ("Preference",)), {"subject": props["subject"]}))
         for pair in self.config.conflict_pairs:
             for mine, other_type, other_where in ((pair.a_type, pair.b_type, pair.b_where),
                                                   (pair.b_type, pair.a_type, pair.a_where)):
                 if record.type == mine and other_type in self.ontology:
-                    found += self._select(self._scope(record, (other_type,)), dict(other_where), exact=True)
-        return found
+                    found.append(self._keyed(self._scope(record, (other_type,)), dict(other_where), exact=True))
+        return [q for q in found if q is not None]
+
+    @staticmethod
+    def _batch_neighbours(scope: Selection, vector: Vectors,
+                          batch: list[tuple[MemIR, Vectors]]) -> list[tuple[MemIR, float]]:
+        """The NEIGHBOURS records of the batch inside ``scope`` most similar to ``vector``, with their similarity."""
+        inside = [(rec, vec) for rec, vec in batch if scope.admits(rec)]
+        if not inside:
+            return []
+        sims = np.vstack([vec for _, vec in inside]) @ np.asarray(vector, dtype=np.float32)
+        best = np.argsort(-sims, kind="stable")[:NEIGHBOURS]
+        return [(inside[i][0], float(sims[i])) for i in best]
 
     # -- store access ------------------------------------------------------------------------
     def _scope(self, record: MemIR, types: tuple[str, ...]) -> Selection:
         known = tuple(t for t in types if t in self.ontology)
         return Selection(user_id=record.scope.user_id, types=known or types, statuses=LIVE_STATUSES)
 
-    def _select(self, scope: Selection, keys: dict[str, Any], *, exact: bool = False) -> list[MemIR]:
-        """Live records in scope whose ``keys`` match (any common spelling unless ``exact``)."""
+    def _keyed(self, scope: Selection, keys: dict[str, Any], *, exact: bool = False) -> Selection | None:
+        """The live records in scope whose ``keys`` match (any common spelling unless ``exact``); None: none can."""
         if any(v is None or v == "" for v in keys.values()):
-            return []
+            return None
         where: dict[str, Any] = {}
         for name, value in keys.items():
             options = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
@@ -156,8 +179,8 @@ class Governor:
             where[name] = {"$in": spelled}
         node = self._filter(where, scope.types)
         if node is None:
-            return []
-        return self.store.select(scope.with_(where=node), limit=KEY_LIMIT)
+            return None
+        return scope.with_(where=node)
 
     def _filter(self, where: dict[str, Any], types: tuple[str, ...] | None) -> FilterNode | None:
         try:
@@ -186,3 +209,8 @@ class Governor:
             write.history.extend(history)
         else:
             pending[record.id] = Write(record, None, list(history))
+
+
+def _found_by(selection: Selection, record: MemIR) -> bool:
+    """Whether a store look-up of ``selection`` would find ``record`` (scope, types, statuses, where)."""
+    return selection.admits(record) and matches(selection.where, record)

@@ -182,7 +182,6 @@ class VectorCache:
         if not len(new_rids):
             return
         start = self.size
-        self._lookup = None
         self._resize(start + len(new_rids), rows.shape[1])
         self.rids[start : self.size] = new_rids
         self.matrix[start : self.size] = new_rows
@@ -190,28 +189,40 @@ class VectorCache:
             self.signs[:, start : self.size] = signs.encode(new_rows, self.sign_mean)
         self.live[start : self.size] = False  # until its scope is loaded
         if start and new_rids[0] < self.rids[start - 1]:  # defensive (rids only grow): keep the order by rid
+            self._lookup = None
             order = np.argsort(self.rids[: self.size], kind="stable")
             self.rids, self.matrix, self.live = self.rids[order], self.matrix[order], self.live[order]
             self.codes = {c: codes[order] for c, codes in self.codes.items()}
             if self.signs is not None:
                 self.signs = np.ascontiguousarray(self.signs[:, order])
+        elif self._lookup is not None:  # appended rows: extend the rid -> position table instead of rebuilding it
+            top = int(new_rids[-1]) + 1
+            if top > len(self._lookup):
+                grown = np.full(room_for(top, len(self._lookup)), -1, dtype=np.intp)
+                grown[: len(self._lookup)] = self._lookup
+                self._lookup = grown
+            self._lookup[new_rids] = np.arange(start, self.size, dtype=np.intp)
 
     def _resize(self, size: int, dim: int) -> None:
-        """Make room for ``size`` rows, growing geometrically so that appends stay cheap."""
+        """Make room for ``size`` rows, growing geometrically so that appends stay cheap, with room to spare
+        (:func:`room_for`): a store loaded whole must not copy its matrix at the first write after."""
         if size > self.capacity:
-            capacity = max(size, int(self.capacity * 1.5) + 16)
-            self.rids = _grown(self.rids[: self.size], capacity)
-            self.live = _grown(self.live[: self.size], capacity)
-            self.codes = {c: _grown(codes[: self.size], capacity) for c, codes in self.codes.items()}
-            matrix = np.zeros((capacity, dim), dtype=np.float32)
-            if self.size:
-                matrix[: self.size] = self.matrix[: self.size]
-            self.matrix = matrix
-            if self.signs is not None:
-                grown = np.zeros((self.signs.shape[0], capacity), dtype=np.uint64)
-                grown[:, : self.size] = self.signs[:, : self.size]
-                self.signs = grown
+            self.reserve(room_for(size, self.capacity), dim)
         self.size = size
+
+    def reserve(self, capacity: int, dim: int) -> None:
+        """Make the arrays hold ``capacity`` rows (the rows beyond :attr:`size` are never read)."""
+        self.rids = _grown(self.rids[: self.size], capacity)
+        self.live = _grown(self.live[: self.size], capacity)
+        self.codes = {c: _grown(codes[: self.size], capacity) for c, codes in self.codes.items()}
+        matrix = np.empty((capacity, dim), dtype=np.float32)  # not zeroed: only the first size rows are read
+        if self.size:
+            matrix[: self.size] = self.matrix[: self.size]
+        self.matrix = matrix
+        if self.signs is not None:
+            grown = np.zeros((self.signs.shape[0], capacity), dtype=np.uint64)
+            grown[:, : self.size] = self.signs[:, : self.size]
+            self.signs = grown
 
     # -- searching -----------------------------------------------------------------------
     def positions(self, rids: npt.NDArray[np.int64]) -> tuple[Positions, npt.NDArray[np.bool_]]:
@@ -315,6 +326,12 @@ class VectorCache:
 
 
 G = TypeVar("G", bound=np.generic)
+
+
+def room_for(size: int, capacity: int) -> int:
+    """The capacity to grow to for ``size`` rows: half as much again as now, and a sixteenth more than asked
+    (plus 1024), so that the first appends after a whole load find room."""
+    return max(size + size // 16 + 1024, int(capacity * 1.5) + 16)
 
 
 def _grown(values: npt.NDArray[G], capacity: int) -> npt.NDArray[G]:
