@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,9 @@ from mnemir.store.base import ANY, Selection
 from mnemir.store.sqlite import signs
 from mnemir.store.sqlite.prop_filters import PropertyColumns
 from mnemir.store.sqlite.signs import SignPlan
+
+if TYPE_CHECKING:
+    from mnemir.store.sqlite.cache_file import CacheFile
 
 #: above this share of the cache, scoring every row and picking the candidates beats gathering them first
 #: (gathering copies rows and is memory-bound: measured on 2 cores, the two cross at about 15 %)
@@ -65,9 +68,13 @@ class CodeBook:
 
 
 class VectorCache:
-    """Every vector of the store's embedding model, as one float32 matrix ordered by ``rid``, and each row's scope."""
+    """Every vector of the store's embedding model, as one float32 matrix ordered by ``rid``, and each row's scope.
 
-    def __init__(self) -> None:
+    ``file``: the cache file beside the store (:mod:`mnemir.store.sqlite.cache_file`), read instead of SQLite at
+    the first sync when it is sound."""
+
+    def __init__(self, file: CacheFile | None = None) -> None:
+        self.file = file
         self._reset(None)
 
     def _reset(self, model: str | None) -> None:
@@ -111,12 +118,16 @@ class VectorCache:
         if seq == self.seq or model is None:
             return
         self._memo.clear()
+        if self.seq < 0 and self.file is not None:
+            self.file.load(conn, self, model, seq)  # on success the cache is the file's (its seq), caught up below
+        first = self.seq < 0
         self._load_vectors(conn, model)
-        self._load_scopes(conn)
+        written = self._load_scopes(conn)
         self.props.load(conn, self, self.seq)
-        if self.seq >= 0:  # a first load never sees deleted rows
-            self._drop_deleted(conn)
+        deleted = 0 if first else self._drop_deleted(conn)  # a first load never sees deleted rows
         self.seq = seq
+        if self.file is not None and not first:
+            self.file.note_sync(written, deleted)
 
     def _load_vectors(self, conn: sqlite3.Connection, model: str) -> None:
         if self.seq < 0:  # everything: one pass over the table in rid order
@@ -136,13 +147,14 @@ class VectorCache:
                 rids, matrix = rids[order], matrix[order]
             self._merge(rids, matrix.astype(np.float32, copy=False))
 
-    def _load_scopes(self, conn: sqlite3.Connection) -> None:
+    def _load_scopes(self, conn: sqlite3.Connection) -> int:
+        """Read the scope of the records written since the last sync; how many."""
         columns = ", ".join(SCOPE_COLUMNS)
         # a first load reads the table in rid order; later ones only the rows written since (records_seq index)
         since = "" if self.seq < 0 else f"WHERE seq > {int(self.seq)}"
         found = conn.execute(f"SELECT rid, {columns} FROM records {since}").fetchall()
         if not found:
-            return
+            return 0
         rids = np.fromiter((row[0] for row in found), dtype=np.int64, count=len(found))
         pos, known = self.positions(rids)
         pos = pos[known]
@@ -150,17 +162,21 @@ class VectorCache:
             values = [row[i] for row in found]
             self.codes[column][pos] = self.books[column].encode(values)[known]
         self.live[pos] = True
+        return len(found)
 
-    def _drop_deleted(self, conn: sqlite3.Connection) -> None:
+    def _drop_deleted(self, conn: sqlite3.Connection) -> int:
+        """Mask out the rows deleted since the last sync; how many of the cache's rows that were."""
         found = conn.execute("SELECT rid FROM deleted WHERE seq > ?", (self.seq,)).fetchall()
         if not found:
-            return
+            return 0
         pos, known = self.positions(np.array([r for (r,) in found], dtype=np.int64))
         pos = pos[known]
-        self.dead += int(np.count_nonzero(self.live[pos]))
+        dropped = int(np.count_nonzero(self.live[pos]))
+        self.dead += dropped
         self.live[pos] = False
         if self.dead > COMPACT_SHARE * self.size:
             self._compact()
+        return dropped
 
     def _compact(self) -> None:
         """Keep only the rows of records that exist (a copy of the matrix: hence only now and then)."""
