@@ -20,8 +20,9 @@ N = 300
 K = 10
 ALICE = Selection(user_id="alice")
 ENTITY = Selection(user_id="alice", where=parse_filter({"entity": "e1"}, ONTOLOGY))
-CONFIDENT = Selection(user_id="alice", types=("Fact",), where=parse_filter({"entity": {"$in": ["e0", "e2"]}},
-                                                                              ONTOLOGY))
+TWO = Selection(user_id="alice", types=("Fact",), where=parse_filter({"entity": {"$in": ["e0", "e2"]}}, ONTOLOGY))
+#: a JSON-only property: indexed in the cache at its first filter (and kept in the file)
+CONFIDENT = Selection(user_id="alice", where=parse_filter({"confidence": {"$gte": 0.5}}, ONTOLOGY))
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +32,8 @@ def small_stores_too(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def fill(path: Path, n: int = N, seed: int = 5, prefix: str = "f") -> None:
     store = SQLiteStore(path, ontology=ONTOLOGY, cache_file=False)
-    records = [record(f"fact {i}", "Fact", {"entity": f"e{i % 4}"}, user="alice" if i % 5 else "bob",
+    records = [record(f"fact {i}", "Fact", {"entity": f"e{i % 4}", "confidence": (i % 10) / 10},
+                      user="alice" if i % 5 else "bob",
                       session=f"s{i % 3}", id=f"{prefix}{i:04d}") for i in range(n)]
     store.write([Write(r, v) for r, v in zip(records, unit(np.random.default_rng(seed), n), strict=True)],
                 model_id=MODEL)
@@ -43,7 +45,7 @@ def kept(path: Path) -> SQLiteStore:
 
 
 def answers(store: SQLiteStore, qs: np.ndarray) -> list[list[tuple[str, float]]]:
-    selections = (ALICE, ENTITY, CONFIDENT, Selection(user_id="alice", session_id="s1"))
+    selections = (ALICE, ENTITY, TWO, CONFIDENT, Selection(user_id="alice", session_id="s1"))
     return [store.vector_search(s, q, K) for q in qs for s in selections]
 
 
@@ -75,7 +77,7 @@ def test_survives_restart(tmp_path: Path) -> None:
     again = kept(path)
     assert answers(again, qs) == truth(path, qs)
     assert again.cache_file is not None and again.cache_file.last_load == "file" and again.cache_file.saves == 0
-    assert again._cache.size == N
+    assert again._cache.size == N and "confidence" in again._cache.props.adopted  # read from the file
     again.close()
     assert SQLiteStore(path, ontology=ONTOLOGY).cache_file is None  # not kept unless asked (or with ann)
     with pytest.raises(ValidationError) as info:
@@ -162,7 +164,9 @@ def test_a_corrupt_file_is_not_used_and_written_again(tmp_path: Path, damage: st
     first.close()
     data = bytearray(vec_file(path).read_bytes())
     if damage == "flip":
-        for at in range(len(data) // 3, len(data) // 3 + 16):  # in the middle of the matrix
+        header, start = cache_file.CacheFile(vec_file(path))._header()
+        matrix = start + next(s["offset"] for s in header["sections"] if s["name"] == "matrix")
+        for at in range(matrix + 1000, matrix + 1016):  # inside the matrix
             data[at] ^= 0x55
     elif damage == "truncate":
         data = data[: len(data) // 2]

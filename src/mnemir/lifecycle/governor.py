@@ -22,7 +22,7 @@ from mnemir.lifecycle.records import entry, is_live, short
 from mnemir.lifecycle.terms import variants
 from mnemir.ontology import Ontology
 from mnemir.store.base import LIVE_STATUSES, Selection, Store, Write
-from mnemir.store.filters import FilterNode, matches, parse_filter
+from mnemir.store.filters import And, Cmp, FilterNode, matches, parse_filter
 
 #: how many near neighbours (same type and scope) are checked for a duplicate
 NEIGHBOURS = 5
@@ -44,7 +44,7 @@ class Governor:
         """``vectors``: record id -> a vector of its text already made with this embedder (not embedded again)."""
         report = WriteReport()
         pending: dict[str, Write] = {}
-        batch: list[tuple[MemIR, Vectors]] = []
+        batch = _Batch()
         known = dict(vectors or {})
         missing = [r for r in records if r.id not in known]
         if missing:
@@ -72,11 +72,11 @@ class Governor:
                 report.events.append(GovernanceEvent("created", record.id, f"stored {record.type} {record.id}: "
                                                      f"\"{short(record.text)}\"."))
             pending[record.id] = Write(current, vector, history)
-            batch.append((current, vector))
+            batch.append(current, vector)
         return list(pending.values()), report
 
     # -- merge -----------------------------------------------------------------------------
-    def _merge(self, record: MemIR, vector: Vectors, batch: list[tuple[MemIR, Vectors]], pending: dict[str, Write],
+    def _merge(self, record: MemIR, vector: Vectors, batch: _Batch, pending: dict[str, Write],
                report: WriteReport, *, now: Any, actor: str, skip: Collection[str]) -> bool:
         policy = self.config.policy(record.type)
         if policy.merge_keys is None:
@@ -101,8 +101,8 @@ class Governor:
             candidates[rec.id] = rec
             sims[rec.id] = sim
         if keyed_scope is not None:
-            for rec, vec in batch:
-                if rec.id not in candidates and _found_by(keyed_scope, rec):
+            for rec, vec in batch.found_by(keyed_scope):
+                if rec.id not in candidates:
                     candidates[rec.id] = rec
                     sims[rec.id] = float(np.dot(vec, vector))
         for mid, write in pending.items():
@@ -120,15 +120,15 @@ class Governor:
         return True
 
     # -- contradictions ----------------------------------------------------------------------
-    def _conflicts(self, record: MemIR, batch: list[tuple[MemIR, Vectors]], pending: dict[str, Write],
+    def _conflicts(self, record: MemIR, batch: _Batch, pending: dict[str, Write],
                    skip: Collection[str]) -> list[Conflict]:
         candidates: dict[str, MemIR] = {}
         queries = self._rule_queries(record)
         for query in queries:
             for rec in self.store.select(query, limit=KEY_LIMIT):
                 candidates[rec.id] = rec
-        for rec, _ in batch:  # the batch's records that these look-ups would find had they been stored
-            if any(_found_by(query, rec) for query in queries):
+        for query in queries:  # the batch's records that these look-ups would find had they been stored
+            for rec, _ in batch.found_by(query):
                 candidates[rec.id] = rec
         for mid, write in pending.items():
             if mid in candidates:
@@ -153,10 +153,9 @@ class Governor:
         return [q for q in found if q is not None]
 
     @staticmethod
-    def _batch_neighbours(scope: Selection, vector: Vectors,
-                          batch: list[tuple[MemIR, Vectors]]) -> list[tuple[MemIR, float]]:
+    def _batch_neighbours(scope: Selection, vector: Vectors, batch: _Batch) -> list[tuple[MemIR, float]]:
         """The NEIGHBOURS records of the batch inside ``scope`` most similar to ``vector``, with their similarity."""
-        inside = [(rec, vec) for rec, vec in batch if scope.admits(rec)]
+        inside = [(rec, vec) for rec, vec in batch.items if scope.admits(rec)]
         if not inside:
             return []
         sims = np.vstack([vec for _, vec in inside]) @ np.asarray(vector, dtype=np.float32)
@@ -209,6 +208,43 @@ class Governor:
             write.history.extend(history)
         else:
             pending[record.id] = Write(record, None, list(history))
+
+
+class _Batch:
+    """The records governed so far in one call, with their vectors; found as a store look-up would find them, through
+    an index of their property values (a large batch is not scanned once per item)."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[MemIR, Vectors]] = []
+        self._by_value: dict[tuple[str, Any], list[int]] = {}
+
+    def append(self, record: MemIR, vector: Vectors) -> None:
+        at = len(self.items)
+        self.items.append((record, vector))
+        for name, value in record.properties.items():
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str | int | float | bool):
+                    self._by_value.setdefault((name, item), []).append(at)
+
+    def found_by(self, selection: Selection) -> list[tuple[MemIR, Vectors]]:
+        """The batch's records inside ``selection`` (scope, types, statuses, where), in batch order."""
+        first = _equality(selection.where)
+        if first is None:
+            at: Any = range(len(self.items))
+        else:
+            name, values = first
+            at = sorted({i for v in values if isinstance(v, str | int | float | bool)
+                         for i in self._by_value.get((name, v), ())})
+        return [self.items[i] for i in at if _found_by(selection, self.items[i][0])]
+
+
+def _equality(node: FilterNode | None) -> tuple[str, list[Any]] | None:
+    """(property, values) of an equality the filter requires (itself or an item of its top-level AND), if any:
+    only records holding one of the values can match."""
+    for item in node.items if isinstance(node, And) else [node]:
+        if isinstance(item, Cmp) and not item.is_record_field and item.op in ("$eq", "$in"):
+            return item.field, list(item.value) if item.op == "$in" else [item.value]
+    return None
 
 
 def _found_by(selection: Selection, record: MemIR) -> bool:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 import uuid
 import zlib
 from collections.abc import Iterator
@@ -70,10 +71,14 @@ class CacheFile:
         #: what the last load did: "file", "sqlite: <why the file was not used>"
         self.last_load = ""
         self.saves = 0
+        #: seconds the last save and the last load from the file took
+        self.save_seconds = 0.0
+        self.load_seconds = 0.0
 
     # -- loading -----------------------------------------------------------------------------
     def load(self, conn: sqlite3.Connection, cache: VectorCache, model: str, store_seq: int) -> bool:
         """Fill an empty ``cache`` from the file (its ``seq`` becomes the file's); False: load from SQLite."""
+        began = time.perf_counter()
         try:
             header, offset = self._header()
             if header["format"] != FORMAT:
@@ -95,6 +100,7 @@ class CacheFile:
             self.due = True
             return False
         self.seq, self.rows, self.changed, self.last_load = int(header["seq"]), int(header["rows"]), 0, "file"
+        self.load_seconds = time.perf_counter() - began
         return True
 
     def _header(self) -> tuple[dict[str, Any], int]:
@@ -163,7 +169,8 @@ class CacheFile:
         cache.codes = codes
         props = cache.props
         props.indexed_key = meta["props"]["indexed_key"]
-        props.keys = frozenset(json.loads(props.indexed_key)) if props.indexed_key is not None else frozenset()
+        props.indexed = frozenset(json.loads(props.indexed_key)) if props.indexed_key is not None else frozenset()
+        props.adopted = set(meta["props"]["adopted"])
         props.multi = set(meta["props"]["multi"])
         for kind, target in (("text", props.text), ("numbers", props.numbers)):
             for key, held in meta["props"][kind].items():
@@ -197,11 +204,13 @@ class CacheFile:
         uid = store_uid(conn)
         if not uid or cache.model is None:
             return False
+        began = time.perf_counter()
         keep = np.flatnonzero(cache.live[: cache.size])
         meta = {
             "columns": sorted(cache.codes),
             "books": {c: list(book._codes) for c, book in cache.books.items()},
-            "props": {"indexed_key": cache.props.indexed_key, "multi": sorted(cache.props.multi),
+            "props": {"indexed_key": cache.props.indexed_key, "adopted": sorted(cache.props.adopted),
+                      "multi": sorted(cache.props.multi),
                       "text": {k: _values_json(v) for k, v in cache.props.text.items()},
                       "numbers": {k: _values_json(v) for k, v in cache.props.numbers.items()}},
             "sign_plan": cache.sign_plan.describe() if cache.sign_plan is not None and cache.signs is not None
@@ -250,6 +259,7 @@ class CacheFile:
             return False
         self.seq, self.rows, self.changed, self.due, self.stale = cache.seq, rows, 0, False, False
         self.saves += 1
+        self.save_seconds = time.perf_counter() - began
         return True
 
     def remove(self) -> None:

@@ -291,7 +291,7 @@ class SQLiteStore(Store):
             if self.scope_fast_path and self._cache.answers(selection):
                 pos = self._cache.scope_positions(selection)  # numpy masks over the cached scope codes
             elif self.scope_fast_path:
-                pos = self._cache.filtered_positions(selection)  # + masks over cached indexed properties
+                pos = self._cache.filtered_positions(selection, conn)  # + masks over cached property columns
             if pos is None:
                 pos = self._cache.rid_positions(self._candidates(conn, selection))
             best = None
@@ -357,7 +357,7 @@ class SQLiteStore(Store):
         if cache.answers(selection):
             pos = cache.scope_positions(selection)
         else:
-            found = cache.filtered_positions(selection)
+            found = cache.filtered_positions(selection, conn)
             if found is None:
                 return None
             pos = found

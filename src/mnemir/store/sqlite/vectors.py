@@ -280,14 +280,20 @@ class VectorCache:
         self._memo[key] = pos
         return pos
 
-    def filtered_positions(self, selection: Selection) -> Positions | None:
+    def filtered_positions(self, selection: Selection, conn: sqlite3.Connection | None = None) -> Positions | None:
         """Positions of the live rows of a selection whose ``where`` names indexed properties only (scope, types
-        and statuses as :meth:`scope_positions`); None when the filter needs SQL."""
+        and statuses as :meth:`scope_positions`); None when the filter needs SQL. With ``conn``, JSON properties
+        the filter names are indexed in the cache first (:meth:`PropertyColumns.adopt`)."""
         if selection.where is None or selection.ids is not None or selection.valid_at is not None:
             return None
         key, known = self._remembered("filtered", selection)
         if known is not None:
             return known
+        if conn is not None:
+            adopted = len(self.props.adopted)
+            self.props.adopt(conn, self, selection.where)
+            if self.file is not None and len(self.props.adopted) > adopted:
+                self.file.stale = True  # worth keeping: written at close
         mask = self.props.mask(selection.where, self)
         if mask is None:
             return None
