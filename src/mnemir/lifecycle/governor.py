@@ -229,12 +229,11 @@ class _Batch:
     def found_by(self, selection: Selection) -> list[tuple[MemIR, Vectors]]:
         """The batch's records inside ``selection`` (scope, types, statuses, where), in batch order."""
         first = _equality(selection.where)
-        if first is None:
-            at: Any = range(len(self.items))
+        if first is None or not all(isinstance(v, str | int | float | bool) for v in first[1]):
+            at: Any = range(len(self.items))  # no equality to look up: every record is checked
         else:
             name, values = first
-            at = sorted({i for v in values if isinstance(v, str | int | float | bool)
-                         for i in self._by_value.get((name, v), ())})
+            at = sorted({i for v in values for i in self._by_value.get((name, v), ())})
         return [self.items[i] for i in at if _found_by(selection, self.items[i][0])]
 
 
