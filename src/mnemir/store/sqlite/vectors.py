@@ -97,6 +97,9 @@ class VectorCache:
         self.signs: npt.NDArray[np.uint64] | None = None
         #: positions of recent selections (repr -> positions), valid until the next sync that loads anything
         self._memo: dict[str, Positions] = {}
+        self._memo_selections: dict[str, Selection] = {}
+        #: rows were reordered or dropped during the current sync (remembered positions cannot be extended)
+        self._moved = False
         self.sign_mean: Vectors | None = None
         self.sign_plan: SignPlan | None = None
 
@@ -117,17 +120,33 @@ class VectorCache:
             self._reset(model)
         if seq == self.seq or model is None:
             return
+        scopes = {key: self._memo[key] for key in self._memo if key.startswith("scope:")}
         self._memo.clear()
         if self.seq < 0 and self.file is not None:
             self.file.load(conn, self, model, seq)  # on success the cache is the file's (its seq), caught up below
         first = self.seq < 0
+        before, self._moved = self.size, False
         self._load_vectors(conn, model)
         written = self._load_scopes(conn)
         self.props.load(conn, self, self.seq)
         deleted = 0 if first else self._drop_deleted(conn)  # a first load never sees deleted rows
         self.seq = seq
+        if not (first or self._moved or deleted or (len(written) and written.min() < before)):
+            self._extend_scopes(scopes, before)
+        self._memo_selections = {k: v for k, v in self._memo_selections.items() if k in self._memo}
         if self.file is not None and not first:
-            self.file.note_sync(written, deleted)
+            self.file.note_sync(len(written), deleted)
+
+    def _extend_scopes(self, scopes: dict[str, Positions], before: int) -> None:
+        """Keep the remembered scope selections across a sync that only appended rows (a write of new records):
+        their positions plus the new rows inside them, instead of masks over every row again."""
+        for key, pos in scopes.items():
+            selection = self._memo_selections.get(key)
+            if selection is None:
+                continue
+            mask = self._scope_mask(selection, before, self.size)
+            added = before + np.flatnonzero(mask) if mask is not None else np.zeros(0, dtype=np.intp)
+            self._remember(key, np.concatenate([pos, added]).astype(np.intp, copy=False), selection)
 
     def _load_vectors(self, conn: sqlite3.Connection, model: str) -> None:
         if self.seq < 0:  # everything: one pass over the table in rid order
@@ -147,14 +166,14 @@ class VectorCache:
                 rids, matrix = rids[order], matrix[order]
             self._merge(rids, matrix.astype(np.float32, copy=False))
 
-    def _load_scopes(self, conn: sqlite3.Connection) -> int:
-        """Read the scope of the records written since the last sync; how many."""
+    def _load_scopes(self, conn: sqlite3.Connection) -> Positions:
+        """Read the scope of the records written since the last sync; their positions."""
         columns = ", ".join(SCOPE_COLUMNS)
         # a first load reads the table in rid order; later ones only the rows written since (records_seq index)
         since = "" if self.seq < 0 else f"WHERE seq > {int(self.seq)}"
         found = conn.execute(f"SELECT rid, {columns} FROM records {since}").fetchall()
         if not found:
-            return 0
+            return np.zeros(0, dtype=np.intp)
         rids = np.fromiter((row[0] for row in found), dtype=np.int64, count=len(found))
         pos, known = self.positions(rids)
         pos = pos[known]
@@ -162,7 +181,7 @@ class VectorCache:
             values = [row[i] for row in found]
             self.codes[column][pos] = self.books[column].encode(values)[known]
         self.live[pos] = True
-        return len(found)
+        return pos
 
     def _drop_deleted(self, conn: sqlite3.Connection) -> int:
         """Mask out the rows deleted since the last sync; how many of the cache's rows that were."""
@@ -181,7 +200,7 @@ class VectorCache:
     def _compact(self) -> None:
         """Keep only the rows of records that exist (a copy of the matrix: hence only now and then)."""
         keep = np.flatnonzero(self.live[: self.size])
-        self._lookup = None
+        self._lookup, self._moved = None, True
         self.rids, self.matrix, self.live = self.rids[keep], self.matrix[keep], self.live[keep]
         self.codes = {c: codes[keep] for c, codes in self.codes.items()}
         if self.signs is not None:
@@ -205,7 +224,7 @@ class VectorCache:
             self.signs[:, start : self.size] = signs.encode(new_rows, self.sign_mean)
         self.live[start : self.size] = False  # until its scope is loaded
         if start and new_rids[0] < self.rids[start - 1]:  # defensive (rids only grow): keep the order by rid
-            self._lookup = None
+            self._lookup, self._moved = None, True
             order = np.argsort(self.rids[: self.size], kind="stable")
             self.rids, self.matrix, self.live = self.rids[order], self.matrix[order], self.live[order]
             self.codes = {c: codes[order] for c, codes in self.codes.items()}
@@ -271,13 +290,18 @@ class VectorCache:
         key = f"{kind}:{selection!r}"
         return key, self._memo.get(key)
 
-    def _remember(self, key: str, pos: Positions) -> Positions:
+    def _remember(self, key: str, pos: Positions, selection: Selection | None = None) -> Positions:
         """Keep ``pos`` for the same selection until the cache changes (a recall asks for one scope several
-        times); the last MEMO selections only. Callers never modify positions."""
+        times; scope selections are carried over a sync that only appends rows); the last MEMO selections only.
+        Callers never modify positions."""
         if len(self._memo) >= MEMO:
-            self._memo.pop(next(iter(self._memo)))
+            oldest = next(iter(self._memo))
+            self._memo.pop(oldest)
+            self._memo_selections.pop(oldest, None)
         pos.flags.writeable = False
         self._memo[key] = pos
+        if selection is not None:
+            self._memo_selections[key] = selection
         return pos
 
     def filtered_positions(self, selection: Selection, conn: sqlite3.Connection | None = None) -> Positions | None:
@@ -306,7 +330,15 @@ class VectorCache:
         key, known = self._remembered("scope", selection)
         if known is not None:
             return known
-        mask = self.live[: self.size].copy()
+        mask = self._scope_mask(selection, 0, self.size)
+        if mask is None:
+            return np.zeros(0, dtype=np.intp)
+        return self._remember(key, np.flatnonzero(mask), selection)
+
+    def _scope_mask(self, selection: Selection, lo: int, hi: int) -> npt.NDArray[np.bool_] | None:
+        """Which of the rows ``lo:hi`` are live and inside the selection (None: none can be, a value never
+        stored)."""
+        mask = self.live[lo:hi].copy()
         wanted: list[tuple[str, list[str | None]]] = []
         if selection.user_id is not ANY:
             wanted.append(("user_id", [selection.user_id]))  # type: ignore[list-item]
@@ -320,13 +352,13 @@ class VectorCache:
         for column, values in wanted:
             codes = self.books[column].find(values)
             if not codes:
-                return np.zeros(0, dtype=np.intp)
-            column_codes = self.codes[column][: self.size]
+                return None
+            column_codes = self.codes[column][lo:hi]
             match = column_codes == codes[0]
             for code in codes[1:]:
                 match |= column_codes == code
             mask &= match
-        return self._remember(key, np.flatnonzero(mask))
+        return mask
 
     def top_k(self, pos: Positions, query: Vectors, k: int) -> list[tuple[int, float]]:
         """(rid, cosine) of the ``k`` best rows at positions ``pos``, best first; ties broken by rid. Exact."""
