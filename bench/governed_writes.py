@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     from mnemir.store.sqlite import SQLiteStore
 
     path = scale.store_path(args.root, args.n)
+    if not path.exists():
+        scale.build(path, args.n, args.seed)
     onto = scale.ontology()
     out: dict[str, Any] = {"n": args.n, "label": args.label, "mnemir": mnemir.__file__,
                            "load_average_start": os.getloadavg()}

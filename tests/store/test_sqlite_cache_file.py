@@ -154,7 +154,7 @@ def test_deletes_by_another_writer_make_the_file_written_again(tmp_path: Path) -
     third.close()
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "garbage"])
+@pytest.mark.parametrize("damage", ["flip", "header", "truncate", "garbage"])
 def test_a_corrupt_file_is_not_used_and_written_again(tmp_path: Path, damage: str) -> None:
     path = tmp_path / "m.db"
     fill(path)
@@ -168,6 +168,9 @@ def test_a_corrupt_file_is_not_used_and_written_again(tmp_path: Path, damage: st
         matrix = start + next(s["offset"] for s in header["sections"] if s["name"] == "matrix")
         for at in range(matrix + 1000, matrix + 1016):  # inside the matrix
             data[at] ^= 0x55
+    elif damage == "header":  # a plausible header that says more rows than the file holds
+        at = data.rindex(b'"rows": ') + len(b'"rows": ')
+        data[at] = ord("9")
     elif damage == "truncate":
         data = data[: len(data) // 2]
     else:

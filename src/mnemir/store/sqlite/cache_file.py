@@ -10,8 +10,8 @@ later sync: what was written since the file's sequence number is read from SQLit
 The same rules as the approximate index's file (:mod:`mnemir.store.sqlite.ann`):
 
 * **A cache, never the truth.** A header (format, the store's ``ann_uid``, the ``write_seq`` it reflects, model,
-  dimension, the sections' layout, a CRC of the payload) and the payload, written atomically (a reader never sees
-  half a file; the last writer wins). Anything off (missing, corrupt, another store, another model, a sequence
+  dimension, the sections' layout, a CRC of the payload; itself CRC-checked) and the payload, written atomically
+  (a reader never sees half a file; the last writer wins). Anything off (missing, corrupt, another store, another model, a sequence
   ahead of the store's: a restored database) and the cache is loaded from SQLite as before, then written again.
 * **Follows every writer.** Loading stops at the file's sequence number; the usual sync reads the rest (vectors,
   scopes and properties written since, rows deleted since), whichever process wrote them.
@@ -111,9 +111,17 @@ class CacheFile:
             where = int(fh.read(16), 16)
             fh.seek(where)
             line = fh.readline(1 << 26)
-        if not line.endswith(b"\n"):
+        if not line.endswith(b"\n") or b" " not in line:
             raise ValueError("truncated header")
-        return json.loads(line), ALIGN
+        crc, text = line[:-1].split(b" ", 1)
+        if int(crc, 16) != zlib.crc32(text):
+            raise ValueError("corrupt header (CRC)")
+        header = json.loads(text)
+        end = max((ALIGN + s["offset"] + int(np.prod(s["shape"])) * np.dtype(s["dtype"]).itemsize
+                   for s in header["sections"]), default=ALIGN)
+        if end > where or any(n < 0 for s in header["sections"] for n in s["shape"]):
+            raise ValueError("sections beyond the payload")
+        return header, ALIGN
 
     def _read(self, cache: VectorCache, header: dict[str, Any], offset: int, model: str) -> None:
         rows, dim = int(header["rows"]), int(header["dim"])
@@ -250,7 +258,8 @@ class CacheFile:
                 header = {"format": FORMAT, "store_uid": uid, "seq": cache.seq, "model": cache.model,
                           "dim": cache.dim, "rows": rows, "crc": crc, "sections": sections}
                 fh.seek(ALIGN + at)
-                fh.write(json.dumps(header).encode() + b"\n")
+                text = json.dumps(header).encode()
+                fh.write(f"{zlib.crc32(text):08x} ".encode() + text + b"\n")
                 fh.seek(len(MAGIC))
                 fh.write(f"{ALIGN + at:016x}".encode())
             os.replace(tmp, self.path)
