@@ -55,6 +55,9 @@ class SQLiteStore(Store):
     ``ann``: answer vector searches over large, weakly filtered scopes (at least ``ann_min_candidates`` rows) from
     an approximate index kept beside the store (:mod:`mnemir.store.sqlite.ann`; extra ``ann``), built at the
     first such search; :meth:`build_ann_index` builds it at once.
+    ``cache_file``: keep the in-process vector cache as a file beside the store (``<store>.vec``:
+    :mod:`mnemir.store.sqlite.cache_file`), so that a new process's first search reads it instead of every row
+    through SQLite; None (the default): with ``ann``.
     """
 
     capabilities = Capabilities(name="sqlite", exact_filtered_vectors=True, ann=True, text_languages=("en", "zh"))
