@@ -58,6 +58,9 @@ BENCHMARKS: dict[str, Benchmark] = {
                        "search by selectivity with recall, full text, recall, add); the store is built once under "
                        "/tmp/mnemir-scale (1M: ~40 min on 2 shared cores)", ("--n", "100000"),
                        ("--n", "10000", "--queries", "20", "--rounds", "5", "--add", "100")),
+    "governed_writes": Benchmark("governed_writes.py", "governed Memory.add and add_many(govern=True) on the scale "
+                                 "benchmark's store (built there if missing)", ("--n", "100000"),
+                                 ("--n", "10000", "--add", "20", "--batch", "50")),
     "cpu_paths": Benchmark("cpu_paths.py", "CPU time per search, new path against old (100k store of filtered_search)",
                            (), ("--queries", "10")),
     "recall_latency": Benchmark("recall_latency.py", "Memory.recall latency (100k memories)", (),

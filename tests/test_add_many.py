@@ -129,3 +129,44 @@ def test_an_id_held_in_the_same_scope_is_replaced_in_the_batch(mem: mnemir.Memor
     assert not [h for h in mem.search("expires March", user="alice", k=5) if "expires" in h.memory.text]
     assert mem.count(user="alice") == 4
     assert mem.check().ok
+
+
+def _outcome(memory: mnemir.Memory) -> list[tuple[str, str, list[str]]]:
+    """(text, status, what history says happened) of every memory in alice's scope, by text."""
+    records = memory.list(user="alice", statuses=list(mnemir.MemoryStatus), limit=None)
+    return sorted((r.text, r.status.value, [h.action.value for h in memory.history(r.id, user="alice")])
+                  for r in records)
+
+
+def test_a_governed_batch_decides_as_one_add_per_item(tmp_path: Path, embedder: Any, now: datetime) -> None:
+    """Within a batch an item is compared with the earlier items the store's look-ups would find had they been
+    stored one by one (most similar, key- and rule-matched), not with every earlier item: same decisions."""
+    cities = ["Lisbon", "Osaka", "Nairobi", "Toronto", "Lima", "Hanoi", "Cairo", "Quito", "Perth", "Seoul"]
+    items: list[dict[str, Any]] = [
+        {"text": f"{name} has a meeting in {city}", "type": "Fact",
+         "properties": {"entity": name, "attribute": "meeting place", "value": city}}
+        for name, city in zip(["Ana", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hal", "Ida", "Jon"], cities,
+                              strict=True)]
+    items += [
+        {"text": "I like black coffee without sugar", "type": "Preference",
+         "properties": {"subject": "black coffee", "preference_type": "like"}},
+        {"text": "Ben has a meeting in Osaka", "type": "Fact",  # a repeat: merged
+         "properties": {"entity": "Ben", "attribute": "meeting place", "value": "Osaka"}},
+        {"text": "Cleo has a meeting in Berlin", "type": "Fact",  # a contradiction of an earlier item
+         "properties": {"entity": "Cleo", "attribute": "meeting place", "value": "Berlin"}},
+        {"text": "I dislike black coffee without sugar", "type": "Preference",  # a preference flip
+         "properties": {"subject": "black coffee", "preference_type": "dislike"}},
+    ]
+    batched = mnemir.open(tmp_path / "batched", embedder=embedder)
+    one_by_one = mnemir.open(tmp_path / "one-by-one", embedder=embedder)
+    try:
+        batched.add_many(items, user="alice", now=now)
+        for item in items:
+            one_by_one.add(item["text"], item["type"], item["properties"], user="alice", now=now)
+        outcome = _outcome(batched)
+        assert outcome == _outcome(one_by_one)
+        assert len(outcome) == len(items) - 1  # the repeat was merged
+        assert any(len(actions) > 1 for _, _, actions in outcome)  # the contradictions touched earlier items
+    finally:
+        batched.close()
+        one_by_one.close()

@@ -162,3 +162,50 @@ def test_selective_filters_go_to_sql_by_the_value_counts(tmp_path: Path, monkeyp
     now = {r.id: r for r in store.select(Selection(user_id=ANY, statuses=tuple(MemoryStatus)))}
     assert props.estimate(rare) == sum(1 for r in now.values() if r.properties.get("code") == "alpha")
     store.close()
+
+
+def test_json_properties_are_indexed_in_the_cache_at_their_first_filter(tmp_path: Path) -> None:
+    """A filter on a JSON-only property indexes it in the cache (read once from records.props): it and later filters
+    on it are masks, they select what SQL and the reference select, and the column follows another writer."""
+    store, _ = build(tmp_path / "m.db")
+    wheres = [{"note": {"$in": ["alpha", "betax"]}}, {"count": {"$gte": 1}}, {"ratio": {"$lt": 1.0}}, {"lit": True},
+              {"$not": {"seen": {"$exists": True}}}, {"until": {"$gte": "2026-12-04"}}, {"note": {"$contains": "a"}},
+              {"$and": [{"note": {"$ne": "alpha"}}, {"code": {"$exists": True}}]}]
+    selections = [Selection(user_id=ANY, statuses=tuple(MemoryStatus), where=parse_filter(w, ONTOLOGY))
+                  for w in wheres]
+    store.vector_search(Selection(user_id=ANY), QUERY, 1)  # the cache is loaded
+    props = store._cache.props
+    assert selections[0].where is not None and props.mask(selections[0].where, store._cache) is None  # not yet
+
+    def check() -> None:
+        everything = store.select(Selection(user_id=ANY, statuses=tuple(MemoryStatus)))
+        for s in selections:
+            fast, slow = both_paths(store, s)
+            assert fast == slow
+            assert {i for i, _ in fast} == {r.id for r in everything if s.admits(r) and matches(s.where, r)}
+            assert s.where is not None and props.mask(s.where, store._cache) is not None
+
+    check()
+    assert {"note", "count", "ratio", "lit", "seen", "until"} <= props.adopted
+    assert not {"note", "count"} & props.indexed
+    mutate(str(tmp_path / "m.db"), seed=4)  # as another process would: rescoping, inserts, hard deletes
+    rewritten = store.fetch([r.id for r in store.select(Selection(user_id=ANY, statuses=tuple(MemoryStatus)))][:30])
+    writer = SQLiteStore(tmp_path / "m.db", ontology=ONTOLOGY)
+    changed = [r.model_copy(update={"properties": {**r.properties, "note": "alpha", "count": 3, "seen": None}})
+               for r in rewritten if r.type == "Gadget"]
+    writer.write([Write(r.model_copy(update={"properties": {k: v for k, v in r.properties.items() if v is not None}}),
+                        None) for r in changed], model_id=MODEL)
+    writer.close()
+    check()
+    store.close()
+
+
+def test_a_json_property_holding_lists_stays_in_sql(tmp_path: Path) -> None:
+    store, records = build(tmp_path / "m.db")
+    where = parse_filter({"labels": "alpha"}, ONTOLOGY)  # a list property: equality means membership
+    selection = Selection(user_id=ANY, statuses=tuple(MemoryStatus), where=where)
+    fast, slow = both_paths(store, selection)
+    assert fast == slow and {i for i, _ in fast} == {r.id for r in records if matches(where, r)}
+    assert "labels" in store._cache.props.adopted and "labels" in store._cache.props.multi
+    assert store._cache.props.mask(where, store._cache) is None
+    store.close()

@@ -130,3 +130,40 @@ def test_deleted_records_leave_the_cache(tmp_path: Path) -> None:
     assert reader.vector_search(everyone, vectors[20], K) == search(reader, everyone, vectors[20], fast=False)
     reader.close()
     writer.close()
+
+
+def test_remembered_scopes_follow_appended_records(tmp_path: Path) -> None:
+    """A scope's positions are carried over a write that only appends records (new rows checked against the scope,
+    not every row again); a write that changes an existing record's scope or deletes one recomputes them."""
+    rnd, rng = random.Random(8), np.random.default_rng(8)
+    with fill(tmp_path / "m.db") as store:
+        selections = [random_selection(rnd) for _ in range(6)] + [Selection(user_id="alice"),
+                                                                  Selection(user_id="bob", types=("Fact",))]
+        extended = 0
+        for step in range(12):
+            for selection in selections:  # remembered (the last MEMO of them)
+                query = unit(rng)[0]
+                assert search(store, selection, query, fast=True) == search(store, selection, query, fast=False)
+            if step % 4 == 3:  # an existing record changes scope or is deleted
+                victim = rnd.choice(store.select(EVERYTHING))
+                if step % 8 == 3:
+                    store.write([], model_id=MODEL, delete_ids=[victim.id])
+                else:
+                    moved = victim.model_copy(update={"scope": victim.scope.model_copy(update={"user_id": "alice"}),
+                                                      "status": MemoryStatus.active})
+                    store.write([Write(moved, None)], model_id=MODEL)
+            else:  # new records, in and out of the remembered scopes
+                new = [random_gadget(1000 + 10 * step + i, rnd) for i in range(3)]
+                new.append(record(f"new fact {step}", "Fact", user=rnd.choice(["alice", "bob", "dan"]),
+                                  id=f"nf{step}"))
+                kept = len(store._cache._memo)
+                store.write([Write(r, v) for r, v in zip(new, unit(rng, len(new)), strict=True)], model_id=MODEL)
+                store.vector_search(Selection(user_id="nobody-else"), unit(rng)[0], 1)  # syncs the cache
+                extended += kept > 0 and len(store._cache._memo) >= kept
+        assert extended >= 6  # the remembered scopes were carried over the appending writes
+        records = store.select(EVERYTHING)
+        vectors = store.vectors([r.id for r in records])
+        for selection in selections:
+            query = unit(rng)[0]
+            fast = search(store, selection, query, fast=True)
+            assert [i for i, _ in fast] == reference(records, vectors, selection, query)

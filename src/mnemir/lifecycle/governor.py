@@ -22,7 +22,7 @@ from mnemir.lifecycle.records import entry, is_live, short
 from mnemir.lifecycle.terms import variants
 from mnemir.ontology import Ontology
 from mnemir.store.base import LIVE_STATUSES, Selection, Store, Write
-from mnemir.store.filters import FilterNode, parse_filter
+from mnemir.store.filters import And, Cmp, FilterNode, matches, parse_filter
 
 #: how many near neighbours (same type and scope) are checked for a duplicate
 NEIGHBOURS = 5
@@ -44,7 +44,7 @@ class Governor:
         """``vectors``: record id -> a vector of its text already made with this embedder (not embedded again)."""
         report = WriteReport()
         pending: dict[str, Write] = {}
-        batch: list[tuple[MemIR, Vectors]] = []
+        batch = _Batch()
         known = dict(vectors or {})
         missing = [r for r in records if r.id not in known]
         if missing:
@@ -72,11 +72,11 @@ class Governor:
                 report.events.append(GovernanceEvent("created", record.id, f"stored {record.type} {record.id}: "
                                                      f"\"{short(record.text)}\"."))
             pending[record.id] = Write(current, vector, history)
-            batch.append((current, vector))
+            batch.append(current, vector)
         return list(pending.values()), report
 
     # -- merge -----------------------------------------------------------------------------
-    def _merge(self, record: MemIR, vector: Vectors, batch: list[tuple[MemIR, Vectors]], pending: dict[str, Write],
+    def _merge(self, record: MemIR, vector: Vectors, batch: _Batch, pending: dict[str, Write],
                report: WriteReport, *, now: Any, actor: str, skip: Collection[str]) -> bool:
         policy = self.config.policy(record.type)
         if policy.merge_keys is None:
@@ -86,17 +86,25 @@ class Governor:
         scope = self._scope(record, (record.type,))
         for mid, sim in self.store.vector_search(scope, vector, NEIGHBOURS):
             sims[mid] = float(sim)
-        keyed = self._select(scope, {k: record.properties.get(k) for k in policy.merge_keys}) \
-            if policy.merge_keys else []
+        keyed_scope = self._keyed(scope, {k: record.properties.get(k) for k in policy.merge_keys}) \
+            if policy.merge_keys else None
+        keyed = self.store.select(keyed_scope, limit=KEY_LIMIT) if keyed_scope is not None else []
         for rec in [*self.store.fetch(list(sims), user=scope.user_id), *keyed]:
             candidates[rec.id] = rec
         missing = [mid for mid in candidates if mid not in sims]
         for mid, vec in self.store.vectors(missing, user=scope.user_id).items():
             sims[mid] = float(np.dot(vec, vector))
-        for rec, vec in batch:
-            if rec.type == record.type:
-                candidates[rec.id] = rec
-                sims[rec.id] = float(np.dot(vec, vector))
+        # the records of this batch that the same look-ups would find had they been stored one by one: the
+        # NEIGHBOURS most similar and the key-matched (comparing with every earlier item made a large batch
+        # quadratic)
+        for rec, sim in self._batch_neighbours(scope, vector, batch):
+            candidates[rec.id] = rec
+            sims[rec.id] = sim
+        if keyed_scope is not None:
+            for rec, vec in batch.found_by(keyed_scope):
+                if rec.id not in candidates:
+                    candidates[rec.id] = rec
+                    sims[rec.id] = float(np.dot(vec, vector))
         for mid, write in pending.items():
             if mid in candidates:
                 candidates[mid] = write.record
@@ -112,43 +120,57 @@ class Governor:
         return True
 
     # -- contradictions ----------------------------------------------------------------------
-    def _conflicts(self, record: MemIR, batch: list[tuple[MemIR, Vectors]], pending: dict[str, Write],
+    def _conflicts(self, record: MemIR, batch: _Batch, pending: dict[str, Write],
                    skip: Collection[str]) -> list[Conflict]:
         candidates: dict[str, MemIR] = {}
-        for rec in self._rule_candidates(record):
-            candidates[rec.id] = rec
-        for rec, _ in batch:
-            candidates[rec.id] = rec
+        queries = self._rule_queries(record)
+        for query in queries:
+            for rec in self.store.select(query, limit=KEY_LIMIT):
+                candidates[rec.id] = rec
+        for query in queries:  # the batch's records that these look-ups would find had they been stored
+            for rec, _ in batch.found_by(query):
+                candidates[rec.id] = rec
         for mid, write in pending.items():
             if mid in candidates:
                 candidates[mid] = write.record
         pool = [c for c in candidates.values() if c.id not in skip]
         return find_conflicts(record, pool, self.config)
 
-    def _rule_candidates(self, record: MemIR) -> list[MemIR]:
+    def _rule_queries(self, record: MemIR) -> list[Selection]:
+        """The selections whose live records the contradiction rules compare ``record`` with."""
         props = record.properties
-        found: list[MemIR] = []
+        found: list[Selection | None] = []
         if record.type in ("Fact", "Hypothesis") and props.get("entity") and props.get("attribute"):
-            found += self._select(self._scope(record, ("Fact", "Hypothesis")),
-                                  {"entity": props["entity"], "attribute": props["attribute"]})
+            found.append(self._keyed(self._scope(record, ("Fact", "Hypothesis")),
+                                     {"entity": props["entity"], "attribute": props["attribute"]}))
         if record.type == "Preference" and props.get("subject"):
-            found += self._select(self._scope(record, ("Preference",)), {"subject": props["subject"]})
+            found.append(self._keyed(self._scope(record, ("Preference",)), {"subject": props["subject"]}))
         for pair in self.config.conflict_pairs:
             for mine, other_type, other_where in ((pair.a_type, pair.b_type, pair.b_where),
                                                   (pair.b_type, pair.a_type, pair.a_where)):
                 if record.type == mine and other_type in self.ontology:
-                    found += self._select(self._scope(record, (other_type,)), dict(other_where), exact=True)
-        return found
+                    found.append(self._keyed(self._scope(record, (other_type,)), dict(other_where), exact=True))
+        return [q for q in found if q is not None]
+
+    @staticmethod
+    def _batch_neighbours(scope: Selection, vector: Vectors, batch: _Batch) -> list[tuple[MemIR, float]]:
+        """The NEIGHBOURS records of the batch inside ``scope`` most similar to ``vector``, with their similarity."""
+        inside = [(rec, vec) for rec, vec in batch.items if scope.admits(rec)]
+        if not inside:
+            return []
+        sims = np.vstack([vec for _, vec in inside]) @ np.asarray(vector, dtype=np.float32)
+        best = np.argsort(-sims, kind="stable")[:NEIGHBOURS]
+        return [(inside[i][0], float(sims[i])) for i in best]
 
     # -- store access ------------------------------------------------------------------------
     def _scope(self, record: MemIR, types: tuple[str, ...]) -> Selection:
         known = tuple(t for t in types if t in self.ontology)
         return Selection(user_id=record.scope.user_id, types=known or types, statuses=LIVE_STATUSES)
 
-    def _select(self, scope: Selection, keys: dict[str, Any], *, exact: bool = False) -> list[MemIR]:
-        """Live records in scope whose ``keys`` match (any common spelling unless ``exact``)."""
+    def _keyed(self, scope: Selection, keys: dict[str, Any], *, exact: bool = False) -> Selection | None:
+        """The live records in scope whose ``keys`` match (any common spelling unless ``exact``); None: none can."""
         if any(v is None or v == "" for v in keys.values()):
-            return []
+            return None
         where: dict[str, Any] = {}
         for name, value in keys.items():
             options = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
@@ -156,8 +178,8 @@ class Governor:
             where[name] = {"$in": spelled}
         node = self._filter(where, scope.types)
         if node is None:
-            return []
-        return self.store.select(scope.with_(where=node), limit=KEY_LIMIT)
+            return None
+        return scope.with_(where=node)
 
     def _filter(self, where: dict[str, Any], types: tuple[str, ...] | None) -> FilterNode | None:
         try:
@@ -186,3 +208,44 @@ class Governor:
             write.history.extend(history)
         else:
             pending[record.id] = Write(record, None, list(history))
+
+
+class _Batch:
+    """The records governed so far in one call, with their vectors; found as a store look-up would find them, through
+    an index of their property values (a large batch is not scanned once per item)."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[MemIR, Vectors]] = []
+        self._by_value: dict[tuple[str, Any], list[int]] = {}
+
+    def append(self, record: MemIR, vector: Vectors) -> None:
+        at = len(self.items)
+        self.items.append((record, vector))
+        for name, value in record.properties.items():
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str | int | float | bool):
+                    self._by_value.setdefault((name, item), []).append(at)
+
+    def found_by(self, selection: Selection) -> list[tuple[MemIR, Vectors]]:
+        """The batch's records inside ``selection`` (scope, types, statuses, where), in batch order."""
+        first = _equality(selection.where)
+        if first is None or not all(isinstance(v, str | int | float | bool) for v in first[1]):
+            at: Any = range(len(self.items))  # no equality to look up: every record is checked
+        else:
+            name, values = first
+            at = sorted({i for v in values for i in self._by_value.get((name, v), ())})
+        return [self.items[i] for i in at if _found_by(selection, self.items[i][0])]
+
+
+def _equality(node: FilterNode | None) -> tuple[str, list[Any]] | None:
+    """(property, values) of an equality the filter requires (itself or an item of its top-level AND), if any:
+    only records holding one of the values can match."""
+    for item in node.items if isinstance(node, And) else [node]:
+        if isinstance(item, Cmp) and not item.is_record_field and item.op in ("$eq", "$in"):
+            return item.field, list(item.value) if item.op == "$in" else [item.value]
+    return None
+
+
+def _found_by(selection: Selection, record: MemIR) -> bool:
+    """Whether a store look-up of ``selection`` would find ``record`` (scope, types, statuses, where)."""
+    return selection.admits(record) and matches(selection.where, record)

@@ -69,6 +69,15 @@ class Connection:
         return conn
 
     @property
+    def held(self) -> bool:
+        """Whether a transaction of :meth:`exclusive` or :meth:`snapshot` is open."""
+        return bool(self._held)
+
+    @property
+    def closed(self) -> bool:
+        return self._conn is None
+
+    @property
     def raw(self) -> sqlite3.Connection:
         if self._conn is None:
             raise StoreError(f"the SQLite store {self.path} is closed", path=str(self.path))

@@ -23,20 +23,24 @@ from __future__ import annotations
 import json
 import operator
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from mnemir.errors import ValidationError
 from mnemir.store.filters import And, Cmp, FilterNode, Not, Or
-from mnemir.store.sqlite.rows import SCALAR
+from mnemir.store.sqlite.dialect import json_path
+from mnemir.store.sqlite.rows import SCALAR, property_rows
 
 Mask = npt.NDArray[np.bool_]
 PRESENT, MULTI = 1, 2
 #: a filter estimated to keep fewer rows than this share of the cache goes to SQL: the (key, value) index finds a few
 #: rows faster than masks over every row (0.26 vs 0.62 ms CPU at 0.1 % of 100k rows; the gap grows with the store)
 SQL_BELOW = 0.01
+#: JSON properties a cache indexes on first use, at most (three int32 columns each: 12 bytes per row)
+MAX_ADOPTED = 16
 _COMPARE: dict[str, Callable[[Any, Any], Any]] = {"$gt": operator.gt, "$gte": operator.ge, "$lt": operator.lt,
                                                   "$lte": operator.le}
 
@@ -86,15 +90,23 @@ class _Values:
 
 
 class PropertyColumns:
-    """The indexed properties of the rows of one :class:`~mnemir.store.sqlite.vectors.VectorCache`."""
+    """The indexed properties of the rows of one :class:`~mnemir.store.sqlite.vectors.VectorCache`, and the JSON
+    properties indexed here the first time a filter names them (:meth:`adopt`)."""
 
     def __init__(self) -> None:
         self.indexed_key: str | None = None  # meta.indexed_properties the columns were loaded for
-        self.keys: frozenset[str] = frozenset()
+        #: the store's indexed properties (the props table holds them)
+        self.indexed: frozenset[str] = frozenset()
+        #: JSON properties indexed in this cache only, from records.props, since a filter first named them
+        self.adopted: set[str] = set()
         self.text: dict[str, _Values] = {}
         self.numbers: dict[str, _Values] = {}
         #: keys holding a list (or an opaque value) in some row: filters on them go to SQL
         self.multi: set[str] = set()
+
+    @property
+    def keys(self) -> frozenset[str]:
+        return self.indexed | self.adopted
 
     def reset(self, cache: Any) -> None:
         for name in [c for c in cache.codes if c.startswith("p:")]:
@@ -110,13 +122,8 @@ class PropertyColumns:
             if self.indexed_key is not None:
                 self.reset(cache)
             since = -1
-            self.indexed_key, self.keys = indexed, frozenset(json.loads(indexed))
-        for key in self.keys:
-            for suffix in ("t", "n", "x"):
-                if f"p:{key}:{suffix}" not in cache.codes:
-                    cache.codes[f"p:{key}:{suffix}"] = np.zeros(cache.capacity, dtype=np.int32)
-            self.text.setdefault(key, _Values(False))
-            self.numbers.setdefault(key, _Values(True))
+            self.indexed_key, self.indexed = indexed, frozenset(json.loads(indexed))
+        self._columns(cache, self.indexed)
         if since >= 0:
             rewritten = np.array([r for (r,) in conn.execute("SELECT rid FROM records WHERE seq > ?", (since,))],
                                  dtype=np.int64)
@@ -129,8 +136,46 @@ class PropertyColumns:
                     cache.codes[f"p:{key}:{suffix}"][pos] = 0
             rows = conn.execute("SELECT rid, key, item, tval, nval FROM props WHERE rid IN "
                                 "(SELECT rid FROM records WHERE seq > ?)", (since,)).fetchall()
+            if self.adopted:  # not in the props table: read from the records' JSON
+                adopted = sorted(self.adopted)
+                for rid, props in conn.execute("SELECT rid, props FROM records WHERE seq > ?", (since,)):
+                    rows += property_rows(rid, json.loads(props), adopted)
         else:
             rows = conn.execute("SELECT rid, key, item, tval, nval FROM props").fetchall()
+        self._fill(rows, cache)
+
+    def _columns(self, cache: Any, keys: Iterable[str]) -> None:
+        for key in keys:
+            for suffix in ("t", "n", "x"):
+                if f"p:{key}:{suffix}" not in cache.codes:
+                    cache.codes[f"p:{key}:{suffix}"] = np.zeros(cache.capacity, dtype=np.int32)
+            self.text.setdefault(key, _Values(False))
+            self.numbers.setdefault(key, _Values(True))
+
+    def adopt(self, conn: sqlite3.Connection, cache: Any, node: FilterNode | None) -> None:
+        """Index, in this cache, the JSON properties that ``node`` names and nothing indexes yet (read once from
+        ``records.props``, then kept in step by :meth:`load`), so that this and later filters on them are masks
+        instead of a ``json_extract`` of every row; at most :data:`MAX_ADOPTED` of them."""
+        wanted = sorted(_properties(node) - self.keys)
+        if not wanted or cache.seq < 0 or len(self.adopted) + len(wanted) > MAX_ADOPTED:
+            return
+        rows: list[tuple[Any, ...]] = []
+        for key in wanted:
+            try:
+                path = json_path(key)
+            except ValidationError:
+                return  # the SQL compiler names the bad property
+            found = conn.execute(f"SELECT rid, json_type(props, {path}), json_extract(props, {path}) FROM records "
+                                 f"WHERE json_type(props, {path}) NOT IN ('null')").fetchall()
+            for rid, kind, value in found:
+                held = json.loads(value) if kind in ("array", "object") else value
+                rows += property_rows(rid, {key: held}, (key,))
+        self.adopted.update(wanted)
+        self._columns(cache, wanted)
+        self._fill(rows, cache)
+
+    def _fill(self, rows: list[tuple[Any, ...]], cache: Any) -> None:
+        """Set the columns from side-table rows (rid, key, item, tval, nval)."""
         if not rows:
             return
         rids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
@@ -164,8 +209,8 @@ class PropertyColumns:
         """An upper bound of the rows a filter keeps, from the per-value row counts (inf: unknown)."""
         if isinstance(node, And):
             return min(self.estimate(n) for n in node.items)
-        if not isinstance(node, Cmp) or node.is_record_field or node.field not in self.keys:
-            return float("inf")
+        if not isinstance(node, Cmp) or node.is_record_field or node.field not in self.indexed:
+            return float("inf")  # adopted properties too: SQL has no index on them
         text, numbers = self.text[node.field], self.numbers[node.field]
         if node.op in ("$eq", "$in"):
             values = [node.value] if node.op == "$eq" else list(node.value)
@@ -246,3 +291,16 @@ class PropertyColumns:
             lut = self.text[key].lut(lambda table: np.array([value in v for v in table], dtype=bool))
             return lut[self._column(cache, key, "t")]
         return None
+
+
+def _properties(node: FilterNode | None) -> set[str]:
+    """The JSON properties a filter names (record fields aside)."""
+    if node is None:
+        return set()
+    if isinstance(node, And | Or):
+        return set().union(*(_properties(n) for n in node.items))
+    if isinstance(node, Not):
+        return _properties(node.item)
+    if isinstance(node, Cmp) and not node.is_record_field:
+        return {node.field}
+    return set()

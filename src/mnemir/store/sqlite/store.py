@@ -24,6 +24,7 @@ from mnemir.store.sql_filters import Params, check_selection, compile_selection,
 from mnemir.store.sqlite import integrity as integrity_tables
 from mnemir.store.sqlite import rows, schema, signs, text
 from mnemir.store.sqlite.ann import MIN_CANDIDATES, AnnIndex, ensure_store_uid
+from mnemir.store.sqlite.cache_file import CacheFile
 from mnemir.store.sqlite.connection import Connection
 from mnemir.store.sqlite.dialect import SQLiteDialect, json_path
 from mnemir.store.sqlite.fts_index import TextIndex, fts_term
@@ -54,12 +55,16 @@ class SQLiteStore(Store):
     ``ann``: answer vector searches over large, weakly filtered scopes (at least ``ann_min_candidates`` rows) from
     an approximate index kept beside the store (:mod:`mnemir.store.sqlite.ann`; extra ``ann``), built at the
     first such search; :meth:`build_ann_index` builds it at once.
+    ``cache_file``: keep the in-process vector cache as a file beside the store (``<store>.vec``:
+    :mod:`mnemir.store.sqlite.cache_file`), so that a new process's first search reads it instead of every row
+    through SQLite; None (the default): with ``ann``.
     """
 
     capabilities = Capabilities(name="sqlite", exact_filtered_vectors=True, ann=True, text_languages=("en", "zh"))
 
     def __init__(self, path: str | os.PathLike[str], *, ontology: Ontology, busy_timeout_s: float = 5.0,
-                 retry_for_s: float = 60.0, ann: bool = False, ann_min_candidates: int = MIN_CANDIDATES) -> None:
+                 retry_for_s: float = 60.0, ann: bool = False, ann_min_candidates: int = MIN_CANDIDATES,
+                 cache_file: bool | None = None) -> None:
         checks.check_ontology(ontology)
         checks.check_seconds(busy_timeout_s=busy_timeout_s, retry_for_s=retry_for_s)
         self.path = Path(path)
@@ -69,7 +74,13 @@ class SQLiteStore(Store):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.ontology = ontology
         self._db = Connection(self.path, busy_timeout_s=float(busy_timeout_s), retry_for_s=float(retry_for_s))
-        self._cache = VectorCache()
+        if cache_file is not None and not isinstance(cache_file, bool):
+            raise ValidationError("cache_file must be true, false or None", field="cache_file", value=cache_file,
+                                  allowed="a bool, or None: the same as ann")
+        #: the vector cache kept as a file beside the store (``<store>.vec``; by default with ``ann``)
+        self._cache_file = CacheFile(Path(f"{self.path}.vec")) if (ann if cache_file is None else cache_file) \
+            else None
+        self._cache = VectorCache(self._cache_file)
         #: answer vector searches that restrict only scope, types and statuses from the cache's scope codes, without
         #: SQL (False: always select the candidates in SQL; the benchmark and the tests compare the two)
         self.scope_fast_path = True
@@ -94,6 +105,8 @@ class SQLiteStore(Store):
             raise
         if ann:
             self.build_ann_index(now=False)
+        elif self._cache_file is not None:
+            self._ensure_uid()
 
     # -- opening --------------------------------------------------------------
     def _needs_preparing(self, conn: sqlite3.Connection) -> bool:
@@ -137,6 +150,8 @@ class SQLiteStore(Store):
         if not prepared and not delete_ids:
             return
         self._segment(prepared)
+        if delete_ids and self._cache_file is not None:
+            self._cache_file.remove()  # it may hold the vectors of what is deleted: written again without them
         self._db.write("write", lambda conn: self._write(conn, prepared, model_id, delete_ids))
         if delete_ids:
             self._db.checkpoint()  # the write-ahead log still holds the deleted pages: fold it into the file
@@ -279,13 +294,13 @@ class SQLiteStore(Store):
             if self.scope_fast_path and self._cache.answers(selection):
                 pos = self._cache.scope_positions(selection)  # numpy masks over the cached scope codes
             elif self.scope_fast_path:
-                pos = self._cache.filtered_positions(selection)  # + masks over cached indexed properties
+                pos = self._cache.filtered_positions(selection, conn)  # + masks over cached property columns
             if pos is None:
                 pos = self._cache.rid_positions(self._candidates(conn, selection))
             best = None
             self.last_search_path = "exact"
             if self._ann is not None and len(pos) >= self.sign_min_candidates:
-                plan = signs.ensure(self._cache)
+                plan = self._sign_plan()
                 if plan.usable:
                     best = signs.top_k(self._cache, pos, vector, k, plan.depth)
                     self.last_search_path = "signs"
@@ -294,6 +309,7 @@ class SQLiteStore(Store):
                 self.last_search_path = self._ann.last_path
             if best is None:
                 best = self._cache.top_k(pos, vector, k)
+            self._keep_cache_file(conn)
             ids = self._ids_of(conn, [rid for rid, _ in best])
             return [(ids[rid], score) for rid, score in best if rid in ids]
 
@@ -337,13 +353,14 @@ class SQLiteStore(Store):
             if records != int(np.count_nonzero(cache.live[: cache.size])):
                 return None
             self._complete_at = cache.seq
+        self._keep_cache_file(conn)
         self._text.sync(conn)
         if self._text.matches(conn, terms) < min(TEXT_SQL_BELOW * cache.size, TEXT_SQL_ROWS):
             return None  # rare words: FTS5 scores the few matches faster than masks over every row
         if cache.answers(selection):
             pos = cache.scope_positions(selection)
         else:
-            found = cache.filtered_positions(selection)
+            found = cache.filtered_positions(selection, conn)
             if found is None:
                 return None
             pos = found
@@ -442,9 +459,7 @@ class SQLiteStore(Store):
         calibration). Needs the extra ``ann`` (usearch)."""
         if self._ann is None:
             self._ann = AnnIndex(Path(f"{self.path}.ann"), min_candidates=self.ann_min_candidates)
-            if not self._db.read("ann (identity)", lambda conn: conn.execute(
-                    "SELECT 1 FROM meta WHERE key = 'ann_uid'").fetchone()):
-                self._db.write("ann (identity)", ensure_store_uid)
+            self._ensure_uid()
         if not now:
             return self._ann.describe()
         ann = self._ann
@@ -453,15 +468,49 @@ class SQLiteStore(Store):
             self._cache.sync(conn)
             if not self._cache.size:
                 return ann.describe()
-            plan = signs.ensure(self._cache)  # the sign codes first: where they hold recall, the graph is not asked
+            plan = self._sign_plan()  # the sign codes first: where they hold recall, the graph is not asked
             ann.ensure(conn, self._cache)
+            self._keep_cache_file(conn)
             return {**ann.describe(), "signs": plan.describe()}
 
         return self._db.read("ann index", body)
 
+    def _ensure_uid(self) -> None:
+        """Give the store its identity for the cache files beside it (meta ``ann_uid``)."""
+        if not self._db.read("ann (identity)", lambda conn: conn.execute(
+                "SELECT 1 FROM meta WHERE key = 'ann_uid'").fetchone()):
+            self._db.write("ann (identity)", ensure_store_uid)
+
+    def _sign_plan(self) -> signs.SignPlan:
+        """The sign codes' calibration (:func:`signs.ensure`); a new one is worth writing to the cache file."""
+        before = self._cache.sign_plan
+        plan = signs.ensure(self._cache)
+        if self._cache_file is not None and self._cache.sign_plan is not before:
+            self._cache_file.due = True
+        return plan
+
+    def _keep_cache_file(self, conn: sqlite3.Connection, *, closing: bool = False) -> None:
+        """Write the cache file where it pays (:meth:`CacheFile.worth_saving`), never inside a held transaction
+        (what it read might be rolled back)."""
+        if self._cache_file is not None and not self._db.held and \
+                self._cache_file.worth_saving(self._cache, closing=closing):
+            self._cache_file.save(conn, self._cache)
+
+    @property
+    def cache_file(self) -> CacheFile | None:
+        """The vector cache's file beside the store (None: not kept), for tests and benchmarks."""
+        return self._cache_file
+
     def close(self) -> None:
         if self._ann is not None:
             self._ann.close()
+        if self._cache_file is not None and self._cache.seq >= 0 and not self._db.closed:
+            def keep(conn: sqlite3.Connection) -> None:
+                self._cache.sync(conn)
+                self._keep_cache_file(conn, closing=True)
+
+            with contextlib.suppress(StoreError):  # a cache: failing to keep it must not fail the close
+                self._db.read("cache file", keep)
         self._db.close()
 
     @contextlib.contextmanager
@@ -473,7 +522,7 @@ class SQLiteStore(Store):
                 yield
         except BaseException:
             # the cache may have read rows of the rolled-back transaction (rids are reused after a rollback)
-            self._cache = VectorCache()
+            self._cache = VectorCache(self._cache_file)
             raise
 
     @contextlib.contextmanager

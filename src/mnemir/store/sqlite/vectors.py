@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,9 @@ from mnemir.store.base import ANY, Selection
 from mnemir.store.sqlite import signs
 from mnemir.store.sqlite.prop_filters import PropertyColumns
 from mnemir.store.sqlite.signs import SignPlan
+
+if TYPE_CHECKING:
+    from mnemir.store.sqlite.cache_file import CacheFile
 
 #: above this share of the cache, scoring every row and picking the candidates beats gathering them first
 #: (gathering copies rows and is memory-bound: measured on 2 cores, the two cross at about 15 %)
@@ -65,9 +68,13 @@ class CodeBook:
 
 
 class VectorCache:
-    """Every vector of the store's embedding model, as one float32 matrix ordered by ``rid``, and each row's scope."""
+    """Every vector of the store's embedding model, as one float32 matrix ordered by ``rid``, and each row's scope.
 
-    def __init__(self) -> None:
+    ``file``: the cache file beside the store (:mod:`mnemir.store.sqlite.cache_file`), read instead of SQLite at
+    the first sync when it is sound."""
+
+    def __init__(self, file: CacheFile | None = None) -> None:
+        self.file = file
         self._reset(None)
 
     def _reset(self, model: str | None) -> None:
@@ -90,6 +97,9 @@ class VectorCache:
         self.signs: npt.NDArray[np.uint64] | None = None
         #: positions of recent selections (repr -> positions), valid until the next sync that loads anything
         self._memo: dict[str, Positions] = {}
+        self._memo_selections: dict[str, Selection] = {}
+        #: rows were reordered or dropped during the current sync (remembered positions cannot be extended)
+        self._moved = False
         self.sign_mean: Vectors | None = None
         self.sign_plan: SignPlan | None = None
 
@@ -110,13 +120,33 @@ class VectorCache:
             self._reset(model)
         if seq == self.seq or model is None:
             return
+        scopes = {key: self._memo[key] for key in self._memo if key.startswith("scope:")}
         self._memo.clear()
+        if self.seq < 0 and self.file is not None:
+            self.file.load(conn, self, model, seq)  # on success the cache is the file's (its seq), caught up below
+        first = self.seq < 0
+        before, self._moved = self.size, False
         self._load_vectors(conn, model)
-        self._load_scopes(conn)
+        written = self._load_scopes(conn)
         self.props.load(conn, self, self.seq)
-        if self.seq >= 0:  # a first load never sees deleted rows
-            self._drop_deleted(conn)
+        deleted = 0 if first else self._drop_deleted(conn)  # a first load never sees deleted rows
         self.seq = seq
+        if not (first or self._moved or deleted or (len(written) and written.min() < before)):
+            self._extend_scopes(scopes, before)
+        self._memo_selections = {k: v for k, v in self._memo_selections.items() if k in self._memo}
+        if self.file is not None and not first:
+            self.file.note_sync(len(written), deleted)
+
+    def _extend_scopes(self, scopes: dict[str, Positions], before: int) -> None:
+        """Keep the remembered scope selections across a sync that only appended rows (a write of new records):
+        their positions plus the new rows inside them, instead of masks over every row again."""
+        for key, pos in scopes.items():
+            selection = self._memo_selections.get(key)
+            if selection is None:
+                continue
+            mask = self._scope_mask(selection, before, self.size)
+            added = before + np.flatnonzero(mask) if mask is not None else np.zeros(0, dtype=np.intp)
+            self._remember(key, np.concatenate([pos, added]).astype(np.intp, copy=False), selection)
 
     def _load_vectors(self, conn: sqlite3.Connection, model: str) -> None:
         if self.seq < 0:  # everything: one pass over the table in rid order
@@ -136,13 +166,14 @@ class VectorCache:
                 rids, matrix = rids[order], matrix[order]
             self._merge(rids, matrix.astype(np.float32, copy=False))
 
-    def _load_scopes(self, conn: sqlite3.Connection) -> None:
+    def _load_scopes(self, conn: sqlite3.Connection) -> Positions:
+        """Read the scope of the records written since the last sync; their positions."""
         columns = ", ".join(SCOPE_COLUMNS)
         # a first load reads the table in rid order; later ones only the rows written since (records_seq index)
         since = "" if self.seq < 0 else f"WHERE seq > {int(self.seq)}"
         found = conn.execute(f"SELECT rid, {columns} FROM records {since}").fetchall()
         if not found:
-            return
+            return np.zeros(0, dtype=np.intp)
         rids = np.fromiter((row[0] for row in found), dtype=np.int64, count=len(found))
         pos, known = self.positions(rids)
         pos = pos[known]
@@ -150,22 +181,26 @@ class VectorCache:
             values = [row[i] for row in found]
             self.codes[column][pos] = self.books[column].encode(values)[known]
         self.live[pos] = True
+        return pos
 
-    def _drop_deleted(self, conn: sqlite3.Connection) -> None:
+    def _drop_deleted(self, conn: sqlite3.Connection) -> int:
+        """Mask out the rows deleted since the last sync; how many of the cache's rows that were."""
         found = conn.execute("SELECT rid FROM deleted WHERE seq > ?", (self.seq,)).fetchall()
         if not found:
-            return
+            return 0
         pos, known = self.positions(np.array([r for (r,) in found], dtype=np.int64))
         pos = pos[known]
-        self.dead += int(np.count_nonzero(self.live[pos]))
+        dropped = int(np.count_nonzero(self.live[pos]))
+        self.dead += dropped
         self.live[pos] = False
         if self.dead > COMPACT_SHARE * self.size:
             self._compact()
+        return dropped
 
     def _compact(self) -> None:
         """Keep only the rows of records that exist (a copy of the matrix: hence only now and then)."""
         keep = np.flatnonzero(self.live[: self.size])
-        self._lookup = None
+        self._lookup, self._moved = None, True
         self.rids, self.matrix, self.live = self.rids[keep], self.matrix[keep], self.live[keep]
         self.codes = {c: codes[keep] for c, codes in self.codes.items()}
         if self.signs is not None:
@@ -182,7 +217,6 @@ class VectorCache:
         if not len(new_rids):
             return
         start = self.size
-        self._lookup = None
         self._resize(start + len(new_rids), rows.shape[1])
         self.rids[start : self.size] = new_rids
         self.matrix[start : self.size] = new_rows
@@ -190,28 +224,40 @@ class VectorCache:
             self.signs[:, start : self.size] = signs.encode(new_rows, self.sign_mean)
         self.live[start : self.size] = False  # until its scope is loaded
         if start and new_rids[0] < self.rids[start - 1]:  # defensive (rids only grow): keep the order by rid
+            self._lookup, self._moved = None, True
             order = np.argsort(self.rids[: self.size], kind="stable")
             self.rids, self.matrix, self.live = self.rids[order], self.matrix[order], self.live[order]
             self.codes = {c: codes[order] for c, codes in self.codes.items()}
             if self.signs is not None:
                 self.signs = np.ascontiguousarray(self.signs[:, order])
+        elif self._lookup is not None:  # appended rows: extend the rid -> position table instead of rebuilding it
+            top = int(new_rids[-1]) + 1
+            if top > len(self._lookup):
+                grown = np.full(room_for(top, len(self._lookup)), -1, dtype=np.intp)
+                grown[: len(self._lookup)] = self._lookup
+                self._lookup = grown
+            self._lookup[new_rids] = np.arange(start, self.size, dtype=np.intp)
 
     def _resize(self, size: int, dim: int) -> None:
-        """Make room for ``size`` rows, growing geometrically so that appends stay cheap."""
+        """Make room for ``size`` rows, growing geometrically so that appends stay cheap, with room to spare
+        (:func:`room_for`): a store loaded whole must not copy its matrix at the first write after."""
         if size > self.capacity:
-            capacity = max(size, int(self.capacity * 1.5) + 16)
-            self.rids = _grown(self.rids[: self.size], capacity)
-            self.live = _grown(self.live[: self.size], capacity)
-            self.codes = {c: _grown(codes[: self.size], capacity) for c, codes in self.codes.items()}
-            matrix = np.zeros((capacity, dim), dtype=np.float32)
-            if self.size:
-                matrix[: self.size] = self.matrix[: self.size]
-            self.matrix = matrix
-            if self.signs is not None:
-                grown = np.zeros((self.signs.shape[0], capacity), dtype=np.uint64)
-                grown[:, : self.size] = self.signs[:, : self.size]
-                self.signs = grown
+            self.reserve(room_for(size, self.capacity), dim)
         self.size = size
+
+    def reserve(self, capacity: int, dim: int) -> None:
+        """Make the arrays hold ``capacity`` rows (the rows beyond :attr:`size` are never read)."""
+        self.rids = _grown(self.rids[: self.size], capacity)
+        self.live = _grown(self.live[: self.size], capacity)
+        self.codes = {c: _grown(codes[: self.size], capacity) for c, codes in self.codes.items()}
+        matrix = np.empty((capacity, dim), dtype=np.float32)  # not zeroed: only the first size rows are read
+        if self.size:
+            matrix[: self.size] = self.matrix[: self.size]
+        self.matrix = matrix
+        if self.signs is not None:
+            grown = np.zeros((self.signs.shape[0], capacity), dtype=np.uint64)
+            grown[:, : self.size] = self.signs[:, : self.size]
+            self.signs = grown
 
     # -- searching -----------------------------------------------------------------------
     def positions(self, rids: npt.NDArray[np.int64]) -> tuple[Positions, npt.NDArray[np.bool_]]:
@@ -244,23 +290,34 @@ class VectorCache:
         key = f"{kind}:{selection!r}"
         return key, self._memo.get(key)
 
-    def _remember(self, key: str, pos: Positions) -> Positions:
+    def _remember(self, key: str, pos: Positions, selection: Selection | None = None) -> Positions:
         """Keep ``pos`` for the same selection until the cache changes (a recall asks for one scope several
-        times); the last MEMO selections only. Callers never modify positions."""
+        times; scope selections are carried over a sync that only appends rows); the last MEMO selections only.
+        Callers never modify positions."""
         if len(self._memo) >= MEMO:
-            self._memo.pop(next(iter(self._memo)))
+            oldest = next(iter(self._memo))
+            self._memo.pop(oldest)
+            self._memo_selections.pop(oldest, None)
         pos.flags.writeable = False
         self._memo[key] = pos
+        if selection is not None:
+            self._memo_selections[key] = selection
         return pos
 
-    def filtered_positions(self, selection: Selection) -> Positions | None:
+    def filtered_positions(self, selection: Selection, conn: sqlite3.Connection | None = None) -> Positions | None:
         """Positions of the live rows of a selection whose ``where`` names indexed properties only (scope, types
-        and statuses as :meth:`scope_positions`); None when the filter needs SQL."""
+        and statuses as :meth:`scope_positions`); None when the filter needs SQL. With ``conn``, JSON properties
+        the filter names are indexed in the cache first (:meth:`PropertyColumns.adopt`)."""
         if selection.where is None or selection.ids is not None or selection.valid_at is not None:
             return None
         key, known = self._remembered("filtered", selection)
         if known is not None:
             return known
+        if conn is not None:
+            adopted = len(self.props.adopted)
+            self.props.adopt(conn, self, selection.where)
+            if self.file is not None and len(self.props.adopted) > adopted:
+                self.file.stale = True  # worth keeping: written at close
         mask = self.props.mask(selection.where, self)
         if mask is None:
             return None
@@ -273,7 +330,15 @@ class VectorCache:
         key, known = self._remembered("scope", selection)
         if known is not None:
             return known
-        mask = self.live[: self.size].copy()
+        mask = self._scope_mask(selection, 0, self.size)
+        if mask is None:
+            return np.zeros(0, dtype=np.intp)
+        return self._remember(key, np.flatnonzero(mask), selection)
+
+    def _scope_mask(self, selection: Selection, lo: int, hi: int) -> npt.NDArray[np.bool_] | None:
+        """Which of the rows ``lo:hi`` are live and inside the selection (None: none can be, a value never
+        stored)."""
+        mask = self.live[lo:hi].copy()
         wanted: list[tuple[str, list[str | None]]] = []
         if selection.user_id is not ANY:
             wanted.append(("user_id", [selection.user_id]))  # type: ignore[list-item]
@@ -287,13 +352,13 @@ class VectorCache:
         for column, values in wanted:
             codes = self.books[column].find(values)
             if not codes:
-                return np.zeros(0, dtype=np.intp)
-            column_codes = self.codes[column][: self.size]
+                return None
+            column_codes = self.codes[column][lo:hi]
             match = column_codes == codes[0]
             for code in codes[1:]:
                 match |= column_codes == code
             mask &= match
-        return self._remember(key, np.flatnonzero(mask))
+        return mask
 
     def top_k(self, pos: Positions, query: Vectors, k: int) -> list[tuple[int, float]]:
         """(rid, cosine) of the ``k`` best rows at positions ``pos``, best first; ties broken by rid. Exact."""
@@ -315,6 +380,12 @@ class VectorCache:
 
 
 G = TypeVar("G", bound=np.generic)
+
+
+def room_for(size: int, capacity: int) -> int:
+    """The capacity to grow to for ``size`` rows: half as much again as now, and a sixteenth more than asked
+    (plus 1024), so that the first appends after a whole load find room."""
+    return max(size + size // 16 + 1024, int(capacity * 1.5) + 16)
 
 
 def _grown(values: npt.NDArray[G], capacity: int) -> npt.NDArray[G]:
