@@ -4,7 +4,7 @@ emotional events stay findable, hard exclusions are named (issue 14's guarantees
 from __future__ import annotations
 
 import io
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from recall_helpers import add
@@ -268,3 +268,44 @@ def test_a_question_about_when_shows_the_utterance_and_its_date(mem: mnemir.Memo
         days = CONVERSATION[turn - 1][0]
         said = (now - timedelta(days=days, minutes=-turn)).date().isoformat()
         assert said in result.context.render(), query
+
+
+#: the same kind of thing said at different times (invented for this test): (when, text)
+DATED = [
+    (datetime(2025, 12, 24, 21, 0), "We went to the neighbours' party and I danced until midnight"),
+    (datetime(2026, 2, 14, 21, 0), "We went to a party at the climbing gym and I danced a little"),
+    (datetime(2026, 4, 18, 21, 0), "Went to my cousin's party, danced with the kids"),
+    (datetime(2025, 7, 20, 12, 0), "We spent a week by the lake in a cabin with no signal"),
+    (datetime(2026, 4, 2, 12, 0), "We spent the long weekend in a cabin in the mountains"),
+    (datetime(2025, 12, 26, 10, 0), "圣诞节第二天我们全家去泡了温泉"),
+    (datetime(2026, 3, 8, 10, 0), "我们周末全家去泡了温泉"),
+    (datetime(2026, 5, 1, 10, 0), "Planted tomatoes and basil in the new raised bed"),
+    (datetime(2026, 5, 28, 10, 0), "Planted strawberries along the fence"),
+]
+
+
+@pytest.mark.parametrize(("query", "said", "first"), [
+    ("What did I do at the party over Christmas?", 0, True),
+    ("Where did we stay last summer?", 3, True),
+    ("去年夏天我们住在哪里？", 3, False),
+    ("圣诞节的时候我们去泡温泉了吗？", 5, True),
+    ("What did I plant two weeks ago?", 8, True),
+    ("What did I plant at the start of May?", 7, False),
+])
+def test_a_period_the_question_names_ranks_what_was_said_then(mem: mnemir.Memory, query: str, said: int,
+                                                               first: bool) -> None:
+    """"over Christmas", "last summer", "two weeks ago", "去年夏天": what was said in that period is shown among
+    utterances that say much the same at other times (first, where the question and the utterance share a
+    language and no other utterance of that period is on the same topic)."""
+    now = datetime(2026, 6, 11, 9, 0, tzinfo=DATED[0][0].tzinfo or UTC)
+    ids = []
+    for turn, (when, text) in enumerate(DATED):
+        kept = mem.remember(text, user="alice", session=f"s{turn}", turn=1, now=when.replace(tzinfo=UTC))
+        assert kept.episode is not None
+        ids.append(kept.episode.id)
+    result = mem.recall(query, user="alice", k=3, now=now)
+    shown = [next((r.target for r in h.memory.relations("derived_from")), h.id) for h in result.hits]
+    assert result.intent.time_range is not None, query
+    assert ids[said] in shown, (query, [h.memory.text for h in result.hits])
+    if first:
+        assert shown[0] == ids[said], (query, [h.memory.text for h in result.hits])

@@ -127,6 +127,8 @@ MID_JULY = datetime(2026, 7, 15, 10, 0, tzinfo=timezone(timedelta(hours=-5)))  #
     ("back in January I said something about the roof", date(2026, 1, 1), date(2026, 2, 1)),
     ("去年五月我在忙什么", date(2025, 5, 1), date(2025, 6, 1)),
     ("三月份那次体检", date(2026, 3, 1), date(2026, 4, 1)),
+    ("at the start of May", date(2026, 5, 1), date(2026, 5, 11)),
+    ("去年三月底", date(2025, 3, 21), date(2025, 4, 1)),
     # counted back, give or take a quarter of the distance (a vague count: half)
     ("what did I tell you two weeks ago", date(2026, 6, 28), date(2026, 7, 5)),
     ("两周前我提过的那家店", date(2026, 6, 28), date(2026, 7, 5)),

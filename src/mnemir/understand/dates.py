@@ -468,6 +468,20 @@ def _r_month(m: re.Match[str], today: date) -> _Span | None:
     return _latest(make, today, _back(prefix), strictly_before=_ended(prefix))
 
 
+#: a third of a month: (first day, last day + 1, or None for the month's end)
+_MONTH_PARTS = {"start": (1, 11), "beginning": (1, 11), "初": (1, 11), "middle": (11, 21), "中": (11, 21),
+                "中旬": (11, 21), "end": (21, None), "底": (21, None), "末": (21, None), "下旬": (21, None)}
+
+
+def _r_part_of_month(m: re.Match[str], today: date) -> _Span | None:
+    """The start, middle or end of a named month ("the start of May", "五月底"): a third of it."""
+    span = _r_month(m, today)
+    if span is None:
+        return None
+    first, last = _MONTH_PARTS[m.group("part").lower()]
+    return span[0].replace(day=first), span[0].replace(day=last) if last else span[1]
+
+
 def _r_season(m: re.Match[str], today: date) -> _Span | None:
     """A season: "last summer", "in the winter", "去年夏天", "暑假"."""
     name = m.group("season").lower()
@@ -587,6 +601,9 @@ _RANGES: list[tuple[re.Pattern[str], object]] = [
                 r"(?P<season2>暑假|寒假|[春夏秋冬](?:天|季))(?:的时候|那会儿?|期间|里)"),
      lambda m, t: _r_season(_SeasonMatch(m), t)),
     (re.compile(r"\b" + _EN_PRE + r"(?:the\s+)?(?P<season>spring|summer|autumn|fall|winter)\b", re.I), _r_season),
+    (re.compile(r"\b(?:at\s+|in\s+|by\s+)?the\s+(?P<part>start|beginning|middle|end)\s+of\s+(?P<pre>last\s+)?"
+                + _EN_MONTH_NAME + r"\b", re.I), _r_part_of_month),
+    (re.compile(_PRE_YEAR + r"(?:的)?(?P<month>" + NUM + r")月(?:份)?(?P<part>初|中旬|中|下旬|底|末)"), _r_part_of_month),
     (re.compile(_PRE_YEAR + r"(?:的)?(?P<month>" + NUM + r")月(?:份)?(?![\d一二三四五六七八九十号日底末中初])"), _r_month),
     (re.compile(r"\b(?P<pre>last|in|during|this(?:\s+past)?|back\s+in)\s+" + _EN_MONTH_NAME + r"\b(?!\s*\d)", re.I),
      _r_month),
