@@ -172,3 +172,15 @@ def test_past_periods_named_in_either_language(text: str, start: date, end: date
                                   "what did I decide about the venue", "march on", "三个月的合同"])
 def test_words_that_name_no_period(text: str) -> None:
     assert time_range(text, MID_JULY) is None
+
+
+@pytest.mark.parametrize(("text", "start", "end"), [
+    ("what is due on July 20th", date(2026, 7, 20), date(2026, 7, 21)),
+    ("7月20日要交什么", date(2026, 7, 20), date(2026, 7, 21)),
+    ("what did I say on July 10th", date(2026, 7, 10), date(2026, 7, 11)),
+])
+def test_a_named_day_or_period_still_to_come_is_the_coming_one(text: str, start: date, end: date) -> None:
+    """A memory holds what was said before, so a named period means the last one unless the coming one is much
+    nearer: then it is a coming period, not a past one."""
+    span = time_range(text, MID_JULY)
+    assert span is not None and (span[0].date(), span[1].date()) == (start, end)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,7 @@ from typing import Any
 from mnemir.embed import Embedder, default_embedder
 from mnemir.eval import report_main
 from mnemir.eval._embedcache import cached
-from mnemir.eval.continuity import K, SPLITS, Conversation, _by_turn, _Stores, _turns_of, load
+from mnemir.eval.continuity import SPLITS, Conversation, K, _by_turn, _Stores, _turns_of, load
 from mnemir.retrieve.fusion import plain_group_ranks
 from mnemir.retrieve.recall import RecallConfig, _gather
 
@@ -176,7 +176,6 @@ def _diagnose(stores: _Stores, mem: Any, q: str, now: Any, wanted: frozenset[int
     types = ",".join(h.memory.type for h in top)
     detail = f"intent {intent.kind} {intent.confidence:.2f}; top5 {types}"
     notes = " | ".join(answer.notes)
-    wanted_ids = {h.id for h, c in zip(deep.hits, deep_cover, strict=True) if c & wanted}
     if not plain_cover & wanted:
         return "not_in_plain", detail
     if "left out" in notes and any(mid in notes for mid in _ids_covering(stores, mem, pool, wanted)):
@@ -196,7 +195,6 @@ def _diagnose(stores: _Stores, mem: Any, q: str, now: Any, wanted: frozenset[int
             return "time_range", detail
         if "other_frame" in hit.flags:
             return "other_frame", detail
-    del wanted_ids
     seen: Counter[int] = Counter(t for c in top_cover for t in c)
     if any(n > 1 for n in seen.values()):
         return "duplicate", detail

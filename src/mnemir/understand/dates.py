@@ -22,6 +22,7 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from typing import Any, Protocol
 
 from mnemir.ir import ensure_aware
 
@@ -373,6 +374,12 @@ _YEARS_BACK = {"去年": 1, "前年": 2, "今年": 0, "this": 0}
 _ENDED = ("last", "this past")
 
 
+class _Groups(Protocol):
+    """A match's named groups (a ``re.Match``, or one read across two spellings)."""
+
+    def group(self, name: str, /) -> Any: ...
+
+
 def _easter(year: int) -> date:
     """Easter Sunday (the Gregorian computus)."""
     a, b, c = year % 19, year // 100, year % 100
@@ -434,17 +441,26 @@ _OCCASIONS = [
 
 def _latest(make: object, today: date, back: int | None, strictly_before: bool = False) -> _Span | None:
     """The occurrence of a yearly period (``make(year) -> span``) a question means: ``back`` years before this
-    one when said ("去年夏天": 1, "今年三月": 0); else the latest that has begun by today (``strictly_before``: the
-    latest that has ended: "last summer" said in July is last year's)."""
+    one when said ("去年夏天": 1, "今年三月": 0); the latest that has ended when ``strictly_before`` ("last summer"
+    said in July is last year's); else the one under way, or the nearest (:func:`_distance`: "in March" asked in
+    July is this March; "for Christmas" asked in December is the coming one, not a past period)."""
     if back is not None:
         return make(today.year - back)  # type: ignore[operator, no-any-return]
-    for year in range(today.year + 1, today.year - 3, -1):
-        span = make(year)  # type: ignore[operator]
-        if span is None:
-            continue
-        if (span[1] <= today) if strictly_before else (span[0] <= today):
+    spans = [span for year in range(today.year + 1, today.year - 3, -1)
+             if (span := make(year)) is not None]  # type: ignore[operator]
+    if strictly_before:
+        return next((span for span in spans if span[1] <= today), None)
+    for span in spans:
+        if span[0] <= today < span[1]:
             return span  # type: ignore[no-any-return]
-    return None
+    return min(spans, key=lambda sp: _distance(sp, today), default=None)
+
+
+def _distance(span: _Span, today: date) -> float:
+    """How far a period's middle is from today, in days; a coming one counts twice as far (what a memory holds
+    was said before: a coming period is meant when it is much nearer than the last one)."""
+    days = ((span[0] + (span[1] - span[0]) / 2) - today).days
+    return 2.0 * days if days > 0 else float(-days)
 
 
 def _back(prefix: str | None) -> int | None:
@@ -482,7 +498,7 @@ def _r_part_of_month(m: re.Match[str], today: date) -> _Span | None:
     return span[0].replace(day=first), span[0].replace(day=last) if last else span[1]
 
 
-def _r_season(m: re.Match[str], today: date) -> _Span | None:
+def _r_season(m: _Groups, today: date) -> _Span | None:
     """A season: "last summer", "in the winter", "去年夏天", "暑假"."""
     name = m.group("season").lower()
     prefix = (m.group("pre") or "").lower().strip()
@@ -523,7 +539,7 @@ def _r_ago(m: re.Match[str], today: date) -> _Span | None:
     return target - slack, target + slack + timedelta(days=1)
 
 
-def _r_weekday_past(m: re.Match[str], today: date) -> _Span | None:
+def _r_weekday_past(m: _Groups, today: date) -> _Span | None:
     """"last Friday" (the latest Friday before today), "上周五" (last calendar week's)."""
     raw = m.group("wd")
     if raw[0].isascii() and not raw.isdigit():
@@ -556,21 +572,21 @@ def _week_span(today: date, weeks_back: int) -> _Span:
 
 
 def _r_day_past(m: re.Match[str], today: date) -> _Span | None:
-    """A month and day asked about in the past ("on May 3rd", "3月15日"): this year's, or last year's when it is
-    still to come."""
+    """A month and day ("on May 3rd", "3月15日"): the nearest such day (one still to come is a coming day, not a past
+    one)."""
     month_raw, day_raw = m.group("month"), m.group("day")
     month = _EN_MONTH.get(month_raw.lower()[:3]) if not month_raw.isdigit() and month_raw[0].isascii() \
         else cn_number(month_raw)
     day = cn_number(day_raw) if not day_raw.isascii() else int(day_raw)
     if not month or not day:
         return None
-    try:
-        when = date(today.year, month, day)
-        if when > today:
-            when = date(today.year - 1, month, day)
-    except ValueError:
-        return None
-    return when, when + timedelta(days=1)
+    def make(year: int) -> _Span | None:
+        try:
+            when = date(year, month, day)
+        except ValueError:
+            return None
+        return when, when + timedelta(days=1)
+    return _latest(make, today, None)
 
 
 _PRE_YEAR = r"(?P<pre>去年|前年|今年)?"
