@@ -342,9 +342,10 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
 
 
 def _past_period(intent: IntentLike, now: datetime) -> tuple[datetime | None, datetime | None] | None:
-    """The period the question names when it has ended by ``now`` ("last May", "两周前"), else None."""
+    """When the question names a period that has ended by ``now`` ("last May", "两周前"): from its start to now
+    (what happened then is often told afterwards), else None."""
     span = intent.time_range
-    return span if span is not None and span[1] is not None and span[1] <= now else None
+    return (span[0], now) if span is not None and span[1] is not None and span[1] <= now else None
 
 
 def _needs_open_tasks(intent: IntentLike) -> bool:

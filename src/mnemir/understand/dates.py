@@ -439,17 +439,21 @@ _OCCASIONS = [
 ]
 
 
-def _latest(make: object, today: date, back: int | None, strictly_before: bool = False) -> _Span | None:
+def _latest(make: object, today: date, back: int | None, strictly_before: bool = False,
+            nearest: bool = False) -> _Span | None:
     """The occurrence of a yearly period (``make(year) -> span``) a question means: ``back`` years before this
     one when said ("去年夏天": 1, "今年三月": 0); the latest that has ended when ``strictly_before`` ("last summer"
-    said in July is last year's); else the one under way, or the nearest (:func:`_distance`: "in March" asked in
-    July is this March; "for Christmas" asked in December is the coming one, not a past period)."""
+    said in July is last year's); else the latest that has begun (a memory holds what was said before: "back in the
+    winter" asked in September is the last one), or with ``nearest`` (a named day: "what is due on the 20th of
+    July?") the one under way or the nearest (:func:`_distance`)."""
     if back is not None:
         return make(today.year - back)  # type: ignore[operator, no-any-return]
     spans = [span for year in range(today.year + 1, today.year - 3, -1)
              if (span := make(year)) is not None]  # type: ignore[operator]
     if strictly_before:
         return next((span for span in spans if span[1] <= today), None)
+    if not nearest:
+        return next((span for span in spans if span[0] <= today), None)
     for span in spans:
         if span[0] <= today < span[1]:
             return span  # type: ignore[no-any-return]
@@ -586,7 +590,7 @@ def _r_day_past(m: re.Match[str], today: date) -> _Span | None:
         except ValueError:
             return None
         return when, when + timedelta(days=1)
-    return _latest(make, today, None)
+    return _latest(make, today, None, nearest=True)
 
 
 _PRE_YEAR = r"(?P<pre>去年|前年|今年)?"
