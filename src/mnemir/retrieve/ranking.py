@@ -568,8 +568,8 @@ def _time_factor(record: MemIR, intent: IntentLike, now: datetime, config: Ranki
         return 1.0
     start, end = span
     if end is not None and end <= now:
-        # what happened in a past period is often told after it ("what went wrong in March?", told in April): only
-        # what was said before the period began cannot report it
+        # what happened in a past period is often told after it (a March mishap reported in April): only what was
+        # said before the period began cannot report it
         when = record.metadata.created_at
         if start is not None and when < start:
             reasons.append("outside the asked time range")

@@ -443,7 +443,7 @@ def _latest(make: object, today: date, back: int | None, strictly_before: bool =
             nearest: bool = False) -> _Span | None:
     """The occurrence of a yearly period (``make(year) -> span``) a question means: ``back`` years before this
     one when said ("去年夏天": 1, "今年三月": 0); the latest that has ended when ``strictly_before`` ("last summer"
-    said in July is last year's); else the latest that has begun (a memory holds what was said before: "back in the
+    said in July is last year's); else the latest that has begun (a memory holds what was said before: "in the
     winter" asked in September is the last one), or with ``nearest`` (a named day: "what is due on the 20th of
     July?") the one under way or the nearest (:func:`_distance`)."""
     if back is not None:
