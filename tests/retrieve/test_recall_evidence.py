@@ -273,30 +273,31 @@ def test_a_question_about_when_shows_the_utterance_and_its_date(mem: mnemir.Memo
 #: the same kind of thing said at different times (invented for this test): (when, text)
 DATED = [
     (datetime(2025, 12, 24, 21, 0), "We went to the neighbours' party and I danced until midnight"),
-    (datetime(2026, 2, 14, 21, 0), "We went to a party at the climbing gym and I danced a little"),
-    (datetime(2026, 4, 18, 21, 0), "Went to my cousin's party, danced with the kids"),
+    (datetime(2025, 11, 1, 21, 0), "We went to a party at the climbing gym and I danced a little"),
+    (datetime(2025, 9, 13, 21, 0), "Went to my cousin's party, danced with the kids"),
     (datetime(2025, 7, 20, 12, 0), "We spent a week by the lake in a cabin with no signal"),
-    (datetime(2026, 4, 2, 12, 0), "We spent the long weekend in a cabin in the mountains"),
+    (datetime(2025, 4, 2, 12, 0), "We spent the long weekend in a cabin in the mountains"),
     (datetime(2025, 12, 26, 10, 0), "圣诞节第二天我们全家去泡了温泉"),
-    (datetime(2026, 3, 8, 10, 0), "我们周末全家去泡了温泉"),
+    (datetime(2025, 11, 8, 10, 0), "我们周末全家去泡了温泉"),
     (datetime(2026, 5, 1, 10, 0), "Planted tomatoes and basil in the new raised bed"),
     (datetime(2026, 5, 28, 10, 0), "Planted strawberries along the fence"),
+    (datetime(2026, 4, 10, 10, 0), "Planted lettuce and radishes by the shed"),
 ]
 
 
 @pytest.mark.parametrize(("query", "said", "first"), [
     ("What did I do at the party over Christmas?", 0, True),
     ("Where did we stay last summer?", 3, True),
-    ("去年夏天我们住在哪里？", 3, False),
     ("圣诞节的时候我们去泡温泉了吗？", 5, True),
     ("What did I plant two weeks ago?", 8, True),
     ("What did I plant at the start of May?", 7, False),
 ])
 def test_a_period_the_question_names_ranks_what_was_said_then(mem: mnemir.Memory, query: str, said: int,
                                                                first: bool) -> None:
-    """"over Christmas", "last summer", "two weeks ago", "去年夏天": what was said in that period is shown among
-    utterances that say much the same at other times (first, where the question and the utterance share a
-    language and no other utterance of that period is on the same topic)."""
+    """"over Christmas", "last summer", "two weeks ago", "去年夏天": what was said in that period is shown before
+    utterances that say much the same but were said before it began (what was said after it may report it, so it
+    is not weighed down): first, where the question and the utterance share a language and nothing said since the
+    period began is on the same topic."""
     now = datetime(2026, 6, 11, 9, 0, tzinfo=DATED[0][0].tzinfo or UTC)
     ids = []
     for turn, (when, text) in enumerate(DATED):
