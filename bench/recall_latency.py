@@ -111,12 +111,18 @@ def build(mem: mnemir.Memory, n: int, users: int, queries: np.ndarray, seed: int
     return time.perf_counter() - started
 
 
-def timed(fn: Callable[[], object], repeat: int) -> list[float]:
+#: the process CPU time of each timed call, per operation (on a shared machine, wall time includes waiting for a core)
+CPU: dict[str, list[float]] = {}
+
+
+def timed(fn: Callable[[], object], repeat: int, name: str | None = None) -> list[float]:
     out = []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         fn()
         out.append((time.perf_counter() - started) * 1000)
+        if name is not None:
+            CPU.setdefault(name, []).append((time.process_time() - cpu) * 1000)
     return out
 
 
@@ -147,7 +153,7 @@ def main() -> None:
             qv = mem.embedder.embed_query(q)
             results["vector_search"] += timed(lambda q=q, u=user, qv=qv: mem.store.vector_search(
                 Selection(user_id=u), qv, 20), 1)
-            results["search"] += timed(lambda q=q, u=user: mem.search(q, user=u, k=5, now=NOW), 1)
+            results["search"] += timed(lambda q=q, u=user: mem.search(q, user=u, k=5, now=NOW), 1, "search")
             results["intent"] += timed(lambda q=q: mem.intent(q, now=NOW), 1)
             # the two selects recall makes besides its searches (the present state, the frames), timed alone
             results["present"] += timed(lambda u=user: [mem.store.select(
@@ -157,22 +163,23 @@ def main() -> None:
                 Selection(user_id=u, types=("ContextualFrame",)), order_by=[("@created_at", False)],
                 limit=FRAMES_LIMIT), 1)
             results["recall"] += timed(lambda q=q, u=user: hits.append(len(mem.recall(q, user=u, k=5, now=NOW).hits)),
-                                       1)
+                                       1, "recall")
             mem.recall_config = rules_only  # the same query without the learned nudge (its features and model)
-            results["rules_only"] += timed(lambda q=q, u=user: mem.recall(q, user=u, k=5, now=NOW), 1)
+            results["rules_only"] += timed(lambda q=q, u=user: mem.recall(q, user=u, k=5, now=NOW), 1, "rules_only")
             mem.recall_config = config
         per_user = mem.store.count(Selection(user_id="user0"))
         mem.close()
     base = statistics.median(results["search"])
     print(f"{len(plan)} queries, ~{per_user} memories per user scope, mean hits per recall {np.mean(hits):.1f}")
-    print(f"{'operation':<32}{'p50 ms':>9}{'p95 ms':>9}{'p50 / search':>14}")
+    print(f"{'operation':<32}{'p50 ms':>9}{'p95 ms':>9}{'p50 / search':>14}{'p50 cpu ms':>12}")
     for name, label in (("vector_search", "store.vector_search (k=20)"), ("search", "mem.search (hybrid, k=5)"),
                         ("present", "store.select present state"), ("frames", "store.select frames"),
                         ("intent", "mem.intent (in recall)"), ("rules_only", "mem.recall, rules only (k=5)"),
                         ("recall", "mem.recall (k=5)")):
         values = sorted(results[name])
         p50, p95 = statistics.median(values), values[int(0.95 * (len(values) - 1))]
-        print(f"{label:<32}{p50:>9.2f}{p95:>9.2f}{p50 / base:>14.2f}")
+        cpu = f"{statistics.median(CPU[name]):>12.2f}" if name in CPU else ""
+        print(f"{label:<32}{p50:>9.2f}{p95:>9.2f}{p50 / base:>14.2f}{cpu}")
 
 
 if __name__ == "__main__":

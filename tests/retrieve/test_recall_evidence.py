@@ -4,7 +4,7 @@ emotional events stay findable, hard exclusions are named (issue 14's guarantees
 from __future__ import annotations
 
 import io
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from recall_helpers import add
@@ -268,3 +268,45 @@ def test_a_question_about_when_shows_the_utterance_and_its_date(mem: mnemir.Memo
         days = CONVERSATION[turn - 1][0]
         said = (now - timedelta(days=days, minutes=-turn)).date().isoformat()
         assert said in result.context.render(), query
+
+
+#: the same kind of thing said at different times (invented for this test): (when, text)
+DATED = [
+    (datetime(2025, 12, 24, 21, 0), "We went to the neighbours' party and I danced until midnight"),
+    (datetime(2025, 11, 1, 21, 0), "We went to a party at the climbing gym and I danced a little"),
+    (datetime(2025, 9, 13, 21, 0), "Went to my cousin's party, danced with the kids"),
+    (datetime(2025, 7, 20, 12, 0), "We spent a week by the lake in a cabin with no signal"),
+    (datetime(2025, 4, 2, 12, 0), "We spent the long weekend in a cabin in the mountains"),
+    (datetime(2025, 12, 26, 10, 0), "圣诞节第二天我们全家去泡了温泉"),
+    (datetime(2025, 11, 8, 10, 0), "我们周末全家去泡了温泉"),
+    (datetime(2026, 5, 1, 10, 0), "Planted tomatoes and basil in the new raised bed"),
+    (datetime(2026, 5, 28, 10, 0), "Planted strawberries along the fence"),
+    (datetime(2026, 4, 10, 10, 0), "Planted lettuce and radishes by the shed"),
+]
+
+
+@pytest.mark.parametrize(("query", "said", "earlier"), [
+    ("What did I do at the party over Christmas?", 0, (1, 2)),
+    ("Where did we stay last summer?", 3, (4,)),
+    ("圣诞节的时候我们去泡温泉了吗？", 5, (6,)),
+    ("What did I plant two weeks ago?", 8, (7, 9)),
+    ("What did I plant at the start of May?", 7, (9,)),
+])
+def test_a_period_the_question_names_ranks_what_was_said_then(mem: mnemir.Memory, query: str, said: int,
+                                                               earlier: tuple[int, ...]) -> None:
+    """"over Christmas", "last summer", "two weeks ago", "圣诞节的时候": what was said in that period is shown, above
+    the utterances on the same topic said before the period began (what was said after it may report it: it is
+    not weighed down)."""
+    now = datetime(2026, 6, 11, 9, 0, tzinfo=UTC)
+    ids = []
+    for turn, (when, text) in enumerate(DATED):
+        kept = mem.remember(text, user="alice", session=f"s{turn}", turn=1, now=when.replace(tzinfo=UTC))
+        assert kept.episode is not None
+        ids.append(kept.episode.id)
+    result = mem.recall(query, user="alice", k=3, now=now)
+    shown = [next((r.target for r in h.memory.relations("derived_from")), h.id) for h in result.hits]
+    assert result.intent.time_range is not None, query
+    assert ids[said] in shown, (query, [h.memory.text for h in result.hits])
+    for other in earlier:
+        if ids[other] in shown:
+            assert shown.index(ids[said]) < shown.index(ids[other]), (query, [h.memory.text for h in result.hits])

@@ -115,3 +115,72 @@ def test_time_ranges_for_queries(text: str, start: date, end: date) -> None:
 @pytest.mark.parametrize(("text", "value"), [("5", 5), ("十五", 15), ("二十", 20), ("两", 2), ("三十一", 31), ("x", None)])
 def test_chinese_numbers(text: str, value: int | None) -> None:
     assert cn_number(text) == value
+
+
+MID_JULY = datetime(2026, 7, 15, 10, 0, tzinfo=timezone(timedelta(hours=-5)))  # a Wednesday
+
+
+@pytest.mark.parametrize(("text", "start", "end"), [
+    # a named month: the latest that has begun ("in"), or ended ("last"); a year prefix names its year
+    ("what did I cook last May?", date(2026, 5, 1), date(2026, 6, 1)),
+    ("who did I run into in March", date(2026, 3, 1), date(2026, 4, 1)),
+    ("back in January I said something about the roof", date(2026, 1, 1), date(2026, 2, 1)),
+    ("去年五月我在忙什么", date(2025, 5, 1), date(2025, 6, 1)),
+    ("三月份那次体检", date(2026, 3, 1), date(2026, 4, 1)),
+    ("at the start of May", date(2026, 5, 1), date(2026, 5, 11)),
+    ("去年三月底", date(2025, 3, 21), date(2025, 4, 1)),
+    # counted back, give or take a quarter of the distance (a vague count: half)
+    ("what did I tell you two weeks ago", date(2026, 6, 28), date(2026, 7, 5)),
+    ("两周前我提过的那家店", date(2026, 6, 28), date(2026, 7, 5)),
+    ("a few days ago I mentioned a book", date(2026, 7, 11), date(2026, 7, 14)),
+    ("三天前说的那件事", date(2026, 7, 11), date(2026, 7, 14)),
+    ("半年前的那次面试", date(2025, 11, 30), date(2026, 3, 1)),
+    # seasons: "last" is the latest that has ended; a Chinese season needs a year or a "那时" word
+    ("where did we go last summer", date(2025, 6, 1), date(2025, 9, 1)),
+    ("what did I plant in the spring", date(2026, 3, 1), date(2026, 6, 1)),
+    ("去年夏天去了哪里", date(2025, 6, 1), date(2025, 9, 1)),
+    ("冬天的时候我感冒了几次", date(2025, 12, 1), date(2026, 3, 1)),
+    # yearly occasions
+    ("what happened over Christmas", date(2025, 12, 20), date(2026, 1, 1)),
+    ("what did I get for christmas", date(2025, 12, 20), date(2026, 1, 1)),
+    ("圣诞节那天我们吃了什么", date(2025, 12, 20), date(2026, 1, 1)),
+    ("春节回老家的时候", date(2026, 2, 10), date(2026, 2, 25)),
+    ("last Thanksgiving at my aunt's", date(2025, 11, 26), date(2025, 12, 1)),
+    # weeks, weekends and days back
+    ("the weekend before last we went hiking", date(2026, 7, 4), date(2026, 7, 6)),
+    ("上上周末去爬山了", date(2026, 7, 4), date(2026, 7, 6)),
+    ("what did I do last weekend", date(2026, 7, 11), date(2026, 7, 13)),
+    ("上周末", date(2026, 7, 11), date(2026, 7, 13)),
+    ("the week before last", date(2026, 6, 29), date(2026, 7, 6)),
+    ("上上个月", date(2026, 5, 1), date(2026, 6, 1)),
+    ("what did I say last Friday", date(2026, 7, 10), date(2026, 7, 11)),
+    ("上周五说的", date(2026, 7, 10), date(2026, 7, 11)),
+    ("the day before yesterday", date(2026, 7, 13), date(2026, 7, 14)),
+    ("last night", date(2026, 7, 14), date(2026, 7, 15)),
+    ("on May 3rd", date(2026, 5, 3), date(2026, 5, 4)),
+    ("5月3日那天", date(2026, 5, 3), date(2026, 5, 4)),
+    ("in 2025", date(2025, 1, 1), date(2026, 1, 1)),
+])
+def test_past_periods_named_in_either_language(text: str, start: date, end: date) -> None:
+    span = time_range(text, MID_JULY)
+    assert span is not None, text
+    assert (span[0].date(), span[1].date()) == (start, end), text
+    assert span[0].tzinfo == MID_JULY.tzinfo
+
+
+@pytest.mark.parametrize("text", ["do I like winter?", "我喜欢夏天吗", "do I like Christmas music", "I may come along",
+                                  "what did I decide about the venue", "march on", "三个月的合同"])
+def test_words_that_name_no_period(text: str) -> None:
+    assert time_range(text, MID_JULY) is None
+
+
+@pytest.mark.parametrize(("text", "start", "end"), [
+    ("what is due on July 20th", date(2026, 7, 20), date(2026, 7, 21)),
+    ("7月20日要交什么", date(2026, 7, 20), date(2026, 7, 21)),
+    ("what did I say on July 10th", date(2026, 7, 10), date(2026, 7, 11)),
+])
+def test_a_named_day_or_period_still_to_come_is_the_coming_one(text: str, start: date, end: date) -> None:
+    """A memory holds what was said before, so a named period means the last one unless the coming one is much
+    nearer: then it is a coming period, not a past one."""
+    span = time_range(text, MID_JULY)
+    assert span is not None and (span[0].date(), span[1].date()) == (start, end)

@@ -127,24 +127,50 @@ def utterance_of(record: MemIR) -> str:
     return next((r.target for r in record.relations(DERIVED_FROM)), record.id)
 
 
-def plain_group_ranks(pool: Mapping[str, Candidate]) -> dict[str, int]:
+def plain_group_ranks(pool: Mapping[str, Candidate],
+                      period: tuple[datetime | None, datetime | None] | None = None) -> dict[str, int]:
     """Each utterance group's place in plain hybrid search over the utterances: the vector and keyword orders of
     the candidates, each read as an order of groups (a group is placed where its first member is), fused by
     reciprocal ranks as :func:`~mnemir.retrieve.search.hybrid_search` fuses them. Read before episodes are folded:
     with a typed memory and its own episode both found, the utterance counts once, as hybrid search over the raw
-    utterances would count it. Groups neither search found are left out."""
+    utterances would count it. Groups neither search found are left out.
+
+    ``period``: a past period the question names ([start, end)): the candidates said in it are a third order (by
+    closeness), and the groups said in it come first, in the fused order, then the rest (what the user asks about
+    happened then; the rest keep their order after it)."""
+    # what was said: an utterance is placed by its episode, as hybrid search over the raw utterances places it (a
+    # typed reading's own wording does not move it: the role order weighs that); a memory with no episode by itself
+    said = {mid: c for mid, c in pool.items() if c.record.type == EPISODE or utterance_of(c.record) == mid
+            or utterance_of(c.record) not in pool}
+    orders = [_order_by(said, attr) for attr in ("vector_rank", "text_rank")]
+    inside: set[str] = set()
+    if period is not None:
+        within = [c for c in pool.values() if in_period(c.record, period)]
+        inside = {utterance_of(c.record) for c in within}
+        orders.append([c.id for c in sorted(within, key=lambda c: (-c.similarity, c.id))])
     scores: dict[str, float] = {}
-    for attr in ("vector_rank", "text_rank"):
-        ranked = sorted((rank, mid) for mid, c in pool.items() if (rank := getattr(c, attr)) is not None)
+    for ranked in orders:
         seen: set[str] = set()
-        for _, mid in ranked:
+        for mid in ranked:
             group = utterance_of(pool[mid].record)
             if group in seen:
                 continue
             seen.add(group)
             scores[group] = scores.get(group, 0.0) + 1.0 / (PLAIN_RRF_K + len(seen))
-    order = sorted(scores, key=lambda g: (-scores[g], g))
+    order = sorted(scores, key=lambda g: (g not in inside, -scores[g], g))
     return {g: rank for rank, g in enumerate(order, start=1)}
+
+
+def _order_by(pool: Mapping[str, Candidate], attr: str) -> list[str]:
+    ranked = sorted((getattr(c, attr), mid) for mid, c in pool.items() if getattr(c, attr) is not None)
+    return [mid for _, mid in ranked]
+
+
+def in_period(record: MemIR, period: tuple[datetime | None, datetime | None]) -> bool:
+    """Was ``record`` made inside ``period`` ([start, end), either end open)?"""
+    start, end = period
+    when = record.metadata.created_at
+    return (start is None or when >= start) and (end is None or when < end)
 
 
 def plain_ranks(pool: Mapping[str, Candidate], groups: Mapping[str, int]) -> dict[str, int]:

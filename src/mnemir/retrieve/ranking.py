@@ -568,11 +568,13 @@ def _time_factor(record: MemIR, intent: IntentLike, now: datetime, config: Ranki
         return 1.0
     start, end = span
     if end is not None and end <= now:
+        # what happened in a past period is often told after it (a March mishap reported in April): only what was
+        # said before the period began cannot report it
         when = record.metadata.created_at
-        if (start is not None and when < start) or when > end:
+        if start is not None and when < start:
             reasons.append("outside the asked time range")
             return config.out_of_range_factor
-        reasons.append("inside the asked time range")
+        reasons.append("inside the asked time range" if when < end else "said after the asked time range began")
         return 1.0
     due = parse_deadline(record.properties.get("deadline"))
     if due is not None and (start is None or due >= start) and (end is None or due <= end):

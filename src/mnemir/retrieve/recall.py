@@ -83,7 +83,7 @@ from mnemir.retrieve.ranking import (
 from mnemir.retrieve.search import check_k
 from mnemir.retrieve.wording import asks_about_now, asks_about_past
 from mnemir.store.base import Selection, Store, tenant_reads
-from mnemir.store.filters import Cmp, FilterNode, parse_filter
+from mnemir.store.filters import And, Cmp, FilterNode, parse_filter
 
 #: the learned nudge re-sorts at least this many of the rules' best (or 4 x k)
 NUDGED_HEAD = 20
@@ -224,7 +224,8 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     where = parse_filter(intent.where, ontology, types) if intent.where else None
     pool = _gather(store, scope, intent, types, where, qvec, now, max(config.candidates, 4 * k), config)
     past = asks_about_past(intent.query, intent.time_range, now)
-    utterances = plain_group_ranks(pool)  # plain search over the utterances, read before episodes are folded
+    # plain search over the utterances, read before episodes are folded (a past period the question names first)
+    utterances = plain_group_ranks(pool, _past_period(intent, now))
     folded = fold_episodes(store, scope, pool, past, qvec)
     plain = plain_ranks(pool, utterances)
     groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
@@ -307,6 +308,14 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
         signals[mid] = {"similarity": float(sim), "vector_rank": rank}
     for rank, (mid, _) in enumerate(store.text_search(scope, intent.query, n), start=1):
         signals.setdefault(mid, {})["text_rank"] = rank
+    span = _past_period(intent, now)
+    if span is not None:
+        # a past period the question names ("last May", "两周前", "over Christmas"): what was said then is a
+        # candidate whatever its wording (ranking then favours it); plain search's own orders are left as they are
+        when = tuple(Cmp("@created_at", op, format_datetime(t), "datetime")
+                     for op, t in (("$gte", span[0]), ("$lt", span[1])) if t is not None)
+        for mid, sim in store.vector_search(scope.with_(where=And(when)), qvec, max(n // 2, 10)):
+            signals.setdefault(mid, {"similarity": float(sim)})
     records: dict[str, MemIR] = {}
     if _needs_open_tasks(intent):
         # listed whatever their wording, so read by listing: closer memories of other types would crowd them out of
@@ -330,6 +339,13 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
             for mid, record in records.items()}
     _fill_similarity(store, pool, [mid for mid, c in pool.items() if c.vector_rank is None], qvec)
     return pool
+
+
+def _past_period(intent: IntentLike, now: datetime) -> tuple[datetime | None, datetime | None] | None:
+    """When the question names a period that has ended by ``now`` ("last May", "两周前"): from its start to now
+    (what happened then is often told afterwards), else None."""
+    span = intent.time_range
+    return (span[0], now) if span is not None and span[1] is not None and span[1] <= now else None
 
 
 def _needs_open_tasks(intent: IntentLike) -> bool:
