@@ -65,6 +65,8 @@ ENTITY_BONUS = 0.15
 #: a long task)
 TERM_BONUS = 0.05
 TERMS_COUNTED = 2
+#: a user's report of work done that moves no task is kept as a Fact (what happened)
+KEEP_UNAPPLIED_REPORTS = True
 #: how many open tasks a report is compared with
 TASK_POOL = 8
 #: an assistant's task this close to an open task of the user is that task said back, not a new one
@@ -73,6 +75,13 @@ RESTATED_TASK = 0.7
 MAX_MENTIONS = 10
 #: a user's "task" worded as done work becomes an update of the open task at least this close (with a clear lead)
 REPORT_SURE = 0.6
+#: a user's statement of these types told in the perfective aspect ("called all three", "机票订了") is a report on
+#: the open task it is clearly about (this close, with a clear lead, sharing a content word)
+ASPECT_REPORTS = True
+REPORTING_TYPES = ("Task", "Plan", "Fact", "EmotionalState", "Hypothesis", "ContextualFrame")
+ASPECT_REPORT_SURE = 0.6
+#: ... and such a report worded as a task or plan is also kept, as a Fact (what happened, with its date or amount)
+REPORT_KEEPS_EVENT = False
 #: general markers of work still ahead (an obligation, an intention, a request): a sentence with one is no report
 _AHEAD = re.compile(r"要|得|需要|准备|打算|计划|想|该|记得|别忘|帮我|提醒|\b(?:need|needs|have to|has to|got to|gotta|should|"
                     r"must|will|'ll|going to|gonna|want|plan|planning|'d like|would like|remind|don'?t forget|let me|"
@@ -225,6 +234,8 @@ class _Context:
     replaced: set[str] = field(default_factory=set)
     #: task drafts read as reports on an open task (applied as updates once the new memories are written)
     reports: list[Draft] = field(default_factory=list)
+    #: ids of the task / plan drafts read as reports that are also kept, as a Fact (what happened)
+    kept_reports: set[int] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -371,6 +382,8 @@ class UnderstandingMixin(_Base):
         for index, draft in enumerate(drafts):
             if draft.kind == "update" or self._restates_open_task(draft, ctx) or self._reports_on_open_task(draft, ctx):
                 continue
+            if id(draft) in ctx.kept_reports:  # a report told as an event: kept as what happened, not as work
+                draft = drafts[index] = _as_event(draft)
             made[index] = self._to_record(draft, ctx)
         for index, draft in enumerate(drafts):
             if draft.type == "Plan" and index in made:
@@ -410,20 +423,35 @@ class UnderstandingMixin(_Base):
 
     def _reports_on_open_task(self, draft: Draft, ctx: _Context) -> bool:
         """A user's "task" that says the work is done or dropped ("Booked the vet for Thursday", "护照材料交了") and
-        is clearly about one open task is a report on it, not a new task: it is applied as an update."""
-        if ctx.speaker != "user" or draft.type != "Task" or draft.kind != "memory" or not _reads_as_report(draft.text):
+        is clearly about one open task is a report on it, not a new task: it is applied as an update. So is a
+        user's statement of another type told as having happened (the perfective aspect: "called all three",
+        "机票订了") that is clearly about one open task and shares a content word with it: it is applied as an
+        update, and a statement that is not itself a task or plan is also kept (False: it is stored too)."""
+        if ctx.speaker != "user" or draft.kind not in ("memory", "correction"):
+            return False
+        worded = draft.type == "Task" and draft.kind == "memory" and _reads_as_report(draft.text)
+        told = (ASPECT_REPORTS and draft.type in REPORTING_TYPES and not draft.replaces and fill.perfective(draft.text)
+                and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text))
+        if not worded and not told:
             return False
         candidates = self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
-        if not candidates or candidates[0].score < REPORT_SURE:
+        sure = REPORT_SURE if worded else ASPECT_REPORT_SURE
+        if not candidates or candidates[0].score < sure:
             return False
         if len(candidates) > 1 and candidates[0].score - candidates[1].score < MATCH_MARGIN:
+            return False
+        if not worded and not _shared_terms(content_terms(draft.text), candidates[0].text):
             return False
         status = fill.update_status(draft.text)
         ctx.reports.append(Draft("Task", draft.text, {"status": status, "goal": fill.strip_request(draft.text)},
                                  kind="update", confidence=draft.confidence, entities=draft.entities,
                                  reasons=[*draft.reasons, f"a report of work {status} on an open task"]))
-        ctx.out.notes.append(f"read {draft.text!r} as a report ({status}) on open task {candidates[0].id}, not a new task")
-        return True
+        ctx.out.notes.append(f"read {draft.text!r} as a report ({status}) on open task {candidates[0].id}"
+                             + (", not a new task" if draft.type in ("Task", "Plan") else ""))
+        if draft.type in ("Task", "Plan") and REPORT_KEEPS_EVENT and not worded:
+            ctx.kept_reports.add(id(draft))
+            return False
+        return draft.type in ("Task", "Plan")
 
     def _to_record(self, draft: Draft, ctx: _Context) -> MemIR:
         self._resolve_relation(draft, ctx)
@@ -547,6 +575,7 @@ class UnderstandingMixin(_Base):
                       if c.score >= MATCH_FLOOR]
         if not candidates:
             ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
+            self._keep_report(draft, status, ctx)
             return
         best = candidates[0]
         runner_up = candidates[1].score if len(candidates) > 1 else 0.0
@@ -569,6 +598,22 @@ class UnderstandingMixin(_Base):
         question = (f"“{text}”说的是哪一件事？" if ctx.language == "zh" else f"Which task does “{text}” refer to?")
         ctx.out.confirmations.append(Confirmation("update", text, question, candidates[:3], status=status,
                                                   user=ctx.user, now=ctx.now))
+        self._keep_report(draft, status, ctx)
+
+    def _keep_report(self, draft: Draft, status: str, ctx: _Context) -> None:
+        """A user's report of work done or dropped that moves no task here (none matches, or which one is
+        asked) is still news of what happened ("booked the physio for the 20th"): kept as a Fact, so that it
+        can be recalled and later corrected. A report of work going on says nothing lasting."""
+        if not KEEP_UNAPPLIED_REPORTS or ctx.speaker != "user" or status not in ("completed", "failed"):
+            return
+        fact = Draft("Fact", draft.text, {**fill.fact_properties(draft.text), "source": "user", "confidence": 0.8},
+                     entities=draft.entities, reasons=[*draft.reasons, f"a report ({status}) that moved no task"])
+        fact.vector = draft.vector
+        record = self._link_entities([self._to_record(fact, ctx)], ctx)[0]
+        stored = self._commit([record], now=ctx.now, actor=ctx.creator)
+        ctx.out.created += stored
+        ctx.out.extend(stored)
+        ctx.out.notes.append(f"kept the report {draft.text!r} as a fact: it moved no task")
 
     def _record_decision(self, draft: Draft, text: str, ctx: _Context) -> None:
         """A choice the user reports ("最后决定还是报游泳班", "we settled on the blue one") may close the work of
@@ -787,6 +832,15 @@ def _as_correction(draft: Draft, record: MemIR) -> tuple[Draft, MemIR]:
     changed = record.model_copy(update={"type": "Fact", "properties": {k: _plain(v) for k, v in props.items()
                                                                         if v is not None}})
     return fact, changed
+
+
+def _as_event(draft: Draft) -> Draft:
+    """A task or plan draft that reports work done, as a Fact: what happened ("机票订了，10月1号飞大理")."""
+    fact = Draft("Fact", draft.text, {**fill.fact_properties(draft.text), "source": "user", "confidence": 0.8},
+                 confidence=draft.confidence, entities=draft.entities,
+                 reasons=[*draft.reasons, "a report of work done: kept as what happened"])
+    fact.vector = draft.vector
+    return fact
 
 
 def _without_lead(draft: Draft) -> Draft:
