@@ -34,7 +34,7 @@ def visa(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]:
 
 
 def test_a_newer_preference_that_says_it_changed_outdates_the_old_one(mem: mnemir.Memory, now: datetime) -> None:
-    old = add(mem, now, "Three strong coffees a day, the stronger the better", "Preference",
+    old = add(mem, now, "I love strong coffee, three big cups every day", "Preference",
               {"subject": "strong coffee", "preference_type": "like"}, days=400)
     new = add(mem, now, "I've switched to decaf, just one cup in the morning", "Preference",
               {"subject": "decaf", "preference_type": "like"}, days=5)
