@@ -16,7 +16,10 @@ Extraction itself is offline and store-free (:mod:`mnemir.understand`); this mix
   fact in meaning (a correction cue plus closeness); a relation ("my brother") is resolved to the person the user
   named for it ("Tom is my brother");
 - matching by meaning counts the sentence vectors, shared entities and shared content words; a user's "task"
-  worded as done work is a report on the open task it is clearly about, not a new task;
+  worded as done work is a report on the open task it is clearly about, not a new task; so is a user's statement
+  told as having happened (the perfective aspect: "called all three", "机票订了") that is clearly about one open task
+  and shares a content word with it (a statement that is no task or plan is also kept); a report that shares a
+  content word with a task may move it from a lower similarity (``TERM_SURE``);
 - a *change of mind* ("…after all", "我改主意了") supersedes the user's earlier stance closest in meaning; a
   *decision* is always kept as a decision Fact and supersedes the deliberation it settles. Statements about two
   different relatives never replace each other.
@@ -65,8 +68,9 @@ ENTITY_BONUS = 0.15
 #: a long task)
 TERM_BONUS = 0.05
 TERMS_COUNTED = 2
-#: a user's report of work done that moves no task is kept as a Fact (what happened)
-KEEP_UNAPPLIED_REPORTS = True
+#: a report that shares a content term with an open task ("called all three" / "ring round three places") may move
+#: it from this score on (the sentence vectors of a short report and a long task are far apart), with a clear lead
+TERM_SURE = 0.2
 #: how many open tasks a report is compared with
 TASK_POOL = 8
 #: an assistant's task this close to an open task of the user is that task said back, not a new one
@@ -80,8 +84,6 @@ REPORT_SURE = 0.6
 ASPECT_REPORTS = True
 REPORTING_TYPES = ("Task", "Plan", "Fact", "EmotionalState", "Hypothesis", "ContextualFrame")
 ASPECT_REPORT_SURE = 0.6
-#: ... and such a report worded as a task or plan is also kept, as a Fact (what happened, with its date or amount)
-REPORT_KEEPS_EVENT = False
 #: general markers of work still ahead (an obligation, an intention, a request): a sentence with one is no report
 _AHEAD = re.compile(r"要|得|需要|准备|打算|计划|想|该|记得|别忘|帮我|提醒|\b(?:need|needs|have to|has to|got to|gotta|should|"
                     r"must|will|'ll|going to|gonna|want|plan|planning|'d like|would like|remind|don'?t forget|let me|"
@@ -234,8 +236,6 @@ class _Context:
     replaced: set[str] = field(default_factory=set)
     #: task drafts read as reports on an open task (applied as updates once the new memories are written)
     reports: list[Draft] = field(default_factory=list)
-    #: ids of the task / plan drafts read as reports that are also kept, as a Fact (what happened)
-    kept_reports: set[int] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -382,8 +382,6 @@ class UnderstandingMixin(_Base):
         for index, draft in enumerate(drafts):
             if draft.kind == "update" or self._restates_open_task(draft, ctx) or self._reports_on_open_task(draft, ctx):
                 continue
-            if id(draft) in ctx.kept_reports:  # a report told as an event: kept as what happened, not as work
-                draft = drafts[index] = _as_event(draft)
             made[index] = self._to_record(draft, ctx)
         for index, draft in enumerate(drafts):
             if draft.type == "Plan" and index in made:
@@ -436,7 +434,8 @@ class UnderstandingMixin(_Base):
             return False
         candidates = self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
         sure = REPORT_SURE if worded else ASPECT_REPORT_SURE
-        if not candidates or candidates[0].score < sure:
+        if not candidates or (candidates[0].score < sure and not (candidates[0].score >= TERM_SURE
+                                                                  and _shares(candidates[0]))):
             return False
         if len(candidates) > 1 and candidates[0].score - candidates[1].score < MATCH_MARGIN:
             return False
@@ -448,9 +447,6 @@ class UnderstandingMixin(_Base):
                                  reasons=[*draft.reasons, f"a report of work {status} on an open task"]))
         ctx.out.notes.append(f"read {draft.text!r} as a report ({status}) on open task {candidates[0].id}"
                              + (", not a new task" if draft.type in ("Task", "Plan") else ""))
-        if draft.type in ("Task", "Plan") and REPORT_KEEPS_EVENT and not worded:
-            ctx.kept_reports.add(id(draft))
-            return False
         return draft.type in ("Task", "Plan")
 
     def _to_record(self, draft: Draft, ctx: _Context) -> MemIR:
@@ -572,14 +568,14 @@ class UnderstandingMixin(_Base):
             self._record_decision(draft, text, ctx)
         status = str(draft.properties["status"])
         candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
-                      if c.score >= MATCH_FLOOR]
+                      if c.score >= MATCH_FLOOR or (c.score >= TERM_SURE and _shares(c))]
         if not candidates:
             ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
-            self._keep_report(draft, status, ctx)
             return
         best = candidates[0]
         runner_up = candidates[1].score if len(candidates) > 1 else 0.0
-        if best.score >= MATCH_SURE and best.score - runner_up >= MATCH_MARGIN:
+        if (best.score >= MATCH_SURE or (best.score >= TERM_SURE and _shares(best))) \
+                and best.score - runner_up >= MATCH_MARGIN:
             if best.id in self._queued_ids():  # this utterance already changed that task: read it as stored
                 self._flush_queue()
             why = "; ".join(best.reasons)
@@ -598,22 +594,6 @@ class UnderstandingMixin(_Base):
         question = (f"“{text}”说的是哪一件事？" if ctx.language == "zh" else f"Which task does “{text}” refer to?")
         ctx.out.confirmations.append(Confirmation("update", text, question, candidates[:3], status=status,
                                                   user=ctx.user, now=ctx.now))
-        self._keep_report(draft, status, ctx)
-
-    def _keep_report(self, draft: Draft, status: str, ctx: _Context) -> None:
-        """A user's report of work done or dropped that moves no task here (none matches, or which one is
-        asked) is still news of what happened ("booked the physio for the 20th"): kept as a Fact, so that it
-        can be recalled and later corrected. A report of work going on says nothing lasting."""
-        if not KEEP_UNAPPLIED_REPORTS or ctx.speaker != "user" or status not in ("completed", "failed"):
-            return
-        fact = Draft("Fact", draft.text, {**fill.fact_properties(draft.text), "source": "user", "confidence": 0.8},
-                     entities=draft.entities, reasons=[*draft.reasons, f"a report ({status}) that moved no task"])
-        fact.vector = draft.vector
-        record = self._link_entities([self._to_record(fact, ctx)], ctx)[0]
-        stored = self._commit([record], now=ctx.now, actor=ctx.creator)
-        ctx.out.created += stored
-        ctx.out.extend(stored)
-        ctx.out.notes.append(f"kept the report {draft.text!r} as a fact: it moved no task")
 
     def _record_decision(self, draft: Draft, text: str, ctx: _Context) -> None:
         """A choice the user reports ("最后决定还是报游泳班", "we settled on the blue one") may close the work of
@@ -834,15 +814,6 @@ def _as_correction(draft: Draft, record: MemIR) -> tuple[Draft, MemIR]:
     return fact, changed
 
 
-def _as_event(draft: Draft) -> Draft:
-    """A task or plan draft that reports work done, as a Fact: what happened ("机票订了，10月1号飞大理")."""
-    fact = Draft("Fact", draft.text, {**fill.fact_properties(draft.text), "source": "user", "confidence": 0.8},
-                 confidence=draft.confidence, entities=draft.entities,
-                 reasons=[*draft.reasons, "a report of work done: kept as what happened"])
-    fact.vector = draft.vector
-    return fact
-
-
 def _without_lead(draft: Draft) -> Draft:
     """The draft without a leading clause that only announces the correction or change ("Oops, I got that wrong:",
     "我记错了，"): what is left is what it is about (its vector is made anew when the text changes)."""
@@ -871,6 +842,11 @@ def _reads_as_report(text: str) -> bool:
     """Worded as work done or dropped, with nothing still ahead and no question."""
     return bool((CUES["done"].search(text) or CUES["abandon"].search(text)) and not _AHEAD.search(text)
                 and not CUES["question"].search(text))
+
+
+def _shares(candidate: Candidate) -> bool:
+    """The candidate shares a content term with the report (``_scored`` names them in its reasons)."""
+    return any(reason.startswith("shares ") for reason in candidate.reasons)
 
 
 def _same_people(people: frozenset[str], text: str) -> bool:
