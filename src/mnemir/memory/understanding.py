@@ -17,7 +17,7 @@ Extraction itself is offline and store-free (:mod:`mnemir.understand`); this mix
   named for it ("Tom is my brother");
 - matching by meaning counts the sentence vectors, shared entities and shared content words; a user's "task"
   worded as done work is a report on the open task it is clearly about, not a new task; so is a user's statement
-  told as having happened (the perfective aspect: "called all three", "机票订了") that is clearly about one open task
+  told as having happened (the perfective aspect: "rang both garages", "签证办下来了") that is clearly about one open task
   and shares a content word with it (a statement that is no task or plan is also kept); a report that shares a
   content word with a task may move it from a lower similarity (``TERM_SURE``);
 - a *change of mind* ("…after all", "我改主意了") supersedes the user's earlier stance closest in meaning; a
@@ -68,7 +68,7 @@ ENTITY_BONUS = 0.15
 #: a long task)
 TERM_BONUS = 0.05
 TERMS_COUNTED = 2
-#: a report that shares a content term with an open task ("called all three" / "ring round three places") may move
+#: a report that shares a content term with an open task ("renewed the permit" / "renew the parking permit") may move
 #: it from this score on (the sentence vectors of a short report and a long task are far apart), with a clear lead
 TERM_SURE = 0.2
 #: how many open tasks a report is compared with
@@ -79,7 +79,7 @@ RESTATED_TASK = 0.7
 MAX_MENTIONS = 10
 #: a user's "task" worded as done work becomes an update of the open task at least this close (with a clear lead)
 REPORT_SURE = 0.6
-#: a user's statement of these types told in the perfective aspect ("called all three", "机票订了") is a report on
+#: a user's statement of these types told in the perfective aspect ("rang both garages", "签证办下来了") is a report on
 #: the open task it is clearly about (this close, with a clear lead, sharing a content word)
 ASPECT_REPORTS = True
 REPORTING_TYPES = ("Task", "Plan", "Fact", "EmotionalState", "Hypothesis", "ContextualFrame")
@@ -422,8 +422,8 @@ class UnderstandingMixin(_Base):
     def _reports_on_open_task(self, draft: Draft, ctx: _Context) -> bool:
         """A user's "task" that says the work is done or dropped ("Booked the vet for Thursday", "护照材料交了") and
         is clearly about one open task is a report on it, not a new task: it is applied as an update. So is a
-        user's statement of another type told as having happened (the perfective aspect: "called all three",
-        "机票订了") that is clearly about one open task and shares a content word with it: it is applied as an
+        user's statement of another type told as having happened (the perfective aspect: "rang both garages",
+        "签证办下来了") that is clearly about one open task and shares a content word with it: it is applied as an
         update, and a statement that is not itself a task or plan is also kept (False: it is stored too)."""
         if ctx.speaker != "user" or draft.kind not in ("memory", "correction"):
             return False

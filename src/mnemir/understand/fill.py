@@ -423,7 +423,7 @@ _ED_WORDS = frozenset({"need", "feed", "speed", "seed", "bed", "red", "shed", "b
                        "exceed", "succeed", "indeed", "hundred", "sacred", "wicked", "naked", "kindred", "rugged"})
 
 
-#: a result state told of something ("the quotes are in", "the forms are back", "it's all over")
+#: a result state told of something ("the results are in", "the forms are back", "it's all over")
 _RESULT_EN = re.compile(r"\b(?:is|are|was|were|it's|they're)\s+(?:all\s+|now\s+|finally\s+)?(?:in|back|through|over|"
                         r"ready|done|out)\b\s*(?:[,.!;]|$|and\b|now\b)", re.I)
 
@@ -454,7 +454,7 @@ def perfective(text: str) -> bool:
 
 def update_status(text: str) -> str:
     """The lifecycle status an update report announces: a report with no done word is complete when told in the
-    perfective aspect ("called all three", "机票订了"), in progress otherwise."""
+    perfective aspect ("rang both garages", "签证办下来了"), in progress otherwise."""
     done = CUES["done"].search(text)
     if done and re.search(r"已经|already|自己", text, re.I) and not re.search(r"取消|cancel", text, re.I):
         return "completed"
