@@ -99,7 +99,7 @@ STATE_CONVERSATION = {
         ]},
     ],
     "checkpoints": [
-        {"after": 4, "kind": "open_tasks", "q": "What's still on my to-do list?", "relevant": [2],
+        {"after": 4, "kind": "open_tasks", "q": "Which bike jobs have I not done yet?", "relevant": [2],
          "forbidden": [1]},
         {"after": 5, "kind": "corrected_fact", "q": "Until when is the bike shop open?", "relevant": [5],
          "forbidden": [3]},
