@@ -82,3 +82,51 @@ def test_a_run_judges_every_checkpoint_beside_the_baselines(tmp_path: Path, embe
     data = report.to_dict()
     assert set(data["systems"]["remember_recall"]["by_kind"]) == {"open_tasks", "corrected_fact"}
     assert "turns + hybrid" in report.render()
+
+
+# a task finished in the second session beside one still open; every fact is made up for this test
+STATE_CONVERSATION = {
+    "id": "t-en-02", "lang": "en", "domain": "a bicycle",
+    "sessions": [
+        {"at": "2026-05-04T09:00:00+00:00", "turns": [
+            {"n": 1, "speaker": "user", "text": "I need to get the brakes on my blue bicycle adjusted this week."},
+            {"n": 2, "speaker": "user", "text": "I also need to buy a new helmet before the charity ride."},
+            {"n": 3, "speaker": "user", "text": "My bike shop is Spokes on Harbour Lane, it closes at 5pm."},
+        ]},
+        {"at": "2026-05-09T18:00:00+00:00", "turns": [
+            {"n": 4, "speaker": "user", "text": "I've had the brakes on my blue bicycle adjusted, all done."},
+            {"n": 5, "speaker": "user", "text": "Sorry, Spokes actually closes at 7pm, not 5pm."},
+        ]},
+    ],
+    "checkpoints": [
+        {"after": 4, "kind": "open_tasks", "q": "Which bike jobs have I not done yet?", "relevant": [2],
+         "forbidden": [1]},
+        {"after": 5, "kind": "corrected_fact", "q": "Until when is the bike shop open?", "relevant": [5],
+         "forbidden": [3]},
+    ],
+}
+
+
+def test_the_dialogue_state_is_read_from_the_store_at_each_checkpoint(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    report = continuity.run("dev", directory=_folder(tmp_path, STATE_CONVERSATION), embedder=embedder,
+                            systems=("remember_recall",))
+    rows = {(r.measure, r.turn): (r.should, r.state) for r in report.states}
+    # the finished task is closed, the other one open; the old closing time superseded, the new one live
+    assert rows == {("closed", 1): (True, "yes"), ("closed", 2): (False, "no"),
+                    ("superseded", 3): (True, "yes"), ("superseded", 5): (False, "no")}, rows
+    assert report.state_metric("closed") == {"precision": 1.0, "recall": 1.0, "forbidden": 1, "relevant": 1,
+                                             "unread_forbidden": 0, "unread_relevant": 0}
+    assert report.to_dict()["state"]["superseded"]["misses"] == []
+    assert "Dialogue state" in report.render()
+    # the raw-turn systems alone read no remembered store: no state
+    assert continuity.run("dev", directory=_folder(tmp_path, STATE_CONVERSATION), embedder=embedder,
+                          systems=("turns_hybrid",)).states == []
+
+
+def test_a_task_never_read_is_counted_apart() -> None:
+    report = continuity.Report("dev", ("remember_recall",))
+    report.states = [continuity.StateRow("c", "en", "closed", 1, True, "none"),
+                     continuity.StateRow("c", "en", "closed", 2, True, "no"),
+                     continuity.StateRow("c", "en", "closed", 3, False, "yes")]
+    m = report.state_metric("closed")
+    assert (m["precision"], m["recall"], m["unread_forbidden"]) == (0.0, 0.0, 1)

@@ -21,6 +21,17 @@ A memory stands for (covers) the turns it came from: its ``metadata.source`` tur
 the turns whose ``remember`` call updated it (a completion report, a correction), and the turns of the memories it
 names ``derived_from``. At a checkpoint: ``accurate`` = the top 5 cover a relevant turn and no forbidden one;
 ``violation`` = they cover a forbidden turn. Reported per checkpoint kind and overall.
+
+*Dialogue state* (the write side, apart from ranking), read from the same labels in the store built through
+``remember``, at each checkpoint's time:
+
+* ``closed``, at ``open_tasks`` checkpoints: a turn's tasks are the Task / Plan memories read from it (its source
+  turn or a merged source). A ``forbidden`` turn's tasks should all be closed (completed / failed, or no longer
+  live); a ``relevant`` turn's should not. Precision and recall of "closed" over the turns that yielded a task;
+  turns that yielded none are counted apart (``untasked``: the task was never read, so state cannot act on it).
+* ``superseded``, at ``corrected_fact`` checkpoints: the memories read from a ``forbidden`` turn (the old value)
+  should include one that is superseded or expired; those of a ``relevant`` turn should not. Precision and recall
+  over the turns that yielded a memory (``unread``: none).
 """
 
 from __future__ import annotations
@@ -40,7 +51,8 @@ from mnemir.embed import Embedder, default_embedder
 from mnemir.errors import ValidationError
 from mnemir.eval import report_main
 from mnemir.eval._embedcache import cached
-from mnemir.memory.core import NOT_DELETED
+from mnemir.memory.core import ALL_STATUSES, NOT_DELETED
+from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.store.base import ANY, Selection
 
 SPLITS = ("train", "dev", "test")
@@ -176,6 +188,24 @@ class Row:
 
 
 @dataclass
+class StateRow:
+    """One labelled turn at one checkpoint, as the store built through ``remember`` holds it then."""
+
+    conversation: str
+    lang: str
+    measure: str  # "closed" (open_tasks) or "superseded" (corrected_fact)
+    turn: int
+    should: bool  # a forbidden turn: its task should be closed / its old value superseded
+    state: str  # "yes" (closed / superseded), "no", or "none" (no task / memory was read from the turn)
+
+
+#: the checkpoint kind each dialogue-state measure reads, and the types it looks at (None: every typed memory)
+STATE_MEASURES = {"closed": ("open_tasks", ("Task", "Plan")), "superseded": ("corrected_fact", None)}
+#: memories that are no reading of a turn (the verbatim utterance, a bare dialogue act)
+_UNREAD = frozenset({"Episode", "DialogueAct"})
+
+
+@dataclass
 class Report:
     split: str
     systems: tuple[str, ...]
@@ -183,6 +213,20 @@ class Report:
     turns: int = 0
     rows: list[Row] = field(default_factory=list)
     seconds: float = 0.0
+    states: list[StateRow] = field(default_factory=list)
+
+    def state_metric(self, measure: str, lang: str | None = None) -> dict[str, float]:
+        """Precision / recall of ``measure`` ("closed" or "superseded") over the labelled turns that yielded what
+        it looks at, plus the labelled turns that yielded nothing (``unread``, forbidden / relevant)."""
+        rows = [r for r in self.states if r.measure == measure and lang in (None, r.lang)]
+        read = [r for r in rows if r.state != "none"]
+        hit = sum(r.should and r.state == "yes" for r in read)
+        said = sum(r.state == "yes" for r in read)
+        due = sum(r.should for r in read)
+        return {"precision": hit / said if said else 0.0, "recall": hit / due if due else 0.0,
+                "forbidden": sum(r.should for r in rows), "relevant": sum(not r.should for r in rows),
+                "unread_forbidden": sum(r.should and r.state == "none" for r in rows),
+                "unread_relevant": sum(not r.should and r.state == "none" for r in rows)}
 
     def metric(self, system: str, kind: str | None = None, lang: str | None = None) -> dict[str, float]:
         rows = [r for r in self.rows if r.system == system and kind in (None, r.kind) and lang in (None, r.lang)]
@@ -207,6 +251,15 @@ class Report:
                 f"{self.metric(system, k)['accuracy']:>16.3f}" for k in self.kinds()))
         lines += ["", "checkpoints per kind: " + ", ".join(f"{k} {self.metric(self.systems[0], k)['n']}"
                                                           for k in self.kinds())] if self.systems else []
+        if self.states:
+            lines += ["", "Dialogue state in the remembered store (write side, apart from ranking): a forbidden turn's "
+                      "task closed (open_tasks) / its old value superseded (corrected_fact); P/R over the labelled "
+                      "turns that yielded a task / memory", "",
+                      f"{'measure':<14}{'P':>7}{'R':>7}{'forbidden':>11}{'relevant':>10}{'unread F/R':>13}"]
+            for measure in STATE_MEASURES:
+                m = self.state_metric(measure)
+                lines.append(f"{measure:<14}{m['precision']:>7.3f}{m['recall']:>7.3f}{m['forbidden']:>11}"
+                             f"{m['relevant']:>10}{m['unread_forbidden']:>7}/{m['unread_relevant']}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -216,6 +269,12 @@ class Report:
             "systems": {s: {"overall": self.metric(s), "by_kind": {k: self.metric(s, k) for k in self.kinds()},
                             "by_language": {lang: self.metric(s, lang=lang) for lang in ("en", "zh")}}
                         for s in self.systems},
+            "state": {m: {"overall": self.state_metric(m),
+                          "by_language": {lang: self.state_metric(m, lang) for lang in ("en", "zh")},
+                          "misses": [{"conversation": r.conversation, "turn": r.turn, "forbidden": r.should,
+                                      "state": r.state} for r in self.states
+                                     if r.measure == m and r.state != "none" and (r.state == "yes") != r.should]}
+                      for m in STATE_MEASURES} if self.states else {},
             "misses": [{"conversation": r.conversation, "kind": r.kind, "question": r.question,
                         "violation": r.violation, "covered": r.covered}
                        for r in self.rows if r.system == "remember_recall" and not r.accurate],
@@ -246,7 +305,9 @@ def run(split: str = "dev", *, systems: Sequence[str] = SYSTEMS, embedder: Embed
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="mnemir-continuity-") as tmp:
         for i, conversation in enumerate(conversations, start=1):
-            report.rows += run_conversation(conversation, Path(tmp) / conversation.id, embedder, systems)
+            rows, states = run_conversation_states(conversation, Path(tmp) / conversation.id, embedder, systems)
+            report.rows += rows
+            report.states += states
             if progress:
                 progress(i, len(conversations))
     report.seconds = time.perf_counter() - started
@@ -328,14 +389,24 @@ def _rank(stores: _Stores, system: str, question: str, now: datetime) -> tuple[A
 def run_conversation(conversation: Conversation, directory: Path, embedder: Embedder,
                      systems: Sequence[str] = SYSTEMS) -> list[Row]:
     """Read ``conversation`` turn by turn; after each turn, ask the checkpoints that follow it."""
+    return run_conversation_states(conversation, directory, embedder, systems)[0]
+
+
+def run_conversation_states(conversation: Conversation, directory: Path, embedder: Embedder,
+                            systems: Sequence[str] = SYSTEMS) -> tuple[list[Row], list[StateRow]]:
+    """:func:`run_conversation`, plus the dialogue state of every labelled turn at each open_tasks and
+    corrected_fact checkpoint (when a system reads the remembered store)."""
     stores = _Stores(directory, embedder, f"continuity-{conversation.id}", systems)
-    rows = []
+    rows: list[Row] = []
+    states: list[StateRow] = []
     try:
         asked = _by_turn(conversation.checkpoints)
         for turn in conversation.turns:
             stores.read(turn)
             for checkpoint in asked.get(turn.n, ()):
                 now = conversation.time_after(turn.n)
+                if stores.remembered is not None:
+                    states += _states(conversation, checkpoint, stores.remembered, stores.user, now)
                 for system in systems:
                     mem, ids = _rank(stores, system, checkpoint.q, now)
                     covered = stores.covered(mem, ids) if system in REMEMBERED else _turns_of(mem, ids)
@@ -346,7 +417,40 @@ def run_conversation(conversation: Conversation, directory: Path, embedder: Embe
                                     [sorted(c) for c in covered]))
     finally:
         stores.close()
-    return rows
+    return rows, states
+
+
+def _states(conversation: Conversation, checkpoint: Checkpoint, mem: Any, user: str,
+            now: datetime) -> list[StateRow]:
+    """The labelled turns of ``checkpoint`` as the store holds them at ``now`` (see the module doc)."""
+    measure = next((m for m, (kind, _) in STATE_MEASURES.items() if kind == checkpoint.kind), None)
+    if measure is None:
+        return []
+    types = STATE_MEASURES[measure][1]
+    by_turn: dict[int, list[Any]] = {}
+    for record in mem.store.select(Selection(user_id=user, statuses=ALL_STATUSES)):
+        if record.type in _UNREAD or (types is not None and record.type not in types):
+            continue
+        for source in (record.metadata.source, *record.metadata.merged_sources):
+            if source.turn is not None:
+                by_turn.setdefault(source.turn, []).append(record)
+    out = []
+    for n in sorted(checkpoint.forbidden | checkpoint.relevant):
+        records = by_turn.get(n, [])
+        if not records:
+            state = "none"
+        elif measure == "closed":
+            state = "no" if any(_live(r, now) and r.properties.get("status", "pending") in OPEN_STATUSES
+                                for r in records) else "yes"
+        else:
+            state = "yes" if any(not _live(r, now) for r in records) else "no"
+        out.append(StateRow(conversation.id, conversation.lang, measure, n, n in checkpoint.forbidden, state))
+    return out
+
+
+def _live(record: Any, now: datetime) -> bool:
+    """Active (or disputed) and valid at ``now``."""
+    return str(record.status) in ("active", "disputed") and record.is_valid_at(now)
 
 
 def _turns_of(mem: Any, ids: Sequence[str]) -> list[frozenset[int]]:

@@ -16,7 +16,10 @@ Extraction itself is offline and store-free (:mod:`mnemir.understand`); this mix
   fact in meaning (a correction cue plus closeness); a relation ("my brother") is resolved to the person the user
   named for it ("Tom is my brother");
 - matching by meaning counts the sentence vectors, shared entities and shared content words; a user's "task"
-  worded as done work is a report on the open task it is clearly about, not a new task;
+  worded as done work is a report on the open task it is clearly about, not a new task; so is a user's statement
+  told as having happened (the perfective aspect: "rang both garages", "签证办下来了") that is clearly about one open task
+  and shares a content word with it (a statement that is no task or plan is also kept); a report that shares a
+  content word with a task may move it from a lower similarity (``TERM_SURE``);
 - a *change of mind* ("…after all", "我改主意了") supersedes the user's earlier stance closest in meaning; a
   *decision* is always kept as a decision Fact and supersedes the deliberation it settles. Statements about two
   different relatives never replace each other.
@@ -65,6 +68,9 @@ ENTITY_BONUS = 0.15
 #: a long task)
 TERM_BONUS = 0.05
 TERMS_COUNTED = 2
+#: a report that shares a content term with an open task ("renewed the permit" / "renew the parking permit") may move
+#: it from this score on (the sentence vectors of a short report and a long task are far apart), with a clear lead
+TERM_SURE = 0.2
 #: how many open tasks a report is compared with
 TASK_POOL = 8
 #: an assistant's task this close to an open task of the user is that task said back, not a new one
@@ -73,6 +79,11 @@ RESTATED_TASK = 0.7
 MAX_MENTIONS = 10
 #: a user's "task" worded as done work becomes an update of the open task at least this close (with a clear lead)
 REPORT_SURE = 0.6
+#: a user's statement of these types told in the perfective aspect ("rang both garages", "签证办下来了") is a report on
+#: the open task it is clearly about (this close, with a clear lead, sharing a content word)
+ASPECT_REPORTS = True
+REPORTING_TYPES = ("Task", "Plan", "Fact", "EmotionalState", "Hypothesis", "ContextualFrame")
+ASPECT_REPORT_SURE = 0.6
 #: general markers of work still ahead (an obligation, an intention, a request): a sentence with one is no report
 _AHEAD = re.compile(r"要|得|需要|准备|打算|计划|想|该|记得|别忘|帮我|提醒|\b(?:need|needs|have to|has to|got to|gotta|should|"
                     r"must|will|'ll|going to|gonna|want|plan|planning|'d like|would like|remind|don'?t forget|let me|"
@@ -410,20 +421,33 @@ class UnderstandingMixin(_Base):
 
     def _reports_on_open_task(self, draft: Draft, ctx: _Context) -> bool:
         """A user's "task" that says the work is done or dropped ("Booked the vet for Thursday", "护照材料交了") and
-        is clearly about one open task is a report on it, not a new task: it is applied as an update."""
-        if ctx.speaker != "user" or draft.type != "Task" or draft.kind != "memory" or not _reads_as_report(draft.text):
+        is clearly about one open task is a report on it, not a new task: it is applied as an update. So is a
+        user's statement of another type told as having happened (the perfective aspect: "rang both garages",
+        "签证办下来了") that is clearly about one open task and shares a content word with it: it is applied as an
+        update, and a statement that is not itself a task or plan is also kept (False: it is stored too)."""
+        if ctx.speaker != "user" or draft.kind not in ("memory", "correction"):
+            return False
+        worded = draft.type == "Task" and draft.kind == "memory" and _reads_as_report(draft.text)
+        told = (ASPECT_REPORTS and draft.type in REPORTING_TYPES and not draft.replaces and fill.perfective(draft.text)
+                and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text))
+        if not worded and not told:
             return False
         candidates = self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
-        if not candidates or candidates[0].score < REPORT_SURE:
+        sure = REPORT_SURE if worded else ASPECT_REPORT_SURE
+        if not candidates or (candidates[0].score < sure and not (candidates[0].score >= TERM_SURE
+                                                                  and _shares(candidates[0]))):
             return False
         if len(candidates) > 1 and candidates[0].score - candidates[1].score < MATCH_MARGIN:
+            return False
+        if not worded and not _shared_terms(content_terms(draft.text), candidates[0].text):
             return False
         status = fill.update_status(draft.text)
         ctx.reports.append(Draft("Task", draft.text, {"status": status, "goal": fill.strip_request(draft.text)},
                                  kind="update", confidence=draft.confidence, entities=draft.entities,
                                  reasons=[*draft.reasons, f"a report of work {status} on an open task"]))
-        ctx.out.notes.append(f"read {draft.text!r} as a report ({status}) on open task {candidates[0].id}, not a new task")
-        return True
+        ctx.out.notes.append(f"read {draft.text!r} as a report ({status}) on open task {candidates[0].id}"
+                             + (", not a new task" if draft.type in ("Task", "Plan") else ""))
+        return draft.type in ("Task", "Plan")
 
     def _to_record(self, draft: Draft, ctx: _Context) -> MemIR:
         self._resolve_relation(draft, ctx)
@@ -544,13 +568,14 @@ class UnderstandingMixin(_Base):
             self._record_decision(draft, text, ctx)
         status = str(draft.properties["status"])
         candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
-                      if c.score >= MATCH_FLOOR]
+                      if c.score >= MATCH_FLOOR or (c.score >= TERM_SURE and _shares(c))]
         if not candidates:
             ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
             return
         best = candidates[0]
         runner_up = candidates[1].score if len(candidates) > 1 else 0.0
-        if best.score >= MATCH_SURE and best.score - runner_up >= MATCH_MARGIN:
+        if (best.score >= MATCH_SURE or (best.score >= TERM_SURE and _shares(best))) \
+                and best.score - runner_up >= MATCH_MARGIN:
             if best.id in self._queued_ids():  # this utterance already changed that task: read it as stored
                 self._flush_queue()
             why = "; ".join(best.reasons)
@@ -817,6 +842,11 @@ def _reads_as_report(text: str) -> bool:
     """Worded as work done or dropped, with nothing still ahead and no question."""
     return bool((CUES["done"].search(text) or CUES["abandon"].search(text)) and not _AHEAD.search(text)
                 and not CUES["question"].search(text))
+
+
+def _shares(candidate: Candidate) -> bool:
+    """The candidate shares a content term with the report (``_scored`` names them in its reasons)."""
+    return any(reason.startswith("shares ") for reason in candidate.reasons)
 
 
 def _same_people(people: frozenset[str], text: str) -> bool:

@@ -80,6 +80,9 @@ PROTOTYPE_MIN_P = 0.4
 #: (``python -m mnemir.understand.train --cv 5 --emotion-boost B``, the extractor line)
 EMOTION_WORD_BOOST = 0.2
 _PLAN_GOAL = "plan goal (rule)"
+#: a piece read as a plan, task or frame that carries a strong correction marker and names the value it takes back is
+#: a correction (a Fact)
+NAMED_CORRECTIONS = True
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 
 
@@ -464,6 +467,11 @@ def _report_rule(piece: str, label: str) -> str:
     # names one) and not nothing
     if label in ("Hypothesis", "NONE", "EmotionalState") and _CORRECTING.search(piece) \
             and not CUES["question"].search(piece) and (label != "EmotionalState" or find_emotion(piece) is None):
+        return "Fact"
+    # a correction that names the value it takes back ("…, not the 3rd", "不是周三，是周四") states what is true, even
+    # when it reads like an arrangement or a piece of work (a date, a plan): unless it asks for something
+    if NAMED_CORRECTIONS and label in ("Plan", "Task", "ContextualFrame") and _CORRECTING.search(piece) and fill.correction_of(piece)[1] \
+            and not CUES["question"].search(piece) and not CUES["request"].search(piece):
         return "Fact"
     # "…推迟到下周三了", "it got pushed to Monday": a move to a later time reports on something already planned
     if label in ("Task", "NONE", "Fact") and fill.POSTPONE.search(piece) and not CUES["question"].search(piece) \

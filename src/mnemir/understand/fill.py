@@ -403,8 +403,58 @@ def postponed_to(text: str, now: datetime) -> str | None:
     return None if deadline is None else deadline.value.isoformat()
 
 
+#: the perfective aspect, a general marker of something that has happened (not a word list of "done" verbs): in
+#: Chinese a verb with the aspect particle 了 or 过 or a result complement (好了 / 完了 / 到了); in English a past or
+#: perfect form (a regular past "-ed", the common irregular pasts, "have/has + participle")
+_PERFECTIVE_ZH = re.compile(r"[\u4e00-\u9fff](?<![为除算罢])了(?!解|不起|吗|没)|(?<![不难])过(?![来去年节日程敏期])"
+                            r"|(?:好|完|到|掉|成)了")
+_PERFECTIVE_EN = re.compile(r"\b(?:(?:i|we|he|she|they|it|you)'ve|have|has)\s+(?:just\s+|finally\s+|already\s+|now\s+)?"
+                            r"(?:been\s+)?\w+(?:ed|en|t|de|ne|ught|ung|id|ot)\b|"
+                            r"\b(?:got|went|made|bought|sent|paid|took|found|told|did|came|gave|put|left|met|rang|spoke|"
+                            r"heard|saw|wrote|sold|brought|caught|chose|ran|won|lost|sat|drove|flew|ate|hung|dug|threw|"
+                            r"kept|held|sang|began|broke|forgot)\b", re.I)
+#: a regular past form ("called", "arrived"); not after a form of "be" or a degree word, where it is an adjective or
+#: a state ("I'm tired", "so excited", "is closed")
+_PAST_ED = re.compile(r"(?P<before>\b[\w']+\s+)?(?P<verb>\b[a-z]{2,}ed)\b", re.I)
+_NOT_PAST = re.compile(r"^(?:am|is|are|be|being|so|too|very|really|feel|feels|felt|get|gets|getting|'m|i'm|"
+                       r"you're|we're|they're|it's|he's|she's|that's|seem|seems|look|looks|quite|pretty|a|the|more|"
+                       r"most|less|not)\s+$", re.I)
+_ED_WORDS = frozenset({"need", "feed", "speed", "seed", "bed", "red", "shed", "bleed", "breed", "weed", "proceed",
+                       "exceed", "succeed", "indeed", "hundred", "sacred", "wicked", "naked", "kindred", "rugged"})
+
+
+#: a result state told of something ("the results are in", "the forms are back", "it's all over")
+_RESULT_EN = re.compile(r"\b(?:is|are|was|were|it's|they're)\s+(?:all\s+|now\s+|finally\s+)?(?:in|back|through|over|"
+                        r"ready|done|out)\b\s*(?:[,.!;]|$|and\b|now\b)", re.I)
+
+
+def _past_en(text: str) -> bool:
+    if _PERFECTIVE_EN.search(text) or _RESULT_EN.search(text):
+        return True
+    for m in _PAST_ED.finditer(text):
+        before = (m.group("before") or "").lower()
+        if m.group("verb").lower() not in _ED_WORDS and not _NOT_PAST.match(before):
+            return True
+    return False
+
+
+#: markers of work still going on (not finished): the report is progress, not completion
+_UNFINISHED = re.compile(r"还没|没(?:有)?(?:做|弄|办|好|完)|尚未|还在|一半|\b(?:not yet|still|halfway|partly|"
+                         r"haven'?t|hasn'?t|didn'?t|not (?:done|finished))\b", re.I)
+
+
+USE_ASPECT = True
+
+
+def perfective(text: str) -> bool:
+    """The text tells something as having happened (perfective / past / perfect aspect) and nothing as unfinished."""
+    found = _PERFECTIVE_ZH.search(text) if re.search(r"[\u4e00-\u9fff]", text) else _past_en(text)
+    return bool(found) and not _UNFINISHED.search(text) and not CUES["progress"].search(text)
+
+
 def update_status(text: str) -> str:
-    """The lifecycle status an update report announces."""
+    """The lifecycle status an update report announces: a report with no done word is complete when told in the
+    perfective aspect ("rang both garages", "签证办下来了"), in progress otherwise."""
     done = CUES["done"].search(text)
     if done and re.search(r"已经|already|自己", text, re.I) and not re.search(r"取消|cancel", text, re.I):
         return "completed"
@@ -414,6 +464,8 @@ def update_status(text: str) -> str:
         return "completed"
     if decision_of(text) is not None or re.search(r"定了|定下来了|敲定|\b(?:decided|settled|sorted)\b", text, re.I):
         return "completed"  # a choice made closes the work of choosing ("酒店定了", "we settled on the blue one")
+    if USE_ASPECT and perfective(text):
+        return "completed"
     return "in_progress"
 
 

@@ -31,9 +31,9 @@ from mnemir.understand.segment import split_clauses, split_pieces
 #: the training split of each model: the generated corpus and the handwritten batches kept in files of their own
 TRAIN_FILES: dict[str, tuple[str, ...]] = {
     "extractor": ("extraction_train.jsonl", "extraction_hw8.jsonl", "extraction_hw9.jsonl",
-                  "extraction_hw11.jsonl"),
+                  "extraction_hw11.jsonl", "extraction_hw12.jsonl"),
     "intent": ("intent_train.jsonl", "intent_hw8.jsonl", "intent_hw9.jsonl", "intent_hw10.jsonl",
-               "intent_hw11.jsonl")}
+               "intent_hw11.jsonl", "intent_hw12.jsonl")}
 
 
 #: how many rows each shared dialogue source gives (``_dialogues.dialogue_rows``) and the weight of each of them
