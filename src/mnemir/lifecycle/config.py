@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR
+from mnemir.ontology.attributes import MULTI_VALUED_ATTRIBUTES
 
 #: what to do when a new memory contradicts a live one
 Strategy = Literal["supersede", "dispute", "clarify"]
@@ -147,15 +148,6 @@ DEFAULT_POLICIES: dict[str, TypePolicy] = {
 #: user-defined types: merge only near-identical text, no decay
 FALLBACK_POLICY = TypePolicy(merge_keys=(), merge_text_similarity=0.97)
 
-#: Fact attributes that hold several values at once (being allergic to peanuts does not contradict shellfish)
-MULTI_VALUED_ATTRIBUTES: frozenset[str] = frozenset({
-    "allergy", "allergies", "allergic_to", "过敏", "过敏原", "过敏史", "hobby", "hobbies", "爱好", "兴趣",
-    "language", "languages", "语言", "skill", "skills", "技能", "pet", "pets", "宠物", "child", "children", "孩子",
-    "friend", "friends", "朋友", "likes", "dislikes", "member_of", "visited", "去过", "owns", "拥有",
-    "diet_restriction", "dietary_restriction", "cannot_eat", "忌口", "不能吃", "tag", "tags", "alias", "aliases",
-    # catch-all attributes an extractor gives when it cannot name one: they hold whatever was said, not one value
-    "general", "other", "misc", "info", "note", "notes", "family", "relative", "relatives", "家人", "家庭", "其他",
-})
 
 #: how much each source is trusted when facts disagree (higher wins); unknown sources count as 1
 DEFAULT_TRUST: dict[str, int] = {"user": 2, "external": 2, "assistant": 1}

@@ -12,6 +12,7 @@ from datetime import datetime
 import numpy as np
 
 from mnemir.ir import MemIR
+from mnemir.ontology.attributes import MULTI_VALUED_ATTRIBUTES
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.retrieve.graph import STEP_RELATIONS
 from mnemir.retrieve.lexical import shared_terms, topic_text
@@ -112,7 +113,9 @@ def _facts_in_conflict(facts: Sequence[Scored], config: RankingConfig) -> None:
     groups: dict[tuple[str, str], list[Scored]] = {}
     for s in facts:
         key = (norm_text(s.record.properties.get("entity")), norm_text(s.record.properties.get("attribute")))
-        if all(key):
+        # an attribute that holds several values at once (or a catch-all one) cannot be replaced by another value:
+        # the rule the write side's contradictions follow
+        if all(key) and key[1] not in MULTI_VALUED_ATTRIBUTES:
             groups.setdefault(key, []).append(s)
     for group in groups.values():
         values = {norm_text(s.record.properties.get("value")) for s in group}
