@@ -104,6 +104,27 @@ def test_a_scenario_builds_into_a_real_store(tmp_path: Path, embedder) -> None: 
         mem.close()
 
 
+def test_a_memory_merged_while_building_stands_for_both_keys(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """The lifecycle may merge a scenario memory into an earlier one (a near-duplicate): the run goes on, the
+    merged key maps to the surviving memory, showing it covers both keys, and the report names the merge."""
+    from datetime import UTC, datetime
+
+    said = "I take my tea with a splash of oat milk and no sugar"
+    pref = {"subject": "tea", "preference_type": "like"}
+    scenario = Scenario("t-merge", "train", "mixed", "en", "tea", datetime(2026, 5, 1, 12, tzinfo=UTC),
+                        memories=({"key": "first", "type": "Preference", "age": "9d", "text": said, "props": pref},
+                                  {"key": "again", "type": "Preference", "age": "2d", "text": said, "props": pref}),
+                        queries=(Query("How do I take my tea?", relevant=("again",), forbidden=("first",)),))
+    mem, ids = collapse.build(scenario, tmp_path / "s", embedder)
+    try:
+        assert ids["again"] == ids["first"]
+        assert collapse.merged_keys(scenario, ids) == ["again"]
+        outcome = judge([ids["first"]], scenario.queries[0], ids, 3)
+        assert outcome.collapsed and not outcome.isolated  # one memory is both the answer and the trap
+    finally:
+        mem.close()
+
+
 @pytest.mark.parametrize("bad", ["heldout", "fresh", "", "TRAIN"])
 def test_unknown_split_is_an_error(bad: str) -> None:
     with pytest.raises(collapse.ValidationError) as err:
