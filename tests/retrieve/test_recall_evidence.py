@@ -206,7 +206,7 @@ CONVERSATION = [
     (40, "user", "My brother Tomás lives in Braga and offered to help with the boxes"),
     (20, "assistant", "Last time you mentioned the move to Porto. How is the flat search going?"),
     (20, "user", "We visited a flat near the river on Saturday, it was lovely but far too expensive"),
-    (20, "user", "I started learning Portuguese on Tuesdays and Thursdays with a tutor called Inês"),
+    (20, "user", "I started learning Portuguese twice a week with a tutor called Inês"),
     (20, "user", "I love the custard tarts from the bakery on the corner"),
     (5, "user", "We signed the lease for a flat in Bonfim yesterday"),
     (5, "assistant", "That's great news. Do you want a checklist for moving day?"),
