@@ -400,24 +400,30 @@ def run_conversation_states(conversation: Conversation, directory: Path, embedde
     rows: list[Row] = []
     states: list[StateRow] = []
     try:
-        asked = _by_turn(conversation.checkpoints)
-        for turn in conversation.turns:
-            stores.read(turn)
-            for checkpoint in asked.get(turn.n, ()):
-                now = conversation.time_after(turn.n)
-                if stores.remembered is not None:
-                    states += _states(conversation, checkpoint, stores.remembered, stores.user, now)
-                for system in systems:
-                    mem, ids = _rank(stores, system, checkpoint.q, now)
-                    covered = stores.covered(mem, ids) if system in REMEMBERED else _turns_of(mem, ids)
-                    shown = frozenset().union(*covered)
-                    violation = bool(shown & checkpoint.forbidden)
-                    rows.append(Row(conversation.id, conversation.lang, checkpoint.kind, checkpoint.q, system,
-                                    bool(shown & checkpoint.relevant) and not violation, violation,
-                                    [sorted(c) for c in covered]))
+        for checkpoint, now in replay(conversation, stores):
+            if stores.remembered is not None:
+                states += _states(conversation, checkpoint, stores.remembered, stores.user, now)
+            for system in systems:
+                mem, ids = _rank(stores, system, checkpoint.q, now)
+                covered = stores.covered(mem, ids) if system in REMEMBERED else _turns_of(mem, ids)
+                shown = frozenset().union(*covered)
+                violation = bool(shown & checkpoint.forbidden)
+                rows.append(Row(conversation.id, conversation.lang, checkpoint.kind, checkpoint.q, system,
+                                bool(shown & checkpoint.relevant) and not violation, violation,
+                                [sorted(c) for c in covered]))
     finally:
         stores.close()
     return rows, states
+
+
+def replay(conversation: Conversation, stores: _Stores) -> Iterator[tuple[Checkpoint, datetime]]:
+    """Read ``conversation`` into ``stores`` turn by turn, yielding each checkpoint (with its time) right after the
+    turn it follows."""
+    asked = _by_turn(conversation.checkpoints)
+    for turn in conversation.turns:
+        stores.read(turn)
+        for checkpoint in asked.get(turn.n, ()):
+            yield checkpoint, conversation.time_after(turn.n)
 
 
 def _states(conversation: Conversation, checkpoint: Checkpoint, mem: Any, user: str,

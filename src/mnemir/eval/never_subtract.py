@@ -36,7 +36,7 @@ from typing import Any
 from mnemir.embed import Embedder, default_embedder
 from mnemir.eval import report_main
 from mnemir.eval._embedcache import cached
-from mnemir.eval.continuity import SPLITS, Conversation, K, _by_turn, _Stores, _turns_of, load
+from mnemir.eval.continuity import SPLITS, Conversation, K, _Stores, _turns_of, load, replay
 from mnemir.retrieve.fusion import plain_group_ranks
 from mnemir.retrieve.recall import RecallConfig, _gather
 
@@ -128,31 +128,26 @@ def _conversation(conversation: Conversation, directory: Path, embedder: Embedde
     speaker = {t.n: t.speaker for t in conversation.turns}
     points = []
     try:
-        asked = _by_turn(conversation.checkpoints)
-        for turn in conversation.turns:
-            stores.read(turn)
-            for cp in asked.get(turn.n, ()):
-                now = conversation.time_after(turn.n)
-                turns_mem, mem = stores.turns, stores.remembered
-                assert turns_mem is not None and mem is not None
-                hits = turns_mem.search(cp.q, user=stores.user, k=K, now=now)
-                shown = frozenset().union(*_turns_of(turns_mem, [h.id for h in hits]))
-                point = Point(conversation.id, conversation.lang, cp.kind, cp.q,
-                              bool(shown & cp.relevant) and not shown & cp.forbidden, bool(shown & cp.relevant), {})
-                first = None
-                for name, config in systems.items():
-                    mem.recall_config = config
-                    answer = mem.recall(cp.q, user=stores.user, k=K, now=now)
-                    covered = frozenset().union(*stores.covered(mem, [h.id for h in answer.hits]))
-                    point.systems[name] = (bool(covered & cp.relevant) and not covered & cp.forbidden,
-                                           bool(covered & cp.relevant))
-                    if first is None:
-                        first = answer
-                mem.recall_config = next(iter(systems.values()))
-                if point.hybrid_relevant and not next(iter(point.systems.values()))[1]:
-                    point.cause, point.detail = _diagnose(stores, mem, cp.q, now, cp.relevant & shown, first,
-                                                          speaker)
-                points.append(point)
+        for cp, now in replay(conversation, stores):
+            turns_mem, mem = stores.turns, stores.remembered
+            assert turns_mem is not None and mem is not None
+            hits = turns_mem.search(cp.q, user=stores.user, k=K, now=now)
+            shown = frozenset().union(*_turns_of(turns_mem, [h.id for h in hits]))
+            point = Point(conversation.id, conversation.lang, cp.kind, cp.q,
+                          bool(shown & cp.relevant) and not shown & cp.forbidden, bool(shown & cp.relevant), {})
+            first = None
+            for name, config in systems.items():
+                mem.recall_config = config
+                answer = mem.recall(cp.q, user=stores.user, k=K, now=now)
+                covered = frozenset().union(*stores.covered(mem, [h.id for h in answer.hits]))
+                point.systems[name] = (bool(covered & cp.relevant) and not covered & cp.forbidden,
+                                       bool(covered & cp.relevant))
+                if first is None:
+                    first = answer
+            mem.recall_config = next(iter(systems.values()))
+            if point.hybrid_relevant and not next(iter(point.systems.values()))[1]:
+                point.cause, point.detail = _diagnose(stores, mem, cp.q, now, cp.relevant & shown, first, speaker)
+            points.append(point)
     finally:
         stores.close()
     return points
