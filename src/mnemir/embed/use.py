@@ -56,7 +56,7 @@ class USEEmbedder(QueryCachingEmbedder):
             return contextlib.nullcontext()
         return self._limit(limits=self.threads, user_api="blas")
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    def _encode(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return self._empty()
         model = self._load()
