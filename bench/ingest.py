@@ -75,31 +75,40 @@ def measure_embedder(repeat: int) -> dict[str, Any]:
 
 
 def measure_dialogue(users: int) -> dict[str, Any]:
+    """Each way on a store of its own, after one untimed conversation through it (models, dictionaries, caches
+    loaded); the two ways alternate conversation by conversation."""
     import mnemir
 
+    def turns() -> list[dict[str, Any]]:
+        return [{"speaker": s, "text": t, "turn": i, "now": NOW + timedelta(minutes=i)}
+                for i, (s, t) in enumerate(CONVERSATION)]
+
+    def one(mem: Any, how: str, user: str) -> None:
+        cache = getattr(mem.embedder, "_cache", None)
+        if cache is not None and hasattr(cache, "_data"):
+            cache._data.clear()  # every turn embedded, as in a new conversation
+        if how == "remember":
+            for turn in turns():
+                mem.remember(turn["text"], speaker=turn["speaker"], user=user, session=user, turn=turn["turn"],
+                             now=turn["now"])
+        else:
+            mem.ingest(turns(), user=user, session=user)
+
     out: dict[str, Any] = {"utterances": users * len(CONVERSATION)}
-    for how in ("remember", "ingest"):
-        with tempfile.TemporaryDirectory() as tmp:
-            mem = mnemir.open(tmp)
-            mem.remember("warm-up: I like green tea", user="warm", now=NOW)  # loads the models
-            spent = [0.0, 0.0]
-            for u in range(users):
-                cache = getattr(mem.embedder, "_cache", None)
-                if cache is not None and hasattr(cache, "_data"):
-                    cache._data.clear()
-                turns = [{"speaker": s, "text": t, "turn": i, "now": NOW + timedelta(minutes=i)}
-                         for i, (s, t) in enumerate(CONVERSATION)]
+    with tempfile.TemporaryDirectory() as tmp:
+        stores = {how: mnemir.open(Path(tmp) / how) for how in ("remember", "ingest")}
+        spent = {how: [0.0, 0.0] for how in stores}
+        for how, mem in stores.items():
+            one(mem, how, "warm-up")
+        for u in range(users):
+            for how, mem in (stores.items() if u % 2 == 0 else reversed(stores.items())):
                 start = _clock()
-                if how == "remember":
-                    for turn in turns:
-                        mem.remember(turn["text"], speaker=turn["speaker"], user=f"u{u}", session=f"s{u}",
-                                     turn=turn["turn"], now=turn["now"])
-                else:
-                    mem.ingest(turns, user=f"u{u}", session=f"s{u}")
+                one(mem, how, f"u{u}")
                 wall, cpu = _since(start)
-                spent[0] += wall
-                spent[1] += cpu
-            out[how] = {**_rate(out["utterances"], (spent[0], spent[1])),
+                spent[how][0] += wall
+                spent[how][1] += cpu
+        for how, mem in stores.items():
+            out[how] = {**_rate(out["utterances"], (spent[how][0], spent[how][1])),
                         "memories": sum(mem.count(user=f"u{u}") for u in range(users))}
             mem.close()
     return out
