@@ -154,3 +154,39 @@ def test_prefilled_vectors_are_the_batch_ones_and_stay_in_their_thread(embedder:
         worker.join()
     assert seen == [None]  # another thread never sees this thread's vectors
     assert embedder._table() is None
+
+
+class _RefusesOneTurn:
+    """The offline extractor, except that a turn holding ``BROKEN`` yields a draft of a type the ontology lacks (the
+    write of that turn fails validation, after earlier turns of the batch were written)."""
+
+    creator = "test"
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def extract(self, text: str, *, speaker: str = "user", now: Any = None) -> Any:
+        from mnemir.understand.extract import Draft
+
+        out = self.inner.extract(text, speaker=speaker, now=now)
+        if "BROKEN" in text:
+            out.drafts = [Draft("NoSuchType", text, {})]
+        return out
+
+
+def test_a_batch_is_one_transaction(tmp_path: Path, embedder: USEEmbedder, wed: datetime) -> None:
+    mem = mnemir.open(tmp_path / "m", embedder=embedder)
+    try:
+        mem.use_extractor(_RefusesOneTurn(mem.extractor))
+        turns = [*_turns(wed)[:6], {"speaker": "user", "text": "BROKEN turn", "turn": 6, "now": wed}]
+        with pytest.raises(mnemir.MnemirError):
+            mem.ingest(turns, user="cy", session="s")
+        assert mem.count(user="cy", include_archived=True) == 0  # the six turns before it are not kept either
+        with pytest.raises(mnemir.MnemirError):
+            mem.remember("BROKEN again", user="dee", now=wed)
+        mem.remember(CONVERSATION[0][1], user="dee", now=wed)  # turn by turn, what came before stays
+        assert mem.count(user="dee") >= 2
+        mem.ingest(_turns(wed)[:6], user="cy", session="s")  # the store is sound after the rollback
+        assert mem.count(user="cy") >= 6 and mem.check().ok
+    finally:
+        mem.close()
