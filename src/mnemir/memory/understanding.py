@@ -295,13 +295,15 @@ class UnderstandingMixin(_Base):
     @serialized
     def remember(self, text: str, *, speaker: str = "user", user: str | None = None, agent: str | None = None,
                  session: str | None = None, turn: int | None = None, now: datetime | None = None) -> Remembered:
-        """Read one utterance and store what is worth keeping (see :mod:`mnemir.understand.extract` for the policy)."""
+        """Read one utterance and store what is worth keeping (see :mod:`mnemir.understand.extract` for the policy).
+
+        The texts it embeds are embedded in two model calls (its pieces; then what extraction made of them, searched
+        with and stored), not one call per search: ``ingest``'s path for one turn."""
         text = check_text(text)
         speaker = check_speaker(speaker)
         _check_turn(turn)
-        local = local_now(now)
-        extraction = self.extractor.extract(text, speaker=speaker, now=local)
-        return self._keep(text, extraction, user=user, agent=agent, session=session, turn=turn, now=local)
+        # the texts it will embed, embedded together (its pieces, then what extraction made of them) as ingest does
+        return self._ingest_batch([(speaker, text, turn, now)], user=user, agent=agent, session=session, now=None)[0]
 
     def _keep(self, text: str, extraction: Extraction, *, user: str | None, agent: str | None, session: str | None,
               turn: int | None, now: datetime) -> Remembered:
@@ -372,7 +374,7 @@ class UnderstandingMixin(_Base):
         return out
 
     @serialized
-    def _ingest_batch(self, turns: Sequence[tuple[str, str, int, datetime | None]], *, user: str | None,
+    def _ingest_batch(self, turns: Sequence[tuple[str, str, int | None, datetime | None]], *, user: str | None,
                       agent: str | None, session: str | None, now: datetime | None) -> list[Remembered]:
         """``remember`` of each turn in order, inside one store transaction (``serialized``: every write joins it),
         with the texts each turn will embed prefilled in two batches."""
