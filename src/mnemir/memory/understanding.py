@@ -383,8 +383,10 @@ class UnderstandingMixin(_Base):
         with prefilled(understanding, [*texts, *(p for t in texts for p in self._pieces_of(t))]):
             read = [(text, self.extractor.extract(text, speaker=speaker, now=local_now(when or now)), turn,
                      local_now(when or now)) for speaker, text, turn, when in turns]
-            with prefilled(understanding, [t for _, extraction, _, _ in read for t in _texts_to_embed(extraction)]), \
-                    prefilled(self.embedder, texts if self.embedder is not understanding else []):
+            wanted = [t for _, extraction, _, _ in read for t in _texts_to_embed(extraction)]
+            # a store of another model embeds what it stores (utterances, drafts) and searches with itself
+            with prefilled(understanding, wanted), \
+                    prefilled(self.embedder, [*texts, *wanted] if self.embedder is not understanding else []):
                 return [self._keep(text, extraction, user=user, agent=agent, session=session, turn=turn, now=local)
                         for text, extraction, turn, local in read]
 
