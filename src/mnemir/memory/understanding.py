@@ -305,11 +305,11 @@ class UnderstandingMixin(_Base):
         # the texts it will embed, embedded together (its pieces, then what extraction made of them) as ingest does
         return self._ingest_batch([(speaker, text, turn, now)], user=user, agent=agent, session=session, now=None)[0]
 
-    def _keep(self, text: str, extraction: Extraction, *, user: str | None, agent: str | None, session: str | None,
-              turn: int | None, now: datetime) -> Remembered:
+    def _keep(self, text: str, speaker: str, extraction: Extraction, *, user: str | None, agent: str | None,
+              session: str | None, turn: int | None, now: datetime) -> Remembered:
         """What ``remember`` does with an utterance once it is read (``now``: its local time): what the dialogue so far
         makes of it (proposals, updates, corrections), then one store transaction."""
-        ctx = _Context(user, agent, session, extraction.speaker, turn, now, extraction.creator, extraction.act,
+        ctx = _Context(user, agent, session, speaker, turn, now, extraction.creator, extraction.act,
                        extraction.language)
         ctx.out.extractions.append(extraction)
         ctx.out.notes += extraction.notes
@@ -381,14 +381,14 @@ class UnderstandingMixin(_Base):
         understanding = self._understanding_embedder()
         texts = [text for _, text, _, _ in turns]
         with prefilled(understanding, [*texts, *(p for t in texts for p in self._pieces_of(t))]):
-            read = [(text, self.extractor.extract(text, speaker=speaker, now=local_now(when or now)), turn,
+            read = [(text, speaker, self.extractor.extract(text, speaker=speaker, now=local_now(when or now)), turn,
                      local_now(when or now)) for speaker, text, turn, when in turns]
-            wanted = [t for _, extraction, _, _ in read for t in _texts_to_embed(extraction)]
+            wanted = [t for _, _, extraction, _, _ in read for t in _texts_to_embed(extraction)]
             # a store of another model embeds what it stores (utterances, drafts) and searches with itself
             with prefilled(understanding, wanted), \
                     prefilled(self.embedder, [*texts, *wanted] if self.embedder is not understanding else []):
-                return [self._keep(text, extraction, user=user, agent=agent, session=session, turn=turn, now=local)
-                        for text, extraction, turn, local in read]
+                return [self._keep(text, speaker, extraction, user=user, agent=agent, session=session, turn=turn,
+                                   now=local) for text, speaker, extraction, turn, local in read]
 
     def _pieces_of(self, text: str) -> list[str]:
         """The pieces the offline extractor embeds to classify ``text`` (none for another extractor)."""
