@@ -61,6 +61,10 @@ BENCHMARKS: dict[str, Benchmark] = {
     "governed_writes": Benchmark("governed_writes.py", "governed Memory.add and add_many(govern=True) on the scale "
                                  "benchmark's store (built there if missing)", ("--n", "100000"),
                                  ("--n", "10000", "--add", "20", "--batch", "50")),
+    "ingest": Benchmark("ingest.py", "ingest rates side by side: the embedder one text / batched, remember vs ingest, "
+                        "add (governed) and add_many at 10k and 100k (issue 20; the stores of scale.py, built if "
+                        "missing)", (), ("--sizes", "10000", "--rounds", "2", "--users", "2", "--add", "30",
+                                         "--bulk", "2000")),
     "cpu_paths": Benchmark("cpu_paths.py", "CPU time per search, new path against old (100k store of filtered_search)",
                            (), ("--queries", "10")),
     "recall_latency": Benchmark("recall_latency.py", "Memory.recall latency (100k memories)", (),

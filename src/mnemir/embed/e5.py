@@ -32,7 +32,7 @@ class E5Embedder(QueryCachingEmbedder):
                 self._model = E5(num_threads=self.threads)
             return self._model
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    def _encode(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return self._empty()
         return normalize_rows(self._load().passage(list(texts)))

@@ -52,7 +52,7 @@ class OpenAIEmbedder(QueryCachingEmbedder):
             )
         return normalize_rows(vectors)
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    def _encode(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return self._empty()
         items = list(texts)

@@ -242,9 +242,20 @@ class MemoryCore:
             agent: str | None = None, session: str | None = None, speaker: str | None = None,
             turn: int | None = None, summary: str | None = None,
             relationships: Iterable[Relationship | Mapping[str, Any]] = (), id: str | None = None,
-            valid_from: datetime | None = None, now: datetime | None = None, creator: str = "api") -> MemIR:
-        """Add one typed memory (validated; merged or superseding per the lifecycle rules)."""
+            valid_from: datetime | None = None, now: datetime | None = None, creator: str = "api",
+            vector: Any = None) -> MemIR:
+        """Add one typed memory (validated; merged or superseding per the lifecycle rules).
+
+        ``vector``: the text's vector made with THIS store's embedder (e.g. by an earlier ``embedder.embed`` call),
+        so the text is not embedded again."""
         now = resolve_now(now)
+        given = None
+        if vector is not None:
+            try:
+                given = bulk.check_vectors([vector], 1, self.embedder.dim)[0]
+            except ValidationError as exc:
+                raise ValidationError(exc.message.split(";")[0].replace("vectors[0]", "vector"), field="vector",
+                                      value=exc.value, allowed=exc.allowed) from None
         for name, value in (("user", user), ("agent", agent), ("session", session)):
             _check_scope_value(name, value)
         if not isinstance(text, str):
@@ -264,7 +275,8 @@ class MemoryCore:
             held = self.store.fetch([record.id])
             if held and held[0].scope.user_id != user:  # an id is no key to another scope's memory
                 raise ConflictError(f"id {record.id!r} is taken by a memory of another scope", id=record.id)
-        stored = self._commit([record], now=now, actor=creator)
+        stored = self._commit([record], now=now, actor=creator,
+                              vectors={record.id: given} if given is not None else None)
         return stored[0]
 
     @serialized

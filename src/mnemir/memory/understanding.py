@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from mnemir.embed import default_embedder
+from mnemir.embed.base import prefilled
 from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, ValidationError
 from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
 from mnemir.lifecycle.terms import content_terms, people_named
@@ -48,6 +49,7 @@ from mnemir.understand.entities import aliases, find_entities
 from mnemir.understand.extract import Draft, check_speaker, check_text
 from mnemir.understand.fill import RELATIONS
 from mnemir.understand.lexicon import CUES
+from mnemir.understand.segment import split_pieces
 
 if TYPE_CHECKING:
     from mnemir.memory.core import MemoryCore
@@ -88,6 +90,8 @@ ASPECT_REPORT_SURE = 0.6
 _AHEAD = re.compile(r"要|得|需要|准备|打算|计划|想|该|记得|别忘|帮我|提醒|\b(?:need|needs|have to|has to|got to|gotta|should|"
                     r"must|will|'ll|going to|gonna|want|plan|planning|'d like|would like|remind|don'?t forget|let me|"
                     r"can you|could you|please|to do)\b", re.I)
+#: turns embedded together and stored in one transaction by ``ingest``
+INGEST_BATCH = 64
 #: the type that keeps an utterance verbatim, and the relation from what was read from it to it
 EPISODE = "Episode"
 DERIVED_FROM = "derived_from"
@@ -291,13 +295,21 @@ class UnderstandingMixin(_Base):
     @serialized
     def remember(self, text: str, *, speaker: str = "user", user: str | None = None, agent: str | None = None,
                  session: str | None = None, turn: int | None = None, now: datetime | None = None) -> Remembered:
-        """Read one utterance and store what is worth keeping (see :mod:`mnemir.understand.extract` for the policy)."""
+        """Read one utterance and store what is worth keeping (see :mod:`mnemir.understand.extract` for the policy).
+
+        The texts it embeds are embedded in two model calls (its pieces; then what extraction made of them, searched
+        with and stored), not one call per search: ``ingest``'s path for one turn."""
         text = check_text(text)
         speaker = check_speaker(speaker)
         _check_turn(turn)
-        local = local_now(now)
-        extraction = self.extractor.extract(text, speaker=speaker, now=local)
-        ctx = _Context(user, agent, session, speaker, turn, local, extraction.creator, extraction.act,
+        # the texts it will embed, embedded together (its pieces, then what extraction made of them) as ingest does
+        return self._ingest_batch([(speaker, text, turn, now)], user=user, agent=agent, session=session, now=None)[0]
+
+    def _keep(self, text: str, speaker: str, extraction: Extraction, *, user: str | None, agent: str | None,
+              session: str | None, turn: int | None, now: datetime) -> Remembered:
+        """What ``remember`` does with an utterance once it is read (``now``: its local time): what the dialogue so far
+        makes of it (proposals, updates, corrections), then one store transaction."""
+        ctx = _Context(user, agent, session, speaker, turn, now, extraction.creator, extraction.act,
                        extraction.language)
         ctx.out.extractions.append(extraction)
         ctx.out.notes += extraction.notes
@@ -308,7 +320,7 @@ class UnderstandingMixin(_Base):
             episode = episode_of(text, ctx)
             ctx.episode = episode.id
             records = self._records_for(extraction.drafts, text, ctx)
-            stored = self._commit([episode, *records], now=local, actor=ctx.creator,
+            stored = self._commit([episode, *records], now=now, actor=ctx.creator,
                                   vectors=self._reusable_vectors(extraction.drafts, [episode, *records]))
             ctx.out.episode = stored[0]
             ctx.out.created += stored[1:]
@@ -342,6 +354,11 @@ class UnderstandingMixin(_Base):
 
         Each turn is a dict ``{"text", "speaker"?, "turn"?, "now"?}``, a ``(speaker, text)`` pair or a plain
         string (said by the user). Every turn is checked before anything is written.
+
+        The result is the one of ``remember`` called on each turn in order (the same memories, supersessions, task
+        moves and confirmations), made faster: every INGEST_BATCH turns are embedded together (utterances and their
+        pieces in one model call, then what extraction made of them in another) and stored in ONE store
+        transaction (all of those turns or none of them).
         """
         if isinstance(turns, (str, bytes, Mapping)):
             raise ValidationError("turns must be a list of turns, not a single turn", field="turns",
@@ -350,10 +367,32 @@ class UnderstandingMixin(_Base):
             ensure_aware(now)
         parsed = [_parse_turn(item, i) for i, item in enumerate(turns)]
         out = Remembered()
-        for speaker, text, turn, when in parsed:
-            out.absorb(self.remember(text, speaker=speaker, user=user, agent=agent, session=session, turn=turn,
-                                     now=when or now))
+        for start in range(0, len(parsed), INGEST_BATCH):
+            for one in self._ingest_batch(parsed[start:start + INGEST_BATCH], user=user, agent=agent, session=session,
+                                          now=now):
+                out.absorb(one)
         return out
+
+    @serialized
+    def _ingest_batch(self, turns: Sequence[tuple[str, str, int | None, datetime | None]], *, user: str | None,
+                      agent: str | None, session: str | None, now: datetime | None) -> list[Remembered]:
+        """``remember`` of each turn in order, inside one store transaction (``serialized``: every write joins it),
+        with the texts each turn will embed prefilled in two batches."""
+        understanding = self._understanding_embedder()
+        texts = [text for _, text, _, _ in turns]
+        with prefilled(understanding, [*texts, *(p for t in texts for p in self._pieces_of(t))]):
+            read = [(text, speaker, self.extractor.extract(text, speaker=speaker, now=local_now(when or now)), turn,
+                     local_now(when or now)) for speaker, text, turn, when in turns]
+            wanted = [t for _, _, extraction, _, _ in read for t in _texts_to_embed(extraction)]
+            # a store of another model embeds what it stores (utterances, drafts) and searches with itself
+            with prefilled(understanding, wanted), \
+                    prefilled(self.embedder, [*texts, *wanted] if self.embedder is not understanding else []):
+                return [self._keep(text, speaker, extraction, user=user, agent=agent, session=session, turn=turn,
+                                   now=local) for text, speaker, extraction, turn, local in read]
+
+    def _pieces_of(self, text: str) -> list[str]:
+        """The pieces the offline extractor embeds to classify ``text`` (none for another extractor)."""
+        return split_pieces(text) if isinstance(self.extractor, Extractor) else []
 
     @serialized
     def confirm(self, confirmation: Confirmation, choice: str | None) -> MemIR | None:
@@ -878,6 +917,21 @@ def _named_bonus(candidate: Candidate, named: str) -> Candidate:
         return candidate
     return Candidate(candidate.id, candidate.text, candidate.score + NAMED_VALUE_BONUS,
                      (*candidate.reasons, f"states the value it takes back ({named!r})"))
+
+
+def _texts_to_embed(extraction: Extraction) -> list[str]:
+    """The texts remembering an utterance will embed, as far as its extraction tells: each draft's text (stored, and
+    searched with), the entity names searched for links, what a correction takes back, an assistant's proposal."""
+    out: list[str] = []
+    for draft in extraction.drafts:
+        out.append(draft.text[:MAX_TEXT_CHARS])
+        out += [" ".join(aliases(key)) for key in sorted({e.key for e in draft.entities})]
+        if draft.replaces:
+            out.append(str(draft.replaces))
+        goal = draft.properties.get("underlying_goal")
+        if goal:
+            out.append(str(goal))
+    return out
 
 
 def episode_of(text: str, ctx: _Context) -> MemIR:

@@ -152,19 +152,29 @@ class TextIndex:
         self.tokens = int(self.length.sum())
 
     def _refresh_postings(self, conn: sqlite3.Connection, rids: list[int]) -> None:
+        """Drop the changed rows from the cached postings and add their new ones. Postings are in rid order, so a
+        term's changed rows are found by binary search (a term none of them holds, most of the cache, is left as
+        it is) and the changed rows' terms are read in one query."""
         if not self.postings:
             return
-        drop = np.array(rids, dtype=np.int64)
+        drop = np.unique(np.array(rids, dtype=np.int64))
         fresh = self._tokenized(conn, rids)
         for term, (held, weight) in list(self.postings.items()):
-            keep = ~np.isin(held, drop)
+            at = np.searchsorted(held, drop)
+            inside = at < len(held)
+            found = at[inside][held[at[inside]] == drop[inside]]
             new = fresh.get(term)
-            if new is None:
-                self.postings[term] = (held[keep], weight[keep])
-            else:
-                rows, weights = np.concatenate([held[keep], new[0]]), np.concatenate([weight[keep], new[1]])
+            if not len(found) and new is None:
+                continue
+            if len(found):
+                keep = np.ones(len(held), dtype=bool)
+                keep[found] = False
+                held, weight = held[keep], weight[keep]
+            if new is not None:
+                rows, weights = np.concatenate([held, new[0]]), np.concatenate([weight, new[1]])
                 order = np.argsort(rows, kind="stable")  # postings stay in rid order (top_rows looks rows up)
-                self.postings[term] = (rows[order], weights[order])
+                held, weight = rows[order], weights[order]
+            self.postings[term] = (held, weight)
 
     def _tokenized(self, conn: sqlite3.Connection, rids: list[int]
                    ) -> dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]]:
@@ -178,14 +188,13 @@ class TextIndex:
             chunk = rids[lo : lo + 500]
             conn.execute(f"INSERT INTO temp.fts_again (rowid, words, extra, hanzi) SELECT rowid, words, extra, hanzi "
                          f"FROM main.fts WHERE rowid IN ({', '.join('?' * len(chunk))})", chunk)
-        out: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
-        for term in self.postings:
-            rows = conn.execute("SELECT doc, col, count(*) FROM temp.fts_again_terms WHERE term = ? GROUP BY doc, col",
-                                (term,)).fetchall()
-            if rows:
-                out[term] = self._weighted(rows)
+        by_term: dict[str, list[tuple[int, str, int]]] = {}
+        for term, doc, col, hits in conn.execute("SELECT term, doc, col, count(*) FROM temp.fts_again_terms "
+                                                 "GROUP BY term, doc, col"):
+            if term in self.postings:
+                by_term.setdefault(term, []).append((doc, col, hits))
         conn.execute("DELETE FROM temp.fts_again")
-        return out
+        return {term: self._weighted(rows) for term, rows in by_term.items()}
 
     def _weighted(self, rows: list[tuple[int, str, int]]
                   ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:

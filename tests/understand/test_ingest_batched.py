@@ -1,0 +1,192 @@
+"""``ingest`` embeds a conversation in batches and stores it in one transaction, yet gives exactly what ``remember``
+called on each turn in order gives: the same records, supersessions, task moves, confirmations and notes."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import mnemir
+from mnemir.embed import USEEmbedder
+from mnemir.ir import MemoryStatus
+from mnemir.memory.understanding import Remembered
+
+#: written for this test: requests, a proposal and its confirmation, reports that close tasks, corrections that
+#: supersede facts, a postponement, a change of mind, a hedge, plan steps and small talk, in both languages
+CONVERSATION: list[tuple[str, str]] = [
+    ("user", "I need to book the car service before the road trip in May"),
+    ("assistant", "Shall I find a garage near your office for you?"),
+    ("user", "yes please"),
+    ("user", "My brother Felix lives in Leeds and teaches chemistry"),
+    ("user", "The parent-teacher meeting is on the 9th"),
+    ("user", "Sorry, the parent-teacher meeting is on the 19th, not the 9th"),
+    ("user", "帮我周四之前把水电费交了"),
+    ("assistant", "好的，我记下了：周四之前交水电费"),
+    ("user", "水电费已经交好了"),
+    ("user", "I prefer window seats on long flights"),
+    ("user", "Actually I'd rather have an aisle seat on long flights after all"),
+    ("user", "为了搬家，我们先找搬家公司，再打包书，最后退租"),
+    ("user", "搬家公司已经找好了"),
+    ("user", "我猜楼下的噪音可能是装修"),
+    ("user", "The dentist check-up got pushed to next Tuesday"),
+    ("user", "Booked the car service for Saturday morning"),
+    ("assistant", "Great, I have booked the garage for Saturday"),
+    ("user", "我对猫毛过敏"),
+    ("user", "谢谢你"),
+    ("user", "I live in Bristol"),
+    ("user", "Correction: I live in Bath, not Bristol"),
+]
+
+def _turns(start: datetime) -> list[dict[str, Any]]:
+    return [{"speaker": s, "text": t, "turn": i, "now": start + timedelta(minutes=3 * i)}
+            for i, (s, t) in enumerate(CONVERSATION)]
+
+
+_ID = re.compile(r"\b[0-9a-f]{8,}(?:-[0-9a-f]{4,})*\b|\bm[0-9A-Za-z_-]{10,}\b")
+
+
+def _canon(mem: mnemir.Memory, user: str) -> list[Any]:
+    """Every record of the user (all statuses) with its history, ids replaced by the text they name."""
+    records = mem.list(user=user, statuses=list(MemoryStatus), limit=10_000)
+    names = {r.id: f"<{r.type}:{r.content.text}>" for r in records}
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, str):
+            return names.get(value, _ID.sub(lambda m: names.get(m.group(0), "ID"), value))
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in sorted(value.items())}
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        return value
+
+    out = []
+    for r in records:
+        history = [(h.action.value, plain(h.reason), plain(h.actor)) for h in mem.history(r.id, user=user)]
+        out.append((r.type, r.content.text, r.status.value, plain(r.properties),
+                    sorted((x.relation, plain(x.target), str(plain(x.properties))) for x in r.relationships),
+                    plain(r.metadata.extra), r.metadata.source.turn, str(r.valid_from), str(r.valid_to), history))
+    return sorted(out, key=repr)
+
+
+def _summary(result: Any) -> list[Any]:
+    ids = {m.id: f"<{m.type}:{m.content.text}>" for m in [*result.created, *result.updated, *result.episodes]}
+    swap = lambda text: _ID.sub(lambda m: ids.get(m.group(0), "ID"), text)  # noqa: E731
+    return [sorted(m.content.text for m in result.created), sorted(m.content.text for m in result.updated),
+            [swap(n) for n in result.notes], [(c.kind, c.utterance, [x.text for x in c.candidates])
+                                              for c in result.confirmations],
+            [e.to_dict() for e in result.extractions]]
+
+
+def _one_by_one(mem: mnemir.Memory, user: str, start: datetime) -> Remembered:
+    out = Remembered()
+    for t in _turns(start):
+        out.absorb(mem.remember(t["text"], speaker=t["speaker"], user=user, session="s", turn=t["turn"],
+                                now=t["now"]))
+    return out
+
+
+def test_ingest_gives_what_remembering_each_turn_gives(tmp_path: Path, embedder: USEEmbedder, wed: datetime) -> None:
+    start = wed
+    one = mnemir.open(tmp_path / "one", embedder=embedder)
+    many = mnemir.open(tmp_path / "many", embedder=embedder)
+    try:
+        expected = _one_by_one(one, "ann", start)
+        got = many.ingest(_turns(start), user="ann", session="s")
+        seen = _canon(one, "ann")
+        assert _canon(many, "ann") == seen
+        assert _summary(got) == _summary(expected)
+        # the conversation exercises what must not drift: facts superseded, tasks closed, a proposal confirmed
+        statuses = {(t, s) for t, _, s, *_ in seen}
+        assert ("Fact", "superseded") in statuses
+        assert any(t == "Task" and p.get("status") == "completed" for t, _, _, p, *_ in seen)
+        assert any(t == "Plan" and p.get("status") == "completed" for t, _, _, p, *_ in seen)
+        assert any("confirmed the assistant's proposal" in n for n in expected.notes)
+        assert len([r for r in seen if r[0] == "Episode"]) == len(CONVERSATION)
+    finally:
+        one.close()
+        many.close()
+
+
+def test_ingest_in_several_batches_and_through_the_async_api(tmp_path: Path, embedder: USEEmbedder, wed: datetime,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnemir.memory import understanding
+
+    one = mnemir.open(tmp_path / "one", embedder=embedder)
+    try:
+        _one_by_one(one, "bo", wed)
+        expected = _canon(one, "bo")
+    finally:
+        one.close()
+    monkeypatch.setattr(understanding, "INGEST_BATCH", 4)  # a conversation longer than a batch: six transactions
+
+    async def run() -> list[Any]:
+        amem = await mnemir.open_async(tmp_path / "async", embedder=embedder)
+        try:
+            await amem.ingest(_turns(wed), user="bo", session="s")
+            return _canon(amem.sync, "bo")
+        finally:
+            await amem.aclose()
+
+    assert asyncio.run(run()) == expected
+
+
+def test_prefilled_vectors_are_the_batch_ones_and_stay_in_their_thread(embedder: USEEmbedder) -> None:
+    texts = ["the garage is booked for Saturday", "我对猫毛过敏", "a third sentence to batch"]
+    batch = embedder.embed(texts)
+    seen: list[Any] = []
+    with embedder.prefilled(texts):
+        assert np.array_equal(embedder.embed([texts[1]])[0], batch[1])  # no new encoding: the batch's row
+        assert np.array_equal(embedder.embed_query(texts[2]), batch[2])
+        mixed = embedder.embed([texts[0], "not prefilled"])
+        assert np.array_equal(mixed[0], batch[0]) and mixed.shape == (2, 512)
+        with embedder.prefilled(["nested one"]):
+            pass
+        assert embedder._table() is not None and "nested one" in embedder._table()  # joined the outer block
+        worker = threading.Thread(target=lambda: seen.append(embedder._table()))
+        worker.start()
+        worker.join()
+    assert seen == [None]  # another thread never sees this thread's vectors
+    assert embedder._table() is None
+
+
+class _RefusesOneTurn:
+    """The offline extractor, except that a turn holding ``BROKEN`` yields a draft of a type the ontology lacks (the
+    write of that turn fails validation, after earlier turns of the batch were written)."""
+
+    creator = "test"
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def extract(self, text: str, *, speaker: str = "user", now: Any = None) -> Any:
+        from mnemir.understand.extract import Draft
+
+        out = self.inner.extract(text, speaker=speaker, now=now)
+        if "BROKEN" in text:
+            out.drafts = [Draft("NoSuchType", text, {})]
+        return out
+
+
+def test_a_batch_is_one_transaction(tmp_path: Path, embedder: USEEmbedder, wed: datetime) -> None:
+    mem = mnemir.open(tmp_path / "m", embedder=embedder)
+    try:
+        mem.use_extractor(_RefusesOneTurn(mem.extractor))
+        turns = [*_turns(wed)[:6], {"speaker": "user", "text": "BROKEN turn", "turn": 6, "now": wed}]
+        with pytest.raises(mnemir.MnemirError):
+            mem.ingest(turns, user="cy", session="s")
+        assert mem.count(user="cy", include_archived=True) == 0  # the six turns before it are not kept either
+        with pytest.raises(mnemir.MnemirError):
+            mem.remember("BROKEN again", user="dee", now=wed)
+        mem.remember(CONVERSATION[0][1], user="dee", now=wed)  # turn by turn, what came before stays
+        assert mem.count(user="dee") >= 2
+        mem.ingest(_turns(wed)[:6], user="cy", session="s")  # the store is sound after the rollback
+        assert mem.count(user="cy") >= 6 and mem.check().ok
+    finally:
+        mem.close()
