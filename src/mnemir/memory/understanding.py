@@ -40,6 +40,7 @@ from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, 
 from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
 from mnemir.lifecycle.terms import content_terms, people_named
 from mnemir.memory.core import serialized
+from mnemir.retrieve.judgements import CORRECTS
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.store.base import ANY
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
@@ -119,6 +120,11 @@ LEAD_WORDS = 6
 LEAD_HAN = 8
 #: a candidate that states the very value a correction takes back ("不是20桌" / "not the 20th") gains this much
 NAMED_VALUE_BONUS = 0.35
+#: a correction that names the value it takes back links (``corrects``) to at most this many earlier utterances
+#: that state it, of the closest CORRECTED_UTTERANCES_POOL, each at least this close in meaning (besides the value)
+CORRECTED_UTTERANCES = 2
+CORRECTED_UTTERANCES_POOL = 8
+CORRECTED_UTTERANCE_SURE = 0.2
 #: a confirmation says little besides its affirmation: at most this many Chinese characters / English words more
 CONFIRM_REST_HAN = 12
 CONFIRM_REST_WORDS = 8
@@ -395,6 +401,8 @@ class UnderstandingMixin(_Base):
             draft, record = drafts[index], linked[index]
             if draft.kind != "correction" and ctx.speaker == "user":
                 draft, record = _as_correction(draft, record)
+            if draft.kind == "correction" and ctx.speaker == "user":
+                record = self._link_corrected_utterances(record, draft, ctx)
             if draft.kind == "correction" and self._apply_correction(record, draft, text, ctx):
                 continue
             if changing and draft.kind != "correction" and draft.type in CHANGING_TYPES \
@@ -650,6 +658,29 @@ class UnderstandingMixin(_Base):
                                                   user=ctx.user, now=ctx.now))
         return True
 
+    def _link_corrected_utterances(self, record: MemIR, draft: Draft, ctx: _Context) -> MemIR:
+        """A correction that names the value it takes back ("not the 20th", "不是16号") links ``corrects`` to the
+        earlier utterances that stated that value and are close to it in meaning (the user's own, or the
+        assistant saying it back), whatever was read from them: often nothing typed states the value (a date said
+        in passing inside a longer turn), and recall must not show the old utterance beside the correction."""
+        named = _old_value_key(draft.replaces)
+        if not named:
+            return record
+        probe = _without_lead(draft)
+        found = {c.id: c for c in self._closest(probe, (EPISODE,), ctx, k=CORRECTED_UTTERANCES_POOL)}
+        found.update((c.id, c) for c in self._closest(probe, (EPISODE,), ctx, text=str(draft.replaces),
+                                                       k=CORRECTED_UTTERANCES_POOL) if c.id not in found)
+        stating = sorted((c for c in (_named_bonus(c, named) for c in found.values())
+                          if c.score >= CORRECTED_UTTERANCE_SURE + NAMED_VALUE_BONUS
+                          and any(r.startswith("states the value") for r in c.reasons)), key=lambda c: -c.score)
+        links = [Relationship(target=c.id, relation=CORRECTS, properties={"value": named})
+                 for c in stating[:CORRECTED_UTTERANCES]]
+        if not links:
+            return record
+        ctx.out.notes.append(f"correction takes back {named!r} said in " + ", ".join(
+            f"{c.id} ({c.text[:60]!r}, {c.score - NAMED_VALUE_BONUS:.2f})" for c in stating[:CORRECTED_UTTERANCES]))
+        return record.model_copy(update={"relationships": [*record.relationships, *links]})
+
     # -- dialogue state (issue 15): proposals, relations, postponements, corrections by meaning -----------------
     def _track_proposal(self, extraction: Extraction, text: str, ctx: _Context) -> None:
         """Hold the assistant's proposal for the next user turn; on a plain confirmation make it the user's Task
@@ -789,7 +820,7 @@ class UnderstandingMixin(_Base):
 
 #: what a correction may replace (an event with a date is often read as a task); what a change of mind may replace,
 #: and what may carry one
-CORRECTED_TYPES = ("Fact", "Hypothesis", "Task")
+CORRECTED_TYPES = ("Fact", "Hypothesis", "Task", "Plan")
 CHANGED_TYPES = ("Preference", "Fact", "Hypothesis", "Task")
 CHANGING_TYPES = ("Preference", "Fact", "Hypothesis")
 #: what a decision settles: an earlier leaning, option or choice (a task of choosing is closed by the update itself)

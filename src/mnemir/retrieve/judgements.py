@@ -14,12 +14,14 @@ import numpy as np
 from mnemir.ir import MemIR
 from mnemir.ontology.attributes import MULTI_VALUED_ATTRIBUTES
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
+from mnemir.retrieve.fusion import EPISODE, utterance_of
 from mnemir.retrieve.graph import STEP_RELATIONS
 from mnemir.retrieve.lexical import shared_terms, topic_text
 from mnemir.retrieve.ranking import (
     DAY,
     TASK_KINDS,
     TASK_TYPES,
+    Candidate,
     FrameState,
     RankingConfig,
     Scored,
@@ -30,6 +32,7 @@ from mnemir.retrieve.ranking import (
     task_status,
 )
 from mnemir.retrieve.wording import says_change
+from mnemir.store.base import Store
 
 
 # -- cross-memory judgements ---------------------------------------------------------------------
@@ -345,3 +348,52 @@ def above_floor(scored: Iterable[Scored], config: RankingConfig) -> list[Scored]
     scale = min(1.0, config.current_min_relevance / config.min_relevance) if config.min_relevance else 1.0
     low = config.min_score * scale
     return [s for s in scored if s.listed or s.strength >= (low if s.present_floor else config.min_score)]
+
+
+# -- what a later correction took back ------------------------------------------------------------------
+#: the relation a correction keeps to an utterance that stated the value it takes back, when nothing typed was read
+#: from that utterance (or what was read does not state it): written by ``remember``
+CORRECTS = "corrects"
+#: relations that say a memory replaced what was said in another utterance
+TAKES_BACK = ("supersedes", CORRECTS)
+#: an utterance taken back goes when what took it back is at most this much less close to the query (cosine): a
+#: correction often opens with words of its own ("a correction to something I told you: …") that make it a little
+#: less close than the old statement; a question about something else the old utterance said is much closer to it
+TAKEN_BACK_MARGIN = 0.15
+
+
+def taken_back(store: Store, pool: Mapping[str, Candidate], past: bool) -> dict[str, str]:
+    """The candidates that stand for an utterance a later memory in ``pool`` took back (a correction, a decision, a
+    change of mind): the utterance a superseded memory was read from, or one a correction names (``corrects``),
+    and every other memory read from it. Each goes (id -> the reason) when the later memory is about as close to the
+    query as it is (TAKEN_BACK_MARGIN): the question is then about what was taken back, and the old utterance would
+    show the old value beside the new one. Kept when the question asks about the past, or when the old utterance is closer
+    (it is asked about something else it said)."""
+    if past:
+        return {}
+    by: dict[str, list[Candidate]] = {}  # target id -> the candidates that took it back
+    for c in pool.values():
+        for rel in c.record.relationships:
+            if rel.relation in TAKES_BACK:
+                by.setdefault(rel.target, []).append(c)
+    if not by:
+        return {}
+    # a superseded memory is outside recall's scope (not in the pool): read it to find its utterance
+    missing = [t for t in by if t not in pool]
+    targets = {r.id: r for r in store.fetch(missing)} if missing else {}
+    targets.update((mid, c.record) for mid, c in pool.items() if mid in by)
+    stale: dict[str, list[Candidate]] = {}  # utterance group -> what took it back
+    for target, takers in by.items():
+        record = targets.get(target)
+        group = target if record is None or record.type == EPISODE else utterance_of(record)
+        if record is not None and record.type != EPISODE and group == record.id:
+            continue  # read from no utterance: the superseded memory itself is out of scope already
+        stale.setdefault(group, []).extend(takers)
+    out: dict[str, str] = {}
+    for mid, c in pool.items():
+        group = utterance_of(c.record)
+        takers = [t for t in stale.get(group, ()) if utterance_of(t.record) != group]
+        best = max(takers, key=lambda t: (t.similarity, t.id), default=None)
+        if best is not None and best.similarity >= c.similarity - TAKEN_BACK_MARGIN:
+            out[mid] = f"said in an utterance a later memory took back ({best.id})"
+    return out

@@ -59,6 +59,7 @@ from mnemir.retrieve.judgements import (
     order_hits,
     other_frame_gives_way,
     replacements_stand_in,
+    taken_back,
 )
 from mnemir.retrieve.learned import Item, LearnedRanker, default_ranker, features, soft_gate
 from mnemir.retrieve.lexical import entity_terms
@@ -230,11 +231,16 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     plain = plain_ranks(pool, utterances)
     groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
     barred = dict(folded.excluded)
+    for mid in folded.excluded:
+        pool.pop(mid, None)  # an utterance whose readings were all replaced is no answer either
     for mid, c in list(pool.items()):
         reason = hard_exclusion(c.record, intent, now, past)
         if reason is not None:
             barred[mid] = reason
             del pool[mid]
+    for mid, reason in taken_back(store, pool, past).items():
+        barred[mid] = reason
+        del pool[mid]
     frames = _frames(store, scope, now, pool)
     if "ContextualFrame" in intent.types and frames.active is not None and frames.active.id not in pool:
         pool[frames.active.id] = Candidate(frames.active)  # the frame in force may answer "what is this about?"
