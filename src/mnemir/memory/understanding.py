@@ -40,7 +40,7 @@ from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, 
 from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
 from mnemir.lifecycle.terms import content_terms, people_named
 from mnemir.memory.core import serialized
-from mnemir.retrieve.judgements import CORRECTS
+from mnemir.retrieve.judgements import COMPLETES, CORRECTS
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.store.base import ANY
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
@@ -92,6 +92,10 @@ _AHEAD = re.compile(r"要|得|需要|准备|打算|计划|想|该|记得|别忘|
 #: the type that keeps an utterance verbatim, and the relation from what was read from it to it
 EPISODE = "Episode"
 DERIVED_FROM = "derived_from"
+#: a report of work done that matches no open task links from its utterance to the earlier user utterance stating
+#: that work (never read as a task) when at least this close (with a shared content word and a clear lead)
+USE_UNTASKED = True
+UNTASKED_SURE = 0.3
 
 #: a correction with no attribute read supersedes a fact at least this close in meaning (default embedder) ...
 CORRECTION_SURE = 0.55
@@ -242,6 +246,8 @@ class _Context:
     replaced: set[str] = field(default_factory=set)
     #: task drafts read as reports on an open task (applied as updates once the new memories are written)
     reports: list[Draft] = field(default_factory=list)
+    #: reports of work done that match no open task, with their status (tried on untasked utterances once written)
+    unmatched: list[tuple[Draft, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -321,6 +327,8 @@ class UnderstandingMixin(_Base):
             ctx.out.extend(stored[1:])
             for draft in [*extraction.updates, *ctx.reports]:
                 self._apply_update(draft, text, ctx)
+            for draft, status in ctx.unmatched:
+                self._close_untasked(draft, status, ctx)
         self._report_changes(report, ctx)
         return ctx.out
 
@@ -442,14 +450,19 @@ class UnderstandingMixin(_Base):
             return False
         candidates = self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
         sure = REPORT_SURE if worded else ASPECT_REPORT_SURE
+        status = fill.update_status(draft.text)
         if not candidates or (candidates[0].score < sure and not (candidates[0].score >= TERM_SURE
                                                                   and _shares(candidates[0]))):
+            if not candidates and status in ("completed", "failed"):
+                # no open task at all: it may report work stated earlier and never read as a task
+                ctx.unmatched.append((draft, status))
+                if worded:  # a task worded as done ("Finally booked the plumber") is stored done, not pending
+                    draft.properties["status"] = status
             return False
         if len(candidates) > 1 and candidates[0].score - candidates[1].score < MATCH_MARGIN:
             return False
         if not worded and not _shared_terms(content_terms(draft.text), candidates[0].text):
             return False
-        status = fill.update_status(draft.text)
         ctx.reports.append(Draft("Task", draft.text, {"status": status, "goal": fill.strip_request(draft.text)},
                                  kind="update", confidence=draft.confidence, entities=draft.entities,
                                  reasons=[*draft.reasons, f"a report of work {status} on an open task"]))
@@ -578,7 +591,8 @@ class UnderstandingMixin(_Base):
         candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
                       if c.score >= MATCH_FLOOR or (c.score >= TERM_SURE and _shares(c))]
         if not candidates:
-            ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
+            if not (status in ("completed", "failed") and self._close_untasked(draft, status, ctx)):
+                ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
             return
         best = candidates[0]
         runner_up = candidates[1].score if len(candidates) > 1 else 0.0
@@ -602,6 +616,45 @@ class UnderstandingMixin(_Base):
         question = (f"“{text}”说的是哪一件事？" if ctx.language == "zh" else f"Which task does “{text}” refer to?")
         ctx.out.confirmations.append(Confirmation("update", text, question, candidates[:3], status=status,
                                                   user=ctx.user, now=ctx.now))
+
+    def _close_untasked(self, draft: Draft, status: str, ctx: _Context) -> bool:
+        """A report of work done (or dropped) that matches no open task may be about work the user stated earlier
+        that was never read as a task ("I'll ring round three places this week", told in passing): the earlier
+        user utterance that states work still ahead, is clearly closest in meaning and shares a content word with
+        the report is linked from this utterance's Episode (``completes``), so that "what is still open" leaves it
+        out. True when linked."""
+        if ctx.speaker != "user" or ctx.episode is None or not USE_UNTASKED:
+            return False
+        hits = [h for h in self.search(draft.text, types=[EPISODE], where={"speaker": "user"}, user=ctx.user,
+                                       k=TASK_POOL, now=ctx.now)
+                if h.memory.id != ctx.episode and _AHEAD.search(h.memory.content.text)
+                and not CUES["question"].search(h.memory.content.text)]
+        if not hits:
+            return False
+        # an utterance a task was read from is left to the task route (it matched no open task: not clearly this one)
+        edges = self.store.edges([h.memory.id for h in hits], relations=[DERIVED_FROM], direction="in")
+        tasks = self._task_ids([e.source for e in edges])
+        tasked = {e.target for e in edges if e.source in tasks}
+        candidates = [c for c in self._scored(draft, hits, entity=None, open_work=False) if c.id not in tasked]
+        if not candidates:
+            return False
+        best = candidates[0]
+        runner_up = candidates[1].score if len(candidates) > 1 else 0.0
+        if not (_shares(best) and best.score >= UNTASKED_SURE and best.score - runner_up >= MATCH_MARGIN):
+            return False
+        if ctx.episode in self._queued_ids():
+            self._flush_queue()
+        self.update(ctx.episode, relationships=[Relationship(target=best.id, relation=COMPLETES,
+                                                             properties={"status": status})],
+                    user=ctx.user, now=ctx.now, reason=f"reports work {status} stated in {best.id}",
+                    actor=ctx.creator)
+        ctx.out.notes.append(f"report ({status}) on work stated earlier but never read as a task: {best.id} "
+                             f"({best.text[:60]!r}): {'; '.join(best.reasons)}")
+        return True
+
+    def _task_ids(self, ids: Sequence[str]) -> set[str]:
+        """The ids among ``ids`` of Task / Plan memories (any status)."""
+        return {r.id for r in self.store.fetch(list(dict.fromkeys(ids))) if r.type in ("Task", "Plan")}
 
     def _record_decision(self, draft: Draft, text: str, ctx: _Context) -> None:
         """A choice the user reports ("最后决定还是报游泳班", "we settled on the blue one") may close the work of

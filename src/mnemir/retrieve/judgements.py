@@ -354,6 +354,9 @@ def above_floor(scored: Iterable[Scored], config: RankingConfig) -> list[Scored]
 #: the relation a correction keeps to an utterance that stated the value it takes back, when nothing typed was read
 #: from that utterance (or what was read does not state it): written by ``remember``
 CORRECTS = "corrects"
+#: the relation from a report of work done to the earlier utterance that stated the work, when no task was read
+#: from it: written by ``remember``; "what is still open" leaves that utterance out
+COMPLETES = "completes"
 #: relations that say a memory replaced what was said in another utterance
 TAKES_BACK = ("supersedes", CORRECTS)
 #: an utterance taken back goes when what took it back is at most this much less close to the query (cosine): a
@@ -397,3 +400,14 @@ def taken_back(store: Store, pool: Mapping[str, Candidate], past: bool) -> dict[
         if best is not None and best.similarity >= c.similarity - TAKEN_BACK_MARGIN:
             out[mid] = f"said in an utterance a later memory took back ({best.id})"
     return out
+
+
+def completed_elsewhere(store: Store, pool: Mapping[str, Candidate]) -> dict[str, str]:
+    """For "what is still open": the candidates read from (or standing for) an utterance that a later report said
+    was done (``completes``, written when no task had been read from it), id -> the reason."""
+    groups: dict[str, list[str]] = {}
+    for mid, c in pool.items():
+        groups.setdefault(utterance_of(c.record), []).append(mid)
+    done = {e.target: e.source for e in store.edges(list(groups), relations=[COMPLETES], direction="in")}
+    return {mid: f"a later report said this work was done ({done[group]})"
+            for group, ids in groups.items() if group in done for mid in ids}

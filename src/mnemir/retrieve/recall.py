@@ -48,6 +48,7 @@ from mnemir.retrieve.fusion import (
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
 from mnemir.retrieve.judgements import (
     above_floor,
+    completed_elsewhere,
     demote_outdated,
     demote_replaced,
     drop_replaced,
@@ -241,6 +242,10 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     for mid, reason in taken_back(store, pool, past).items():
         barred[mid] = reason
         del pool[mid]
+    if intent.kind == "open_tasks":
+        for mid, reason in completed_elsewhere(store, pool).items():
+            barred[mid] = reason
+            del pool[mid]
     frames = _frames(store, scope, now, pool)
     if "ContextualFrame" in intent.types and frames.active is not None and frames.active.id not in pool:
         pool[frames.active.id] = Candidate(frames.active)  # the frame in force may answer "what is this about?"
