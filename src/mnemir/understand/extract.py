@@ -452,7 +452,8 @@ def _report_rule(piece: str, label: str) -> str:
     update even if it reads like a request; a stated choice is a decision (a Fact); a correction is no guess; a
     move to a later time is an update of what was planned."""
     if label in ("Task", "NONE") and CUES["done"].search(piece) and _FINISHED.search(piece) \
-            and not CUES["request"].search(piece) and not CUES["question"].search(piece):
+            and not CUES["request"].search(piece) and not CUES["question"].search(piece) \
+            and not fill.CONDITIONAL.search(piece):
         return "TaskUpdate"
     # "最后还是选了…", "we went with…": a stated choice is a decision, kept as a Fact (attribute decision); one the
     # classifier reads as a report stays an update (making a choice may be what closes a task)

@@ -17,7 +17,7 @@ from mnemir.understand.entities import find_entities
 from mnemir.understand.lexicon import CUES, INTENSIFIERS, SOFTENERS, find_emotion
 
 __all__ = ["RELATIONS", "about_whom", "act_type", "decision_of", "fact_attribute", "hypothesis_properties",
-           "relation_key", "postponed_to", "POSTPONE", "fact_properties", "fact_provenance", "frame_properties", "emotion_properties",
+           "relation_key", "postponed_to", "POSTPONE", "CONDITIONAL", "fact_properties", "fact_provenance", "frame_properties", "emotion_properties",
            "preference_properties", "task_properties", "update_status", "correction_of", "strip_request"]
 
 _TRAIL = "，,。.!！?？~～;；:： \t\n\"'“”了的啊呀呢吧哦嘛"
@@ -457,6 +457,11 @@ _FUTURE_ZH = re.compile(r"(?:明天|明早|明晚|后天|下周|下星期|下礼
 _RESULT_ZH = re.compile(r"(?:好|完|到|掉|成)了")
 
 
+#: a condition ("如果…", "…的话", "if it's booked, …"): what it supposes has not been reported as having happened.
+#: English "if" only where it opens the sentence ("asked if they could…" inside a report is no condition on it)
+CONDITIONAL = re.compile(r"如果|要是|假如|万一|的话|^\W*(?:(?:and|but|so|ok|okay|oh),?\s+)?(?:if|unless|in case)\b", re.I)
+
+
 def _future_zh(text: str) -> bool:
     """A Chinese clause set in the future that states no result (see _FUTURE_ZH)."""
     return bool(re.search(r"[\u4e00-\u9fff]", text)) and bool(_FUTURE_ZH.search(text)) and not _RESULT_ZH.search(text)
@@ -469,7 +474,7 @@ def perfective(text: str) -> bool:
         found = bool(_PERFECTIVE_ZH.search(text)) and not _future_zh(text)
     else:
         found = _past_en(text)
-    return found and not _UNFINISHED.search(text) and not CUES["progress"].search(text)
+    return found and not _UNFINISHED.search(text) and not CUES["progress"].search(text) and not CONDITIONAL.search(text)
 
 
 def update_status(text: str) -> str:
