@@ -74,3 +74,30 @@ def test_the_old_utterance_still_answers_what_else_it_said(mem: mnemir.Memory, w
     _said(mem, turns, wed)
     shown = _shown_turns(mem, "What kind of glasses am I getting?", wed + timedelta(minutes=10))
     assert 1 in shown, shown
+
+
+# -- work done that was never read as a task ---------------------------------------------------------------------
+def test_a_report_closes_work_stated_in_an_utterance_no_task_was_read_from(mem: mnemir.Memory, wed: datetime) -> None:
+    # an utterance kept verbatim with nothing typed read from it (as remember keeps every utterance)
+    stated = mem.add("Before the trip I'll have to get the bike serviced at the shop on Dale Road.", "Episode",
+                     {"speaker": "user"}, user="ines", now=wed)
+    mem.add("The kids want pancakes on Sunday.", "Episode", {"speaker": "user"}, user="ines", now=wed)
+    done = mem.remember("Got the bike serviced at the Dale Road shop this morning.", user="ines",
+                        now=wed + timedelta(days=1))
+    assert done.episode is not None
+    assert [r.target for r in mem.get(done.episode.id, user="ines").relationships
+            if r.relation == "completes"] == [stated.id], done.notes
+    open_now = mem.recall("What do I still have to do?", user="ines", k=5, now=wed + timedelta(days=1, hours=1))
+    assert stated.id not in {h.id for h in open_now.hits}
+    # asked about the bike itself, what was said is still there
+    about = mem.recall("Where do I take the bike for a service?", user="ines", k=5,
+                       now=wed + timedelta(days=1, hours=1))
+    assert any(h.id == stated.id or "Dale Road" in h.memory.content.text for h in about.hits)
+
+
+def test_a_report_closes_no_utterance_that_states_no_work(mem: mnemir.Memory, wed: datetime) -> None:
+    mem.add("The bike shop on Dale Road is the best in town.", "Episode", {"speaker": "user"}, user="ines", now=wed)
+    done = mem.remember("Got the bike serviced at the Dale Road shop this morning.", user="ines",
+                        now=wed + timedelta(days=1))
+    assert done.episode is not None
+    assert not any(r.relation == "completes" for r in mem.get(done.episode.id, user="ines").relationships)

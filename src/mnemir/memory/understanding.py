@@ -878,7 +878,7 @@ class UnderstandingMixin(_Base):
 
 #: what a correction may replace (an event with a date is often read as a task); what a change of mind may replace,
 #: and what may carry one
-CORRECTED_TYPES = ("Fact", "Hypothesis", "Task", "Plan")
+CORRECTED_TYPES = ("Fact", "Hypothesis", "Task")
 CHANGED_TYPES = ("Preference", "Fact", "Hypothesis", "Task")
 CHANGING_TYPES = ("Preference", "Fact", "Hypothesis")
 #: what a decision settles: an earlier leaning, option or choice (a task of choosing is closed by the update itself)

@@ -56,6 +56,7 @@ from mnemir.retrieve.judgements import (
     feelings_move_on,
     focus_status,
     lift_present,
+    next_step_first,
     open_steps_first,
     order_hits,
     other_frame_gives_way,
@@ -282,6 +283,7 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
         if ranker is not None and items:
             kept = _learned_order(items[:head], rows[:head], ranker, intent.kind, config.ranking) + list(kept[head:])
     notes += weak_notes
+    kept = next_step_first(kept, intent.query)
     if config.plain_weight > 0 or config.unsure_plain_weight > 0:
         extra, more_barred, ruled_out = _plain_extras(kept, plain, judged_by_id, pool, intent, where, now, config,
                                                       ontology, frames, past, k, groups)
