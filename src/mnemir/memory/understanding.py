@@ -40,8 +40,8 @@ from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, 
 from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
 from mnemir.lifecycle.terms import content_terms, people_named
 from mnemir.memory.core import serialized
-from mnemir.retrieve.judgements import COMPLETES, CORRECTS
 from mnemir.ontology.enums import OPEN_STATUSES
+from mnemir.retrieve.judgements import COMPLETES, CORRECTS
 from mnemir.store.base import ANY
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
 from mnemir.understand.dates import local_now
