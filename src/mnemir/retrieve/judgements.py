@@ -358,11 +358,10 @@ CORRECTS = "corrects"
 #: the relation from a report of work done to the earlier utterance that stated the work, when no task was read
 #: from it: written by ``remember``; "what is still open" leaves that utterance out
 COMPLETES = "completes"
-#: relations that say a memory took back what was said in another utterance: only a correction's link to the
-#: utterance that stated the value it names. A memory superseded otherwise (a change of mind, a decision, a newer
-#: preference) leaves the other things its utterance said standing: on the continuity train split, barring them too
-#: hid a still-open plan told in the same turn as a superseded choice
-TAKES_BACK = (CORRECTS,)
+#: relations that say a memory took back what was said in another utterance: a correction's link to the utterance
+#: that stated the value it names, and ``supersedes`` (a correction, a change of mind, a decision, a newer
+#: preference: the utterance the superseded memory was read from)
+TAKES_BACK = (CORRECTS, "supersedes")
 #: an utterance taken back goes when what took it back is at most this much less close to the query (cosine): a
 #: correction often opens with words of its own ("a correction to something I told you: …") that make it a little
 #: less close than the old statement; a question about something else the old utterance said is much closer to it
@@ -370,33 +369,40 @@ TAKEN_BACK_MARGIN = 0.15
 
 
 def taken_back(store: Store, pool: Mapping[str, Candidate], past: bool) -> dict[str, str]:
-    """The candidates that stand for an utterance a later correction in ``pool`` took back (``corrects``: it stated
-    the value the correction names), the utterance itself and every memory read from it. Each goes (id -> the reason) when the later memory is about as close to the
-    query as it is (TAKEN_BACK_MARGIN): the question is then about what was taken back, and the old utterance would
-    show the old value beside the new one. Kept when the question asks about the past, or when the old utterance is closer
-    (it is asked about something else it said)."""
+    """The candidates that stand for an utterance a later memory in ``pool`` took back: one a correction names
+    (``corrects``: it stated the value the correction names), the utterance itself and every memory read from it;
+    the utterance a superseded memory was read from, what else was read from it but open work (a plan or task told
+    in the same turn as a choice later replaced is still to do). Each goes (id -> the reason) when the later memory
+    is about as close to the query as it is (TAKEN_BACK_MARGIN): the question is then about what was taken back,
+    and the old utterance would show the old value beside the new one. Kept when the question asks about the past,
+    or when the old utterance is much closer (it is asked about something else it said)."""
     if past:
         return {}
-    by: dict[str, list[Candidate]] = {}  # target id -> the candidates that took it back
+    by: dict[str, list[tuple[Candidate, str]]] = {}  # target id -> the candidates that took it back, and how
     for c in pool.values():
         for rel in c.record.relationships:
             if rel.relation in TAKES_BACK:
-                by.setdefault(rel.target, []).append(c)
+                by.setdefault(rel.target, []).append((c, rel.relation))
     if not by:
         return {}
-    # the target is an utterance (an Episode), or a memory read from one: its group is that utterance
+    # the target is an utterance (an Episode), or a memory read from one (superseded: outside recall's scope, so
+    # not in the pool): its group is that utterance
     missing = [t for t in by if t not in pool]
     targets = {r.id: r for r in store.fetch(missing)} if missing else {}
     targets.update((mid, c.record) for mid, c in pool.items() if mid in by)
-    stale: dict[str, list[Candidate]] = {}  # utterance group -> what took it back
+    stale: dict[str, list[tuple[Candidate, str]]] = {}  # utterance group -> what took it back, and how
     for target, takers in by.items():
         record = targets.get(target)
         group = target if record is None or record.type == EPISODE else utterance_of(record)
+        if record is not None and record.type != EPISODE and group == record.id:
+            continue  # read from no utterance: the superseded memory itself is out of scope already
         stale.setdefault(group, []).extend(takers)
     out: dict[str, str] = {}
     for mid, c in pool.items():
         group = utterance_of(c.record)
-        takers = [t for t in stale.get(group, ()) if utterance_of(t.record) != group]
+        open_work = c.record.type in TASK_TYPES and task_status(c.record) in OPEN_STATUSES
+        takers = [t for t, how in stale.get(group, ()) if utterance_of(t.record) != group
+                  and (how == CORRECTS or not open_work)]
         best = max(takers, key=lambda t: (t.similarity, t.id), default=None)
         if best is not None and best.similarity >= c.similarity - TAKEN_BACK_MARGIN:
             out[mid] = f"said in an utterance a later memory took back ({best.id})"
