@@ -101,11 +101,3 @@ def test_a_report_closes_no_utterance_that_states_no_work(mem: mnemir.Memory, we
                         now=wed + timedelta(days=1))
     assert done.episode is not None
     assert not any(r.relation == "completes" for r in mem.get(done.episode.id, user="ines").relationships)
-
-
-@pytest.mark.parametrize(("said", "key"), [("今天31号", "31号"), ("tomorrow the 4th", "the 4th"), ("today", "today"),
-                                          ("周三", "周三")])
-def test_a_word_placing_the_value_relative_to_now_is_no_part_of_it(said: str, key: str) -> None:
-    from mnemir.memory.understanding import _old_value_key
-
-    assert _old_value_key(said) == key

@@ -963,13 +963,7 @@ def _old_value_key(value: str | None) -> str | None:
     if not value:
         return None
     key = re.sub(r"\s+", " ", str(value)).strip().lower()
-    # a word that places the value relative to now is no part of it ("不是今天31号" takes back "31号", which the old
-    # statement gave as "10月31号"; "not today the 4th" takes back "the 4th")
-    key = _DEICTIC.sub("", key).strip() or key
     return key if len(key) >= 2 or key.isdigit() else None
-
-
-_DEICTIC = re.compile(r"^(?:今天|昨天|明天|今晚|昨晚|明晚|今早|明早|(?:today|tomorrow|yesterday|tonight)\b,?\s*)")
 
 
 def _named_bonus(candidate: Candidate, named: str) -> Candidate:
