@@ -401,9 +401,9 @@ def taken_back(store: Store, pool: Mapping[str, Candidate], past: bool) -> dict[
     for mid, c in pool.items():
         group = utterance_of(c.record)
         open_work = c.record.type in TASK_TYPES and task_status(c.record) in OPEN_STATUSES
-        takers = [t for t, how in stale.get(group, ()) if utterance_of(t.record) != group
-                  and (how == CORRECTS or not open_work)]
-        best = max(takers, key=lambda t: (t.similarity, t.id), default=None)
+        later = [t for t, how in stale.get(group, ()) if utterance_of(t.record) != group
+                 and (how == CORRECTS or not open_work)]
+        best = max(later, key=lambda t: (t.similarity, t.id), default=None)
         if best is not None and best.similarity >= c.similarity - TAKEN_BACK_MARGIN:
             out[mid] = f"said in an utterance a later memory took back ({best.id})"
     return out
