@@ -6,6 +6,7 @@ adjust; every number is in :class:`~mnemir.retrieve.ranking.RankingConfig`.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
@@ -14,12 +15,14 @@ import numpy as np
 from mnemir.ir import MemIR
 from mnemir.ontology.attributes import MULTI_VALUED_ATTRIBUTES
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
+from mnemir.retrieve.fusion import EPISODE, utterance_of
 from mnemir.retrieve.graph import STEP_RELATIONS
 from mnemir.retrieve.lexical import shared_terms, topic_text
 from mnemir.retrieve.ranking import (
     DAY,
     TASK_KINDS,
     TASK_TYPES,
+    Candidate,
     FrameState,
     RankingConfig,
     Scored,
@@ -30,6 +33,7 @@ from mnemir.retrieve.ranking import (
     task_status,
 )
 from mnemir.retrieve.wording import says_change
+from mnemir.store.base import Store
 
 
 # -- cross-memory judgements ---------------------------------------------------------------------
@@ -345,3 +349,109 @@ def above_floor(scored: Iterable[Scored], config: RankingConfig) -> list[Scored]
     scale = min(1.0, config.current_min_relevance / config.min_relevance) if config.min_relevance else 1.0
     low = config.min_score * scale
     return [s for s in scored if s.listed or s.strength >= (low if s.present_floor else config.min_score)]
+
+
+# -- what a later correction took back ------------------------------------------------------------------
+#: the relation a correction keeps to an utterance that stated the value it takes back, when nothing typed was read
+#: from that utterance (or what was read does not state it): written by ``remember``
+CORRECTS = "corrects"
+#: the relation from a report of work done to the earlier utterance that stated the work, when no task was read
+#: from it: written by ``remember``; "what is still open" leaves that utterance out
+COMPLETES = "completes"
+#: relations that say a memory took back what was said in another utterance: a correction's link to the utterance
+#: that stated the value it names, and ``supersedes`` (a correction, a change of mind, a decision, a newer
+#: preference: the utterance the superseded memory was read from)
+TAKES_BACK = (CORRECTS, "supersedes")
+#: an utterance taken back goes when what took it back is at most this much less close to the query (cosine): a
+#: correction often opens with words of its own ("a correction to something I told you: …") that make it a little
+#: less close than the old statement; a question about something else the old utterance said is much closer to it
+TAKEN_BACK_MARGIN = 0.15
+
+
+def taken_back(store: Store, pool: Mapping[str, Candidate], past: bool) -> dict[str, str]:
+    """The candidates that stand for an utterance a later memory in ``pool`` took back: one a correction names
+    (``corrects``: it stated the value the correction names), the utterance itself and every memory read from it;
+    the utterance a superseded memory was read from, what else was read from it but open work (a plan or task told
+    in the same turn as a choice later replaced is still to do). Each goes (id -> the reason) when the later memory
+    is about as close to the query as it is (TAKEN_BACK_MARGIN): the question is then about what was taken back,
+    and the old utterance would show the old value beside the new one. Kept when the question asks about the past,
+    or when the old utterance is much closer (it is asked about something else it said)."""
+    if past:
+        return {}
+    by: dict[str, list[tuple[Candidate, str]]] = {}  # target id -> the candidates that took it back, and how
+    for c in pool.values():
+        for rel in c.record.relationships:
+            if rel.relation in TAKES_BACK:
+                by.setdefault(rel.target, []).append((c, rel.relation))
+    if not by:
+        return {}
+    # the target is an utterance (an Episode), or a memory read from one (superseded: outside recall's scope, so
+    # not in the pool): its group is that utterance
+    missing = [t for t in by if t not in pool]
+    targets = {r.id: r for r in store.fetch(missing)} if missing else {}
+    targets.update((mid, c.record) for mid, c in pool.items() if mid in by)
+    stale: dict[str, list[tuple[Candidate, str]]] = {}  # utterance group -> what took it back, and how
+    for target, takers in by.items():
+        record = targets.get(target)
+        group = target if record is None or record.type == EPISODE else utterance_of(record)
+        if record is not None and record.type != EPISODE and group == record.id:
+            continue  # read from no utterance: the superseded memory itself is out of scope already
+        stale.setdefault(group, []).extend(takers)
+    out: dict[str, str] = {}
+    for mid, c in pool.items():
+        group = utterance_of(c.record)
+        open_work = c.record.type in TASK_TYPES and task_status(c.record) in OPEN_STATUSES
+        later = [t for t, how in stale.get(group, ()) if utterance_of(t.record) != group
+                 and (how == CORRECTS or not open_work)]
+        best = max(later, key=lambda t: (t.similarity, t.id), default=None)
+        if best is not None and best.similarity >= c.similarity - TAKEN_BACK_MARGIN:
+            out[mid] = f"said in an utterance a later memory took back ({best.id})"
+    return out
+
+
+def completed_elsewhere(store: Store, pool: Mapping[str, Candidate]) -> dict[str, str]:
+    """For "what is still open": the candidates read from (or standing for) an utterance that a later report said
+    was done (``completes``, written when no task had been read from it), id -> the reason."""
+    groups: dict[str, list[str]] = {}
+    for mid, c in pool.items():
+        groups.setdefault(utterance_of(c.record), []).append(mid)
+    done = {e.target: e.source for e in store.edges(list(groups), relations=[COMPLETES], direction="in")}
+    return {mid: f"a later report said this work was done ({done[group]})"
+            for group, ids in groups.items() if group in done for mid in ids}
+
+
+# -- what comes next -----------------------------------------------------------------------------------------
+#: a question about what comes next in something under way ("what's next for…", "接下来…", "下一步…", "what happens
+#: after…"): general markers, zh + en
+ASKS_NEXT = re.compile(r"接下来|下一步|下一次|下次|下回|然后呢|后面(?:还|要|有)|之后(?:还|要|有)|还有(?:哪些|什么|啥)(?:流程|安排|要)|"
+                       r"\b(?:next|coming up|after that|happens after|lined up)\b", re.I)
+#: a statement of a step still ahead: a sequence marker ("then", "next up", "接下来", "然后") or an intention or
+#: arrangement ("I'll…", "going to…", "打算…", "约在…")
+STATES_NEXT = re.compile(r"接下来|下一步|然后|之后|打算|准备|计划|要去|得去|约(?:了|在)|\b(?:next|then|after that|afterwards|"
+                         r"i'?ll|i will|we'?ll|we will|going to|plan(?:ning)? to|need to|have to)\b", re.I)
+#: the candidates a statement of what comes next is chosen from: the head of the order, at least this relevant
+#: compared with the best of it
+NEXT_HEAD = 20
+NEXT_RELEVANCE = 0.8
+
+
+def next_step_first(order: list[Scored], query: str) -> list[Scored]:
+    """Asked what comes next, the latest statement of the user's of a step still ahead, among the memories about
+    as relevant as the best (NEXT_RELEVANCE), goes first: the plan in force is the one said last (an earlier one has
+    been done or overtaken). ``order`` as it is otherwise."""
+    if not ASKS_NEXT.search(query):
+        return order
+    head = order[:NEXT_HEAD]
+    if not head:
+        return order
+    best = max(s.relevance for s in head)
+    ahead = [s for s in head if s.record.metadata.source.speaker == "user" and s.relevance >= NEXT_RELEVANCE * best
+             and (STATES_NEXT.search(s.record.text) or (s.record.type in TASK_TYPES
+                                                        and task_status(s.record) in OPEN_STATUSES))]
+    if not ahead:
+        return order
+    latest = max(ahead, key=lambda s: (s.record.metadata.created_at, s.record.id))
+    if latest is order[0]:
+        return order
+    latest.reasons.append("the latest step still ahead the user stated: first for a question about what comes next")
+    return [latest, *(s for s in order if s is not latest)]

@@ -48,6 +48,7 @@ from mnemir.retrieve.fusion import (
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
 from mnemir.retrieve.judgements import (
     above_floor,
+    completed_elsewhere,
     demote_outdated,
     demote_replaced,
     drop_replaced,
@@ -55,10 +56,12 @@ from mnemir.retrieve.judgements import (
     feelings_move_on,
     focus_status,
     lift_present,
+    next_step_first,
     open_steps_first,
     order_hits,
     other_frame_gives_way,
     replacements_stand_in,
+    taken_back,
 )
 from mnemir.retrieve.learned import Item, LearnedRanker, default_ranker, features, soft_gate
 from mnemir.retrieve.lexical import entity_terms
@@ -230,9 +233,18 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
     plain = plain_ranks(pool, utterances)
     groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
     barred = dict(folded.excluded)
+    for mid in folded.excluded:
+        pool.pop(mid, None)  # an utterance whose readings were all replaced is no answer either
     for mid, c in list(pool.items()):
         reason = hard_exclusion(c.record, intent, now, past)
         if reason is not None:
+            barred[mid] = reason
+            del pool[mid]
+    for mid, reason in taken_back(store, pool, past).items():
+        barred[mid] = reason
+        del pool[mid]
+    if intent.kind == "open_tasks":
+        for mid, reason in completed_elsewhere(store, pool).items():
             barred[mid] = reason
             del pool[mid]
     frames = _frames(store, scope, now, pool)
@@ -271,6 +283,7 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
         if ranker is not None and items:
             kept = _learned_order(items[:head], rows[:head], ranker, intent.kind, config.ranking) + list(kept[head:])
     notes += weak_notes
+    kept = next_step_first(kept, intent.query)
     if config.plain_weight > 0 or config.unsure_plain_weight > 0:
         extra, more_barred, ruled_out = _plain_extras(kept, plain, judged_by_id, pool, intent, where, now, config,
                                                       ontology, frames, past, k, groups)

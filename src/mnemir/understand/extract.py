@@ -431,8 +431,10 @@ _FINISHED = re.compile(r"已经|已.{0,6}(?:好|完)了|终于|总算|\b(?:alrea
 
 
 #: the strong correction markers (a subset of the lexicon's correction cue, without "其实" / "actually")
-_CORRECTING = re.compile(r"^不对(?!劲)|不是.{1,15}(?:而)?是|是.{1,15}[，,]\s*不是|记错|说错|搞错|弄错|更正|纠正|\b(?:correction|i meant|"
-                         r"my mistake|i mixed up|scratch that|sorry,? .{1,40}\bnot\b|wait,? no)\b", re.I)
+_CORRECTING = re.compile(r"^不对(?!劲)|不是.{1,15}(?:而)?是|是.{1,15}[，,]\s*不是|记错|说错|搞错|弄错|看错|听错|写错|打错|算错|记混|"
+                         r"更正|纠正|\b(?:correction|i meant|my mistake|i mixed up|scratch that|sorry,? .{1,40}\bnot\b|wait,? no|"
+                         r"typo|misread|misheard|misremembered|got (?:it|that|them|the \w+) (?:wrong|mixed up|muddled)|"
+                         r"(?:earlier|before|previously),? i (?:said|told you|mentioned))\b", re.I)
 
 
 #: markers of a conversation's topic or the assistant's role being set ("我们聊…", "你当我的…", "we're planning…",
@@ -450,7 +452,8 @@ def _report_rule(piece: str, label: str) -> str:
     update even if it reads like a request; a stated choice is a decision (a Fact); a correction is no guess; a
     move to a later time is an update of what was planned."""
     if label in ("Task", "NONE") and CUES["done"].search(piece) and _FINISHED.search(piece) \
-            and not CUES["request"].search(piece) and not CUES["question"].search(piece):
+            and not CUES["request"].search(piece) and not CUES["question"].search(piece) \
+            and not fill.CONDITIONAL.search(piece):
         return "TaskUpdate"
     # "最后还是选了…", "we went with…": a stated choice is a decision, kept as a Fact (attribute decision); one the
     # classifier reads as a report stays an update (making a choice may be what closes a task)

@@ -17,7 +17,7 @@ from mnemir.understand.entities import find_entities
 from mnemir.understand.lexicon import CUES, INTENSIFIERS, SOFTENERS, find_emotion
 
 __all__ = ["RELATIONS", "about_whom", "act_type", "decision_of", "fact_attribute", "hypothesis_properties",
-           "relation_key", "postponed_to", "POSTPONE", "fact_properties", "fact_provenance", "frame_properties", "emotion_properties",
+           "relation_key", "postponed_to", "POSTPONE", "CONDITIONAL", "fact_properties", "fact_provenance", "frame_properties", "emotion_properties",
            "preference_properties", "task_properties", "update_status", "correction_of", "strip_request"]
 
 _TRAIL = "，,。.!！?？~～;；:： \t\n\"'“”了的啊呀呢吧哦嘛"
@@ -303,10 +303,12 @@ def _subject_guess(text: str) -> str:
     return m.group(1).strip() if m else "general"
 
 
-_CORRECTION_OLD = re.compile(r"不是(?P<v>[^，,。而]{1,15})|not (?:in |at |to )?(?P<v2>(?:[\w\s'-]|(?<=\d)[.,](?=\d)){1,30}?)(?:[,.;!](?!\d)|$| but| anymore)",
+_CORRECTION_OLD = re.compile(r"不是(?P<v>[^，,。而]{1,15})|(?:\bnot|\b(?:is|was|are|were)n'?t) (?:in |at |to |on )?"
+                             r"(?P<v2>(?:[\w\s'-]|(?<=\d)[.,](?=\d)){1,30}?)(?:[,.;!](?!\d)|$| but| anymore)|"
+                             r"\binstead of (?:the |on |in |at )?(?P<v3>(?:[\w\s'-]|(?<=\d)[.,](?=\d)){1,30}?)(?:[,.;!](?!\d)|$| but)",
                              re.I)
-#: a correction that names the old value says it with a negation
-_NEGATED = re.compile(r"不是|\bnot\b|\bno longer\b|\banymore\b", re.I)
+#: a correction that names the old value says it with a negation (or puts the new one "instead of" it)
+_NEGATED = re.compile(r"不是|\bnot\b|\b(?:is|was|are|were)n'?t\b|\bno longer\b|\banymore\b|\binstead of\b", re.I)
 
 
 def correction_of(text: str) -> tuple[bool, str | None]:
@@ -446,10 +448,33 @@ _UNFINISHED = re.compile(r"还没|没(?:有)?(?:做|弄|办|好|完)|尚未|还�
 USE_ASPECT = True
 
 
+#: a clause set in the future (a coming time, "first go and…", "then"): its 了 marks a change still to come or an
+#: order ("明天去把车洗了", "先去把表交了", "等他回来再说了"), not something that has happened; a time word that
+#: only qualifies a noun ("明天的票买好了") sets no clause in the future
+_FUTURE_ZH = re.compile(r"(?:明天|明早|明晚|后天|下周|下星期|下礼拜|下个?月|下次|下回|待会儿?|等会儿?|一会儿?|回头|改天|过两天|过几天|"
+                        r"到时候?|马上|即将|将要|就要|快要)(?!的)|^(?:那|那就|我|咱们?|你)?先(?:去|把|给|找|跟|和)|等.{1,12}再")
+#: a result complement (好了 / 完了 / 到了 / 掉了 / 成了): the result is there, whatever time the clause names
+_RESULT_ZH = re.compile(r"(?:好|完|到|掉|成)了")
+
+
+#: a condition ("如果…", "…的话", "if it's booked, …"): what it supposes has not been reported as having happened.
+#: English "if" only where it opens the sentence ("asked if they could…" inside a report is no condition on it)
+CONDITIONAL = re.compile(r"如果|要是|假如|万一|的话|^\W*(?:(?:and|but|so|ok|okay|oh),?\s+)?(?:if|unless|in case)\b", re.I)
+
+
+def _future_zh(text: str) -> bool:
+    """A Chinese clause set in the future that states no result (see _FUTURE_ZH)."""
+    return bool(re.search(r"[\u4e00-\u9fff]", text)) and bool(_FUTURE_ZH.search(text)) and not _RESULT_ZH.search(text)
+
+
 def perfective(text: str) -> bool:
-    """The text tells something as having happened (perfective / past / perfect aspect) and nothing as unfinished."""
-    found = _PERFECTIVE_ZH.search(text) if re.search(r"[\u4e00-\u9fff]", text) else _past_en(text)
-    return bool(found) and not _UNFINISHED.search(text) and not CUES["progress"].search(text)
+    """The text tells something as having happened (perfective / past / perfect aspect) and nothing as unfinished.
+    A Chinese clause set in the future is no report of something done unless it states a result (好了 / 完了)."""
+    if re.search(r"[\u4e00-\u9fff]", text):
+        found = bool(_PERFECTIVE_ZH.search(text)) and not _future_zh(text)
+    else:
+        found = _past_en(text)
+    return found and not _UNFINISHED.search(text) and not CUES["progress"].search(text) and not CONDITIONAL.search(text)
 
 
 def update_status(text: str) -> str:
@@ -460,6 +485,8 @@ def update_status(text: str) -> str:
         return "completed"
     if CUES["abandon"].search(text):
         return "failed"
+    if done and _future_zh(text):
+        return "in_progress"  # "先去把表交了", "下周把方案发了": the work is still to come
     if done:
         return "completed"
     if decision_of(text) is not None or re.search(r"定了|定下来了|敲定|\b(?:decided|settled|sorted)\b", text, re.I):

@@ -81,8 +81,11 @@ CUES: dict[str, re.Pattern[str]] = {
                r"sounds good|will do|understood|noted)\b"),
     "first_person": _rx(r"我|\b(?:i|me|my|mine)\b"),
     "negation": _rx(r"不|没|别|\b(?:not|no|never|don'?t|doesn'?t|didn'?t|isn'?t|won'?t|can'?t)\b"),
-    "correction": _rx(r"其实|更正|纠正|搞错|说错|记错|弄错|^不对|不是.{1,12}而是|不是.{1,12}是|是.{1,15}[，,]\s*不是|改成|"
+    "correction": _rx(r"其实|更正|纠正|搞错|说错|记错|弄错|看错|听错|写错|打错|算错|记混|^不对|不是.{1,12}而是|不是.{1,12}是|"
+                      r"是.{1,15}[，,]\s*不是|改成|"
                       r"\b(?:actually|correction|i meant|not .{1,20} but|i was wrong|scratch that|my mistake|i mixed up|"
+                      r"typo|misread|misheard|misremembered|got (?:it|that|them|the \w+) (?:wrong|mixed up|muddled)|"
+                      r"(?:earlier|before|previously),? i (?:said|told you|mentioned)|i (?:said|told you) .{1,40}(?:earlier|before)|"
                       r"sorry,? (?:it'?s|i meant|that'?s|the|my|it)|update:|wait,? (?:no|it'?s)|"
                       r"no,? (?:it'?s|it was)|, not (?:the |on |in |at )?\w+)\b"),
     "fact_verb": _rx(r"是|在|有|叫|住|位于|属于|开|\b(?:is|are|was|has|have|lives?|works?|located|born|costs?|opens?|"

@@ -1,0 +1,35 @@
+"""Asked what comes next, the latest step still ahead the user stated goes first (issue 15). Sentences made up here."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from mnemir.ir import Content, MemIR, Metadata, Scope, Source
+from mnemir.retrieve.judgements import next_step_first
+from mnemir.retrieve.ranking import Candidate, Scored
+
+NOW = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
+
+
+def said(text: str, relevance: float, minutes_ago: int, speaker: str = "user") -> Scored:
+    at = NOW - timedelta(minutes=minutes_ago)
+    record = MemIR(content=Content(text=text), type="Episode", properties={"speaker": speaker},
+                   scope=Scope(user_id="alice"),
+                   metadata=Metadata(created_at=at, updated_at=at, source=Source(speaker=speaker, at=at)))
+    return Scored(Candidate(record, similarity=relevance), "answer", relevance, relevance, relevance)
+
+
+def test_the_latest_step_ahead_goes_first_for_a_question_about_what_comes_next() -> None:
+    order = [said("The tiler finished the bathroom floor on Monday.", 0.62, 90),
+             said("First we had the plumber in to move the pipes.", 0.6, 300),
+             said("Next up, the electrician comes on the 3rd to fit the lights.", 0.55, 20),
+             said("Shall I remind you about the electrician?", 0.6, 19, speaker="assistant")]
+    out = next_step_first(order, "What's next for the bathroom?")
+    assert out[0] is order[2] and sorted(map(id, out)) == sorted(map(id, order))
+
+
+def test_other_questions_and_far_less_relevant_statements_keep_their_order() -> None:
+    order = [said("The tiler finished the bathroom floor on Monday.", 0.62, 90),
+             said("Next up, I'll repaint the shed.", 0.3, 20)]
+    assert next_step_first(order, "What did the tiler do?") == order
+    assert next_step_first(order, "What's next for the bathroom?") == order  # 0.3 is far below the best 0.62
