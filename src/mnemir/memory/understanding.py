@@ -88,6 +88,10 @@ ASPECT_REPORT_SURE = 0.6
 _AHEAD = re.compile(r"要|得|需要|准备|打算|计划|想|该|记得|别忘|帮我|提醒|\b(?:need|needs|have to|has to|got to|gotta|should|"
                     r"must|will|'ll|going to|gonna|want|plan|planning|'d like|would like|remind|don'?t forget|let me|"
                     r"can you|could you|please|to do)\b", re.I)
+#: a user's report of work done or dropped that matches no open task is kept as a Task in that status
+#: (docs/decisions/0029); before, only the utterance's episode kept it
+UNAPPLIED_REPORTS_KEPT = True
+CLOSED_REPORTS = ("completed", "failed", "cancelled")
 #: the type that keeps an utterance verbatim, and the relation from what was read from it to it
 EPISODE = "Episode"
 DERIVED_FROM = "derived_from"
@@ -570,6 +574,9 @@ class UnderstandingMixin(_Base):
         candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
                       if c.score >= MATCH_FLOOR or (c.score >= TERM_SURE and _shares(c))]
         if not candidates:
+            if UNAPPLIED_REPORTS_KEPT and ctx.speaker == "user" and status in CLOSED_REPORTS:
+                self._keep_closed_work(draft, status, ctx)
+                return
             ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
             return
         best = candidates[0]
@@ -594,6 +601,21 @@ class UnderstandingMixin(_Base):
         question = (f"“{text}”说的是哪一件事？" if ctx.language == "zh" else f"Which task does “{text}” refer to?")
         ctx.out.confirmations.append(Confirmation("update", text, question, candidates[:3], status=status,
                                                   user=ctx.user, now=ctx.now))
+
+    def _keep_closed_work(self, draft: Draft, status: str, ctx: _Context) -> None:
+        """Work the user reports done (or dropped) with no open task to move is kept as a Task in that status: what
+        was done stays known (and "what's left" leaves it out, with the utterance it was read from)."""
+        props = {**fill.task_properties(str(draft.properties.get("goal") or draft.text), ctx.now), "status": status}
+        props.pop("deadline", None)
+        task = Draft("Task", draft.text, props, confidence=draft.confidence, entities=draft.entities,
+                     reasons=[*draft.reasons, f"a report of work {status} with no open task to move: kept as a "
+                                              f"{status} task"])
+        task.vector = draft.vector
+        record = self._link_entities([self._to_record(task, ctx)], ctx)[0]
+        stored = self._commit([record], now=ctx.now, actor=ctx.creator)
+        ctx.out.created += stored
+        ctx.out.extend(stored)
+        ctx.out.notes.append(f"status report ({status}) matches no open task of this user; kept as a {status} task")
 
     def _record_decision(self, draft: Draft, text: str, ctx: _Context) -> None:
         """A choice the user reports ("最后决定还是报游泳班", "we settled on the blue one") may close the work of
