@@ -107,6 +107,19 @@ CORRECTION_WITH_ENTITY = 0.4
 #: a change of mind ("I'd rather have the manual one after all", "我改主意了，…") replaces the user's earlier stance closest in
 #: meaning (a preference, a fact, a hypothesis or an open task) at least this close, with a clear lead
 CHANGE_SURE = 0.5
+#: general markers that a value has changed since it was last said (zh + en): the state before is over ("is now",
+#: "has been moved to", "no longer", "改到", "降到", "现在…了"); such a statement replaces the user's earlier statement
+#: closest in meaning (CHANGE_SURE, with a clear lead), as a change of mind does (docs/decisions/0029)
+VALUE_UPDATES = True
+_UPDATED = re.compile(r"改成|改为|改到|改去|改在|换成|换到|换了|降到|降了|涨到|涨了|升到|推迟到|推到|提前到|延期到|延到|挪到|调到|调成|变成|"
+                      r"现在(?:是|已经|改|变|能|可以|要|得)|如今|不再|不用再|\b(?:(?:is|are|'s|'re|was|were) now|now (?:is|are|at|on|in)|"
+                      r"(?:has|have) been (?:moved|changed|pushed|brought|put|cut|raised|lowered|rescheduled|switched|"
+                      r"dropped|increased|reduced|extended|postponed|delayed|shifted)|(?:moved|changed|switched|pushed back|"
+                      r"put back|brought forward|rescheduled|postponed|delayed|shifted|dropped|cut|raised|lowered|increased|"
+                      r"reduced|gone up|gone down|went up|went down) to|no longer|any ?more|these days|nowadays|from now on)\b",
+                      re.I)
+#: what such an update may replace: a statement (an earlier fact, preference or guess), not a piece of work
+UPDATED_TYPES = ("Preference", "Fact", "Hypothesis")
 #: a decision replaces the earlier leaning or choice closest in meaning at least this close, with a clear lead: on
 #: the train split the decisions above 0.85 settled a deliberation ("torn between …"), those near 0.6 would have
 #: replaced a plain fact that stays true ("bought 12 sessions" by "not renewing them")
@@ -395,6 +408,8 @@ class UnderstandingMixin(_Base):
         linked = dict(zip(order, self._link_entities([made[i] for i in order], ctx), strict=True))
         records = []
         changing = ctx.speaker == "user" and bool(_CHANGED.search(text))
+        # a value said to have changed ("has been moved to the 19th", "现在降到392万") replaces the statement it updates
+        updating = VALUE_UPDATES and ctx.speaker in ("user", "tool", "system") and bool(_UPDATED.search(text))
         for index in order:
             draft, record = drafts[index], linked[index]
             if draft.kind != "correction" and ctx.speaker == "user":
@@ -403,6 +418,9 @@ class UnderstandingMixin(_Base):
                 continue
             if changing and draft.kind != "correction" and draft.type in CHANGING_TYPES \
                     and self._replace_by_meaning(record, draft, text, ctx, types=CHANGED_TYPES, what="change"):
+                continue
+            if updating and not changing and draft.kind != "correction" and draft.type in CHANGING_TYPES \
+                    and self._replace_by_meaning(record, draft, text, ctx, types=UPDATED_TYPES, what="change"):
                 continue
             if ctx.speaker == "user" and draft.type == "Fact" and draft.kind != "correction" \
                     and draft.properties.get("attribute") == "decision" \
