@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemir.embed import Embedder, default_embedder
+from mnemir.errors import ValidationError
 from mnemir.eval import collapse
 from mnemir.eval._embedcache import cached
 
@@ -247,7 +248,8 @@ def _cause(query: collapse.Query, shown: Sequence[str], ranked: Sequence[str], s
 def run(split: str = "train", *, embedder: Embedder | None = None, limit_scenarios: int | None = None,
         scenarios: Sequence[collapse.Scenario] | None = None) -> Diagnosis:
     if split not in SPLITS:
-        raise ValueError(f"split must be one of {SPLITS}, not {split!r}")
+        raise ValidationError("the diagnosis reads train and dev only", field="split", value=split,
+                              allowed=list(SPLITS))
     chosen = list(collapse.load(split) if scenarios is None else scenarios)[:limit_scenarios]
     embedder = cached(embedder or default_embedder())
     extra = collapse.noise()

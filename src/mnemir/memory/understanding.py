@@ -22,7 +22,8 @@ Extraction itself is offline and store-free (:mod:`mnemir.understand`); this mix
   content word with a task may move it from a lower similarity (``TERM_SURE``);
 - a *change of mind* ("…after all", "我改主意了") supersedes the user's earlier stance closest in meaning; a
   *decision* is always kept as a decision Fact and supersedes the deliberation it settles. Statements about two
-  different relatives never replace each other.
+  different relatives never replace each other. A value said to have changed ("has been moved to", "降到") replaces
+  the earlier statement closest in meaning; a report of done work that matches no open task is kept as a closed task.
 """
 
 from __future__ import annotations

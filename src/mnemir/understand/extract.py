@@ -21,7 +21,10 @@ What is stored and what is not (the policy; tests hold it):
   ``DialogueAct`` as ``underlying_goal``, so that the user's confirmation on the next
   turn ("好，就这么办", "yes, do that") makes it the user's task (``memory.understanding``).
   Only its reports of work it finished ("I've booked the flight") count, as updates
-  of an existing task. System/tool text yields external facts and frames only.
+  of an existing task. System/tool text yields external facts and frames only: what the
+  classifier reads in it as anything else is kept as a fact (a tool has no work or feelings).
+- A piece read as a report that says nothing of how any work stands is no report: it takes
+  the classifier's best other type.
 - Something the user has to do (a request, a duty, a due date: "I've got to renew the car tax by
   Friday", "帮我订票") is a ``Task``; something the user means to do (an intention or arrangement
   of their own: "I'm going to cycle to work from next month", "暑假打算回老家") is a ``Plan``, one
