@@ -39,12 +39,18 @@ def test_a_system_frame_stays_a_frame_and_nothing_else_is_dropped(extractor: Ext
     assert not any("speaker policy" in note for note in result.notes)
 
 
-@pytest.mark.parametrize("text", ["把水费交一下", "Water the tomatoes on the balcony", "给阳台的番茄浇水"])
-def test_a_piece_that_says_nothing_of_how_work_stands_is_no_report(extractor: Extractor, wed: datetime,
-                                                                   text: str) -> None:
-    drafts = extractor.extract(text, now=wed).drafts
-    assert drafts and all(d.kind != "update" for d in drafts), [d.to_dict() for d in drafts]
-    assert drafts[0].type == "Task" and drafts[0].properties["status"] == "pending"
+@pytest.mark.parametrize("text", ["约装修师傅量尺寸", "把水费交一下", "Water the tomatoes on the balcony"])
+def test_a_piece_that_says_nothing_of_how_work_stands_is_not_lost_as_a_report(mem: mnemir.Memory, wed: datetime,
+                                                                              text: str) -> None:
+    # read as a report or not, a piece with no word of how any work stands, and no open task to report on, is kept
+    kept = mem.remember(text, user="ann", now=wed)
+    assert [(m.type, m.properties.get("status")) for m in kept.created] == [("Task", "pending")], kept.notes
+
+
+def test_the_extractor_rereads_a_report_on_request(extractor: Extractor, wed: datetime) -> None:
+    again = extractor.reread("Send the signed contract to the agency", "Send the signed contract to the agency", wed)
+    assert again is not None and again.kind == "memory" and again.type != "TaskUpdate"
+    assert any("not a report" in reason for reason in again.reasons)
 
 
 @pytest.mark.parametrize("text", ["Submitted the visa application yesterday", "护照已经办好了"])

@@ -46,7 +46,7 @@ from mnemir.store.base import ANY
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
 from mnemir.understand.dates import local_now
 from mnemir.understand.entities import aliases, find_entities
-from mnemir.understand.extract import Draft, check_speaker, check_text
+from mnemir.understand.extract import Draft, check_speaker, check_text, says_how_work_stands
 from mnemir.understand.fill import RELATIONS
 from mnemir.understand.lexicon import CUES
 
@@ -93,6 +93,8 @@ _AHEAD = re.compile(r"要|得|需要|准备|打算|计划|想|该|记得|别忘|
 #: (docs/decisions/0029); before, only the utterance's episode kept it
 UNAPPLIED_REPORTS_KEPT = True
 CLOSED_REPORTS = ("completed", "failed", "cancelled")
+#: ... and one that says nothing of how any work stands is kept as the extractor's best other reading
+UNMARKED_REPORTS_REREAD = True
 #: the type that keeps an utterance verbatim, and the relation from what was read from it to it
 EPISODE = "Episode"
 DERIVED_FROM = "derived_from"
@@ -596,6 +598,9 @@ class UnderstandingMixin(_Base):
             if UNAPPLIED_REPORTS_KEPT and ctx.speaker == "user" and status in CLOSED_REPORTS:
                 self._keep_closed_work(draft, status, ctx)
                 return
+            if UNMARKED_REPORTS_REREAD and ctx.speaker == "user" and not says_how_work_stands(draft.text, status) \
+                    and self._keep_reread(draft, text, ctx):
+                return
             ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
             return
         best = candidates[0]
@@ -620,6 +625,21 @@ class UnderstandingMixin(_Base):
         question = (f"“{text}”说的是哪一件事？" if ctx.language == "zh" else f"Which task does “{text}” refer to?")
         ctx.out.confirmations.append(Confirmation("update", text, question, candidates[:3], status=status,
                                                   user=ctx.user, now=ctx.now))
+
+    def _keep_reread(self, draft: Draft, text: str, ctx: _Context) -> bool:
+        """A "report" that says nothing of how any work stands and matches no open task ("Send the invoice to Acme",
+        "the budget is $65k") was no report: it is kept as the extractor's best other reading. False: none."""
+        reread = getattr(self.extractor, "reread", None)
+        again = reread(draft.text, text, ctx.now, draft.vector, draft.reasons) if callable(reread) else None
+        if again is None or again.kind == "update":
+            return False
+        record = self._link_entities([self._to_record(again, ctx)], ctx)[0]
+        stored = self._commit([record], now=ctx.now, actor=ctx.creator)
+        ctx.out.created += stored
+        ctx.out.extend(stored)
+        ctx.out.notes.append(f"read as a report but says nothing of how work stands and matches no open task; kept "
+                             f"as a {again.type}")
+        return True
 
     def _keep_closed_work(self, draft: Draft, status: str, ctx: _Context) -> None:
         """Work the user reports done (or dropped) with no open task to move is kept as a Task in that status: what
