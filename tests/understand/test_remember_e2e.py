@@ -81,7 +81,7 @@ def test_a_report_that_moves_an_open_task_is_not_kept_twice(mem: mnemir.Memory, 
 
 @pytest.mark.parametrize("old,new", [
     ("A single swim at the leisure centre costs 5 pounds", "A single swim at the leisure centre has gone up to 6 pounds"),
-    ("我们小区的停车费是每个月三百块", "我们小区的停车费涨到每个月三百五了"),
+    ("羽毛球馆的会员卡一年一千二", "羽毛球馆的会员卡涨到一年一千五了"),
     ("Our team standup is at 9:30 every morning", "Our team standup is now at 10:15 every morning"),
 ])
 def test_a_value_said_to_have_changed_replaces_the_statement_it_updates(mem: mnemir.Memory, wed: datetime,
