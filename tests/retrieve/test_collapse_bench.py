@@ -174,3 +174,23 @@ def test_an_utterance_remembered_end_to_end_stands_for_its_memory(tmp_path: Path
             assert covers[episode.id] == {key_of[episode.text]}
     finally:
         mem.close()
+
+
+def test_a_memory_that_says_what_it_replaces_supersedes_it_in_the_typed_store(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """The later files write ``supersedes: [key]`` where the earlier ones wrote a ``rels`` pair: both are honoured."""
+    from datetime import UTC, datetime
+
+    fee = {"entity": "choir", "attribute": "fee"}
+    scenario = Scenario("t-supersedes", "train", "mixed", "en", "choir", datetime(2026, 5, 1, 12, tzinfo=UTC),
+                        memories=({"key": "old", "type": "Fact", "age": "30d", "text": "Choir costs 60 pounds a term",
+                                   "props": {**fee, "value": "60"}},
+                                  {"key": "new", "type": "Fact", "age": "2d", "text": "Choir is 75 pounds a term",
+                                   "props": {"entity": "choir term", "attribute": "price", "value": "75"},
+                                   "supersedes": ["old"]}),
+                        queries=(Query("How much is choir?", relevant=("new",), forbidden=("old",)),))
+    mem, ids = collapse.build(scenario, tmp_path / "s", embedder)
+    try:
+        new = mem.get(ids["new"], user=collapse.USER)
+        assert [r.target for r in new.relations("supersedes")] == [ids["old"]]
+    finally:
+        mem.close()

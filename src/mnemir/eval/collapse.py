@@ -221,6 +221,8 @@ def build(scenario: Scenario, path: Path, embedder: Embedder, extra: Sequence[Ma
         when = scenario.now - parse_age(m["age"])
         props = dict(m.get("props") or {})
         rels = [{"target": ids[target], "relation": relation} for relation, target in m.get("rels") or ()]
+        # the later files say what a memory replaces as ``supersedes: [key, ...]`` (the earlier as a ``rels`` pair)
+        rels += [{"target": ids[target], "relation": "supersedes"} for target in m.get("supersedes") or ()]
         if m.get("task"):
             props["associated_task_id"] = ids[m["task"]]
             rels.append({"target": ids[m["task"]], "relation": "step_of"})

@@ -22,7 +22,8 @@ Extraction itself is offline and store-free (:mod:`mnemir.understand`); this mix
   content word with a task may move it from a lower similarity (``TERM_SURE``);
 - a *change of mind* ("…after all", "我改主意了") supersedes the user's earlier stance closest in meaning; a
   *decision* is always kept as a decision Fact and supersedes the deliberation it settles. Statements about two
-  different relatives never replace each other.
+  different relatives never replace each other. A value said to have changed ("has been moved to", "降到") replaces
+  the earlier statement closest in meaning; a report of done work that matches no open task is kept as a closed task.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from mnemir.store.base import ANY
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
 from mnemir.understand.dates import local_now
 from mnemir.understand.entities import aliases, find_entities
-from mnemir.understand.extract import Draft, check_speaker, check_text
+from mnemir.understand.extract import Draft, check_speaker, check_text, says_how_work_stands
 from mnemir.understand.fill import RELATIONS
 from mnemir.understand.lexicon import CUES
 from mnemir.understand.segment import split_pieces
@@ -97,6 +98,12 @@ _AHEAD = re.compile(r"要|得|需要|准备|打算|计划|想|该|记得|别忘|
                     r"can you|could you|please|to do)\b", re.I)
 #: turns embedded together and stored in one transaction by ``ingest``
 INGEST_BATCH = 64
+#: a user's report of work done or dropped that matches no open task is kept as a Task in that status
+#: (docs/decisions/0029); before, only the utterance's episode kept it
+UNAPPLIED_REPORTS_KEPT = True
+CLOSED_REPORTS = ("completed", "failed", "cancelled")
+#: ... and one that says nothing of how any work stands is kept as the extractor's best other reading
+UNMARKED_REPORTS_REREAD = True
 #: the type that keeps an utterance verbatim, and the relation from what was read from it to it
 EPISODE = "Episode"
 DERIVED_FROM = "derived_from"
@@ -116,6 +123,19 @@ CORRECTION_WITH_ENTITY = 0.4
 #: a change of mind ("I'd rather have the manual one after all", "我改主意了，…") replaces the user's earlier stance closest in
 #: meaning (a preference, a fact, a hypothesis or an open task) at least this close, with a clear lead
 CHANGE_SURE = 0.5
+#: general markers that a value has changed since it was last said (zh + en): the state before is over ("is now",
+#: "has been moved to", "no longer", "改到", "降到", "现在…了"); such a statement replaces the user's earlier statement
+#: closest in meaning (CHANGE_SURE, with a clear lead), as a change of mind does (docs/decisions/0029)
+VALUE_UPDATES = True
+_UPDATED = re.compile(r"改成|改为|改到|改去|改在|换成|换到|换了|降到|降了|涨到|涨了|升到|推迟到|推到|提前到|延期到|延到|挪到|调到|调成|变成|"
+                      r"现在(?:是|已经|改|变|能|可以|要|得)|如今|不再|不用再|\b(?:(?:is|are|'s|'re|was|were) now|now (?:is|are|at|on|in)|"
+                      r"(?:has|have) been (?:moved|changed|pushed|brought|put|cut|raised|lowered|rescheduled|switched|"
+                      r"dropped|increased|reduced|extended|postponed|delayed|shifted)|(?:moved|changed|switched|pushed back|"
+                      r"put back|brought forward|rescheduled|postponed|delayed|shifted|dropped|cut|raised|lowered|increased|"
+                      r"reduced|gone up|gone down|went up|went down) to|no longer|any ?more|these days|nowadays|from now on)\b",
+                      re.I)
+#: what such an update may replace: a statement (an earlier fact, preference or guess), not a piece of work
+UPDATED_TYPES = ("Preference", "Fact", "Hypothesis")
 #: a decision replaces the earlier leaning or choice closest in meaning at least this close, with a clear lead: on
 #: the train split the decisions above 0.85 settled a deliberation ("torn between …"), those near 0.6 would have
 #: replaced a plain fact that stays true ("bought 12 sessions" by "not renewing them")
@@ -450,6 +470,8 @@ class UnderstandingMixin(_Base):
         linked = dict(zip(order, self._link_entities([made[i] for i in order], ctx), strict=True))
         records = []
         changing = ctx.speaker == "user" and bool(_CHANGED.search(text))
+        # a value said to have changed ("has been moved to the 19th", "现在降到392万") replaces the statement it updates
+        updating = VALUE_UPDATES and ctx.speaker in ("user", "tool", "system") and bool(_UPDATED.search(text))
         for index in order:
             draft, record = drafts[index], linked[index]
             if draft.kind != "correction" and ctx.speaker == "user":
@@ -460,6 +482,9 @@ class UnderstandingMixin(_Base):
                 continue
             if changing and draft.kind != "correction" and draft.type in CHANGING_TYPES \
                     and self._replace_by_meaning(record, draft, text, ctx, types=CHANGED_TYPES, what="change"):
+                continue
+            if updating and not changing and draft.kind != "correction" and draft.type in CHANGING_TYPES \
+                    and self._replace_by_meaning(record, draft, text, ctx, types=UPDATED_TYPES, what="change"):
                 continue
             if ctx.speaker == "user" and draft.type == "Fact" and draft.kind != "correction" \
                     and draft.properties.get("attribute") == "decision" \
@@ -635,8 +660,16 @@ class UnderstandingMixin(_Base):
         candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
                       if c.score >= MATCH_FLOOR or _term_sure(c)]
         if not candidates:
-            if not (status in ("completed", "failed") and self._close_untasked(draft, status, ctx)):
-                ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
+            if ctx.speaker == "user" and status in ("completed", "failed"):
+                # the utterance that stated the work, never read as a task, is marked done (``completes``)
+                self._close_untasked(draft, status, ctx)
+            if UNAPPLIED_REPORTS_KEPT and ctx.speaker == "user" and status in CLOSED_REPORTS:
+                self._keep_closed_work(draft, status, ctx)
+                return
+            if UNMARKED_REPORTS_REREAD and ctx.speaker == "user" and not says_how_work_stands(draft.text, status) \
+                    and self._keep_reread(draft, text, ctx):
+                return
+            ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
             return
         best = candidates[0]
         runner_up = candidates[1].score if len(candidates) > 1 else 0.0
@@ -699,6 +732,36 @@ class UnderstandingMixin(_Base):
     def _task_ids(self, ids: Sequence[str]) -> set[str]:
         """The ids among ``ids`` of Task / Plan memories (any status)."""
         return {r.id for r in self.store.fetch(list(dict.fromkeys(ids))) if r.type in ("Task", "Plan")}
+
+    def _keep_reread(self, draft: Draft, text: str, ctx: _Context) -> bool:
+        """A "report" that says nothing of how any work stands and matches no open task ("Send the invoice to Acme",
+        "the budget is $65k") was no report: it is kept as the extractor's best other reading. False: none."""
+        reread = getattr(self.extractor, "reread", None)
+        again = reread(draft.text, text, ctx.now, draft.vector, draft.reasons) if callable(reread) else None
+        if again is None or again.kind == "update":
+            return False
+        record = self._link_entities([self._to_record(again, ctx)], ctx)[0]
+        stored = self._commit([record], now=ctx.now, actor=ctx.creator)
+        ctx.out.created += stored
+        ctx.out.extend(stored)
+        ctx.out.notes.append(f"read as a report but says nothing of how work stands and matches no open task; kept "
+                             f"as a {again.type}")
+        return True
+
+    def _keep_closed_work(self, draft: Draft, status: str, ctx: _Context) -> None:
+        """Work the user reports done (or dropped) with no open task to move is kept as a Task in that status: what
+        was done stays known (and "what's left" leaves it out, with the utterance it was read from)."""
+        props = {**fill.task_properties(str(draft.properties.get("goal") or draft.text), ctx.now), "status": status}
+        props.pop("deadline", None)
+        task = Draft("Task", draft.text, props, confidence=draft.confidence, entities=draft.entities,
+                     reasons=[*draft.reasons, f"a report of work {status} with no open task to move: kept as a "
+                                              f"{status} task"])
+        task.vector = draft.vector
+        record = self._link_entities([self._to_record(task, ctx)], ctx)[0]
+        stored = self._commit([record], now=ctx.now, actor=ctx.creator)
+        ctx.out.created += stored
+        ctx.out.extend(stored)
+        ctx.out.notes.append(f"status report ({status}) matches no open task of this user; kept as a {status} task")
 
     def _record_decision(self, draft: Draft, text: str, ctx: _Context) -> None:
         """A choice the user reports ("最后决定还是报游泳班", "we settled on the blue one") may close the work of
