@@ -205,6 +205,22 @@ def test_filling_from_plain_search_can_be_turned_off(mem: mnemir.Memory, now: da
         RecallConfig(fill_from_plain=1)  # type: ignore[arg-type]
 
 
+def test_an_utterance_read_as_the_setting_stays_findable_as_said(mem: mnemir.Memory, now: datetime) -> None:
+    """A contextual frame is the setting: shown apart while in force, ended by the next one. The utterance it was
+    read from is not folded into it: what was said there still answers a question about it."""
+    said = add(mem, now, "Back from the vet: Biscuit is healthy but a bit underweight, so feed her a little more",
+               "Episode", {"speaker": "user"}, hours=3)
+    frame = add(mem, now, "At the vet with Biscuit", "ContextualFrame",
+                {"frame_type": "meeting", "topic": "vet visit", "active": True}, hours=3,
+                relationships=[{"target": said.id, "relation": "derived_from"}])
+    add(mem, now, "Biscuit sleeps in her crate at night", "Fact", days=2)
+    add(mem, now, "Buy a bigger water bowl for Biscuit", "Task", {"status": "pending"}, days=1)
+    add(mem, now, "The dog park closes at sunset", "Fact", days=5)
+    result = mem.recall("What did the vet say about Biscuit?", user="alice", k=3, now=now)
+    assert said.id in [h.id for h in result.hits], [(h.memory.type, h.memory.text) for h in result.hits]
+    assert frame.id not in [h.id for h in result.hits]  # the setting in force is shown apart, not as a hit
+
+
 def test_an_emotional_event_is_found_months_later(mem: mnemir.Memory, now: datetime) -> None:
     party = add(mem, now, "Danced all night at the company Christmas party, I was so happy", "EmotionalState",
                 {"emotion_type": "joy", "intensity": 0.9, "trigger": "Christmas party"}, days=150)

@@ -40,9 +40,11 @@ EPISODE = "Episode"
 DERIVED_FROM = "derived_from"
 #: what plain hybrid search fuses: the same reciprocal-rank constant as :class:`~mnemir.retrieve.search.FusionConfig`
 PLAIN_RRF_K = 60
-#: readings an episode is not folded into: a dialogue act (how it was said, not what) and a feeling (an utterance
+#: readings an episode is not folded into: a dialogue act (how it was said, not what), a feeling (an utterance
 #: that carries a feeling also tells what happened: the event stays findable as said, the feeling is its own memory)
-NO_READING = ("DialogueAct", "EmotionalState")
+#: and a contextual frame (the setting: shown apart while in force and ended by the next one, while what the
+#: utterance told stays what was said)
+NO_READING = ("DialogueAct", "EmotionalState", "ContextualFrame")
 
 
 @dataclass(frozen=True)
