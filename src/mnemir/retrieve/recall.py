@@ -224,12 +224,19 @@ class Recall:
 def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentLike, scope: Selection, *,
            k: int = 5, now: datetime, config: RecallConfig | None = None) -> Recall:
     """The k memories that serve ``intent`` inside ``scope``, ranked by role. ``scope`` carries the user,
-    agent, session and statuses (its types and where are ignored: the intent decides those)."""
+    agent, session and statuses (its types and where are ignored: the intent decides those). Every read sees one
+    committed state (one read transaction: the store's ``snapshot``), whatever is written meanwhile."""
     k = check_k(k)
     now = ensure_aware(now, "now")
     config = config or RecallConfig()
     scope = scope.with_(types=None, where=None)
     store = tenant_reads(store, scope.user_id)  # every read by id stays inside the user's memories
+    with store.snapshot():
+        return _recall(store, embedder, ontology, intent, scope, k, now, config)
+
+
+def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentLike, scope: Selection, k: int,
+            now: datetime, config: RecallConfig) -> Recall:
     qvec = embedder.embed_query(intent.query)
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
