@@ -353,7 +353,7 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
         # enter the merged newest ``present_limit``): fewer records loaded, the same merge
         recent: list[MemIR] = []
         for type_name in ("Fact", "EmotionalState"):
-            newer = since
+            newer: FilterNode = since
             if len(recent) >= config.present_limit:
                 cutoff = min(r.metadata.created_at for r in recent)
                 newer = And((since, Cmp("@created_at", "$gte", format_datetime(cutoff), "datetime")))
