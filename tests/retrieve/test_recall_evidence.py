@@ -262,6 +262,10 @@ def test_fusion_settings_are_checked() -> None:
         RecallConfig(confident_intent=1.5)
     with pytest.raises(mnemir.ValidationError, match="fusion_k"):
         RecallConfig(fusion_k=0)
+    with pytest.raises(mnemir.ValidationError, match="fill_from_plain"):
+        RecallConfig(fill_from_plain="yes")  # type: ignore[arg-type]
+    with pytest.raises(mnemir.ValidationError, match="plain_text_weight"):
+        RecallConfig(plain_text_weight=-0.5)
 
 
 #: a conversation over three sessions weeks apart, both speakers (invented for this test)

@@ -199,8 +199,7 @@ def kept_places(k: int, share: float) -> int:
 
 def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[str, Scored], *, k: int,
          role_weight: float, plain_weight: float, fusion_k: int, barred: Mapping[str, str],
-         ruled_out: Mapping[str, str], groups: Mapping[str, str], kept: int = 1,
-         weak_zero: bool = True) -> tuple[list[Scored], list[str]]:
+         ruled_out: Mapping[str, str], groups: Mapping[str, str], kept: int = 1) -> tuple[list[Scored], list[str]]:
     """The shown order: reciprocal-rank fusion of the role-aware order and plain search's, over utterance groups
     (``groups``: memory id -> its group, :func:`utterance_of`, read for a memory not in it): a group is
     shown once, as the first of its members in the role order (or, when the role order left the whole group out,
@@ -224,9 +223,7 @@ def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[
             siblings.append(s)  # read from an utterance already shown: one slot per utterance
             continue
         shown_as[group] = s
-        # a weak filler (under the floors, shown only because too few passed them) holds a place, not a rank: it
-        # counts by what plain search says of it
-        fused[group] = 0.0 if weak_zero and "weak" in s.flags else role_weight / (fusion_k + len(shown_as))
+        fused[group] = role_weight / (fusion_k + len(shown_as))
     plain_groups: dict[str, int] = {}
     for mid, rank in plain.items():
         group = groups.get(mid, mid)

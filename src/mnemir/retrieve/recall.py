@@ -126,19 +126,15 @@ class RecallConfig:
     #: next, each utterance once, labelled weak), skipping what a named lifecycle exclusion or a confident intent
     #: rules out: an empty place can only take away what plain search would show there
     fill_from_plain: bool = True
-    #: in the fusion, a weak filler of the role order (under the floors, shown because too few passed them) counts
-    #: only by its plain search rank: it holds an empty place, it does not outrank plain search's matches
-    weak_by_plain: bool = True
-    #: the keyword order's weight in recall's plain search over the utterances (the vector order weighs 1): a
-    #: keyword match on a name or a rare word is precise evidence, while the vectors of short utterances crowd
-    #: together (1.5: chosen on the continuity and collapse train splits, docs/decisions/0031)
-    plain_text_weight: float = 1.5
+    #: the keyword order's weight in recall's plain search over the utterances (the vector order weighs 1, as in
+    #: ``search``; 1.5 was measured and not kept: docs/decisions/0031)
+    plain_text_weight: float = 1.0
     #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
     #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
 
     def __post_init__(self) -> None:
-        flags = ("learned", "fill_from_plain", "weak_by_plain")
+        flags = ("learned", "fill_from_plain")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -303,8 +299,7 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
         weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(intent.confidence))
         kept, fusion_notes = fuse(kept, plain, extra, k=k, role_weight=1.0, plain_weight=weight,
                                   fusion_k=config.fusion_k, barred=barred, ruled_out=ruled_out,
-                                  kept=kept_places(k, config.plain_share), groups=groups,
-                                  weak_zero=config.weak_by_plain)
+                                  kept=kept_places(k, config.plain_share), groups=groups)
         notes += fusion_notes
     else:
         ruled_out = {}
