@@ -155,6 +155,72 @@ def test_plain_searchs_best_keep_places_in_the_top_k(mem: mnemir.Memory, now: da
             assert any(word in named[0] for word in ("task", "validity", "superseded", "replaced", "confidence"))
 
 
+def _shown(result: mnemir.Recall) -> set[str]:
+    """The memories an answer shows: its hits, their quotes and the utterances they were read from."""
+    return {h.id for h in result.hits} | {h.quote.id for h in result.hits if h.quote is not None} \
+        | {r.target for h in result.hits for r in h.memory.relations("derived_from")}
+
+
+def _filled_store(mem: mnemir.Memory, now: datetime) -> None:
+    """A store where a fact question finds one close answer, a related fact, an open task and a feeling about the
+    same city, and many unrelated memories (under recall's floors: plain search still ranks them)."""
+    add(mem, now, "上海今天晴，25摄氏度", "Fact", {"entity": "上海", "attribute": "weather", "value": "晴"}, hours=2)
+    add(mem, now, "帮我订下周五去上海的机票", "Task", {"goal": "订机票", "status": "pending"}, days=3)
+    add(mem, now, "在上海堵车堵得我好烦", "EmotionalState", {"emotion_type": "anger", "trigger": "堵车"}, days=1)
+    add(mem, now, "My sister moved to Shanghai last spring", "Fact",
+        {"entity": "sister", "attribute": "residence", "value": "Shanghai"}, days=40)
+    for days, text in enumerate(["The printer on the third floor is out of toner", "我每周二晚上去游泳",
+                                 "Lunch with the design team is at noon on Fridays", "The cat is due for a vet visit",
+                                 "我的护照明年三月到期", "I bought new running shoes", "The wifi password changed",
+                                 "My cousin plays the cello"], start=5):
+        add(mem, now, text, "Fact", days=days * 3)
+
+
+@pytest.mark.parametrize("k", [5, 10])
+def test_an_answer_is_filled_to_k_from_plain_search(mem: mnemir.Memory, now: datetime, k: int) -> None:
+    """Recall never leaves a place empty that plain search would fill: a short role-aware answer is topped up in
+    plain search's order (labelled weak, with its plain rank), skipping only what a confident intent rules out
+    (the task and the feeling, for a sure fact question) or a lifecycle exclusion names."""
+    _filled_store(mem, now)
+    query = "上海天气怎么样"
+    result = mem.recall(query, user="alice", k=k, now=now)
+    plain = mem.search(query, user="alice", k=k, now=now)
+    shown = _shown(result)
+    missing = [h for h in plain if h.id not in shown]
+    assert len(result.hits) == k or all(h.memory.type in ("Task", "EmotionalState") for h in missing), \
+        ([h.memory.text for h in result.hits], [h.memory.text for h in missing])
+    assert len(result.hits) >= min(k, len([h for h in plain if h.memory.type == "Fact"]))
+    for hit in result.hits:
+        if any("fills a place" in r for r in hit.reasons):
+            assert "weak" in hit.flags and hit.memory.type not in ("Task", "EmotionalState"), hit.reasons
+    assert result.hits[0].memory.properties.get("attribute") == "weather"
+
+
+def test_filling_from_plain_search_can_be_turned_off(mem: mnemir.Memory, now: datetime) -> None:
+    _filled_store(mem, now)
+    mem.recall_config = RecallConfig(fill_from_plain=False)
+    short = mem.recall("上海天气怎么样", user="alice", k=10, now=now)
+    assert not any("fills a place" in r for h in short.hits for r in h.reasons)
+    with pytest.raises(mnemir.ValidationError, match="fill_from_plain"):
+        RecallConfig(fill_from_plain=1)  # type: ignore[arg-type]
+
+
+def test_an_utterance_read_as_the_setting_stays_findable_as_said(mem: mnemir.Memory, now: datetime) -> None:
+    """A contextual frame is the setting: shown apart while in force, ended by the next one. The utterance it was
+    read from is not folded into it: what was said there still answers a question about it."""
+    said = add(mem, now, "Back from the vet: Biscuit is healthy but a bit underweight, so feed her a little more",
+               "Episode", {"speaker": "user"}, hours=3)
+    frame = add(mem, now, "At the vet with Biscuit", "ContextualFrame",
+                {"frame_type": "meeting", "topic": "vet visit", "active": True}, hours=3,
+                relationships=[{"target": said.id, "relation": "derived_from"}])
+    add(mem, now, "Biscuit sleeps in her crate at night", "Fact", days=2)
+    add(mem, now, "Buy a bigger water bowl for Biscuit", "Task", {"status": "pending"}, days=1)
+    add(mem, now, "The dog park closes at sunset", "Fact", days=5)
+    result = mem.recall("What did the vet say about Biscuit?", user="alice", k=3, now=now)
+    assert said.id in [h.id for h in result.hits], [(h.memory.type, h.memory.text) for h in result.hits]
+    assert frame.id not in [h.id for h in result.hits]  # the setting in force is shown apart, not as a hit
+
+
 def test_an_emotional_event_is_found_months_later(mem: mnemir.Memory, now: datetime) -> None:
     party = add(mem, now, "Danced all night at the company Christmas party, I was so happy", "EmotionalState",
                 {"emotion_type": "joy", "intensity": 0.9, "trigger": "Christmas party"}, days=150)
@@ -196,6 +262,10 @@ def test_fusion_settings_are_checked() -> None:
         RecallConfig(confident_intent=1.5)
     with pytest.raises(mnemir.ValidationError, match="fusion_k"):
         RecallConfig(fusion_k=0)
+    with pytest.raises(mnemir.ValidationError, match="fill_from_plain"):
+        RecallConfig(fill_from_plain="yes")  # type: ignore[arg-type]
+    with pytest.raises(mnemir.ValidationError, match="plain_text_weight"):
+        RecallConfig(plain_text_weight=-0.5)
 
 
 #: a conversation over three sessions weeks apart, both speakers (invented for this test)

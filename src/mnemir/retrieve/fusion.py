@@ -40,9 +40,11 @@ EPISODE = "Episode"
 DERIVED_FROM = "derived_from"
 #: what plain hybrid search fuses: the same reciprocal-rank constant as :class:`~mnemir.retrieve.search.FusionConfig`
 PLAIN_RRF_K = 60
-#: readings an episode is not folded into: a dialogue act (how it was said, not what) and a feeling (an utterance
+#: readings an episode is not folded into: a dialogue act (how it was said, not what), a feeling (an utterance
 #: that carries a feeling also tells what happened: the event stays findable as said, the feeling is its own memory)
-NO_READING = ("DialogueAct", "EmotionalState")
+#: and a contextual frame (the setting: shown apart while in force and ended by the next one, while what the
+#: utterance told stays what was said)
+NO_READING = ("DialogueAct", "EmotionalState", "ContextualFrame")
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,8 @@ def utterance_of(record: MemIR) -> str:
 
 
 def plain_group_ranks(pool: Mapping[str, Candidate],
-                      period: tuple[datetime | None, datetime | None] | None = None) -> dict[str, int]:
+                      period: tuple[datetime | None, datetime | None] | None = None,
+                      text_weight: float = 1.0) -> dict[str, int]:
     """Each utterance group's place in plain hybrid search over the utterances: the vector and keyword orders of
     the candidates, each read as an order of groups (a group is placed where its first member is), fused by
     reciprocal ranks as :func:`~mnemir.retrieve.search.hybrid_search` fuses them. Read before episodes are folded:
@@ -149,14 +152,15 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
         inside = {utterance_of(c.record) for c in within}
         orders.append([c.id for c in sorted(within, key=lambda c: (-c.similarity, c.id))])
     scores: dict[str, float] = {}
-    for ranked in orders:
+    for n, ranked in enumerate(orders):
         seen: set[str] = set()
+        weight = text_weight if n == 1 else 1.0
         for mid in ranked:
             group = utterance_of(pool[mid].record)
             if group in seen:
                 continue
             seen.add(group)
-            scores[group] = scores.get(group, 0.0) + 1.0 / (PLAIN_RRF_K + len(seen))
+            scores[group] = scores.get(group, 0.0) + weight / (PLAIN_RRF_K + len(seen))
     order = sorted(scores, key=lambda g: (g not in inside, -scores[g], g))
     return {g: rank for rank, g in enumerate(order, start=1)}
 

@@ -125,11 +125,23 @@ class RecallConfig:
     #: this share of the top k (at least one place) is kept for plain search's best, in its order, unless a named
     #: lifecycle exclusion or a confident intent rules one out: role fit moves them, it does not remove them
     plain_share: float = 0.5
+    #: with the fusion on, an answer with fewer than k memories is filled from plain search's order (what it ranks
+    #: next, each utterance once, labelled weak), skipping what a named lifecycle exclusion or a confident intent
+    #: rules out: an empty place can only take away what plain search would show there
+    fill_from_plain: bool = True
+    #: the keyword order's weight in recall's plain search over the utterances (the vector order weighs 1, as in
+    #: ``search``; 1.5 was measured and not kept: docs/decisions/0031)
+    plain_text_weight: float = 1.0
     #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
     #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
 
     def __post_init__(self) -> None:
+        flags = ("learned", "fill_from_plain")
+        if any(not isinstance(getattr(self, f), bool) for f in flags):
+            name = next(f for f in flags if not isinstance(getattr(self, f), bool))
+            raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
+                                  allowed="a bool")
         if not isinstance(self.learned, bool):
             raise ValidationError("learned must be true or false", field="learned", value=self.learned,
                                   allowed="a bool")
@@ -140,7 +152,8 @@ class RecallConfig:
             raise ValidationError("observer must be callable or None", field="observer",
                                   value=type(self.observer).__name__, allowed="a callable(items, rows)")
         for name, low, high in (("plain_weight", 0.0, 10.0), ("unsure_plain_weight", 0.0, 10.0),
-                                ("confident_intent", 0.0, 1.0), ("plain_share", 0.0, 1.0)):
+                                ("confident_intent", 0.0, 1.0), ("plain_share", 0.0, 1.0),
+                                ("plain_text_weight", 0.0, 10.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -216,19 +229,26 @@ class Recall:
 def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentLike, scope: Selection, *,
            k: int = 5, now: datetime, config: RecallConfig | None = None) -> Recall:
     """The k memories that serve ``intent`` inside ``scope``, ranked by role. ``scope`` carries the user,
-    agent, session and statuses (its types and where are ignored: the intent decides those)."""
+    agent, session and statuses (its types and where are ignored: the intent decides those). Every read sees one
+    committed state (one read transaction: the store's ``snapshot``), whatever is written meanwhile."""
     k = check_k(k)
     now = ensure_aware(now, "now")
     config = config or RecallConfig()
     scope = scope.with_(types=None, where=None)
     store = tenant_reads(store, scope.user_id)  # every read by id stays inside the user's memories
+    with store.snapshot():
+        return _recall(store, embedder, ontology, intent, scope, k, now, config)
+
+
+def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentLike, scope: Selection, k: int,
+            now: datetime, config: RecallConfig) -> Recall:
     qvec = embedder.embed_query(intent.query)
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
     pool = _gather(store, scope, intent, types, where, qvec, now, max(config.candidates, 4 * k), config)
     past = asks_about_past(intent.query, intent.time_range, now)
     # plain search over the utterances, read before episodes are folded (a past period the question names first)
-    utterances = plain_group_ranks(pool, _past_period(intent, now))
+    utterances = plain_group_ranks(pool, _past_period(intent, now), config.plain_text_weight)
     folded = fold_episodes(store, scope, pool, past, qvec)
     plain = plain_ranks(pool, utterances)
     groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
@@ -284,7 +304,7 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
             kept = _learned_order(items[:head], rows[:head], ranker, intent.kind, config.ranking) + list(kept[head:])
     notes += weak_notes
     kept = next_step_first(kept, intent.query)
-    if config.plain_weight > 0 or config.unsure_plain_weight > 0:
+    if config.plain_weight > 0 or config.unsure_plain_weight > 0:  # the fusion with plain search (off: the role order)
         extra, more_barred, ruled_out = _plain_extras(kept, plain, judged_by_id, pool, intent, where, now, config,
                                                       ontology, frames, past, k, groups)
         barred.update(more_barred)
@@ -298,6 +318,10 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
         ruled_out = {}
     quotes = dict(folded.quotes)
     kept = one_slot(kept, ruled_out, quotes)
+    fused = config.plain_weight > 0 or config.unsure_plain_weight > 0
+    if fused and config.fill_from_plain and len(kept) < k:
+        kept += _plain_fillers(kept, plain, judged_by_id, pool, intent, where, now, config, ontology, frames, past,
+                               k, groups, barred, ruled_out)
     ranked = kept
     widened, widen_notes = _widening(ranked, intent, k)
     widened = widened or any("weak" in s.flags for s in ranked[:k])
@@ -339,10 +363,17 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
                                                        order_by=[("@created_at", False)], limit=n))
     if _needs_present_state(intent):
         since = Cmp("@created_at", "$gte", format_datetime(now - config.ranking.present_window), "datetime")
-        # one read per type: each is served in order by the (user, type, created_at) index, then merged
-        recent = [r for type_name in ("Fact", "EmotionalState")
-                  for r in store.select(scope.with_(types=(type_name,), where=since),
-                                        order_by=[("@created_at", False)], limit=config.present_limit)]
+        # one read per type: each is served in order by the (user, type, created_at) index, then merged; when the
+        # first read fills the limit, the second reads only what is not older than its last (nothing older can
+        # enter the merged newest ``present_limit``): fewer records loaded, the same merge
+        recent: list[MemIR] = []
+        for type_name in ("Fact", "EmotionalState"):
+            newer: FilterNode = since
+            if len(recent) >= config.present_limit:
+                cutoff = min(r.metadata.created_at for r in recent)
+                newer = And((since, Cmp("@created_at", "$gte", format_datetime(cutoff), "datetime")))
+            recent += store.select(scope.with_(types=(type_name,), where=newer), order_by=[("@created_at", False)],
+                                   limit=config.present_limit)
         recent.sort(key=lambda r: (r.metadata.created_at, r.id), reverse=True)
         records.update((r.id, r) for r in recent[: config.present_limit])
     records.update((r.id, r) for r in store.fetch([m for m in signals if m not in records]))
@@ -600,6 +631,47 @@ def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapp
             scored.reasons.append(f"ranked down, not removed: {reason}")
         extra[mid] = scored
     return extra, barred, ruled_out
+
+
+def _plain_fillers(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapping[str, Scored],
+                   pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode | None, now: datetime,
+                   config: RecallConfig, ontology: Ontology, frames: FrameState, past: bool, k: int,
+                   groups: Mapping[str, str], barred: Mapping[str, str],
+                   ruled_out: Mapping[str, str]) -> list[Scored]:
+    """The places a short answer leaves empty, filled in plain search's order (one memory per utterance not shown
+    yet), each labelled weak with its plain rank. Never a memory a named lifecycle exclusion bars, one replaced by a
+    newer one (unless the past is asked about), the setting in force (shown apart), nor a role a confident intent
+    rules out (where the answer holds a memory of an intended type)."""
+    shown = {groups.get(s.record.id) or utterance_of(s.record) for s in kept}
+    answered = any(s.record.type in intent.types and s.role in ANSWER_ROLES and "weak" not in s.flags
+                   for s in kept[:k])
+    out: list[Scored] = []
+    for mid, rank in sorted(plain.items(), key=lambda kv: (kv[1], kv[0])):
+        if len(kept) + len(out) >= k:
+            break
+        c = pool.get(mid)
+        group = groups.get(mid, mid)
+        if c is None or group in shown or mid in barred or mid in ruled_out:
+            continue
+        if frames.active is not None and mid == frames.active.id:
+            continue
+        type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
+        role = role_of(c.record, intent, now, config.ranking, type_role)
+        if answered and c.record.type != EPISODE and _ruled_out(role, intent, config) is not None:
+            continue
+        held = judged.get(mid)
+        if held is not None and held.replaced_by is not None and not past:
+            continue
+        scored = held or score_candidate(c, role, intent, where, now, config.ranking, frames, past=past,
+                                         floor_off=True)
+        if scored is None:
+            continue
+        scored.reasons.append(f"plain search rank {rank}: fills a place the role order left empty")
+        if "weak" not in scored.flags:
+            scored.flags.append("weak")
+        shown.add(group)
+        out.append(scored)
+    return out
 
 
 def _ruled_out(role: str, intent: IntentLike, config: RecallConfig) -> str | None:
