@@ -99,9 +99,10 @@ _AHEAD = re.compile(r"要|得|需要|准备|打算|计划|想|该|记得|别忘|
 #: turns embedded together and stored in one transaction by ``ingest``
 INGEST_BATCH = 64
 #: a user's report of work done or dropped that matches no open task is kept as a Task in that status
-#: (docs/decisions/0029); before, only the utterance's episode kept it
+#: (docs/decisions/0029); before, only the utterance's episode kept it. The statuses of such reports (the ontology
+#: normalises "cancelled" and "dropped" to failed)
 UNAPPLIED_REPORTS_KEPT = True
-CLOSED_REPORTS = ("completed", "failed", "cancelled")
+CLOSED_REPORTS = ("completed", "failed")
 #: ... and one that says nothing of how any work stands is kept as the extractor's best other reading
 UNMARKED_REPORTS_REREAD = True
 #: the type that keeps an utterance verbatim, and the relation from what was read from it to it
@@ -522,7 +523,7 @@ class UnderstandingMixin(_Base):
         sure = REPORT_SURE if worded else ASPECT_REPORT_SURE
         status = fill.update_status(draft.text)
         if not candidates or (candidates[0].score < sure and not _term_sure(candidates[0])):
-            if not candidates and status in ("completed", "failed"):
+            if not candidates and status in CLOSED_REPORTS:
                 # no open task at all: it may report work stated earlier and never read as a task
                 ctx.unmatched.append((draft, status))
                 if worded:  # a task worded as done ("Finally booked the plumber") is stored done, not pending
@@ -660,12 +661,12 @@ class UnderstandingMixin(_Base):
         candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
                       if c.score >= MATCH_FLOOR or _term_sure(c)]
         if not candidates:
-            if ctx.speaker == "user" and status in ("completed", "failed"):
+            if ctx.speaker == "user" and status in CLOSED_REPORTS:
                 # the utterance that stated the work, never read as a task, is marked done (``completes``)
                 self._close_untasked(draft, status, ctx)
-            if UNAPPLIED_REPORTS_KEPT and ctx.speaker == "user" and status in CLOSED_REPORTS:
-                self._keep_closed_work(draft, status, ctx)
-                return
+                if UNAPPLIED_REPORTS_KEPT:
+                    self._keep_closed_work(draft, status, ctx)
+                    return
             if UNMARKED_REPORTS_REREAD and ctx.speaker == "user" and not says_how_work_stands(draft.text, status) \
                     and self._keep_reread(draft, text, ctx):
                 return
@@ -740,10 +741,7 @@ class UnderstandingMixin(_Base):
         again = reread(draft.text, text, ctx.now, draft.vector, draft.reasons) if callable(reread) else None
         if again is None or again.kind == "update":
             return False
-        record = self._link_entities([self._to_record(again, ctx)], ctx)[0]
-        stored = self._commit([record], now=ctx.now, actor=ctx.creator)
-        ctx.out.created += stored
-        ctx.out.extend(stored)
+        self._store_read(self._link_entities([self._to_record(again, ctx)], ctx)[0], ctx)
         ctx.out.notes.append(f"read as a report but says nothing of how work stands and matches no open task; kept "
                              f"as a {again.type}")
         return True
@@ -757,10 +755,7 @@ class UnderstandingMixin(_Base):
                      reasons=[*draft.reasons, f"a report of work {status} with no open task to move: kept as a "
                                               f"{status} task"])
         task.vector = draft.vector
-        record = self._link_entities([self._to_record(task, ctx)], ctx)[0]
-        stored = self._commit([record], now=ctx.now, actor=ctx.creator)
-        ctx.out.created += stored
-        ctx.out.extend(stored)
+        self._store_read(self._link_entities([self._to_record(task, ctx)], ctx)[0], ctx)
         ctx.out.notes.append(f"status report ({status}) matches no open task of this user; kept as a {status} task")
 
     def _record_decision(self, draft: Draft, text: str, ctx: _Context) -> None:
@@ -777,10 +772,15 @@ class UnderstandingMixin(_Base):
         record = self._link_entities([self._to_record(fact, ctx)], ctx)[0]
         if self._replace_by_meaning(record, fact, text, ctx, types=DECIDED_TYPES, what="decision"):
             return
+        self._store_read(record, ctx)
+        ctx.out.notes.append(f"kept the decision {props['value']!r} as a fact")
+
+    def _store_read(self, record: MemIR, ctx: _Context) -> None:
+        """Store one memory read while the dialogue state is applied (after the utterance's own memories were
+        written) and count it among what this utterance created."""
         stored = self._commit([record], now=ctx.now, actor=ctx.creator)
         ctx.out.created += stored
         ctx.out.extend(stored)
-        ctx.out.notes.append(f"kept the decision {props['value']!r} as a fact")
 
     def _set_task_status(self, id: str, status: str, *, user: str | None, now: datetime | None, reason: str,
                          actor: str) -> MemIR:

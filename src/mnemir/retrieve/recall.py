@@ -304,7 +304,8 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
             kept = _learned_order(items[:head], rows[:head], ranker, intent.kind, config.ranking) + list(kept[head:])
     notes += weak_notes
     kept = next_step_first(kept, intent.query)
-    if config.plain_weight > 0 or config.unsure_plain_weight > 0:  # the fusion with plain search (off: the role order)
+    fused = config.plain_weight > 0 or config.unsure_plain_weight > 0  # the fusion with plain search (off: role order)
+    if fused:
         extra, more_barred, ruled_out = _plain_extras(kept, plain, judged_by_id, pool, intent, where, now, config,
                                                       ontology, frames, past, k, groups)
         barred.update(more_barred)
@@ -318,7 +319,6 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
         ruled_out = {}
     quotes = dict(folded.quotes)
     kept = one_slot(kept, ruled_out, quotes)
-    fused = config.plain_weight > 0 or config.unsure_plain_weight > 0
     if fused and config.fill_from_plain and len(kept) < k:
         kept += _plain_fillers(kept, plain, judged_by_id, pool, intent, where, now, config, ontology, frames, past,
                                k, groups, barred, ruled_out)
