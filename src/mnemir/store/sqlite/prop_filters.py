@@ -130,6 +130,8 @@ class PropertyColumns:
             pos, known = cache.positions(rewritten)
             pos = pos[known]
             for key in self.keys:
+                if not cache.codes[f"p:{key}:x"][pos].any():
+                    continue  # no value held (e.g. rows new since): the text and number codes are 0 too
                 self.text[key].forget(cache.codes[f"p:{key}:t"][pos])
                 self.numbers[key].forget(cache.codes[f"p:{key}:n"][pos])
                 for suffix in ("t", "n", "x"):
