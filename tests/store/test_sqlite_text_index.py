@@ -14,8 +14,7 @@ from store_cases import MODEL, ONTOLOGY, record, unit
 from mnemir.ir import MemoryStatus
 from mnemir.store.base import ANY, Selection, Write
 from mnemir.store.filters import parse_filter
-from mnemir.store.sqlite import SQLiteStore
-from mnemir.store.sqlite import fts_index
+from mnemir.store.sqlite import SQLiteStore, fts_index
 from mnemir.store.sqlite import store as sqlite_store
 from mnemir.store.sqlite.fts_index import fts_term
 

@@ -250,6 +250,8 @@ class SQLiteStore(Store):
     # -- reading --------------------------------------------------------------
     def fetch(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> list[MemIR]:
         ids = checks.id_list(ids, "ids")
+        if not ids and not self._db.closed:
+            return []  # nothing to read (governance and reports often ask for none): no transaction
 
         def body(conn: sqlite3.Connection) -> list[MemIR]:
             found: dict[str, MemIR] = {}
@@ -440,6 +442,8 @@ class SQLiteStore(Store):
 
     def vectors(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, Vectors]:
         ids = checks.id_list(ids, "ids")
+        if not ids and not self._db.closed:
+            return {}
 
         def body(conn: sqlite3.Connection) -> dict[str, Vectors]:
             out: dict[str, Vectors] = {}
