@@ -186,21 +186,23 @@ class TextIndex:
     def _tokenized(self, conn: sqlite3.Connection, rids: list[int]
                    ) -> dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]]:
         """The postings of the given rows, for the cached terms: their FTS row tokenized again (same tokenizer)."""
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_again USING fts5(words, extra, hanzi, "
-                     "tokenize = 'unicode61 remove_diacritics 2')")
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_again_terms USING fts5vocab(temp, 'fts_again', "
+        # contentless (the rows are only tokenized, never read back): emptied whole by 'delete-all', which a table
+        # keeping its content cannot do (a DELETE there reads each row back to remove its tokens)
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_tokens USING fts5(words, extra, hanzi, "
+                     "content = '', tokenize = 'unicode61 remove_diacritics 2')")
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_tokens_terms USING fts5vocab(temp, 'fts_tokens', "
                      "'instance')")
-        conn.execute("DELETE FROM temp.fts_again")
+        conn.execute("INSERT INTO temp.fts_tokens (fts_tokens) VALUES ('delete-all')")
         for lo in range(0, len(rids), 500):
             chunk = rids[lo : lo + 500]
-            conn.execute(f"INSERT INTO temp.fts_again (rowid, words, extra, hanzi) SELECT rowid, words, extra, hanzi "
-                         f"FROM main.fts WHERE rowid IN ({', '.join('?' * len(chunk))})", chunk)
+            conn.execute(f"INSERT INTO temp.fts_tokens (rowid, words, extra, hanzi) SELECT rowid, words, extra, "
+                         f"hanzi FROM main.fts WHERE rowid IN ({', '.join('?' * len(chunk))})", chunk)
         by_term: dict[str, list[tuple[int, str, int]]] = {}
-        for term, doc, col, hits in conn.execute("SELECT term, doc, col, count(*) FROM temp.fts_again_terms "
+        for term, doc, col, hits in conn.execute("SELECT term, doc, col, count(*) FROM temp.fts_tokens_terms "
                                                  "GROUP BY term, doc, col"):
             if term in self.postings:
                 by_term.setdefault(term, []).append((doc, col, hits))
-        conn.execute("DELETE FROM temp.fts_again")
+        conn.execute("INSERT INTO temp.fts_tokens (fts_tokens) VALUES ('delete-all')")
         return {term: self._weighted(rows) for term, rows in by_term.items()}
 
     def _weighted(self, rows: list[tuple[int, str, int]]
