@@ -192,3 +192,29 @@ def test_a_rolled_back_block_leaves_no_rows_in_the_postings(tmp_path: Path) -> N
             assert fast == slow, (selection, query)
     assert not any(mid.startswith("gone") for mid, _ in store.text_search(ALL, "coffee", 1000))
     store.close()
+
+
+def test_writes_inside_an_exclusive_block_keep_the_text_index_right(tmp_path: Path) -> None:
+    """Inside one exclusive block a write reads the stored text keys once (nothing can change them before it
+    writes): records rewritten with new text, with the same text, and new ones all come out as FTS5 has them."""
+    store = fill(tmp_path / "t.db")
+    rnd = random.Random(11)
+    with store.exclusive():
+        for step in range(3):
+            held = store.select(ALL)
+            renamed = [r.model_copy(update={"content": r.content.model_copy(update={"text": text_of(rnd) + " glacier"})})
+                       for r in rnd.sample(held, 4)]
+            restatused = [r.model_copy(update={"status": MemoryStatus.archived}) for r in rnd.sample(held, 4)
+                          if r.id not in {x.id for x in renamed}]
+            new = [record(f"glacier {text_of(rnd)}", "Fact", user="alice", id=f"x{step}-{i}") for i in range(2)]
+            store.write([*(Write(r, None) for r in [*renamed, *restatused]),
+                         *(Write(r, v) for r, v in zip(new, unit(np.random.default_rng(step), 2), strict=True))],
+                        model_id=MODEL)
+            for selection in SELECTIONS[:2]:
+                for query in ["glacier", "coffee tea", "上海 咖啡"]:
+                    fast, slow = both(store, selection, query, 20)
+                    assert fast == slow, (step, selection, query)
+    holding = {r.id for r in store.select(ALL) if "glacier" in r.content.text}
+    assert {mid for mid, _ in store.text_search(ALL, "glacier", 1000)} == holding and len(holding) >= 10
+    assert store.check().ok
+    store.close()
