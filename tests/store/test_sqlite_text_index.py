@@ -14,7 +14,7 @@ from store_cases import MODEL, ONTOLOGY, record, unit
 from mnemir.ir import MemoryStatus
 from mnemir.store.base import ANY, Selection, Write
 from mnemir.store.filters import parse_filter
-from mnemir.store.sqlite import SQLiteStore
+from mnemir.store.sqlite import SQLiteStore, fts_index
 from mnemir.store.sqlite import store as sqlite_store
 from mnemir.store.sqlite.fts_index import fts_term
 
@@ -74,7 +74,11 @@ SELECTIONS = [Selection(user_id="alice"), Selection(user_id=ANY, statuses=tuple(
               Selection(user_id="alice", where=parse_filter({"@speaker": "user"}, ONTOLOGY))]
 
 
-def test_same_answers_as_fts5(tmp_path: Path) -> None:
+@pytest.mark.parametrize("score_all_below", [0, fts_index.SCORE_ALL_BELOW])
+def test_same_answers_as_fts5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, score_all_below: int) -> None:
+    """Both ways of scoring several words in-process: with early termination, and every row at once (what few
+    postings take)."""
+    monkeypatch.setattr(fts_index, "SCORE_ALL_BELOW", score_all_below)
     store = fill(tmp_path / "t.db")
     nonempty = 0
     for selection in SELECTIONS:
@@ -116,9 +120,11 @@ def test_only_single_fts_terms_take_the_fast_path(token: str, term: str | None) 
     assert fts_term(token) == term
 
 
-def test_common_words_stop_early_with_the_same_answers(tmp_path: Path, in_process_for_every_query: None) -> None:
+def test_common_words_stop_early_with_the_same_answers(tmp_path: Path, in_process_for_every_query: None,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Words of very different frequency (as in language: a few in most texts, most in few): the postings of the
     common ones are not merged once the rarer ones decide the top k, and the answers stay FTS5's to the bit."""
+    monkeypatch.setattr(fts_index, "SCORE_ALL_BELOW", 0)  # a small store: it would score every row at once
     rnd = random.Random(8)
     common, middling, rare = ["the", "and"], ["meeting", "budget", "天气"], ["lighthouse", "glacier", "上海"]
     texts = [" ".join([*rnd.sample(common, 2), rnd.choice(middling), *([rnd.choice(rare)] if i % 9 == 0 else [])])
@@ -138,3 +144,77 @@ def test_common_words_stop_early_with_the_same_answers(tmp_path: Path, in_proces
             assert fast == store.text_search(Selection(user_id="alice"), query, k), (query, k)
     store.close()
     assert stopped >= 6  # the rare-word queries stopped before the common words
+
+
+def test_follows_own_writes_of_new_and_rewritten_records(tmp_path: Path) -> None:
+    """Writes of new records only touch the postings of the words they hold; a rewrite or delete of a record the
+    postings hold is dropped from every term. Both agree with FTS5 after each write."""
+    store = fill(tmp_path / "t.db")
+    rnd = random.Random(5)
+    for query in QUERIES:
+        both(store, SELECTIONS[1], query, 10)  # postings of every query word cached
+    for step in range(6):
+        if step % 3 == 2:  # rewrite (new words) and delete some held records
+            held = store.select(ALL)
+            rewritten = [r.model_copy(update={"content": r.content.model_copy(update={"text": text_of(rnd)})})
+                         for r in rnd.sample(held, 5)]
+            store.write([Write(r, None) for r in rewritten], model_id=MODEL,
+                        delete_ids=[r.id for r in rnd.sample(held, 3) if r not in rewritten][:2])
+        else:
+            new = [record(text_of(rnd), "Fact", user=rnd.choice(["alice", "bob"]), id=f"w{step}-{i}")
+                   for i in range(3)]
+            store.write([Write(r, v) for r, v in zip(new, unit(np.random.default_rng(step), 3), strict=True)],
+                        model_id=MODEL)
+        for selection in SELECTIONS:
+            for query in QUERIES:
+                fast, slow = both(store, selection, query, 20)
+                assert fast == slow, (step, selection, query)
+    store.close()
+
+
+def test_a_rolled_back_block_leaves_no_rows_in_the_postings(tmp_path: Path) -> None:
+    """Rows the index read inside an exclusive block that rolled back are gone (their rids and write sequence numbers
+    are used again by the next write): the index starts again from the database."""
+    store = fill(tmp_path / "t.db")
+    for query in QUERIES:
+        both(store, SELECTIONS[1], query, 10)
+    with pytest.raises(RuntimeError), store.exclusive():
+        doomed = [record("coffee coffee coffee tea", "Fact", user="alice", id=f"gone{i}") for i in range(4)]
+        store.write([Write(r, v) for r, v in zip(doomed, unit(np.random.default_rng(7), 4), strict=True)],
+                    model_id=MODEL)
+        assert store.text_search(ALL, "coffee", 3)[0][0].startswith("gone")  # the index read them
+        raise RuntimeError("roll back")
+    kept = [record("rain rain sun", "Fact", user="bob", id=f"kept{i}") for i in range(4)]
+    store.write([Write(r, v) for r, v in zip(kept, unit(np.random.default_rng(8), 4), strict=True)], model_id=MODEL)
+    for selection in SELECTIONS:
+        for query in QUERIES:
+            fast, slow = both(store, selection, query, 20)
+            assert fast == slow, (selection, query)
+    assert not any(mid.startswith("gone") for mid, _ in store.text_search(ALL, "coffee", 1000))
+    store.close()
+
+
+def test_writes_inside_an_exclusive_block_keep_the_text_index_right(tmp_path: Path) -> None:
+    """Inside one exclusive block a write reads the stored text keys once (nothing can change them before it
+    writes): records rewritten with new text, with the same text, and new ones all come out as FTS5 has them."""
+    store = fill(tmp_path / "t.db")
+    rnd = random.Random(11)
+    with store.exclusive():
+        for step in range(3):
+            held = store.select(ALL)
+            renamed = [r.model_copy(update={"content": r.content.model_copy(update={"text": text_of(rnd) + " glacier"})})
+                       for r in rnd.sample(held, 4)]
+            restatused = [r.model_copy(update={"status": MemoryStatus.archived}) for r in rnd.sample(held, 4)
+                          if r.id not in {x.id for x in renamed}]
+            new = [record(f"glacier {text_of(rnd)}", "Fact", user="alice", id=f"x{step}-{i}") for i in range(2)]
+            store.write([*(Write(r, None) for r in [*renamed, *restatused]),
+                         *(Write(r, v) for r, v in zip(new, unit(np.random.default_rng(step), 2), strict=True))],
+                        model_id=MODEL)
+            for selection in SELECTIONS[:2]:
+                for query in ["glacier", "coffee tea", "上海 咖啡"]:
+                    fast, slow = both(store, selection, query, 20)
+                    assert fast == slow, (step, selection, query)
+    holding = {r.id for r in store.select(ALL) if "glacier" in r.content.text}
+    assert {mid for mid, _ in store.text_search(ALL, "glacier", 1000)} == holding and len(holding) >= 10
+    assert store.check().ok
+    store.close()

@@ -26,6 +26,8 @@ import numpy as np
 import numpy.typing as npt
 
 K1, B = 1.2, 0.75
+#: queries whose words' postings hold at most this many rows in all are scored whole, without early termination
+SCORE_ALL_BELOW = 2048
 
 
 def fts_term(token: str) -> str | None:
@@ -112,8 +114,10 @@ class TextIndex:
             changed = [r for (r,) in conn.execute("SELECT rid FROM records WHERE seq > ? UNION "
                                                   "SELECT rid FROM deleted WHERE seq > ?", (self.seq, self.seq))]
             if changed:
+                # rows the cached postings can hold: those present at self.seq (new rows are in no posting yet)
+                held = [r for r in changed if r < len(self.present) and self.present[r]]
                 self._load_lengths(conn, changed)
-                self._refresh_postings(conn, changed)
+                self._refresh_postings(conn, changed, held)
                 if self.ids is not None:
                     self.ids[[r for r in changed if r < len(self.ids)]] = ""  # deleted rows keep no id
                     for lo in range(0, len(changed), 500):
@@ -151,15 +155,18 @@ class TextIndex:
         self.rows = int(np.count_nonzero(self.present))
         self.tokens = int(self.length.sum())
 
-    def _refresh_postings(self, conn: sqlite3.Connection, rids: list[int]) -> None:
+    def _refresh_postings(self, conn: sqlite3.Connection, rids: list[int], held_rids: list[int]) -> None:
         """Drop the changed rows from the cached postings and add their new ones. Postings are in rid order, so a
         term's changed rows are found by binary search (a term none of them holds, most of the cache, is left as
-        it is) and the changed rows' terms are read in one query."""
+        it is) and the changed rows' terms are read in one query. ``held_rids``: the changed rows that existed
+        before (only they can be in a cached posting); when there are none (a write of new records only), only
+        the terms the new rows hold are touched, not every cached term."""
         if not self.postings:
             return
-        drop = np.unique(np.array(rids, dtype=np.int64))
+        drop = np.unique(np.array(held_rids, dtype=np.int64))
         fresh = self._tokenized(conn, rids)
-        for term, (held, weight) in list(self.postings.items()):
+        terms = list(self.postings.items()) if len(drop) else [(t, self.postings[t]) for t in fresh]
+        for term, (held, weight) in terms:
             at = np.searchsorted(held, drop)
             inside = at < len(held)
             found = at[inside][held[at[inside]] == drop[inside]]
@@ -179,21 +186,23 @@ class TextIndex:
     def _tokenized(self, conn: sqlite3.Connection, rids: list[int]
                    ) -> dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]]:
         """The postings of the given rows, for the cached terms: their FTS row tokenized again (same tokenizer)."""
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_again USING fts5(words, extra, hanzi, "
-                     "tokenize = 'unicode61 remove_diacritics 2')")
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_again_terms USING fts5vocab(temp, 'fts_again', "
+        # contentless (the rows are only tokenized, never read back): emptied whole by 'delete-all', which a table
+        # keeping its content cannot do (a DELETE there reads each row back to remove its tokens)
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_tokens USING fts5(words, extra, hanzi, "
+                     "content = '', tokenize = 'unicode61 remove_diacritics 2')")
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_tokens_terms USING fts5vocab(temp, 'fts_tokens', "
                      "'instance')")
-        conn.execute("DELETE FROM temp.fts_again")
+        conn.execute("INSERT INTO temp.fts_tokens (fts_tokens) VALUES ('delete-all')")
         for lo in range(0, len(rids), 500):
             chunk = rids[lo : lo + 500]
-            conn.execute(f"INSERT INTO temp.fts_again (rowid, words, extra, hanzi) SELECT rowid, words, extra, hanzi "
-                         f"FROM main.fts WHERE rowid IN ({', '.join('?' * len(chunk))})", chunk)
+            conn.execute(f"INSERT INTO temp.fts_tokens (rowid, words, extra, hanzi) SELECT rowid, words, extra, "
+                         f"hanzi FROM main.fts WHERE rowid IN ({', '.join('?' * len(chunk))})", chunk)
         by_term: dict[str, list[tuple[int, str, int]]] = {}
-        for term, doc, col, hits in conn.execute("SELECT term, doc, col, count(*) FROM temp.fts_again_terms "
+        for term, doc, col, hits in conn.execute("SELECT term, doc, col, count(*) FROM temp.fts_tokens_terms "
                                                  "GROUP BY term, doc, col"):
             if term in self.postings:
                 by_term.setdefault(term, []).append((doc, col, hits))
-        conn.execute("DELETE FROM temp.fts_again")
+        conn.execute("INSERT INTO temp.fts_tokens (fts_tokens) VALUES ('delete-all')")
         return {term: self._weighted(rows) for term, rows in by_term.items()}
 
     def _weighted(self, rows: list[tuple[int, str, int]]
@@ -254,6 +263,13 @@ class TextIndex:
         if not self.rows or not terms:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         parts = [self._contribution(conn, t) for t in terms]
+        if len(terms) > 1 and sum(len(p[0]) for p in parts) <= SCORE_ALL_BELOW:
+            # few postings (a small store, rare words): scoring every row at once costs less than the passes
+            # below; the same sums in the same order (see _summed), so the same floats
+            self.last_words_merged = len(terms)
+            rows, score = self._summed(parts)
+            keep = admitted(rows)
+            return rows[keep], score[keep]
         if len(terms) == 1:  # one word: its rows and contributions are the scores (0.0 + x, as score adds)
             self.last_words_merged = 1
             rids, value = parts[0][0], parts[0][1]
@@ -280,6 +296,20 @@ class TextIndex:
         rows, score = self.score(conn, terms)
         keep = admitted(rows)
         return rows[keep], score[keep]
+
+    @staticmethod
+    def _summed(parts: Sequence[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], float]]
+                ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """The rows holding any of the terms (ascending) and their scores: the terms' contributions (as
+        :meth:`_contribution` makes them) added term by term in query order, as :meth:`score` adds them."""
+        every = np.concatenate([r for r, _, _ in parts])
+        rows, where = np.unique(every, return_inverse=True)
+        score = np.zeros(len(rows), dtype=np.float64)
+        at = 0
+        for rids, contribution, _ in parts:
+            score[where[at : at + len(rids)]] += contribution
+            at += len(rids)
+        return rows, score
 
     def score(self, conn: sqlite3.Connection, terms: list[str]
               ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:

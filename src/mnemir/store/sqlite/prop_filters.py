@@ -114,8 +114,10 @@ class PropertyColumns:
         self.__init__()  # type: ignore[misc]
 
     # -- keeping in step ---------------------------------------------------------------------
-    def load(self, conn: sqlite3.Connection, cache: Any, since: int) -> None:
-        """Read the property rows of records written after ``since`` (every row when ``since`` < 0)."""
+    def load(self, conn: sqlite3.Connection, cache: Any, since: int, appended_from: int = 0) -> None:
+        """Read the property rows of records written after ``since`` (every row when ``since`` < 0).
+        ``appended_from``: the cache's rows from this position on were appended since (they hold no values yet:
+        nothing to clear)."""
         found = conn.execute("SELECT value FROM meta WHERE key = 'indexed_properties'").fetchone()
         indexed = found[0] if found else "[]"
         if indexed != self.indexed_key:
@@ -129,7 +131,10 @@ class PropertyColumns:
                                  dtype=np.int64)
             pos, known = cache.positions(rewritten)
             pos = pos[known]
-            for key in self.keys:
+            pos = pos[pos < appended_from] if appended_from else pos  # rows written before, now rewritten
+            for key in self.keys if len(pos) else ():
+                if not cache.codes[f"p:{key}:x"][pos].any():
+                    continue  # no value held (e.g. rows new since): the text and number codes are 0 too
                 self.text[key].forget(cache.codes[f"p:{key}:t"][pos])
                 self.numbers[key].forget(cache.codes[f"p:{key}:n"][pos])
                 for suffix in ("t", "n", "x"):

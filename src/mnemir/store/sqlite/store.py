@@ -115,7 +115,7 @@ class SQLiteStore(Store):
         applied = {v for (v,) in conn.execute("SELECT version FROM schema_migrations")}
         if applied != set(range(1, schema.SCHEMA_VERSION + 1)):
             return True  # missing migrations, or a newer database (the write path raises the clear error)
-        return not self.ontology.indexed_properties() <= self._indexed(conn) or _stale_statistics(conn)
+        return not self.ontology.indexed_properties() <= self._indexed(conn) or _stale_statistics(conn, _UNREAD)
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
         schema.migrate(conn, f"SQLite store {self.path}")
@@ -149,24 +149,33 @@ class SQLiteStore(Store):
                     for i, w in enumerate(writes)]
         if not prepared and not delete_ids:
             return
-        self._segment(prepared)
+        known = self._segment(prepared)
         if delete_ids and self._cache_file is not None:
             self._cache_file.remove()  # it may hold the vectors of what is deleted: written again without them
-        self._db.write("write", lambda conn: self._write(conn, prepared, model_id, delete_ids))
+        self._db.write("write", lambda conn: self._write(conn, prepared, model_id, delete_ids, known))
         if delete_ids:
             self._db.checkpoint()  # the write-ahead log still holds the deleted pages: fold it into the file
 
-    def _segment(self, prepared: list[rows.PreparedWrite]) -> None:
+    def _segment(self, prepared: list[rows.PreparedWrite]) -> dict[str, str | None] | None:
         """Segment the text of the records whose indexed text changed (or that are new), outside the write lock.
-        A record replaced meanwhile by another process is segmented inside the transaction instead."""
+        A record replaced meanwhile by another process is segmented inside the transaction instead.
+
+        Returns what it read (id -> text key of the stored records) when this thread holds the store's write
+        transaction (:meth:`exclusive`): nothing can change it before :meth:`_write`, which then need not read it
+        again; None otherwise."""
         ids = [p.record.id for p in prepared if p.row is not None]
-        stored = self._db.read("write (read text keys)", lambda conn: _text_keys(conn, ids))
+
+        def body(conn: sqlite3.Connection) -> tuple[dict[str, str | None], bool]:
+            return _stored_keys(conn, ids), self._db.held  # held: by this thread (the lock is ours here)
+
+        stored, held = self._db.read("write (read text keys)", body)
         for p in prepared:
             if p.row is not None and stored.get(p.record.id) != p.fts_key:
                 p.fts = records.fts_columns(p.record)
+        return stored if held else None
 
     def _write(self, conn: sqlite3.Connection, prepared: list[rows.PreparedWrite], model_id: str,
-               delete_ids: list[str]) -> None:
+               delete_ids: list[str], known: dict[str, str | None] | None = None) -> None:
         meta = dict(conn.execute("SELECT key, value FROM meta"))
         seq = int(meta.get("write_seq", "0")) + 1  # stamps what this transaction writes: readers' caches follow
         _set_meta(conn, "write_seq", str(seq))
@@ -175,16 +184,18 @@ class SQLiteStore(Store):
             _set_meta(conn, "embedding_model", model_id)
             _set_meta(conn, "embedding_dim", str(dims[0]))
         indexed = sorted(json.loads(meta.get("indexed_properties", "[]")))
-        # read again inside the transaction: another process may have written these records since _segment
-        stored = _text_keys(conn, [p.record.id for p in prepared if p.row is not None])
+        ids = [p.record.id for p in prepared if p.row is not None]
+        # read again inside the transaction (another process may have written these records since _segment), unless
+        # _segment read them inside this same transaction; which records exist and their text keys, in one query
+        found = _stored_keys(conn, ids) if known is None else known
+        stored = {mid: key for mid, key in found.items() if key is not None}
         for chunk in _chunks(delete_ids):  # before this call's history: a hard delete keeps only its tombstone
             conn.execute(f"DELETE FROM history WHERE memory_id IN ({', '.join('?' * len(chunk))})", chunk)
         conn.executemany("INSERT OR IGNORE INTO history (id, memory_id, at, entry) VALUES (?, ?, ?, ?)",
                          [h for p in prepared for h in p.history])
-        ids = [p.record.id for p in prepared if p.row is not None]
         # the records' rows are inserted in one batch per table, and only the records that existed have old rows to
         # delete first; a record written twice in one call is flushed at once, so its second write sees the first
-        batch = _Batch(_existing_ids(conn, ids))
+        batch = _Batch(set(found))
         repeated = len(set(ids)) != len(ids)
         for i, p in enumerate(prepared):
             if p.row is None:
@@ -207,7 +218,7 @@ class SQLiteStore(Store):
         if delete_ids:
             # a deleted row's words stay in the full-text index's segments until they are merged: merge them all
             conn.execute("INSERT INTO fts (fts) VALUES ('optimize')")
-        _refresh_statistics(conn)
+        _refresh_statistics(conn, meta.get("analyzed_at_rid"))
 
     @staticmethod
     def _put_record(conn: sqlite3.Connection, p: rows.PreparedWrite, row: dict[str, Any], indexed: list[str],
@@ -239,6 +250,8 @@ class SQLiteStore(Store):
     # -- reading --------------------------------------------------------------
     def fetch(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> list[MemIR]:
         ids = checks.id_list(ids, "ids")
+        if not ids and not self._db.closed:
+            return []  # nothing to read (governance and reports often ask for none): no transaction
 
         def body(conn: sqlite3.Connection) -> list[MemIR]:
             found: dict[str, MemIR] = {}
@@ -429,6 +442,8 @@ class SQLiteStore(Store):
 
     def vectors(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, Vectors]:
         ids = checks.id_list(ids, "ids")
+        if not ids and not self._db.closed:
+            return {}
 
         def body(conn: sqlite3.Connection) -> dict[str, Vectors]:
             out: dict[str, Vectors] = {}
@@ -521,8 +536,11 @@ class SQLiteStore(Store):
             with self._db.exclusive():
                 yield
         except BaseException:
-            # the cache may have read rows of the rolled-back transaction (rids are reused after a rollback)
+            # the caches may have read rows of the rolled-back transaction (rids and write_seq values are reused
+            # after a rollback): both start again from the database
             self._cache = VectorCache(self._cache_file)
+            self._text = TextIndex(FTS_WEIGHTS)
+            self._complete_at = -1
             raise
 
     @contextlib.contextmanager
@@ -615,12 +633,14 @@ class _Batch:
             pending.clear()
 
 
-def _existing_ids(conn: sqlite3.Connection, ids: list[str]) -> set[str]:
-    found: set[str] = set()
-    for chunk in _chunks(ids):
-        found.update(mid for (mid,) in conn.execute(
-            f"SELECT id FROM records WHERE id IN ({', '.join('?' * len(chunk))})", chunk))
-    return found
+def _stored_keys(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str | None]:
+    """id -> the key of the text its full-text row was made from (None: none yet), for the stored records among
+    ``ids``."""
+    stored: dict[str, str | None] = {}
+    for chunk in _chunks(list(dict.fromkeys(ids))):
+        marks = ", ".join("?" * len(chunk))
+        stored.update(conn.execute(f"SELECT id, fts_key FROM records WHERE id IN ({marks})", chunk).fetchall())
+    return stored
 
 
 def _set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
@@ -628,20 +648,30 @@ def _set_meta(conn: sqlite3.Connection, key: str, value: str) -> None:
                  (key, value))
 
 
-def _stale_statistics(conn: sqlite3.Connection) -> bool:
+def _stale_statistics(conn: sqlite3.Connection, analyzed_at: str | _Unread | None) -> bool:
     """Whether the table has doubled (plus 1000 rows) since the planner's statistics were taken. ``max(rid)``
-    stands for the row count: rids only grow, and reading it costs one b-tree descent."""
+    stands for the row count: rids only grow, and reading it costs one b-tree descent. ``analyzed_at``: the meta
+    value ``analyzed_at_rid`` when the caller read it in this transaction (read here otherwise)."""
     top = conn.execute("SELECT max(rid) FROM records").fetchone()[0] or 0
-    found = conn.execute("SELECT value FROM meta WHERE key = 'analyzed_at_rid'").fetchone()
-    return top > 2 * (int(found[0]) if found else 0) + 1000
+    if isinstance(analyzed_at, _Unread):
+        found = conn.execute("SELECT value FROM meta WHERE key = 'analyzed_at_rid'").fetchone()
+        analyzed_at = found[0] if found else None
+    return top > 2 * (int(analyzed_at) if analyzed_at is not None else 0) + 1000
 
 
-def _refresh_statistics(conn: sqlite3.Connection) -> None:
+class _Unread:
+    """A meta value not read yet."""
+
+
+_UNREAD = _Unread()
+
+
+def _refresh_statistics(conn: sqlite3.Connection, analyzed_at: str | _Unread | None = _UNREAD) -> None:
     """Keep ANALYZE statistics roughly current (geometric schedule: O(log n) runs in a store's life).
 
     Without them SQLite assumes ``user_id = ?`` is very selective and scans the whole scope index even when
     a core-property filter matches 0.1 % of the rows: 10 ms instead of 0.2 ms at 100k records."""
-    if not _stale_statistics(conn):
+    if not _stale_statistics(conn, analyzed_at):
         return
     conn.execute("PRAGMA analysis_limit = 1000")  # sample; a full ANALYZE reads every index
     conn.execute("ANALYZE")
@@ -654,16 +684,6 @@ def _prepare_write(write: Write, i: int, *, skip_record: bool) -> rows.PreparedW
     # PostgreSQL)
     vector = None if skip_record or write.vector is None else records.vector_blob(write.vector, f"writes[{i}].vector")
     return rows.prepare_write(write.record, vector, write.history, skip_record=skip_record)
-
-
-def _text_keys(conn: sqlite3.Connection, ids: list[str]) -> dict[str, str]:
-    """id -> the key of the text its full-text row was made from, for the stored records among ``ids``."""
-    stored: dict[str, str] = {}
-    for chunk in _chunks(list(dict.fromkeys(ids))):
-        marks = ", ".join("?" * len(chunk))
-        stored.update(conn.execute(f"SELECT id, fts_key FROM records WHERE id IN ({marks}) AND fts_key IS NOT NULL",
-                                   chunk).fetchall())
-    return stored
 
 
 def _chunks(items: list[T], size: int = _CHUNK) -> list[list[T]]:

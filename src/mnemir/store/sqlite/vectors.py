@@ -128,7 +128,7 @@ class VectorCache:
         before, self._moved = self.size, False
         self._load_vectors(conn, model)
         written = self._load_scopes(conn)
-        self.props.load(conn, self, self.seq)
+        self.props.load(conn, self, self.seq, appended_from=0 if first or self._moved else before)
         deleted = 0 if first else self._drop_deleted(conn)  # a first load never sees deleted rows
         self.seq = seq
         if not (first or self._moved or deleted or (len(written) and written.min() < before)):
