@@ -80,7 +80,10 @@ def row_weight(row: dict[str, Any]) -> float:
 #: macro-F1 on held-out folds of the two independent batches (5 folds each, the rest of the split trained on;
 #: hw9 zh / en, hw11 zh / en): 0.15: .781/.775/.773/.837; 0.3: .778/.785/.790/.840; 0.5: .769/.793/.797/.846 (a tie
 #: with 0.3 within noise; 0.3 is better on the dev files' Chinese). l2 3e-4: hw9 en .760 -> .720, kept 1e-4.
-HYPER = {"extractor": (FeatureSpec(0.3), 1e-4), "intent": (FeatureSpec(0.3, 8192, 1.5), 1e-4)}
+#: Session 13: the extractor also reads the hashed n-grams (the sentence vector misses the function words that tell
+#: a report from a request or a hedge from a fact). Piece accuracy, 5-fold CV on train: none 0.857, 8,192 buckets at
+#: weight 0.5 / 1.0 / 1.5 / 2.0: 0.865 / 0.874 / 0.877 / 0.873, 16,384 at 1.5: 0.877; chosen 8,192 at 1.5 (as intent).
+HYPER = {"extractor": (FeatureSpec(0.3, 8192, 1.5), 1e-4), "intent": (FeatureSpec(0.3, 8192, 1.5), 1e-4)}
 
 
 def extraction_examples(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
@@ -193,14 +196,14 @@ def output_dir(out: Path | None, cv: int) -> Path | None:
     return None if cv else DATA_DIR
 
 
-def overridden(spec: FeatureSpec, args: argparse.Namespace, *, ngrams: bool) -> FeatureSpec:
-    """``spec`` with the command line's overrides (the n-gram ones only where ``ngrams``)."""
+def overridden(spec: FeatureSpec, args: argparse.Namespace) -> FeatureSpec:
+    """``spec`` with the command line's overrides."""
     changes: dict[str, Any] = {}
     if args.cue_scale is not None:
         changes["cue_scale"] = args.cue_scale
-    if ngrams and args.ngram_dims is not None:
+    if args.ngram_dims is not None:
         changes["ngram_dims"] = args.ngram_dims
-    if ngrams and args.ngram_scale is not None:
+    if args.ngram_scale is not None:
         changes["ngram_scale"] = args.ngram_scale
     return replace(spec, **changes)
 
@@ -217,8 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cue-scale", type=float, default=None, help="override HYPER's cue weight (both models)")
     parser.add_argument("--l2", type=float, default=None, help="override HYPER's L2 penalty (both models)")
     parser.add_argument("--ngram-dims", type=int, default=None,
-                        help="override the intent model's hashed n-gram buckets (0 = none)")
-    parser.add_argument("--ngram-scale", type=float, default=None, help="override the intent model's n-gram weight")
+                        help="override the hashed n-gram buckets (both models; 0 = none)")
+    parser.add_argument("--ngram-scale", type=float, default=None, help="override the n-gram weight (both models)")
     parser.add_argument("--cache", type=Path, default=None,
                         help="keep sentence vectors in FILE-*.npz between runs (development; the result is the same)")
     parser.add_argument("--only", choices=sorted(TRAIN_FILES), default=None, help="train one model only")
@@ -241,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only and name != args.only:
             continue
         spec, l2 = HYPER[name]
-        spec = overridden(spec, args, ngrams=name == "intent")
+        spec = overridden(spec, args)
         l2 = args.l2 if args.l2 is not None else l2
         features = features_of(texts, embedder, spec=spec, queries=name == "intent")
         if args.cv:
