@@ -27,7 +27,7 @@ from mnemir.errors import ValidationError
 from mnemir.eval import report_main, zh_first
 from mnemir.understand.extract import MEMORY_LABELS, Draft, Extractor
 from mnemir.understand.extract import label_of as draft_label
-from mnemir.understand.fill import about_whom, relation_key
+from mnemir.understand.fill import about_whom, person_mention, relation_key
 from mnemir.understand.model import read_jsonl
 from mnemir.understand.train import training_rows
 
@@ -244,7 +244,9 @@ def _about_right(expected: object, draft: Draft) -> bool:
     """The draft's entity names who or what the fact is about: either key contains the other, after
     :func:`_about_key`, compared in romanised form (:func:`romanised`: "小林" meets "xiaolin").
 
-    ``user`` is right when the entity is ``user``. A decision Fact keeps the chosen option as its entity; the one who
+    A person named both ways in the sentence ("my brother Danny", "Priya, my manager", "我们家猫叫豆豆") has the name
+    as entity; the relation the extractor read beside it (:func:`mnemir.understand.fill.person_mention`) names the
+    same person and counts too. ``user`` is right when the entity is ``user``. A decision Fact keeps the chosen option as its entity; the one who
     decided is the speaker, so it counts as about ``user`` too, unless the sentence names someone else as its
     subject ("my sister decided to…": then it is about her and must say so)."""
     want = _about_key(str(expected))
@@ -255,8 +257,12 @@ def _about_right(expected: object, draft: Draft) -> bool:
         return got == "user" or (draft.properties.get("attribute") == "decision" and about_whom(draft.text) is None)
     if got == "user":
         return False
-    want, got = romanised(want), romanised(got)
-    return bool(want and got and (want in got or got in want))
+    names = [got]
+    mention = person_mention(draft.text)
+    if mention is not None and mention.relation and _about_key(mention.key) == got:
+        names.append(mention.relation)  # "my brother Danny": the entity is Danny, who is the user's brother
+    want = romanised(want)
+    return any(want and name and (want in name or name in want) for name in map(romanised, names))
 
 
 def pinyin_available() -> bool:
