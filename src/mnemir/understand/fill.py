@@ -198,7 +198,8 @@ _ZH_NAMED = re.compile(rf"^{_ZH_LEAD}(?P<name>(?:小|老|阿)[\u4e00-\u9fff]|[{_
                        r"(?=是|在|有|住|的|说|跟|和|对|告诉|刚|去|要|想|喜欢|不|没|已经|下|上|这|最近|今|明|昨|也|还|又|一直|"
                        r"经常|每|，|,)")
 _EN_LEAD = r"^(?:(?:oh|so|ok|okay|well|actually|also|and|but|sorry|btw|fyi|pls|please|remember|by the way),?\s+)*"
-_EN_MODS = r"(?:(?:older|younger|little|big|elder|oldest|youngest|eldest|best|new|old|dear|late|lovely)\s+)?"
+#: one describing word before the relation word ("my older brother", "my line manager", "our new neighbours")
+_EN_MODS = r"(?:[a-z]+\s+)?"
 #: "my sister…", "my older brother…", "my friend Alex…", "our landlord…", "the neighbours…", "Uncle Ray…"
 _EN_ABOUT = re.compile(
     rf"{_EN_LEAD}(?:(?:my|our|the)\s+{_EN_MODS}(?P<rel>{_EN_REL})|(?-i:(?P<kin>(?i:{_EN_KIN_AS_NAME})))(?=\b))"
