@@ -118,7 +118,7 @@ def test_about_is_scored_through_the_extractor(extractor: Extractor, wed: dateti
 def test_facts_about_different_people_never_supersede_each_other(mem: mnemir.Memory, wed: datetime,
                                                                    pair: tuple[str, str]) -> None:
     first, second = (mem.remember(text, user="pia", now=wed) for text in pair)
-    assert not second.updated
+    assert [m.type for m in first.created] == ["Fact"] and not second.updated
     facts = mem.list(types=["Fact"], user="pia")
     assert len(facts) == 2 and all(f.valid_to is None for f in facts)
     assert len({f.properties["entity"] for f in facts}) == 2

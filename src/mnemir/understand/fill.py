@@ -267,9 +267,9 @@ def person_mention(text: str) -> Mention | None:
     m = _EN_NAMED.search(text)
     if m and m.group("name").lower() not in _NOT_NAMES and m.group("name").lower() not in _RELATION_OF:
         near = m.group("near")
-        relation = _RELATION_OF[m.group("rel").lower()] if m.group("rel") else _NEAR.get(near or "")
+        given: str | None = _RELATION_OF[m.group("rel").lower()] if m.group("rel") else _NEAR.get(near or "")
         return Mention(m.group("name").lower(), m.group("name"), m.end("near") if near else
-                       (m.end("rel") + 1 if m.group("rel") else m.end("name")), relation)
+                       (m.end("rel") + 1 if m.group("rel") else m.end("name")), given)
     m = _ZH_NAMED.search(text)
     if m:
         return Mention(m.group("name").lower(), m.group("name"), m.end("name"), None)
