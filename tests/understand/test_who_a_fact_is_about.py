@@ -38,6 +38,9 @@ from mnemir.understand.fill import fact_properties, person_mention
     # reported speech is about the one who reports
     ("老邓跟我说他准备辞职了", "老邓", None),
     ("Felix told me he is moving to Leeds", "felix", None),
+    # ... unless what is reported is about the user
+    ("The dentist said I grind my teeth", None, None),
+    ("老邓跟我说我该多休息", None, None),
     # the user, a thing, a body part after a relation word (no name)
     ("我住在苏州", None, None),
     ("我对猫毛过敏", None, None),

@@ -240,12 +240,27 @@ class Mention:
     relation: str | None = None
 
 
+#: reported speech whose own subject is the user ("the doctor said I…", "医生说我…"): the report is about the user
+_REPORTED_ABOUT_ME = re.compile(r"[\s,，]*(?:(?:just|also|then)\s+)?(?:said|says|told me|tells me|thinks|reckons|"
+                                r"(?:跟|和|对)?我?说|告诉我|觉得)[\s,，:：]*(?:that\s+)?(?:i\b|i'm\b|i've\b|my\b|我(?!们))",
+                                re.I)
+
+
 def person_mention(text: str) -> Mention | None:
+    """The person (or pet) at the head of a sentence, when it is not the user (see :func:`_person_mention`); None
+    for reported speech about the user ("the doctor said I need rest", "医生说我血压偏高")."""
+    text = text.strip()
+    found = _person_mention(text)
+    if found is not None and _REPORTED_ABOUT_ME.match(text, found.end):
+        return None
+    return found
+
+
+def _person_mention(text: str) -> Mention | None:
     """The person (or pet) at the head of a sentence, when it is not the user: a relation or role of the user,
     maybe followed or preceded by a name ("我姐姐", "同事小林", "my uncle", "my friend Alex", "Priya, my manager"), a
     named person ("Alex is…", "小林跟我说…": reported speech is about the one who reports), or one named with 叫
     ("我们家猫叫豆豆": the name wins, the relation is kept)."""
-    text = text.strip()
     m = _ZH_ABOUT.search(text)
     if m:
         rel = m.group("rel") or m.group("bare")
