@@ -64,6 +64,10 @@ def test_a_relative_keeps_body_words_out_of_the_name() -> None:
     ("我们家那只黑猫叫煤球，今年六岁", "煤球", "age"),
     ("Ingrid's allergic to shellfish", "ingrid", "allergy"),
     ("我对花粉过敏", "user", "allergy"),
+    # a group of the user's
+    ("我们一家都吃素", "family", "diet"),
+    ("Our team is based in Dublin", "team", "residence"),
+    ("我们公司下个月搬到浦东", "company", "residence"),
 ])
 def test_the_attribute_belongs_to_the_subject(text: str, entity: str, attribute: str) -> None:
     props = fact_properties(text)

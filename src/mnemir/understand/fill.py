@@ -17,7 +17,7 @@ from mnemir.understand.dates import resolve_deadline
 from mnemir.understand.entities import find_entities
 from mnemir.understand.lexicon import CUES, INTENSIFIERS, SOFTENERS, find_emotion
 
-__all__ = ["RELATIONS", "Mention", "about_whom", "person_mention", "act_type", "decision_of", "fact_attribute", "hypothesis_properties",
+__all__ = ["GROUPS", "RELATIONS", "Mention", "about_whom", "group_mention", "person_mention", "act_type", "decision_of", "fact_attribute", "hypothesis_properties",
            "relation_key", "postponed_to", "POSTPONE", "CONDITIONAL", "fact_properties", "fact_provenance", "frame_properties", "emotion_properties",
            "preference_properties", "task_properties", "update_status", "correction_of", "strip_request"]
 
@@ -256,6 +256,31 @@ def person_mention(text: str) -> Mention | None:
     return found
 
 
+#: groups the user belongs to, said with "我们 / our": a fact about them is about the group, not the user alone
+GROUPS: dict[str, tuple[str, ...]] = {
+    "team": ("小组", "团队", "部门", "组", "team", "department", "squad"),
+    "company": ("公司", "单位", "company", "firm"),
+    "project": ("项目", "project"),
+    "family": ("一家人", "一家", "全家", "family", "whole family", "household"),
+}
+_GROUP_OF = {alias: key for key, names in GROUPS.items() for alias in names}
+_GROUP = re.compile(
+    rf"^{_ZH_LEAD}(?:我们|咱们|我)(?:这个|那个|的)?(?P<zh>{'|'.join(a for a in _GROUP_OF if _CJK_CHAR.search(a))})"
+    rf"(?!长|里|人(?!$)|门口|附近|旁边|楼下|对面|[\u4e00-\u9fff]?(?:的)?(?:同事|领导|老板|经理|主管|主任|组长|实习生|保安|"
+    rf"同学|新来))|{_EN_LEAD}(?:our|my)\s+(?:whole\s+|new\s+|little\s+)?"
+    rf"(?P<en>{'|'.join(a for a in _GROUP_OF if not _CJK_CHAR.search(a))})\b(?!'s\s+(?:new\s+)?\w+\s+(?:is|was))",
+    re.I)
+
+
+def group_mention(text: str) -> Mention | None:
+    """A group of the user's as the subject ("我们组…", "our team moved…", "我们一家都…"), else None."""
+    m = _GROUP.search(text.strip())
+    if m is None:
+        return None
+    word = m.group("zh") or m.group("en")
+    return Mention(_GROUP_OF[word.lower()], word, m.end(), None)
+
+
 def _person_mention(text: str) -> Mention | None:
     """The person (or pet) at the head of a sentence, when it is not the user: a relation or role of the user,
     maybe followed or preceded by a name ("我姐姐", "同事小林", "my uncle", "my friend Alex", "Priya, my manager"), a
@@ -321,18 +346,19 @@ def fact_properties(text: str) -> dict[str, object]:
     (:func:`fact_provenance`, applied by ``extract.finalize``).
 
     The entity is who or what the fact is about: ``user`` for the user, a relation key ("older sister",
-    "uncle") or a name ("alex") for someone else, the place or thing otherwise. A decision ("we went with the blue
+    "uncle") or a name ("alex") for someone else (:func:`person_mention`), a group of the user's ("team", "family":
+    :func:`group_mention`), the place or thing otherwise; the attribute is read on the rest of the sentence, so it
+    belongs to that subject. A decision ("we went with the blue
     sofa") is a Fact with attribute ``decision``, its entity the chosen option."""
     decision = decision_of(text)
     if decision is not None:
         return decision
-    who = about_whom(text)
+    who = person_mention(text) or group_mention(text)
     if who is not None:
-        key, _surface, end = who
-        attribute, value = fact_attribute(_as_first_person(text[end:]))
+        attribute, value = fact_attribute(_as_first_person(text.strip()[who.end:]))
         if attribute == "family":
             attribute, value = "relation", _relation_value(value) or value
-        return {"entity": key, "attribute": attribute, "value": value or _clean(text, 200) or text[:200]}
+        return {"entity": who.key, "attribute": attribute, "value": value or _clean(text, 200) or text[:200]}
     attribute, value = fact_attribute(text)
     entities = find_entities(text)
     first_person = bool(CUES["first_person"].search(text))
