@@ -242,9 +242,9 @@ def _about_key(text: str) -> str:
 
 def _about_right(expected: object, draft: Draft) -> bool:
     """The draft's entity names who or what the fact is about: either key contains the other, after
-    :func:`_about_key`, compared in romanised form (:func:`romanised`: "小林" meets "xiaolin").
+    :func:`_about_key`, compared in romanised form (:func:`romanised`: "小唐" meets "xiaotang").
 
-    A person named both ways in the sentence ("my brother Danny", "Priya, my manager", "我们家猫叫豆豆") has the name
+    A person named both ways in the sentence ("my brother Tom", "Omar, my line manager", "我们家那只黑猫叫煤球") has the name
     as entity; the relation the extractor read beside it (:func:`mnemir.understand.fill.person_mention`) names the
     same person and counts too. ``user`` is right when the entity is ``user``. A decision Fact keeps the chosen option as its entity; the one who
     decided is the speaker, so it counts as about ``user`` too, unless the sentence names someone else as its
@@ -260,7 +260,7 @@ def _about_right(expected: object, draft: Draft) -> bool:
     names = [got]
     mention = person_mention(draft.text)
     if mention is not None and mention.relation and _about_key(mention.key) == got:
-        names.append(mention.relation)  # "my brother Danny": the entity is Danny, who is the user's brother
+        names.append(mention.relation)  # "my brother Tom": the entity is Tom, who is the user's brother
     want = romanised(want)
     return any(want and name and (want in name or name in want) for name in map(romanised, names))
 
@@ -282,7 +282,7 @@ def _lazy_pinyin() -> Callable[[str], list[str]] | None:
 @lru_cache(maxsize=4096)
 def romanised(text: str) -> str:
     """``text`` with Chinese characters in toneless pinyin, lower case, without spaces, hyphens or apostrophes
-    ("小林" -> "xiaolin", "Xiao Lin" -> "xiaolin"); unchanged but for case and spacing without pypinyin."""
+    ("小唐" -> "xiaotang", "Xiao Tang" -> "xiaotang"); unchanged but for case and spacing without pypinyin."""
     convert = _lazy_pinyin()
     if convert is not None and _HAN.search(text):
         text = "".join(convert(text))

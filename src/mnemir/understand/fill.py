@@ -163,7 +163,7 @@ RELATIONS: dict[str, tuple[str, ...]] = {
 _RELATION_OF = {alias.lower(): key for key, names in RELATIONS.items() for alias in names}
 _CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 #: relation words written on their own (without "我的") only when they cannot be part of another word: two
-#: characters or more ("女儿…", "同事小林…"), never one ("姐", "妈")
+#: characters or more ("女儿…", "同事小唐…"), never one ("姐", "妈")
 _ZH_REL = "|".join(sorted((a for a in _RELATION_OF if _CJK_CHAR.search(a)), key=len, reverse=True))
 _ZH_REL_BARE = "|".join(sorted((a for a in _RELATION_OF if _CJK_CHAR.search(a) and len(a) > 1), key=len, reverse=True))
 _EN_REL = "|".join(sorted((re.escape(a) for a in _RELATION_OF if not _CJK_CHAR.search(a)), key=len, reverse=True))
@@ -181,31 +181,31 @@ _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁
              "岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时"
              "穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘"
              "池查麻苑迟邝")
-#: a Chinese personal name after a relation word or at the head of a clause: 小林 / 老周 / 阿杰, 李总 / 王阿姨, a
-#: surname and a given name ("林琳", "刘敏") or a doubled name ("朵朵", "豆豆")
+#: a Chinese personal name after a relation word or at the head of a clause: 小唐 / 老邱 / 阿伟, 李总 / 赵阿姨, a
+#: surname and a given name ("韩磊", "孙倩") or a doubled name ("乐乐")
 _ZH_NAME = (rf"(?:(?:小|老|阿)[\u4e00-\u9fff](?![\u4e00-\u9fff]?(?:了|过))|[{_SURNAMES}](?:老师|医生|总|经理|阿姨|叔叔|大爷|"
             rf"大妈|师傅|姐|哥)|(?:[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?|(?P<dup>[\u4e00-\u9fff])(?P=dup))"
             r"(?=是|在|去|今|明|昨|前|上|下|刚|最近|这|也|都|又|还|已|要|想|会|不|没|每|负责|经常|一直|"
             r"开始|调|搬|住|做|当|有|从|被|把|给|让|对|跟|和|说))")
-#: "我姐姐…", "我们组长老周…", "同事小林…", "楼下的王阿姨…", "我们部门新来的领导叫刘敏…", "我家橘猫…"
+#: "我姐姐…", "我们组长老邱…", "同事小唐…", "楼上的赵阿姨…", "我们科室新来的主任叫孙倩…", "我家橘猫…"
 _ZH_ABOUT = re.compile(
     rf"^{_ZH_LEAD}(?:(?P<near>楼下|楼上|隔壁|对门)的?(?:邻居)?|{_ZH_OWNER}(?:[\u4e00-\u9fff]{{1,5}}的)?"
     rf"(?:[大二三四五六七八九小]|(?:橘|黑|白|花|黄|灰|狸花|布偶|土|小|大|老)(?=[猫狗]))?(?P<rel>{_ZH_REL})|"
     rf"(?P<bare>{_ZH_REL_BARE}))(?!们|子(?!$)|家|里|边|说(?!过)|聚会|会|群|圈|关系)"
     rf"(?:叫(?P<called>[\u4e00-\u9fff]{{2,3}}?)(?=[，,。！!；;]|$|是|今)|[，,]?(?P<name>{_ZH_NAME}))?")
-#: a name at the head of a clause: "小林跟我说…", "老王是我大学室友", "小雅对坚果过敏"
+#: a name at the head of a clause: "老邓跟我说…", "老邓是我高中同桌", "小蔡对芒果过敏"
 _ZH_NAMED = re.compile(rf"^{_ZH_LEAD}(?P<name>(?:小|老|阿)[\u4e00-\u9fff]|[{_SURNAMES}](?:老师|医生|总|经理|阿姨|叔叔))"
                        r"(?=是|在|有|住|的|说|跟|和|对|告诉|刚|去|要|想|喜欢|不|没|已经|下|上|这|最近|今|明|昨|也|还|又|一直|"
                        r"经常|每|，|,)")
 _EN_LEAD = r"^(?:(?:oh|so|ok|okay|well|actually|also|and|but|sorry|btw|fyi|pls|please|remember|by the way),?\s+)*"
 #: one describing word before the relation word ("my older brother", "my line manager", "our new neighbours")
 _EN_MODS = r"(?:[a-z]+\s+)?"
-#: "my sister…", "my older brother…", "my friend Alex…", "our landlord…", "the neighbours…", "Uncle Ray…"
+#: "my sister…", "my older brother…", "my friend Alex…", "our landlord…", "the neighbours…", "Uncle Bert…"
 _EN_ABOUT = re.compile(
     rf"{_EN_LEAD}(?:(?:my|our|the)\s+{_EN_MODS}(?P<rel>{_EN_REL})|(?-i:(?P<kin>(?i:{_EN_KIN_AS_NAME})))(?=\b))"
     rf"(?![\w-])(?:'s)?(?:,?\s+(?-i:(?:(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+)?(?P<name>[A-Z][a-z]+))\b)?", re.I)
-#: a named person as the subject, maybe with an apposition: "Alex is…", "Tom's…", "Priya, my manager, is…",
-#: "Kai from the running club just…", "Mr Okafor next door…"
+#: a named person as the subject, maybe with an apposition: "Alex is…", "Tom's…", "Omar, my line manager, is…",
+#: "Zoe from the book club…", "Mrs Patel next door…"
 _EN_NAMED = re.compile(
     rf"{_EN_LEAD}(?-i:(?:(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+)?(?P<name>[A-Z][a-z]+))(?:'s\b)?"
     rf"(?:,\s+(?:that'?s\s+|who'?s\s+|she'?s\s+|he'?s\s+)?(?:my|our)\s+{_EN_MODS}(?P<rel>{_EN_REL})\s*,"
@@ -232,7 +232,7 @@ _NOT_NAMES = frozenset({"i", "the", "my", "we", "it", "this", "that", "there", "
 class Mention:
     """Who a sentence is about, when it is not the user: ``key`` (a lower-case name or a relation key), the words
     used (``surface``), where the mention ends, and ``relation``: the relation key when the sentence names the same
-    person both ways ("my brother Danny", "Priya, my manager", "我们家猫叫豆豆"), else None."""
+    person both ways ("my brother Tom", "Omar, my line manager", "我们家那只黑猫叫煤球"), else None."""
 
     key: str
     surface: str
@@ -283,9 +283,9 @@ def group_mention(text: str) -> Mention | None:
 
 def _person_mention(text: str) -> Mention | None:
     """The person (or pet) at the head of a sentence, when it is not the user: a relation or role of the user,
-    maybe followed or preceded by a name ("我姐姐", "同事小林", "my uncle", "my friend Alex", "Priya, my manager"), a
-    named person ("Alex is…", "小林跟我说…": reported speech is about the one who reports), or one named with 叫
-    ("我们家猫叫豆豆": the name wins, the relation is kept)."""
+    maybe followed or preceded by a name ("我姐姐", "同事小唐", "my uncle", "my friend Alex", "Omar, my line manager"), a
+    named person ("Alex is…", "老邓跟我说…": reported speech is about the one who reports), or one named with 叫
+    ("我们家那只黑猫叫煤球": the name wins, the relation is kept)."""
     m = _ZH_ABOUT.search(text)
     if m:
         rel = m.group("rel") or m.group("bare")
