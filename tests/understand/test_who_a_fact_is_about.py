@@ -107,10 +107,10 @@ def test_a_chinese_name_meets_its_romanised_spelling() -> None:
 
 
 def test_about_is_scored_through_the_extractor(extractor: Extractor, wed: datetime) -> None:
-    row = {"id": "x", "lang": "en", "text": "Omar, my line manager, is on leave until July",
-           "expect": [{"type": "Fact", "about": "manager"}]}
+    text = "Omar, my line manager, is on leave until July"
+    row = {"id": "x", "lang": "en", "text": text, "expect": [{"type": "Fact", "about": "manager"}]}
     scores = eval_extraction.LanguageScores()
-    eval_extraction.score_row(row, extractor.extract(row["text"], now=wed).drafts, scores)
+    eval_extraction.score_row(row, extractor.extract(text, now=wed).drafts, scores)
     assert scores.props["about"] == [1, 1]
 
 
