@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mnemir._paths import benchmarks_dir, training_dir
 from mnemir.embed import default_embedder
@@ -25,7 +27,7 @@ from mnemir.errors import ValidationError
 from mnemir.eval import report_main, zh_first
 from mnemir.understand.extract import MEMORY_LABELS, Draft, Extractor
 from mnemir.understand.extract import label_of as draft_label
-from mnemir.understand.fill import relation_key
+from mnemir.understand.fill import about_whom, person_mention, relation_key
 from mnemir.understand.model import read_jsonl
 from mnemir.understand.train import training_rows
 
@@ -152,6 +154,9 @@ class ExtractionReport:
             for key, (right, total) in sorted(s.props.items()):
                 acc = right / total if total else 0.0
                 lines.append(f"  property {key:<9} accuracy {acc:.3f} ({right}/{total}, items whose type was found)")
+        if not pinyin_available():
+            lines += ["", "note: pypinyin is not installed, so Chinese names in 'about' compare as written, not "
+                          "with their romanised spelling: pip install 'mnemir[eval]'"]
         if len(self.by_file) > 1:
             lines += ["", "macro-F1 per file:"]
             for name, langs in self.by_file.items():
@@ -236,9 +241,55 @@ def _about_key(text: str) -> str:
 
 
 def _about_right(expected: object, draft: Draft) -> bool:
-    """The draft's entity names who or what the fact is about (either contains the other, after :func:`_about_key`)."""
-    want, got = _about_key(str(expected)), _about_key(str(draft.properties.get("entity") or ""))
-    return bool(want and got and got != "user" and (want in got or got in want))
+    """The draft's entity names who or what the fact is about: either key contains the other, after
+    :func:`_about_key`, compared in romanised form (:func:`romanised`: "小唐" meets "xiaotang").
+
+    A person named both ways in the sentence ("my brother Tom", "Omar, my line manager", "我们家那只黑猫叫煤球") has the name
+    as entity; the relation the extractor read beside it (:func:`mnemir.understand.fill.person_mention`) names the
+    same person and counts too. ``user`` is right when the entity is ``user``. A decision Fact keeps the chosen option as its entity; the one who
+    decided is the speaker, so it counts as about ``user`` too, unless the sentence names someone else as its
+    subject ("my sister decided to…": then it is about her and must say so)."""
+    want = _about_key(str(expected))
+    got = _about_key(str(draft.properties.get("entity") or ""))
+    if not want or not got:
+        return False
+    if want == "user":
+        return got == "user" or (draft.properties.get("attribute") == "decision" and about_whom(draft.text) is None)
+    if got == "user":
+        return False
+    names = [got]
+    mention = person_mention(draft.text)
+    if mention is not None and mention.relation and _about_key(mention.key) == got:
+        names.append(mention.relation)  # "my brother Tom": the entity is Tom, who is the user's brother
+    want = romanised(want)
+    return any(want and name and (want in name or name in want) for name in map(romanised, names))
+
+
+def pinyin_available() -> bool:
+    """Whether ``pypinyin`` (the ``eval`` extra) is installed, so that Chinese names compare with their romanised
+    spelling; without it they compare as written (a warning line in the report says so)."""
+    return _lazy_pinyin() is not None
+
+
+def _lazy_pinyin() -> Callable[[str], list[str]] | None:
+    try:
+        from pypinyin import lazy_pinyin
+    except ImportError:
+        return None
+    return cast(Callable[[str], list[str]], lazy_pinyin)
+
+
+@lru_cache(maxsize=4096)
+def romanised(text: str) -> str:
+    """``text`` with Chinese characters in toneless pinyin, lower case, without spaces, hyphens or apostrophes
+    ("小唐" -> "xiaotang", "Xiao Tang" -> "xiaotang"); unchanged but for case and spacing without pypinyin."""
+    convert = _lazy_pinyin()
+    if convert is not None and _HAN.search(text):
+        text = "".join(convert(text))
+    return re.sub(r"[\s'’-]+", "", text.lower())
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 def sample_rows(rows: list[dict[str, Any]], per_language: int | None) -> list[dict[str, Any]]:

@@ -873,14 +873,22 @@ class UnderstandingMixin(_Base):
         ctx.out.notes.append(f"the user confirmed the assistant's proposal {proposal.goal!r}: stored as the user's task")
 
     def _resolve_relation(self, draft: Draft, ctx: _Context) -> None:
-        """A fact about "my brother" is about the person the user named as their brother ("Tom is my brother"),
-        when exactly one is known for this user."""
+        """A fact about "my brother" is about the person the user named as their brother, when exactly one is known
+        for this user: by a relation fact ("Tom is my brother") or by a fact that named them both ways ("my brother
+        Tom works nights", "Tom, my brother, ..."; read with :func:`fill.person_mention`)."""
         entity = draft.properties.get("entity")
         if draft.type not in ("Fact", "Hypothesis") or entity not in RELATIONS:
             return
         hits = self.search("", types=["Fact"], where={"attribute": "relation", "value": entity}, user=ctx.user, k=5,
                            now=ctx.now)
-        names = {str(h.memory.properties.get("entity")) for h in hits} - {"user", str(entity)}
+        names = {str(h.memory.properties.get("entity")) for h in hits}
+        words = " ".join(w for w in RELATIONS[str(entity)] if bool(re.search(r"[\u4e00-\u9fff]", w)) == (ctx.language == "zh"))
+        for hit in self.search(words or str(entity), types=["Fact"], user=ctx.user, k=10, now=ctx.now):
+            mention = fill.person_mention(hit.memory.content.text)
+            if mention is not None and mention.relation == entity \
+                    and hit.memory.properties.get("entity") == mention.key:
+                names.add(mention.key)
+        names -= {"user", str(entity)}
         if len(names) == 1:
             name = names.pop()
             draft.properties["entity"] = name

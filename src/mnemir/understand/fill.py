@@ -10,13 +10,14 @@ new status. Each function is pure: (text, now) -> properties.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 
 from mnemir.understand.dates import resolve_deadline
 from mnemir.understand.entities import find_entities
 from mnemir.understand.lexicon import CUES, INTENSIFIERS, SOFTENERS, find_emotion
 
-__all__ = ["RELATIONS", "about_whom", "act_type", "decision_of", "fact_attribute", "hypothesis_properties",
+__all__ = ["GROUPS", "RELATIONS", "Mention", "about_whom", "group_mention", "person_mention", "act_type", "decision_of", "fact_attribute", "hypothesis_properties",
            "relation_key", "postponed_to", "POSTPONE", "CONDITIONAL", "fact_properties", "fact_provenance", "frame_properties", "emotion_properties",
            "preference_properties", "task_properties", "update_status", "correction_of", "strip_request"]
 
@@ -102,15 +103,18 @@ def fact_attribute(text: str) -> tuple[str, str | None]:
 
 
 # -- who a fact is about ------------------------------------------------------------
-#: people a fact can be about besides the user: general relation words (zh + en) -> one key per relation. Chinese
-#: tells older from younger siblings, English does not, so those keep apart.
+#: people a fact can be about besides the user: general relation and role words (zh + en) -> one key per relation,
+#: and the animals people keep (a pet is talked about like a person). Chinese tells older from younger siblings,
+#: English does not, so those keep apart.
 RELATIONS: dict[str, tuple[str, ...]] = {
-    "mother": ("妈妈", "母亲", "老妈", "妈", "mom", "mum", "mother", "mama"),
-    "father": ("爸爸", "父亲", "老爸", "爸", "dad", "father", "papa"),
+    "mother": ("妈妈", "母亲", "老妈", "妈", "mom", "mum", "mother", "mama", "mummy", "mommy"),
+    "father": ("爸爸", "父亲", "老爸", "爸", "dad", "father", "papa", "daddy"),
+    "stepmother": ("继母", "后妈", "stepmother", "stepmom", "stepmum"),
+    "stepfather": ("继父", "后爸", "stepfather", "stepdad"),
     "parents": ("爸妈", "父母", "parents", "folks"),
     "wife": ("老婆", "妻子", "太太", "媳妇", "wife"),
     "husband": ("老公", "丈夫", "先生", "husband"),
-    "partner": ("对象", "伴侣", "partner", "fiancé", "fiancée", "fiance", "fiancee"),
+    "partner": ("对象", "伴侣", "爱人", "partner", "spouse", "fiancé", "fiancée", "fiance", "fiancee"),
     "girlfriend": ("女朋友", "女友", "girlfriend"),
     "boyfriend": ("男朋友", "男友", "boyfriend"),
     "son": ("儿子", "son"),
@@ -122,20 +126,29 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "younger brother": ("弟弟", "弟"),
     "sister": ("sister", "sis"),
     "brother": ("brother", "bro"),
-    "grandmother": ("奶奶", "外婆", "姥姥", "grandma", "grandmother", "granny", "nan"),
-    "grandfather": ("爷爷", "外公", "姥爷", "grandpa", "grandfather"),
-    "uncle": ("叔叔", "舅舅", "伯伯", "姑父", "姨父", "uncle"),
-    "aunt": ("阿姨", "姑姑", "姨妈", "舅妈", "婶婶", "aunt", "auntie"),
+    "sister-in-law": ("嫂子", "弟媳", "小姑子", "小姨子", "sister-in-law"),
+    "brother-in-law": ("姐夫", "妹夫", "小舅子", "大伯子", "brother-in-law"),
+    "son-in-law": ("女婿", "son-in-law"),
+    "daughter-in-law": ("儿媳", "儿媳妇", "daughter-in-law"),
+    "grandmother": ("奶奶", "外婆", "姥姥", "grandma", "grandmother", "granny", "gran", "nan", "nana"),
+    "grandfather": ("爷爷", "外公", "姥爷", "grandpa", "grandfather", "grandad", "granddad"),
+    "uncle": ("叔叔", "舅舅", "伯伯", "姑父", "姨父", "舅", "叔", "伯", "uncle"),
+    "aunt": ("阿姨", "姑姑", "姨妈", "舅妈", "婶婶", "小姨", "姨", "姑", "aunt", "auntie"),
     "cousin": ("表哥", "表姐", "表弟", "表妹", "堂哥", "堂姐", "堂弟", "堂妹", "cousin"),
     "nephew": ("侄子", "外甥", "nephew"),
     "niece": ("侄女", "外甥女", "niece"),
     "mother-in-law": ("岳母", "婆婆", "丈母娘", "mother-in-law"),
     "father-in-law": ("岳父", "公公", "老丈人", "father-in-law"),
-    "friend": ("朋友", "好朋友", "闺蜜", "哥们", "friend", "best friend", "buddy", "mate"),
+    "friend": ("朋友", "好朋友", "闺蜜", "哥们", "哥们儿", "发小", "friend", "best friend", "buddy", "mate"),
     "roommate": ("室友", "舍友", "roommate", "flatmate", "housemate"),
-    "neighbour": ("邻居", "neighbour", "neighbor"),
+    "neighbour": ("邻居", "neighbour", "neighbor", "neighbours", "neighbors"),
     "colleague": ("同事", "colleague", "coworker", "co-worker", "teammate"),
-    "boss": ("老板", "领导", "上司", "主管", "经理", "boss", "manager", "supervisor"),
+    "boss": ("老板", "领导", "上司", "主管", "经理", "组长", "主任", "总监", "boss", "manager", "supervisor",
+             "team lead", "head of department"),
+    "intern": ("实习生", "intern"),
+    "nanny": ("保姆", "nanny", "childminder", "babysitter"),
+    "tenant": ("租客", "房客", "tenant", "lodger"),
+    "guard": ("保安", "门卫", "security guard", "doorman", "concierge"),
     "landlord": ("房东", "landlord", "landlady"),
     "teacher": ("老师", "班主任", "teacher", "tutor", "coach"),
     "doctor": ("医生", "大夫", "doctor", "dentist", "gp"),
@@ -143,46 +156,171 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "client": ("客户", "client", "customer"),
     "dog": ("狗", "狗狗", "dog", "puppy"),
     "cat": ("猫", "猫咪", "cat", "kitten"),
+    "parrot": ("鹦鹉", "parrot", "budgie"),
+    "rabbit": ("兔子", "rabbit", "bunny"),
+    "hamster": ("仓鼠", "hamster"),
 }
 _RELATION_OF = {alias.lower(): key for key, names in RELATIONS.items() for alias in names}
-_ZH_REL = "|".join(sorted((a for a in _RELATION_OF if re.search(r"[\u4e00-\u9fff]", a)), key=len, reverse=True))
-_EN_REL = "|".join(sorted((re.escape(a) for a in _RELATION_OF if not re.search(r"[\u4e00-\u9fff]", a)),
-                          key=len, reverse=True))
-#: "我姐姐…", "我们家老王…", "我同事小李…" (a relation word, maybe followed by a name)
-_ZH_ABOUT = re.compile(rf"^(?:[，,\s]*(?:其实|不对|对了|另外|还有|而且|但是|不过)[，,\s]*)?(?:我的?|我们的?|我家的?|咱家的?)"
-                       rf"(?P<rel>{_ZH_REL})(?P<name>(?:小|老|阿)[\u4e00-\u9fff]|[\u4e00-\u9fff]{{1,2}}(?:老师|医生|总|哥|姐))?"
-                       rf"(?!们|子(?!$)|家|里|边)")
-#: "my sister…", "my older brother…", "my friend Alex…", "our landlord…"
-_EN_ABOUT = re.compile(rf"^(?:(?:oh|so|well|actually|also|and|but|sorry|btw),?\s+)*(?:my|our)\s+(?:(?:older|younger|"
-                       rf"little|big|elder|oldest|youngest|best|new|old)\s+)?(?P<rel>{_EN_REL})\b(?:,?\s+"
-                       rf"(?-i:(?P<name>[A-Z][a-z]+))\b)?", re.I)
-#: a named person as the subject: "Alex is…", "小王在…", "Tom's…"
-_EN_NAMED = re.compile(r"^(?:(?:oh|so|well|actually|also|and|but|btw),?\s+)*(?P<name>[A-Z][a-z]+)(?:'s)?\s+(?:is|was|has|had|"
-                       r"lives|works|moved|got|just|will|said|told|wants|likes|loves|hates|can'?t|doesn'?t|isn'?t|"
-                       r"started|left|runs|teaches|studies|plays|prefers|owns|drives|bought|sold|needs)\b")
-_ZH_NAMED = re.compile(r"^(?P<name>(?:小|老|阿)[\u4e00-\u9fff]|[\u4e00-\u9fff]{1,2}(?:老师|医生|总|经理|阿姨|叔叔))"
-                       r"(?=是|在|有|住|的|说|刚|去|要|想|喜欢|不|已经|下|这|最近|今|明|昨)")
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+#: relation words written on their own (without "我的") only when they cannot be part of another word: two
+#: characters or more ("女儿…", "同事小唐…"), never one ("姐", "妈")
+_ZH_REL = "|".join(sorted((a for a in _RELATION_OF if _CJK_CHAR.search(a)), key=len, reverse=True))
+_ZH_REL_BARE = "|".join(sorted((a for a in _RELATION_OF if _CJK_CHAR.search(a) and len(a) > 1), key=len, reverse=True))
+_EN_REL = "|".join(sorted((re.escape(a) for a in _RELATION_OF if not _CJK_CHAR.search(a)), key=len, reverse=True))
+#: English kinship words that are used like names at the head of a sentence ("Grandma turns ninety", "Dad's 70")
+_EN_KIN_AS_NAME = "|".join(sorted((re.escape(a) for key in ("mother", "father", "grandmother", "grandfather", "wife",
+                                                            "husband", "uncle", "aunt", "stepmother", "stepfather")
+                                   for a in RELATIONS[key] if not _CJK_CHAR.search(a)), key=len, reverse=True))
+_ZH_LEAD = r"(?:[，,\s]*(?:其实|不对|对了|另外|还有|而且|但是|不过|纠正一下|说起来|嗯|唉|哎|对|哦)[，,\s]*)*"
+#: whose: "我", "我们", "我家", "我们家那只", "我们小区的", "家里", "楼下的"
+_ZH_OWNER = (r"(?:(?:我们|咱们|我|咱)(?:家|这边|公司|部门|单位|组|团队|小区|学校|班|楼)?(?:那只|这只|那个|这个|那位|这位)?的?|"
+             r"家里的?)")
+#: the common Chinese surnames (a general fact of the language: about a hundred cover most people)
+_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪"
+             "范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁"
+             "岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时"
+             "穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘"
+             "池查麻苑迟邝")
+#: a Chinese personal name after a relation word or at the head of a clause: 小唐 / 老邱 / 阿伟, 李总 / 赵阿姨, a
+#: surname and a given name ("韩磊", "孙倩") or a doubled name ("乐乐")
+_ZH_NAME = (rf"(?:(?:小|老|阿)[\u4e00-\u9fff](?![\u4e00-\u9fff]?(?:了|过))|[{_SURNAMES}](?:老师|医生|总|经理|阿姨|叔叔|大爷|"
+            rf"大妈|师傅|姐|哥)|(?:[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?|(?P<dup>[\u4e00-\u9fff])(?P=dup))"
+            r"(?=是|在|去|今|明|昨|前|上|下|刚|最近|这|也|都|又|还|已|要|想|会|不|没|每|负责|经常|一直|"
+            r"开始|调|搬|住|做|当|有|从|被|把|给|让|对|跟|和|说))")
+#: "我姐姐…", "我们组长老邱…", "同事小唐…", "楼上的赵阿姨…", "我们科室新来的主任叫孙倩…", "我家橘猫…"
+_ZH_ABOUT = re.compile(
+    rf"^{_ZH_LEAD}(?:(?P<near>楼下|楼上|隔壁|对门)的?(?:邻居)?|{_ZH_OWNER}(?:[\u4e00-\u9fff]{{1,5}}的)?"
+    rf"(?:[大二三四五六七八九小]|(?:橘|黑|白|花|黄|灰|狸花|布偶|土|小|大|老)(?=[猫狗]))?(?P<rel>{_ZH_REL})|"
+    rf"(?P<bare>{_ZH_REL_BARE}))(?!们|子(?!$)|家|里|边|说(?!过)|聚会|会|群|圈|关系)"
+    rf"(?:叫(?P<called>[\u4e00-\u9fff]{{2,3}}?)(?=[，,。！!；;]|$|是|今)|[，,]?(?P<name>{_ZH_NAME}))?")
+#: a name at the head of a clause: "老邓跟我说…", "老邓是我高中同桌", "小蔡对芒果过敏"
+_ZH_NAMED = re.compile(rf"^{_ZH_LEAD}(?P<name>(?:小|老|阿)[\u4e00-\u9fff]|[{_SURNAMES}](?:老师|医生|总|经理|阿姨|叔叔))"
+                       r"(?=是|在|有|住|的|说|跟|和|对|告诉|刚|去|要|想|喜欢|不|没|已经|下|上|这|最近|今|明|昨|也|还|又|一直|"
+                       r"经常|每|，|,)")
+_EN_LEAD = r"^(?:(?:oh|so|ok|okay|well|actually|also|and|but|sorry|btw|fyi|pls|please|remember|by the way),?\s+)*"
+#: one describing word before the relation word ("my older brother", "my line manager", "our new neighbours")
+_EN_MODS = r"(?:[a-z]+\s+)?"
+#: "my sister…", "my older brother…", "my friend Alex…", "our landlord…", "the neighbours…", "Uncle Bert…"
+_EN_ABOUT = re.compile(
+    rf"{_EN_LEAD}(?:(?:my|our|the)\s+{_EN_MODS}(?P<rel>{_EN_REL})|(?-i:(?P<kin>(?i:{_EN_KIN_AS_NAME})))(?=\b))"
+    rf"(?![\w-])(?:'s)?(?:,?\s+(?-i:(?:(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+)?(?P<name>[A-Z][a-z]+))\b)?", re.I)
+#: a named person as the subject, maybe with an apposition: "Alex is…", "Tom's…", "Omar, my line manager, is…",
+#: "Zoe from the book club…", "Mrs Patel next door…"
+_EN_NAMED = re.compile(
+    rf"{_EN_LEAD}(?-i:(?:(?:Mr|Mrs|Ms|Miss|Dr)\.?\s+)?(?P<name>[A-Z][a-z]+))(?:'s\b)?"
+    rf"(?:,\s+(?:that'?s\s+|who'?s\s+|she'?s\s+|he'?s\s+)?(?:my|our)\s+{_EN_MODS}(?P<rel>{_EN_REL})\s*,"
+    rf"|\s+(?P<near>next door|from (?:the\s+)?[a-z][\w\s-]{{1,25}}?(?=\s+(?:is|was|has|just|goes|got)\b)))?"
+    r"\s+(?:is|was|are|has|had|have|lives|works|moved|got|gets|just|will|said|says|told|tells|wants|likes|loves|hates|"
+    r"can'?t|doesn'?t|isn'?t|wasn'?t|started|starts|left|leaves|runs|teaches|studies|plays|prefers|owns|drives|"
+    r"bought|sold|needs|turns|turned|won|lost|goes|went|finishes|finished|keeps|knows|used|speaks|approves|"
+    r"qualified|passed|been|made|became|becomes|does|did|lent|gave|takes|took|came|comes|never|always|still|"
+    r"also|only|really|might|may|must|should|would|could|allergic|doing|going|getting|having|staying|leaving|"
+    r"moving|working|living|starting|coming|being|a|an|the|not|on|in|at|off|back|away|home|pregnant|sick|ill)\b")
+_NEAR = {"楼下": "neighbour", "楼上": "neighbour", "隔壁": "neighbour", "对门": "neighbour", "next door": "neighbour"}
 _NOT_NAMES = frozenset({"i", "the", "my", "we", "it", "this", "that", "there", "our", "he", "she", "they", "you",
                         "today", "tomorrow", "yesterday", "monday", "tuesday", "wednesday", "thursday", "friday",
-                        "saturday", "sunday", "everything", "nothing", "everyone", "finally", "what", "who"})
+                        "saturday", "sunday", "everything", "nothing", "everyone", "finally", "what", "who", "here",
+                        "ok", "okay", "yes", "no", "thanks", "sorry", "please", "just", "also", "actually", "so",
+                        "well", "and", "but", "oh", "hi", "hey", "hello", "decided", "new", "next", "last", "one",
+                        "all", "both", "some", "any", "each", "every", "maybe", "probably", "perhaps", "still",
+                        "then", "now", "mine", "his", "her", "their", "its", "your", "these", "those", "if", "when",
+                        "while", "after", "before", "since", "because", "sure", "fine", "great", "good", "wow",
+                        "physio", "wrong", "scratch", "note", "fyi", "btw", "dear", "tonight", "weekend", "morning"})
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Who a sentence is about, when it is not the user: ``key`` (a lower-case name or a relation key), the words
+    used (``surface``), where the mention ends, and ``relation``: the relation key when the sentence names the same
+    person both ways ("my brother Tom", "Omar, my line manager", "我们家那只黑猫叫煤球"), else None."""
+
+    key: str
+    surface: str
+    end: int
+    relation: str | None = None
+
+
+#: reported speech whose own subject is the user ("the doctor said I…", "医生说我…"): the report is about the user
+_REPORTED_ABOUT_ME = re.compile(r"[\s,，]*(?:(?:just|also|then)\s+)?(?:said|says|told me|tells me|thinks|reckons|"
+                                r"(?:跟|和|对)?我?说|告诉我|觉得)[\s,，:：]*(?:that\s+)?(?:i\b|i'm\b|i've\b|my\b|我(?!们))",
+                                re.I)
+
+
+def person_mention(text: str) -> Mention | None:
+    """The person (or pet) at the head of a sentence, when it is not the user (see :func:`_person_mention`); None
+    for reported speech about the user ("the doctor said I need rest", "医生说我血压偏高")."""
+    text = text.strip()
+    found = _person_mention(text)
+    if found is not None and _REPORTED_ABOUT_ME.match(text, found.end):
+        return None
+    return found
+
+
+#: groups the user belongs to, said with "我们 / our": a fact about them is about the group, not the user alone
+GROUPS: dict[str, tuple[str, ...]] = {
+    "team": ("小组", "团队", "部门", "组", "team", "department", "squad"),
+    "company": ("公司", "单位", "company", "firm"),
+    "project": ("项目", "project"),
+    "family": ("一家人", "一家", "全家", "family", "whole family", "household"),
+}
+_GROUP_OF = {alias: key for key, names in GROUPS.items() for alias in names}
+_GROUP = re.compile(
+    rf"^{_ZH_LEAD}(?:我们|咱们|我)(?:这个|那个|的)?(?P<zh>{'|'.join(a for a in _GROUP_OF if _CJK_CHAR.search(a))})"
+    rf"(?!长|里|人(?!$)|门口|附近|旁边|楼下|对面|[\u4e00-\u9fff]?(?:的)?(?:同事|领导|老板|经理|主管|主任|组长|实习生|保安|"
+    rf"同学|新来))|{_EN_LEAD}(?:our|my)\s+(?:whole\s+|new\s+|little\s+)?"
+    rf"(?P<en>{'|'.join(a for a in _GROUP_OF if not _CJK_CHAR.search(a))})\b(?!'s\s+(?:new\s+)?\w+\s+(?:is|was))",
+    re.I)
+
+
+def group_mention(text: str) -> Mention | None:
+    """A group of the user's as the subject ("我们组…", "our team moved…", "我们一家都…"), else None."""
+    m = _GROUP.search(text.strip())
+    if m is None:
+        return None
+    word = m.group("zh") or m.group("en")
+    return Mention(_GROUP_OF[word.lower()], word, m.end(), None)
+
+
+def _person_mention(text: str) -> Mention | None:
+    """The person (or pet) at the head of a sentence, when it is not the user: a relation or role of the user,
+    maybe followed or preceded by a name ("我姐姐", "同事小唐", "my uncle", "my friend Alex", "Omar, my line manager"), a
+    named person ("Alex is…", "老邓跟我说…": reported speech is about the one who reports), or one named with 叫
+    ("我们家那只黑猫叫煤球": the name wins, the relation is kept)."""
+    m = _ZH_ABOUT.search(text)
+    if m:
+        rel = m.group("rel") or m.group("bare")
+        relation = _NEAR[m.group("near")] if m.group("near") else _RELATION_OF[rel]
+        if m.group("near") and rel is None and m.group("name") is None:  # "隔壁是…": the neighbours
+            return Mention(relation, m.group(0), m.end(), None)
+        name = m.group("name") or m.group("called")
+        if name:
+            return Mention(name.lower(), name, m.end("name") if m.group("name") else m.end("called"), relation)
+        return Mention(relation, rel or m.group("near"), m.end(), None)
+    m = _EN_ABOUT.search(text)
+    if m:
+        rel = m.group("rel") or m.group("kin")
+        relation = _RELATION_OF[rel.lower()]
+        name = m.group("name")
+        if name and name.lower() not in _NOT_NAMES and not _RELATION_OF.get(name.lower()):
+            return Mention(name.lower(), name, m.end(), relation)
+        return Mention(relation, rel, m.end("rel") if m.group("rel") else m.end("kin"), None)
+    m = _EN_NAMED.search(text)
+    if m and m.group("name").lower() not in _NOT_NAMES and m.group("name").lower() not in _RELATION_OF:
+        near = m.group("near")
+        given: str | None = _RELATION_OF[m.group("rel").lower()] if m.group("rel") else _NEAR.get(near or "")
+        return Mention(m.group("name").lower(), m.group("name"), m.end("near") if near else
+                       (m.end("rel") + 1 if m.group("rel") else m.end("name")), given)
+    m = _ZH_NAMED.search(text)
+    if m:
+        return Mention(m.group("name").lower(), m.group("name"), m.end("name"), None)
+    return None
 
 
 def about_whom(text: str) -> tuple[str, str, int] | None:
-    """(entity key, surface, end of the mention) of the person a sentence is about when it is not the user: a
-    relation of the user ("我姐姐", "my uncle", "my friend Alex": the name wins) or a named person at the start."""
-    for pattern in (_ZH_ABOUT, _EN_ABOUT):
-        m = pattern.search(text)
-        if m:
-            name = m.group("name")
-            if name and name.lower() not in _NOT_NAMES:
-                return name.lower(), name, m.end()
-            rel = m.group("rel")
-            return _RELATION_OF[rel.lower()], rel, m.end()
-    for pattern in (_EN_NAMED, _ZH_NAMED):
-        m = pattern.search(text)
-        if m and m.group("name").lower() not in _NOT_NAMES:
-            return m.group("name").lower(), m.group("name"), m.end("name")
-    return None
+    """(entity key, surface, end of the mention) of the person a sentence is about when it is not the user (see
+    :func:`person_mention`; a name wins over the relation it is given with)."""
+    m = person_mention(text)
+    return None if m is None else (m.key, m.surface, m.end)
 
 
 def relation_key(word: str) -> str | None:
@@ -208,18 +346,19 @@ def fact_properties(text: str) -> dict[str, object]:
     (:func:`fact_provenance`, applied by ``extract.finalize``).
 
     The entity is who or what the fact is about: ``user`` for the user, a relation key ("older sister",
-    "uncle") or a name ("alex") for someone else, the place or thing otherwise. A decision ("we went with the blue
+    "uncle") or a name ("alex") for someone else (:func:`person_mention`), a group of the user's ("team", "family":
+    :func:`group_mention`), the place or thing otherwise; the attribute is read on the rest of the sentence, so it
+    belongs to that subject. A decision ("we went with the blue
     sofa") is a Fact with attribute ``decision``, its entity the chosen option."""
     decision = decision_of(text)
     if decision is not None:
         return decision
-    who = about_whom(text)
+    who = person_mention(text) or group_mention(text)
     if who is not None:
-        key, _surface, end = who
-        attribute, value = fact_attribute(_as_first_person(text[end:]))
+        attribute, value = fact_attribute(_as_first_person(text.strip()[who.end:]))
         if attribute == "family":
             attribute, value = "relation", _relation_value(value) or value
-        return {"entity": key, "attribute": attribute, "value": value or _clean(text, 200) or text[:200]}
+        return {"entity": who.key, "attribute": attribute, "value": value or _clean(text, 200) or text[:200]}
     attribute, value = fact_attribute(text)
     entities = find_entities(text)
     first_person = bool(CUES["first_person"].search(text))
