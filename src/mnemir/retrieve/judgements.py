@@ -34,6 +34,7 @@ from mnemir.retrieve.ranking import (
 )
 from mnemir.retrieve.wording import says_change
 from mnemir.store.base import Store
+from mnemir.understand.lexicon import CUES
 
 
 # -- cross-memory judgements ---------------------------------------------------------------------
@@ -455,3 +456,40 @@ def next_step_first(order: list[Scored], query: str) -> list[Scored]:
         return order
     latest.reasons.append("the latest step still ahead the user stated: first for a question about what comes next")
     return [latest, *(s for s in order if s is not latest)]
+
+
+# -- what was decided ------------------------------------------------------------------------------------------
+#: a question about the outcome of a choice ("what did we decide about…", "which one did I go for in the end",
+#: "最后定的哪家", "选了哪个"): general markers, zh + en
+ASKS_DECISION = re.compile(r"决定|定了|定的|定在|怎么定|选了|选的|选哪|挑了|挑的|最后|最终|到底|结果|"
+                           r"\b(?:decide|decided|decision|settle|settled|end up|ended up|in the end|go for|went for|"
+                           r"went with|going with|chose|choose|pick|picked|opt|opted|agree|agreed)\b", re.I)
+#: the candidates a statement of a decision is chosen from: the head of the order, at least this relevant compared
+#: with the best of it
+DECISION_HEAD = 20
+DECISION_RELEVANCE = 0.4
+#: at most this many statements of a decision are moved ahead
+DECISIONS_FIRST = 2
+
+
+def decision_first(order: list[Scored], query: str) -> list[Scored]:
+    """Asked what was decided, the user's statements of a decision among the memories about as relevant as the
+    best (DECISION_RELEVANCE: a fact of the decision attribute, or worded as a choice made: "went with", "定了",
+    "还是…吧") go first, the latest first: a choice settles the deliberation and the options weighed before it,
+    which otherwise often share more words with the question. ``order`` as it is otherwise."""
+    if not ASKS_DECISION.search(query):
+        return order
+    head = order[:DECISION_HEAD]
+    if not head:
+        return order
+    best = max(s.relevance for s in head)
+    decided = [s for s in head if s.record.metadata.source.speaker == "user" and s.relevance >= DECISION_RELEVANCE * best
+               and (s.record.properties.get("attribute") == "decision" or CUES["decision"].search(s.record.text))]
+    if not decided:
+        return order
+    first = sorted(decided, key=lambda s: (s.relevance, s.record.metadata.created_at, s.record.id), reverse=True)[:DECISIONS_FIRST]
+    if order[:len(first)] == first:
+        return order
+    for s in first:
+        s.reasons.append("a statement of a decision: first for a question about what was decided")
+    return [*first, *(s for s in order if s not in first)]

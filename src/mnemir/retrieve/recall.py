@@ -56,6 +56,7 @@ from mnemir.retrieve.judgements import (
     feelings_move_on,
     focus_status,
     lift_present,
+    decision_first,
     next_step_first,
     open_steps_first,
     order_hits,
@@ -303,7 +304,7 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
         if ranker is not None and items:
             kept = _learned_order(items[:head], rows[:head], ranker, intent.kind, config.ranking) + list(kept[head:])
     notes += weak_notes
-    kept = next_step_first(kept, intent.query)
+    kept = decision_first(next_step_first(kept, intent.query), intent.query)
     fused = config.plain_weight > 0 or config.unsure_plain_weight > 0  # the fusion with plain search (off: role order)
     if fused:
         extra, more_barred, ruled_out = _plain_extras(kept, plain, judged_by_id, pool, intent, where, now, config,
