@@ -15,7 +15,7 @@ import numpy as np
 from mnemir.ir import MemIR
 from mnemir.ontology.attributes import MULTI_VALUED_ATTRIBUTES
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
-from mnemir.retrieve.fusion import EPISODE, utterance_of
+from mnemir.retrieve.fusion import DERIVED_FROM, EPISODE, utterance_of
 from mnemir.retrieve.graph import STEP_RELATIONS
 from mnemir.retrieve.lexical import shared_terms, topic_text
 from mnemir.retrieve.ranking import (
@@ -410,15 +410,36 @@ def taken_back(store: Store, pool: Mapping[str, Candidate], past: bool) -> dict[
     return out
 
 
+#: for "what is still open", an utterance whose work is all closed stands for nothing still open: what else was read
+#: from it (a remark made beside the plan, "he'll moan about it", or the utterance itself) is left out too
+CLOSED_WORK_SIBLINGS = True
+
+
 def completed_elsewhere(store: Store, pool: Mapping[str, Candidate]) -> dict[str, str]:
     """For "what is still open": the candidates read from (or standing for) an utterance that a later report said
-    was done (``completes``, written when no task had been read from it), id -> the reason."""
+    was done (``completes``, written when no task had been read from it), and those that are no open work read from
+    (or standing for) an utterance every live task or plan step of which is closed (CLOSED_WORK_SIBLINGS), id ->
+    the reason."""
     groups: dict[str, list[str]] = {}
     for mid, c in pool.items():
         groups.setdefault(utterance_of(c.record), []).append(mid)
     done = {e.target: e.source for e in store.edges(list(groups), relations=[COMPLETES], direction="in")}
-    return {mid: f"a later report said this work was done ({done[group]})"
-            for group, ids in groups.items() if group in done for mid in ids}
+    out = {mid: f"a later report said this work was done ({done[group]})"
+           for group, ids in groups.items() if group in done for mid in ids}
+    if not CLOSED_WORK_SIBLINGS:
+        return out
+    edges = store.edges([g for g in groups if g not in done], relations=[DERIVED_FROM], direction="in")
+    readings = {r.id: r for r in store.fetch(list({e.source for e in edges}))}
+    work: dict[str, list[str]] = {}  # utterance -> the statuses of the live work read from it
+    for e in edges:
+        record = readings.get(e.source)
+        if record is not None and record.type in TASK_TYPES and str(record.status) in ("active", "disputed"):
+            work.setdefault(e.target, []).append(task_status(record) or "pending")
+    for group, statuses in work.items():
+        if all(s in CLOSED_STATUSES for s in statuses):
+            out.update((mid, "read from an utterance whose work is all closed") for mid in groups[group]
+                       if pool[mid].record.type not in TASK_TYPES)
+    return out
 
 
 # -- what comes next -----------------------------------------------------------------------------------------
