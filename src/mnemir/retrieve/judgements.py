@@ -34,6 +34,7 @@ from mnemir.retrieve.ranking import (
 )
 from mnemir.retrieve.wording import says_change
 from mnemir.store.base import Store
+from mnemir.understand.extract import proposal_of
 from mnemir.understand.lexicon import CUES
 
 
@@ -514,3 +515,32 @@ def decision_first(order: list[Scored], query: str) -> list[Scored]:
     for s in first:
         s.reasons.append("a statement of a decision: first for a question about what was decided")
     return [*first, *(s for s in order if s not in first)]
+
+
+# -- what the assistant only asked -------------------------------------------------------------------------------
+#: an assistant's utterance that ends in a question and says at most this much before it ("Lovely.", "好的。") only
+#: asks: it tells nothing the user said or did
+ASKED_REST_WORDS = 8
+ASKED_REST_HAN = 12
+_SENTENCE_ENDS = re.compile(r"(?<=[。！？!?；;])\s*|(?<=[.])\s+")
+
+
+def only_asks(text: str) -> bool:
+    """The utterance is a question asking for news ("How did the fitting go?", "押金退了吗？"), with at most a
+    short acknowledgement before it, and offers nothing ("Want me to…", "要不要我…": an offer may become the
+    user's task)."""
+    sentences = [x.strip() for x in _SENTENCE_ENDS.split(text.strip()) if x.strip()]
+    if not sentences or not sentences[-1].endswith(("?", "？")) or proposal_of(text) is not None:
+        return False
+    told = " ".join(x for x in sentences if not x.endswith(("?", "？")))
+    return len(re.findall(r"[\u4e00-\u9fff]", told)) <= ASKED_REST_HAN \
+        and len(re.findall(r"[A-Za-z]+", told)) <= ASKED_REST_WORDS
+
+
+def assistant_questions(pool: Mapping[str, Candidate]) -> dict[str, str]:
+    """The candidates that stand for an assistant's turn that only asked (``only_asks``), id -> the reason: a
+    question is no answer, and it is often the closest text to a question about the same thing (the assistant asked
+    how the task stands; the user's reply says it)."""
+    return {mid: "the assistant only asked a question here" for mid, c in pool.items()
+            if c.record.metadata.source.speaker == "assistant" and c.record.type in (EPISODE, "DialogueAct")
+            and only_asks(c.record.text)}

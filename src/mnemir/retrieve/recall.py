@@ -48,6 +48,7 @@ from mnemir.retrieve.fusion import (
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
 from mnemir.retrieve.judgements import (
     above_floor,
+    assistant_questions,
     completed_elsewhere,
     demote_outdated,
     demote_replaced,
@@ -261,7 +262,8 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
         if reason is not None:
             barred[mid] = reason
             del pool[mid]
-    for mid, reason in taken_back(store, pool, past).items():
+    asked = assistant_questions(pool) if intent.kind in TASK_KINDS else {}
+    for mid, reason in {**taken_back(store, pool, past), **asked}.items():
         barred[mid] = reason
         del pool[mid]
     if intent.kind == "open_tasks":
