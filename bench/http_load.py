@@ -50,7 +50,7 @@ def utterance(rng: random.Random) -> str:
 
 
 def question(rng: random.Random) -> str:
-    forms = [f"What do I think about {rng.choice(FOODS)}?", "我还有哪些事没做完？", f"Where does {rng.choice(NAMES)} live?",
+    forms = [f"What do I think about {rng.choice(FOODS)}?", "我手上还剩什么事情要处理？", f"Where does {rng.choice(NAMES)} live?",
              f"What was I going to do about the {rng.choice(THINGS)}?", "这阵子我情绪如何？", "我下个月去哪里？"]
     return rng.choice(forms)
 

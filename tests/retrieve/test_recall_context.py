@@ -15,7 +15,7 @@ from mnemir.errors import ValidationError
 def test_render_states_role_and_source(mem: mnemir.Memory) -> None:
     stated = datetime(2026, 8, 10, 9, 0, tzinfo=UTC)
     now = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
-    mem.add("I love spicy food, the hotter the better", "Preference",
+    mem.add("I adore fiery chilli dishes, as hot as they come", "Preference",
             {"subject": "spicy food", "preference_type": "like"}, user="alice", speaker="user", now=stated)
     mem.add("I have a stomach bug, the doctor said to eat bland food", "Fact",
             {"entity": "user", "attribute": "health", "value": "stomach bug"}, user="alice", speaker="user",
@@ -27,7 +27,7 @@ def test_render_states_role_and_source(mem: mnemir.Memory) -> None:
     result = mem.recall(query, user="alice", k=5, now=now, intent=intent(query, "preference", ("Preference", "Fact")))
     text = result.context.render()
 
-    assert "background preference (likes spicy food), stated by the user on 2026-08-10: \"I love spicy food" in text
+    assert "background preference (likes spicy food), stated by the user on 2026-08-10: \"I adore fiery chilli dishes" in text
     assert "present state of the user" in text and "stated by the user on 2026-11-28" in text
     assert text.index("present state of the user") < text.index("background preference")
     assert "Tasks are requests, not facts" in text
@@ -73,7 +73,7 @@ def _three_memories(mem: mnemir.Memory, now: datetime) -> mnemir.Recall:
     for text, type_, props in [
         ("I have a stomach bug, the doctor said to eat bland food", "Fact",
          {"entity": "user", "attribute": "health", "value": "stomach bug"}),
-        ("I love spicy food, the hotter the better", "Preference", {"subject": "spicy food", "preference_type": "like"}),
+        ("I adore fiery chilli dishes, as hot as they come", "Preference", {"subject": "spicy food", "preference_type": "like"}),
         ("Plain rice congee is my go-to when I'm ill", "Preference", {"subject": "congee", "preference_type": "like"}),
     ]:
         mem.add(text, type_, props, user="alice", speaker="user", now=now)
