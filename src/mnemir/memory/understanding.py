@@ -658,14 +658,16 @@ class UnderstandingMixin(_Base):
     def _utterance_contexts(self, hits: Sequence[Any]) -> dict[str, tuple[str, Any]]:
         """Task id -> the text and vector (understanding embedder) of the utterance it was read from, when that
         utterance says more than the task itself."""
-        source = {h.memory.id: next((r.target for r in h.memory.relationships if r.relation == DERIVED_FROM), None)
-                  for h in hits}
-        wanted = sorted({e for e in source.values() if e})
-        if not wanted:
+        source: dict[str, str] = {}
+        for h in hits:
+            target = next((r.target for r in h.memory.relationships if r.relation == DERIVED_FROM), None)
+            if target:
+                source[h.memory.id] = target
+        if not source:
             return {}
-        episodes = {r.id: r for r in self.store.fetch(wanted) if r.type == EPISODE}
+        episodes = {r.id: r for r in self.store.fetch(sorted(set(source.values()))) if r.type == EPISODE}
         texts = {h.memory.id: episodes[e].content.text for h in hits
-                 if (e := source[h.memory.id]) in episodes
+                 if (e := source.get(h.memory.id, "")) in episodes
                  and len(episodes[e].content.text) > len(h.memory.content.text) + 1}
         if not texts:
             return {}
