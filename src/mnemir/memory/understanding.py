@@ -81,6 +81,12 @@ TERM_SURE = 0.2
 TERM_SIMILARITY_FLOOR = 0.0
 #: how many open tasks a report is compared with
 TASK_POOL = 8
+#: an open task is also read in the utterance it came from: a plan cut from a longer turn ("I'll call them
+#: tomorrow", told after naming the bakery) says too little on its own to be matched with the later report of it.
+#: A report is as close to the task as it is to that utterance less CONTEXT_DISCOUNT (the utterance may say other
+#: things too), its shared words counted over both; the better of the two readings counts
+TASK_CONTEXT = True
+CONTEXT_DISCOUNT = 0.05
 #: an assistant's task this close to an open task of the user is that task said back, not a new one
 RESTATED_TASK = 0.7
 #: at most this many stored memories are linked per (new memory, entity)
@@ -531,7 +537,7 @@ class UnderstandingMixin(_Base):
             return False
         if len(candidates) > 1 and candidates[0].score - candidates[1].score < MATCH_MARGIN:
             return False
-        if not worded and not _shared_terms(content_terms(draft.text), candidates[0].text):
+        if not worded and not _shares(candidates[0]):
             return False
         ctx.reports.append(Draft("Task", draft.text, {"status": status, "goal": fill.strip_request(draft.text)},
                                  kind="update", confidence=draft.confidence, entities=draft.entities,
@@ -613,6 +619,7 @@ class UnderstandingMixin(_Base):
         if not hits:
             return []
         query, vectors = self._draft_and_hit_vectors(draft, hits)
+        contexts = self._utterance_contexts(hits) if open_work and TASK_CONTEXT else {}
         wanted = {e.key for e in draft.entities}
         terms = content_terms(draft.text)
         out = []
@@ -632,9 +639,48 @@ class UnderstandingMixin(_Base):
             words = _shared_terms(terms, hit.memory.content.text)
             if words:
                 reasons.append("shares " + ", ".join(words))
-            score = similarity + (ENTITY_BONUS if shared or same else 0.0) + TERM_BONUS * min(len(words), TERMS_COUNTED)
+            score = similarity + TERM_BONUS * min(len(words), TERMS_COUNTED)
+            context = contexts.get(hit.memory.id)
+            if context is not None:
+                around = _shared_terms(terms, context[0])
+                in_context = float(np.dot(query, context[1])) - CONTEXT_DISCOUNT \
+                    + TERM_BONUS * min(len(set(words) | set(around)), TERMS_COUNTED)
+                if in_context > score:
+                    score = in_context
+                    reasons.append(f"said in an utterance of similarity {in_context + CONTEXT_DISCOUNT:.2f}")
+                    extra = sorted(set(around) - set(words))
+                    if extra:
+                        reasons.append("shares in its utterance " + ", ".join(extra))
+            score += ENTITY_BONUS if shared or same else 0.0
             out.append(Candidate(hit.memory.id, hit.memory.content.text, score, tuple(reasons), similarity))
         return sorted(out, key=lambda c: -c.score)
+
+    def _utterance_contexts(self, hits: Sequence[Any]) -> dict[str, tuple[str, Any]]:
+        """Task id -> the text and vector (understanding embedder) of the utterance it was read from, when that
+        utterance says more than the task itself."""
+        source: dict[str, str] = {}
+        for h in hits:
+            target = next((r.target for r in h.memory.relationships if r.relation == DERIVED_FROM), None)
+            if target:
+                source[h.memory.id] = target
+        if not source:
+            return {}
+        episodes = {r.id: r for r in self.store.fetch(sorted(set(source.values()))) if r.type == EPISODE}
+        texts = {h.memory.id: episodes[e].content.text for h in hits
+                 if (e := source.get(h.memory.id, "")) in episodes
+                 and len(episodes[e].content.text) > len(h.memory.content.text) + 1}
+        if not texts:
+            return {}
+        understanding = self._understanding_embedder()
+        ids = sorted({source[t] for t in texts})
+        vectors: dict[str, Any] = {}
+        if understanding.model_id == self.embedder.model_id:
+            users = {episodes[e].scope.user_id for e in ids}
+            vectors = dict(self.store.vectors(ids, user=users.pop() if len(users) == 1 else ANY))
+        missing = [e for e in ids if e not in vectors]
+        if missing:
+            vectors.update(zip(missing, understanding.embed([episodes[e].content.text for e in missing]), strict=True))
+        return {t: (text, vectors[source[t]]) for t, text in texts.items() if source[t] in vectors}
 
     def _draft_and_hit_vectors(self, draft: Draft, hits: Sequence[Any]) -> tuple[Any, dict[str, Any]]:
         """The draft's vector and each hit's, on the understanding embedder. Stored vectors serve only when they
@@ -1051,7 +1097,8 @@ def _term_sure(candidate: Candidate) -> bool:
 
 
 def _shares(candidate: Candidate) -> bool:
-    """The candidate shares a content term with the report (``_scored`` names them in its reasons)."""
+    """The candidate (or, for open work, the utterance it was read from) shares a content term with the report
+    (``_scored`` names them in its reasons)."""
     return any(reason.startswith("shares ") for reason in candidate.reasons)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from mnemir.ir import MemIR
 from mnemir.ontology.attributes import MULTI_VALUED_ATTRIBUTES
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
-from mnemir.retrieve.fusion import EPISODE, utterance_of
+from mnemir.retrieve.fusion import DERIVED_FROM, EPISODE, utterance_of
 from mnemir.retrieve.graph import STEP_RELATIONS
 from mnemir.retrieve.lexical import shared_terms, topic_text
 from mnemir.retrieve.ranking import (
@@ -34,6 +34,8 @@ from mnemir.retrieve.ranking import (
 )
 from mnemir.retrieve.wording import says_change
 from mnemir.store.base import Store
+from mnemir.understand.extract import proposal_of
+from mnemir.understand.lexicon import CUES
 
 
 # -- cross-memory judgements ---------------------------------------------------------------------
@@ -409,15 +411,36 @@ def taken_back(store: Store, pool: Mapping[str, Candidate], past: bool) -> dict[
     return out
 
 
+#: for "what is still open", an utterance whose work is all closed stands for nothing still open: what else was read
+#: from it (a remark made beside the plan, "he'll moan about it", or the utterance itself) is left out too
+CLOSED_WORK_SIBLINGS = True
+
+
 def completed_elsewhere(store: Store, pool: Mapping[str, Candidate]) -> dict[str, str]:
     """For "what is still open": the candidates read from (or standing for) an utterance that a later report said
-    was done (``completes``, written when no task had been read from it), id -> the reason."""
+    was done (``completes``, written when no task had been read from it), and those that are no open work read from
+    (or standing for) an utterance every live task or plan step of which is closed (CLOSED_WORK_SIBLINGS), id ->
+    the reason."""
     groups: dict[str, list[str]] = {}
     for mid, c in pool.items():
         groups.setdefault(utterance_of(c.record), []).append(mid)
     done = {e.target: e.source for e in store.edges(list(groups), relations=[COMPLETES], direction="in")}
-    return {mid: f"a later report said this work was done ({done[group]})"
-            for group, ids in groups.items() if group in done for mid in ids}
+    out = {mid: f"a later report said this work was done ({done[group]})"
+           for group, ids in groups.items() if group in done for mid in ids}
+    if not CLOSED_WORK_SIBLINGS:
+        return out
+    edges = store.edges([g for g in groups if g not in done], relations=[DERIVED_FROM], direction="in")
+    readings = {r.id: r for r in store.fetch(list({e.source for e in edges}))}
+    work: dict[str, list[str]] = {}  # utterance -> the statuses of the live work read from it
+    for e in edges:
+        record = readings.get(e.source)
+        if record is not None and record.type in TASK_TYPES and str(record.status) in ("active", "disputed"):
+            work.setdefault(e.target, []).append(task_status(record) or "pending")
+    for group, statuses in work.items():
+        if all(s in CLOSED_STATUSES for s in statuses):
+            out.update((mid, "read from an utterance whose work is all closed") for mid in groups[group]
+                       if pool[mid].record.type not in TASK_TYPES)
+    return out
 
 
 # -- what comes next -----------------------------------------------------------------------------------------
@@ -455,3 +478,69 @@ def next_step_first(order: list[Scored], query: str) -> list[Scored]:
         return order
     latest.reasons.append("the latest step still ahead the user stated: first for a question about what comes next")
     return [latest, *(s for s in order if s is not latest)]
+
+
+# -- what was decided ------------------------------------------------------------------------------------------
+#: a question about the outcome of a choice ("what did we decide about…", "which one did I go for in the end",
+#: "最后定的哪家", "选了哪个"): general markers, zh + en
+ASKS_DECISION = re.compile(r"决定|定了|定的|定在|怎么定|选了|选的|选哪|挑了|挑的|最后|最终|到底|结果|"
+                           r"\b(?:decide|decided|decision|settle|settled|end up|ended up|in the end|go for|went for|"
+                           r"went with|going with|chose|choose|pick|picked|opt|opted|agree|agreed)\b", re.I)
+#: the candidates a statement of a decision is chosen from: the head of the order, at least this relevant compared
+#: with the best of it
+DECISION_HEAD = 20
+DECISION_RELEVANCE = 0.4
+#: at most this many statements of a decision are moved ahead
+DECISIONS_FIRST = 2
+
+
+def decision_first(order: list[Scored], query: str) -> list[Scored]:
+    """Asked what was decided, the user's statements of a decision among the memories about as relevant as the
+    best (DECISION_RELEVANCE: a fact of the decision attribute, or worded as a choice made: "went with", "定了",
+    "还是…吧") go first, the latest first: a choice settles the deliberation and the options weighed before it,
+    which otherwise often share more words with the question. ``order`` as it is otherwise."""
+    if not ASKS_DECISION.search(query):
+        return order
+    head = order[:DECISION_HEAD]
+    if not head:
+        return order
+    best = max(s.relevance for s in head)
+    decided = [s for s in head if s.record.metadata.source.speaker == "user" and s.relevance >= DECISION_RELEVANCE * best
+               and (s.record.properties.get("attribute") == "decision" or CUES["decision"].search(s.record.text))]
+    if not decided:
+        return order
+    first = sorted(decided, key=lambda s: (s.relevance, s.record.metadata.created_at, s.record.id), reverse=True)[:DECISIONS_FIRST]
+    if order[:len(first)] == first:
+        return order
+    for s in first:
+        s.reasons.append("a statement of a decision: first for a question about what was decided")
+    return [*first, *(s for s in order if s not in first)]
+
+
+# -- what the assistant only asked -------------------------------------------------------------------------------
+#: an assistant's utterance that ends in a question and says at most this much before it ("Lovely.", "好的。") only
+#: asks: it tells nothing the user said or did
+ASKED_REST_WORDS = 8
+ASKED_REST_HAN = 12
+_SENTENCE_ENDS = re.compile(r"(?<=[。！？!?；;])\s*|(?<=[.])\s+")
+
+
+def only_asks(text: str) -> bool:
+    """The utterance is a question asking for news ("How did the fitting go?", "押金退了吗？"), with at most a
+    short acknowledgement before it, and offers nothing ("Want me to…", "要不要我…": an offer may become the
+    user's task)."""
+    sentences = [x.strip() for x in _SENTENCE_ENDS.split(text.strip()) if x.strip()]
+    if not sentences or not sentences[-1].endswith(("?", "？")) or proposal_of(text) is not None:
+        return False
+    told = " ".join(x for x in sentences if not x.endswith(("?", "？")))
+    return len(re.findall(r"[\u4e00-\u9fff]", told)) <= ASKED_REST_HAN \
+        and len(re.findall(r"[A-Za-z]+", told)) <= ASKED_REST_WORDS
+
+
+def assistant_questions(pool: Mapping[str, Candidate]) -> dict[str, str]:
+    """The candidates that stand for an assistant's turn that only asked (``only_asks``), id -> the reason: a
+    question is no answer, and it is often the closest text to a question about the same thing (the assistant asked
+    how the task stands; the user's reply says it)."""
+    return {mid: "the assistant only asked a question here" for mid, c in pool.items()
+            if c.record.metadata.source.speaker == "assistant" and c.record.type in (EPISODE, "DialogueAct")
+            and only_asks(c.record.text)}

@@ -48,7 +48,9 @@ from mnemir.retrieve.fusion import (
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
 from mnemir.retrieve.judgements import (
     above_floor,
+    assistant_questions,
     completed_elsewhere,
+    decision_first,
     demote_outdated,
     demote_replaced,
     drop_replaced,
@@ -260,7 +262,8 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
         if reason is not None:
             barred[mid] = reason
             del pool[mid]
-    for mid, reason in taken_back(store, pool, past).items():
+    asked = assistant_questions(pool) if intent.kind in TASK_KINDS else {}
+    for mid, reason in {**taken_back(store, pool, past), **asked}.items():
         barred[mid] = reason
         del pool[mid]
     if intent.kind == "open_tasks":
@@ -303,7 +306,7 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
         if ranker is not None and items:
             kept = _learned_order(items[:head], rows[:head], ranker, intent.kind, config.ranking) + list(kept[head:])
     notes += weak_notes
-    kept = next_step_first(kept, intent.query)
+    kept = decision_first(next_step_first(kept, intent.query), intent.query)
     fused = config.plain_weight > 0 or config.unsure_plain_weight > 0  # the fusion with plain search (off: role order)
     if fused:
         extra, more_barred, ruled_out = _plain_extras(kept, plain, judged_by_id, pool, intent, where, now, config,

@@ -1,0 +1,109 @@
+"""Dialogue state read in context (issue 15, session 13): a plan cut from a longer turn is matched with its report
+through the utterance it came from; "what is still open" leaves out what else was said beside work now closed; a
+question about work is not answered by the assistant's own question; a question about a decision puts the statement
+of the decision first. Every sentence is made up here."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+import mnemir
+import mnemir.memory.understanding as understanding
+from mnemir.ir import Content, MemIR, Metadata, Scope, Source
+from mnemir.retrieve.judgements import decision_first, only_asks
+from mnemir.retrieve.ranking import Candidate, Scored
+
+START = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
+
+FLORIST = [
+    ("user", "I need to get the bathroom tiles regrouted before the inspection."),
+    ("assistant", "Noted, regrouting first. What else is on the flat list?"),
+    ("user", "The florist on Mill Road does peonies for the table. I'll ring them on Friday."),
+    ("user", "Also I have to renew the parking permit this month."),
+    ("user", "Ordered the peonies from the Mill Road florist, all paid."),
+]
+
+
+def _said(mem: mnemir.Memory, turns: list[tuple[str, str]]) -> None:
+    for n, (speaker, text) in enumerate(turns, start=1):
+        mem.remember(text, speaker=speaker, user="noor", session="s1", turn=n, now=START + timedelta(minutes=n))
+
+
+def _read_from(mem: mnemir.Memory, turn: int, type_: str) -> list[MemIR]:
+    return [r for r in mem.list(user="noor") if r.metadata.source.turn == turn and r.type == type_]
+
+
+def _shown_turns(mem: mnemir.Memory, query: str) -> set[int]:
+    hits = mem.recall(query, user="noor", k=5, now=START + timedelta(hours=2)).hits
+    return {s.turn for h in hits for s in (h.memory.metadata.source, *h.memory.metadata.merged_sources) if s.turn}
+
+
+def test_a_report_closes_the_plan_its_utterance_named(mem: mnemir.Memory) -> None:
+    """"I'll ring them on Friday" says nothing of peonies; the turn it came from does."""
+    _said(mem, FLORIST)
+    plans = _read_from(mem, 3, "Plan")
+    assert plans and all(p.properties.get("status") == "completed" for p in plans), [p.properties for p in plans]
+    assert all(t.properties.get("status") == "pending" for n in (1, 4) for t in _read_from(mem, n, "Task"))
+
+
+def test_without_its_utterance_the_cut_plan_stays_open(mem: mnemir.Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(understanding, "TASK_CONTEXT", False)
+    _said(mem, FLORIST)
+    assert any(p.properties.get("status") == "pending" for p in _read_from(mem, 3, "Plan"))
+
+
+def test_what_is_left_leaves_out_what_was_said_beside_closed_work(mem: mnemir.Memory) -> None:
+    _said(mem, FLORIST)
+    assert _read_from(mem, 3, "Fact"), "the florist's peonies should be read as a fact beside the plan"
+    shown = _shown_turns(mem, "Which jobs remain open for the table and the flat?")
+    assert {1, 4} <= shown and 3 not in shown, shown
+
+
+@pytest.mark.parametrize(("text", "asks"), [
+    ("Good. Has the plasterer finished the hallway yet?", True),
+    ("行。护照续签办完没有？", True),
+    ("Nice one. Want me to set a reminder for the plasterer?", False),  # an offer may become the user's task
+    ("要不要我帮你查一下换驾照要带什么？", False),
+    ("The hallway needs two coats, so allow a week for drying before you paint. Shall we move on?", False),
+    ("The plasterer finished the hallway.", False),
+])
+def test_an_assistant_turn_that_only_asks(text: str, asks: bool) -> None:
+    assert only_asks(text) is asks
+
+
+def test_a_question_about_work_is_not_answered_by_the_assistants_question(mem: mnemir.Memory) -> None:
+    _said(mem, [
+        ("user", "I have to get the hallway replastered before the carpet goes down."),
+        ("assistant", "Makes sense. Have you booked a plasterer for the hallway yet?"),
+        ("user", "Booked Dario for Thursday, he quoted four hundred for the hallway."),
+    ])
+    shown = _shown_turns(mem, "Have I booked someone to plaster the hallway?")
+    assert 3 in shown and 2 not in shown, shown
+
+
+def _scored(text: str, relevance: float, minutes: int, attribute: str | None = None) -> Scored:
+    at = START + timedelta(minutes=minutes)
+    props = {"attribute": attribute} if attribute else {}
+    record = MemIR(content=Content(text=text), type="Fact", properties=props, scope=Scope(user_id="noor"),
+                   metadata=Metadata(created_at=at, updated_at=at, source=Source(speaker="user", at=at)))
+    return Scored(Candidate(record, similarity=relevance), "answer", relevance, relevance, relevance)
+
+
+def test_a_question_about_a_decision_puts_the_decision_first() -> None:
+    order = [_scored("For the shed roof I'm torn between felt and corrugated steel.", 0.7, 1),
+             _scored("The shed is at the bottom of the garden.", 0.6, 2),
+             _scored("We went with corrugated steel for the shed roof in the end.", 0.4, 3)]
+    out = decision_first(order, "What did we decide about the shed roof?")
+    assert out[0] is order[2] and sorted(map(id, out)) == sorted(map(id, order))
+    # one stated with the decision attribute counts too, whatever its wording
+    tagged = [*order[:2], _scored("Corrugated steel for the shed roof.", 0.4, 3, attribute="decision")]
+    assert decision_first(tagged, "Which roof did we pick for the shed?")[0] is tagged[2]
+
+
+def test_other_questions_and_far_less_relevant_decisions_keep_their_order() -> None:
+    order = [_scored("For the shed roof I'm torn between felt and corrugated steel.", 0.7, 1),
+             _scored("We went with corrugated steel for the shed roof in the end.", 0.2, 3)]
+    assert decision_first(order, "Where is the shed?") == order
+    assert decision_first(order, "What did we decide about the shed roof?") == order  # 0.2 is far below 0.7
