@@ -998,10 +998,11 @@ class UnderstandingMixin(_Base):
         found = self._closest(probe, types, ctx)
         # a correction names the value it takes back ("not 20 tables", "不是周三"); a decision names the option it
         # chose, which the deliberation it settles named too ("the cedar or the composite boards"): look for it
-        named = _old_value_key(draft.replaces if what != "decision" else str(draft.properties.get("value") or ""))
+        value = draft.replaces if what != "decision" else str(draft.properties.get("value") or "")
+        named = _old_value_key(value)
         if named:
             seen = {c.id for c in found}
-            found += [c for c in self._closest(probe, types, ctx, text=str(draft.replaces)) if c.id not in seen]
+            found += [c for c in self._closest(probe, types, ctx, text=str(value)) if c.id not in seen]
             found = sorted((_named_bonus(c, named) for c in found), key=lambda c: -c.score)
         people = people_named(draft.text)
         sure = {"correction": CORRECTION_NAMED_SURE if named else CORRECTION_SURE,
