@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import pytest
 from recall_helpers import add, intent
 
 import mnemir
+from mnemir.retrieve.ranking import Candidate, FrameState, RankingConfig, score_candidate
 
 
 def _said(mem: mnemir.Memory, now: datetime, text: str, days: float, *readings: tuple[str, str, dict]) -> str:
@@ -88,3 +90,33 @@ def test_only_what_was_said_with_a_feeling_is_marked(mem: mnemir.Memory, now: da
               if h.memory.type == "Fact"}
     assert marked.get("The rent is 1400 a month") is True, marked
     assert marked.get("The parking space costs 90 a month") is False, marked
+
+
+def test_an_advice_question_weighs_what_was_said_with_a_feeling_fully(mem: mnemir.Memory, now: datetime) -> None:
+    """Asked what to do, the user's state counts, feelings included: nothing said with a feeling is damped."""
+    _outburst(mem, now)
+    _others(mem, now)
+    query = "Should I call the repair company again about the dishwasher?"
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "preference", ("Preference",),
+                                                                         confidence=0.9))
+    assert result.hits
+    assert not any("said with a feeling" in r for h in result.hits for r in h.reasons)
+
+
+def test_the_damping_follows_the_intents_confidence(mem: mnemir.Memory, now: datetime) -> None:
+    """With ``felt_by_confidence`` (off by default: docs/decisions/0035), an unsure fact question damps what was said
+    with a feeling less."""
+    said = mem.get(_outburst(mem, now), user="alice")
+    query = "What happened with the dishwasher?"
+
+    def score(confidence: float, felt: bool = True) -> float:
+        scored = score_candidate(Candidate(said, similarity=0.5, felt=felt), "answer",
+                                 intent(query, "fact_lookup", ("Fact",), confidence=confidence), None, now,
+                                 RankingConfig(felt_by_confidence=True), FrameState(), past=False)
+        assert scored is not None
+        return scored.score
+
+    with pytest.raises(mnemir.ValidationError, match="felt_by_confidence"):
+        RankingConfig(felt_by_confidence=1)  # type: ignore[arg-type]
+    assert score(0.95) < score(0.4) < score(0.4, felt=False)
+    assert score(0.95, felt=False) == score(0.4, felt=False)

@@ -30,6 +30,9 @@ RECALL_ROLES = ("answer", "current", "task", "background", "caution", "hypothesi
 TASK_TYPES = ("Task", "Plan")
 TASK_KINDS = ("open_tasks", "task_status", "plan")
 #: roles that answer the query (the intent's types fit them); the others are context around the answer
+#: the query kinds that ask for a settled record (a fact, a task, a plan): what was said with a feeling counts less
+#: for them (advice, preference and general questions weigh the user's state, feelings included)
+CALM_KINDS = ("fact_lookup", "open_tasks", "task_status", "plan")
 ANSWER_ROLES = ("answer", "task", "hypothesis", "dialogue")
 #: words that name the user as the entity of a Fact, in :func:`~mnemir.ontology.norm_key` form ("The User" ->
 #: "theuser"); ranking and lifecycle conflict rules share this one definition
@@ -150,13 +153,15 @@ class RankingConfig:
     #: train split; docs/decisions/0023)
     episode_fit: float = 0.8
     #: a memory said with a feeling (an EmotionalState was read from the same utterance: an outburst, a complaint)
-    #: counts this much for a question that does not ask about feelings nor about the past: a calm statement of the
-    #: same thing is the better evidence (heat overstates), and the feeling is its own memory. Soft: nothing else
-    #: close, it is still found
+    #: counts this much for a question that asks for a fact or a task (``CALM_KINDS``), not about the past: a calm
+    #: statement of the same thing is the better evidence (heat overstates), and the feeling is its own memory.
+    #: Soft (scaled by the intent's confidence): nothing else close, it is still found
     felt_fit: float = 0.8
     #: ... and an utterance from which only a feeling was read is weighed as that feeling (damped as the present
     #: mood, never under ``emotion_event_weight``) instead of as an utterance of unknown role (``episode_fit``)
     felt_episode_as_feeling: bool = True
+    #: ... in proportion to the intent's confidence (False: fully for every calm question)
+    felt_by_confidence: bool = False
     #: below this intent confidence, the intent is checked against which family of memories matches best
     trust_intent: float = 0.7
     #: ... where an unsure intent's guess of "feelings" counts as asking about feelings from this confidence on
@@ -182,9 +187,10 @@ class RankingConfig:
     role_offsets: Mapping[str, Mapping[str, float]] = field(default_factory=_offsets)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.felt_episode_as_feeling, bool):
-            raise ValidationError("felt_episode_as_feeling must be true or false", field="felt_episode_as_feeling",
-                                  value=self.felt_episode_as_feeling, allowed="a bool")
+        for name in ("felt_episode_as_feeling", "felt_by_confidence"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
+                                      allowed="a bool")
         for name in ("emotion_half_life", "emotion_answer_half_life", "present_window", "preference_half_life",
                      "task_half_life"):
             value = getattr(self, name)
@@ -471,8 +477,8 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     if not past:  # "上回": the ended frame is what is asked about
         factor *= _frame_factor(record, frames, config, reasons, flags)
     factor *= _time_factor(record, intent, now, config, reasons)
-    if c.felt and record.type != "EmotionalState" and intent.kind != "emotion" and not past:
-        factor *= _felt_factor(record, now, config, reasons)
+    if c.felt and record.type != "EmotionalState" and intent.kind in CALM_KINDS and not past:
+        factor *= _felt_factor(record, intent, now, config, reasons)
     offset = config.role_offsets.get(intent.kind, {}).get(role, 0.0)
     strength = (rel + bonus) * factor
     return Scored(c, role, round(strength + offset, 4), rel, round(strength, 4), reasons, flags, listed,
@@ -502,19 +508,22 @@ def _present_feeling(record: MemIR, intent: IntentLike, now: datetime, config: R
     return record.type == "EmotionalState" and intent.kind == "emotion" and age_of(record, now) <= config.present_window
 
 
-def _felt_factor(record: MemIR, now: datetime, config: RankingConfig, reasons: list[str]) -> float:
-    """What a memory said with a feeling counts for a calm question (neither about feelings nor about the past).
-    An utterance from which only a feeling was read is that feeling, said: it is weighed as the feeling is (damped
-    as the present mood, fading to an event; :func:`_state_factor`) instead of as an utterance of unknown role. A
-    memory of another type read alongside a feeling counts ``felt_fit``."""
+def _felt_factor(record: MemIR, intent: IntentLike, now: datetime, config: RankingConfig,
+                 reasons: list[str]) -> float:
+    """What a memory said with a feeling counts for a calm question (a fact or a task asked for, not about the
+    past). An utterance from which only a feeling was read is that feeling, said: it is weighed as the feeling is
+    (damped as the present mood, fading to an event; :func:`_state_factor`) instead of as an utterance of unknown
+    role. A memory of another type read alongside a feeling counts ``felt_fit``. The intent is a probability: the
+    factor applies in proportion to its confidence (an unsure intent may be a question about how things went)."""
     if record.type == "Episode" and config.felt_episode_as_feeling:
         weight = halving(age_of(record, now), config.emotion_half_life)
-        factor = max(config.emotion_damping * weight, config.emotion_event_weight) / config.episode_fit
-        reasons.append(f"said with a feeling, and only the feeling was read from it: weighed as the feeling "
-                       f"(x {factor:.2f})")
-        return min(factor, 1.0)
-    reasons.append(f"said with a feeling (x {config.felt_fit:g}): a calm question, calm evidence first")
-    return config.felt_fit
+        full = min(max(config.emotion_damping * weight, config.emotion_event_weight) / config.episode_fit, 1.0)
+        what = "said with a feeling, and only the feeling was read from it: weighed as the feeling"
+    else:
+        full, what = config.felt_fit, "said with a feeling: a calm question, calm evidence first"
+    factor = 1.0 - float(intent.confidence) * (1.0 - full) if config.felt_by_confidence else full
+    reasons.append(f"{what} (x {factor:.2f})")
+    return factor
 
 
 def _type_fit(record: MemIR, intent: IntentLike, config: RankingConfig) -> float:
