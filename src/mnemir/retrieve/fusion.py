@@ -37,6 +37,7 @@ from mnemir.retrieve.ranking import TASK_TYPES, Candidate, IntentLike, Scored, t
 from mnemir.store.base import Selection, Store, tenant_reads
 
 EPISODE = "Episode"
+FEELING = "EmotionalState"
 DERIVED_FROM = "derived_from"
 #: what plain hybrid search fuses: the same reciprocal-rank constant as :class:`~mnemir.retrieve.search.FusionConfig`
 PLAIN_RRF_K = 60
@@ -64,17 +65,21 @@ def fold_episodes(store: Store, scope: Selection, pool: MutableMapping[str, Cand
     store = tenant_reads(store, scope.user_id)
     episodes = {mid: c for mid, c in pool.items() if c.record.type == EPISODE}
     if not episodes:
+        _mark_felt(pool, set())
         return Folded({}, {})
     children: dict[str, list[str]] = {}
     for edge in store.edges(list(episodes), relations=[DERIVED_FROM], direction="in"):
         children.setdefault(edge.target, []).append(edge.source)
     if not children:
+        _mark_felt(pool, set())
         return Folded({}, {})
     wanted = [cid for ids in children.values() for cid in ids if cid not in pool]
     records = {r.id: r for r in store.fetch(list(dict.fromkeys(wanted)))}
     records.update((mid, c.record) for mid, c in pool.items())
     excluded: dict[str, str] = {}
     quotes: dict[str, MemIR] = {}
+    felt = {eid for eid, ids in children.items()
+            if any(i in records and records[i].type == FEELING and records[i].status in scope.statuses for i in ids)}
     for eid, ids in children.items():
         readings = [records[i] for i in ids if i in records and records[i].type not in NO_READING
                     and _same_scope(records[i], scope)]
@@ -94,7 +99,17 @@ def fold_episodes(store: Store, scope: Selection, pool: MutableMapping[str, Cand
             pool[mid].similarity = float(np.dot(vec, qvec))
         _take_signals(max((pool[r.id] for r in live), key=lambda c: (c.similarity, c.id)), episode)
         del pool[eid]
+    _mark_felt(pool, felt)
     return Folded(excluded, quotes)
+
+
+def _mark_felt(pool: Mapping[str, Candidate], felt: set[str]) -> None:
+    """Mark what was said with a feeling: the utterances a live feeling was read from (``felt``, and those of the
+    feelings among the candidates) and every candidate read from them."""
+    felt = felt | {utterance_of(c.record) for c in pool.values() if c.record.type == FEELING}
+    for c in pool.values():
+        if c.record.type != FEELING and utterance_of(c.record) in felt:
+            c.felt = True
 
 
 def _same_scope(record: MemIR, scope: Selection) -> bool:

@@ -30,6 +30,9 @@ RECALL_ROLES = ("answer", "current", "task", "background", "caution", "hypothesi
 TASK_TYPES = ("Task", "Plan")
 TASK_KINDS = ("open_tasks", "task_status", "plan")
 #: roles that answer the query (the intent's types fit them); the others are context around the answer
+#: the query kinds that ask for a settled record (a fact, a task, a plan): what was said with a feeling counts less
+#: for them (advice, preference and general questions weigh the user's state, feelings included)
+CALM_KINDS = ("fact_lookup", "open_tasks", "task_status", "plan")
 ANSWER_ROLES = ("answer", "task", "hypothesis", "dialogue")
 #: words that name the user as the entity of a Fact, in :func:`~mnemir.ontology.norm_key` form ("The User" ->
 #: "theuser"); ranking and lifecycle conflict rules share this one definition
@@ -149,6 +152,16 @@ class RankingConfig:
     #: so it is not weighed as low as a type outside the intent's (0.8: chosen between 0.6 and 0.8 on the continuity
     #: train split; docs/decisions/0023)
     episode_fit: float = 0.8
+    #: a memory said with a feeling (an EmotionalState was read from the same utterance: an outburst, a complaint)
+    #: counts this much for a question that asks for a fact or a task (``CALM_KINDS``), not about the past: a calm
+    #: statement of the same thing is the better evidence (heat overstates), and the feeling is its own memory.
+    #: Soft (scaled by the intent's confidence): nothing else close, it is still found
+    felt_fit: float = 0.8
+    #: ... and an utterance from which only a feeling was read is weighed as that feeling (damped as the present
+    #: mood, never under ``emotion_event_weight``) instead of as an utterance of unknown role (``episode_fit``)
+    felt_episode_as_feeling: bool = True
+    #: ... in proportion to the intent's confidence (False: fully for every calm question)
+    felt_by_confidence: bool = False
     #: below this intent confidence, the intent is checked against which family of memories matches best
     trust_intent: float = 0.7
     #: ... where an unsure intent's guess of "feelings" counts as asking about feelings from this confidence on
@@ -174,6 +187,10 @@ class RankingConfig:
     role_offsets: Mapping[str, Mapping[str, float]] = field(default_factory=_offsets)
 
     def __post_init__(self) -> None:
+        for name in ("felt_episode_as_feeling", "felt_by_confidence"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
+                                      allowed="a bool")
         for name in ("emotion_half_life", "emotion_answer_half_life", "present_window", "preference_half_life",
                      "task_half_life"):
             value = getattr(self, name)
@@ -185,7 +202,7 @@ class RankingConfig:
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
                      "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit",
-                     "episode_fit", "weak_min_relevance", "cross_language_factor", "status_focus_margin", "open_focus_margin"):
+                     "episode_fit", "felt_fit", "weak_min_relevance", "cross_language_factor", "status_focus_margin", "open_focus_margin"):
             self._check_range(name, 0.0, 1.0)
 
     def _check_range(self, name: str, low: float, high: float) -> None:
@@ -207,6 +224,9 @@ class Candidate:
     via: tuple[str, str, int] | None = None
     #: the best score of the memory this one was reached from
     parent_relevance: float = 0.0
+    #: said with a feeling: a feeling (EmotionalState) was read from the same utterance (set by
+    #: :func:`~mnemir.retrieve.fusion.fold_episodes`)
+    felt: bool = False
 
     @property
     def id(self) -> str:
@@ -445,7 +465,8 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     if in_session:
         reasons.append("said in the session asked about")  # what the meeting or lesson is about includes its content
     elif role in ANSWER_ROLES and record.type == "Episode":
-        reasons.append("what was said, verbatim (no typed memory read from it answers)")
+        reasons.append("what was said, verbatim (" + ("only a feeling was read from it)" if c.felt else
+                                                      "no typed memory read from it answers)"))
     elif role in ANSWER_ROLES and record.type not in intent.types:
         reasons.append(f"widened beyond the intended types ({record.type})")
     bonus = 0.0
@@ -456,6 +477,8 @@ def score_candidate(c: Candidate, role: str, intent: IntentLike, where: FilterNo
     if not past:  # "上回": the ended frame is what is asked about
         factor *= _frame_factor(record, frames, config, reasons, flags)
     factor *= _time_factor(record, intent, now, config, reasons)
+    if c.felt and record.type != "EmotionalState" and intent.kind in CALM_KINDS and not past:
+        factor *= _felt_factor(record, intent, now, config, reasons)
     offset = config.role_offsets.get(intent.kind, {}).get(role, 0.0)
     strength = (rel + bonus) * factor
     return Scored(c, role, round(strength + offset, 4), rel, round(strength, 4), reasons, flags, listed,
@@ -483,6 +506,24 @@ def _present_feeling(record: MemIR, intent: IntentLike, now: datetime, config: R
     """A recent feeling answers a question about feelings even in other words ("how am I holding up?"); not a
     question about an earlier moment ("那天", "when they first told me": the caller checks)."""
     return record.type == "EmotionalState" and intent.kind == "emotion" and age_of(record, now) <= config.present_window
+
+
+def _felt_factor(record: MemIR, intent: IntentLike, now: datetime, config: RankingConfig,
+                 reasons: list[str]) -> float:
+    """What a memory said with a feeling counts for a calm question (a fact or a task asked for, not about the
+    past). An utterance from which only a feeling was read is that feeling, said: it is weighed as the feeling is
+    (damped as the present mood, fading to an event; :func:`_state_factor`) instead of as an utterance of unknown
+    role. A memory of another type read alongside a feeling counts ``felt_fit``. The intent is a probability: the
+    factor applies in proportion to its confidence (an unsure intent may be a question about how things went)."""
+    if record.type == "Episode" and config.felt_episode_as_feeling:
+        weight = halving(age_of(record, now), config.emotion_half_life)
+        full = min(max(config.emotion_damping * weight, config.emotion_event_weight) / config.episode_fit, 1.0)
+        what = "said with a feeling, and only the feeling was read from it: weighed as the feeling"
+    else:
+        full, what = config.felt_fit, "said with a feeling: a calm question, calm evidence first"
+    factor = 1.0 - float(intent.confidence) * (1.0 - full) if config.felt_by_confidence else full
+    reasons.append(f"{what} (x {factor:.2f})")
+    return factor
 
 
 def _type_fit(record: MemIR, intent: IntentLike, config: RankingConfig) -> float:

@@ -242,99 +242,199 @@ def recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentL
         return _recall(store, embedder, ontology, intent, scope, k, now, config)
 
 
+@dataclass
+class _Query:
+    """What one recall call knows about its query, built once and handed to every stage instead of a dozen
+    parameters: the reads (``store``, ``scope``, the query vector), the intent and its filter (``where``), the clock
+    (``now``; ``past``: the question asks about the past), the settings, the candidates (``pool``, which the graph
+    walk grows), plain search's order over them (``plain``: id -> rank; ``groups``: id -> its utterance), the frames,
+    and what a named exclusion bars (id -> reason). The intent and ``where`` change once, when the memories settle an
+    unsure intent (:meth:`settle_intent`), before anything is ranked."""
+
+    store: Store
+    scope: Selection
+    ontology: Ontology
+    config: RecallConfig
+    intent: IntentLike
+    where: FilterNode | None
+    now: datetime
+    k: int
+    qvec: Vectors
+    past: bool
+    pool: dict[str, Candidate] = field(default_factory=dict)
+    plain: dict[str, int] = field(default_factory=dict)
+    groups: dict[str, str] = field(default_factory=dict)
+    frames: FrameState = field(default_factory=FrameState)
+    barred: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ranking(self) -> RankingConfig:
+        return self.config.ranking
+
+    def type_role(self, record: MemIR) -> str:
+        return self.ontology.resolve(record.type).role if record.type in self.ontology else "answer"
+
+    def role(self, c: Candidate) -> str:
+        """The role this candidate plays for the query (its type's role, moved by its status and age)."""
+        return role_of(c.record, self.intent, self.now, self.ranking, self.type_role(c.record))
+
+    def gate(self, c: Candidate, role: str, filler: bool = False) -> str | None:
+        return gate(c, role, self.intent, self.where, self.now, self.ranking, filler=filler)
+
+    def is_setting(self, mid: str) -> bool:
+        """The frame in force: shown apart, as the setting (not a hit unless the question asks about it)."""
+        return self.frames.active is not None and mid == self.frames.active.id
+
+    def scored(self, c: Candidate, role: str, floor_off: bool = True) -> Scored | None:
+        return score_candidate(c, role, self.intent, self.where, self.now, self.ranking, self.frames, past=self.past,
+                               floor_off=floor_off)
+
+    def score(self, c: Candidate, floor_off: bool = False, filler: bool = False) -> Scored | None:
+        """``floor_off``: scored even under the relevance floor; ``filler``: judged as a weak filler of a thin
+        answer. None when a role gate holds it out or it is the setting in force."""
+        role = self.role(c)
+        if self.gate(c, role, filler=filler) is not None:
+            return None
+        if self.is_setting(c.id) and self.intent.kind != "frame":
+            return None  # shown apart, as the setting
+        return self.scored(c, role, floor_off=floor_off)
+
+    def bar(self, reasons: Mapping[str, str]) -> None:
+        """Set these candidates aside, each with its named reason."""
+        for mid, reason in reasons.items():
+            self.barred[mid] = reason
+            self.pool.pop(mid, None)
+
+    def settle_intent(self, settled: Settled) -> None:
+        if settled.switched:
+            self.intent, self.where = _switched(self.intent, settled), None
+
+    def answered(self, kept: Sequence[Scored]) -> bool:
+        """The top k holds a memory of an intended type in an answer role, not a weak filler: only then may a
+        confident intent rule a role out (with no such answer, what plain search found is the best there is)."""
+        return any(s.record.type in self.intent.types and s.role in ANSWER_ROLES and "weak" not in s.flags
+                   for s in kept[: self.k])
+
+    def ruled_out(self, c: Candidate, role: str, answered: bool) -> str | None:
+        """Why a confident intent rules this candidate out of plain search's places, or None (never an utterance)."""
+        return _ruled_out(role, self.intent, self.config) if answered and c.record.type != EPISODE else None
+
+
 def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentLike, scope: Selection, k: int,
             now: datetime, config: RecallConfig) -> Recall:
-    qvec = embedder.embed_query(intent.query)
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
-    pool = _gather(store, scope, intent, types, where, qvec, now, max(config.candidates, 4 * k), config)
-    past = asks_about_past(intent.query, intent.time_range, now)
-    # plain search over the utterances, read before episodes are folded (a past period the question names first)
-    utterances = plain_group_ranks(pool, _past_period(intent, now), config.plain_text_weight)
-    folded = fold_episodes(store, scope, pool, past, qvec)
-    plain = plain_ranks(pool, utterances)
-    groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
-    barred = dict(folded.excluded)
-    for mid in folded.excluded:
-        pool.pop(mid, None)  # an utterance whose readings were all replaced is no answer either
-    for mid, c in list(pool.items()):
-        reason = hard_exclusion(c.record, intent, now, past)
-        if reason is not None:
-            barred[mid] = reason
-            del pool[mid]
-    asked = assistant_questions(pool) if intent.kind in TASK_KINDS else {}
-    for mid, reason in {**taken_back(store, pool, past), **asked}.items():
-        barred[mid] = reason
-        del pool[mid]
-    if intent.kind == "open_tasks":
-        for mid, reason in completed_elsewhere(store, pool).items():
-            barred[mid] = reason
-            del pool[mid]
-    frames = _frames(store, scope, now, pool)
-    if "ContextualFrame" in intent.types and frames.active is not None and frames.active.id not in pool:
-        pool[frames.active.id] = Candidate(frames.active)  # the frame in force may answer "what is this about?"
-        _fill_similarity(store, pool, [frames.active.id], qvec)
-    settled = settle(intent, pool.values(), config.ranking, now)
+    q = _Query(store, scope, ontology, config, intent, where, now, k, embedder.embed_query(intent.query),
+               asks_about_past(intent.query, intent.time_range, now))
+    quotes = _candidates(q, types)
+    settled = settle(q.intent, q.pool.values(), config.ranking, now)
     notes = [settled.note] if settled.note else []
-    if settled.switched:
-        intent, where = _switched(intent, settled), None
-    ranked = _rank(pool, intent, where, now, config, ontology, frames, store, past)
-    scored_ids = {s.record.id for s in ranked}  # judged already: the top-up never brings one back
-    judged_by_id = {s.record.id: s for s in ranked}
-    ranked = focus_status(ranked, intent.kind, config.ranking, intent.confidence)
-    ranked, walk_notes = _follow(store, scope, ranked, intent, where, now, config, ontology, frames, qvec, pool, past)
-    if not past:
-        replacements_stand_in(ranked)
-    open_steps_first(ranked, intent.kind)
-    lift_present(ranked, intent.kind, config.ranking)
-    kept, replaced_notes = drop_replaced(order_hits(above_floor(ranked, config.ranking)), past)
+    q.settle_intent(settled)
+    kept, judged, walk_notes, replaced_notes, weak_notes = _role_order(q)
     notes += replaced_notes
-    judged = scored_ids | {s.record.id for s in ranked}  # and what the graph walk added
-    kept, weak_notes = _top_up(kept, ranked, judged, pool, intent, where, now, config, ontology, frames, past, k)
-    judged_by_id.update((s.record.id, s) for s in ranked)
-    ranker = (config.ranker or default_ranker()) if config.learned else None
-    if ranker is not None or config.observer is not None:
-        full = config.observer is not None  # else only what the rules show needs its features (and a score)
-        items = _learning_items(kept, judged_by_id, pool, intent, where, now, config, ontology, frames, past, full)
-        # the nudge re-sorts what passed the floors (the weak fillers after it keep their place) up to the head of a
-        # long list: the memories the top k can be drawn from
-        admitted = next((i for i, s in enumerate(kept) if "weak" in s.flags), len(kept))
-        head = min(admitted, max(NUDGED_HEAD, 4 * k))
-        rows = features(items, intent, now, only=None if full else head)
-        if config.observer is not None:
-            config.observer(items, rows)
-        if ranker is not None and items:
-            kept = _learned_order(items[:head], rows[:head], ranker, intent.kind, config.ranking) + list(kept[head:])
+    kept = _nudged(q, kept, judged)
     notes += weak_notes
-    kept = decision_first(next_step_first(kept, intent.query), intent.query)
-    fused = config.plain_weight > 0 or config.unsure_plain_weight > 0  # the fusion with plain search (off: role order)
-    if fused:
-        extra, more_barred, ruled_out = _plain_extras(kept, plain, judged_by_id, pool, intent, where, now, config,
-                                                      ontology, frames, past, k, groups)
-        barred.update(more_barred)
-        # the intent is a probability over roles: the less sure it is, the more plain search counts
-        weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(intent.confidence))
-        kept, fusion_notes = fuse(kept, plain, extra, k=k, role_weight=1.0, plain_weight=weight,
-                                  fusion_k=config.fusion_k, barred=barred, ruled_out=ruled_out,
-                                  kept=kept_places(k, config.plain_share), groups=groups)
-        notes += fusion_notes
-    else:
-        ruled_out = {}
-    quotes = dict(folded.quotes)
+    kept = decision_first(next_step_first(kept, q.intent.query), q.intent.query)
+    kept, ruled_out, fusion_notes = _fused(q, kept, judged)
+    notes += fusion_notes
     kept = one_slot(kept, ruled_out, quotes)
-    if fused and config.fill_from_plain and len(kept) < k:
-        kept += _plain_fillers(kept, plain, judged_by_id, pool, intent, where, now, config, ontology, frames, past,
-                               k, groups, barred, ruled_out)
-    ranked = kept
-    widened, widen_notes = _widening(ranked, intent, k)
-    widened = widened or any("weak" in s.flags for s in ranked[:k])
-    hits = [_hit(s) for s in ranked[:k]]
+    if _fusion_on(config) and config.fill_from_plain and len(kept) < k:
+        kept += _plain_fillers(q, kept, judged, ruled_out)
+    widened, widen_notes = _widening(kept, q.intent, k)
+    widened = widened or any("weak" in s.flags for s in kept[:k])
+    hits = [_hit(s) for s in kept[:k]]
     _quote(store, hits, quotes)
     notes += widen_notes + walk_notes
     if not hits:
         notes.append("no stored memory in this scope is close enough to the query")
-    context = Context.build(intent.query, now, hits, frames.active, notes)
-    return Recall(intent.query, intent, hits, context, widened, notes)
+    context = Context.build(q.intent.query, now, hits, q.frames.active, notes)
+    return Recall(q.intent.query, q.intent, hits, context, widened, notes)
+
+
+def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
+    """Fill ``q.pool`` (with plain search's order over it, read before episodes are folded) and set aside what a
+    named lifecycle fact bars; read the frames. Returns the quotes: typed memory id -> the utterance it was read from."""
+    intent, now, past = q.intent, q.now, q.past
+    q.pool = pool = _gather(q.store, q.scope, intent, types, q.where, q.qvec, now,
+                            max(q.config.candidates, 4 * q.k), q.config)
+    # plain search over the utterances, read before episodes are folded (a past period the question names first)
+    utterances = plain_group_ranks(pool, _past_period(intent, now), q.config.plain_text_weight)
+    folded = fold_episodes(q.store, q.scope, pool, past, q.qvec)
+    q.plain = plain_ranks(pool, utterances)
+    q.groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
+    q.bar(folded.excluded)  # an utterance whose readings were all replaced is no answer either
+    q.bar({mid: reason for mid, c in list(pool.items())
+           if (reason := hard_exclusion(c.record, intent, now, past)) is not None})
+    asked = assistant_questions(pool) if intent.kind in TASK_KINDS else {}  # work asked about: a question is no answer
+    q.bar({**taken_back(q.store, pool, past), **asked})
+    if intent.kind == "open_tasks":
+        q.bar(completed_elsewhere(q.store, pool))
+    q.frames = frames = _frames(q.store, q.scope, now, pool)
+    if "ContextualFrame" in intent.types and frames.active is not None and frames.active.id not in pool:
+        pool[frames.active.id] = Candidate(frames.active)  # the frame in force may answer "what is this about?"
+        _fill_similarity(q.store, pool, [frames.active.id], q.qvec)
+    return dict(folded.quotes)
+
+
+def _role_order(q: _Query) -> tuple[list[Scored], dict[str, Scored], list[str], list[str], list[str]]:
+    """The rules' order: score by role, judge the memories against each other, follow relationships, let
+    replacements stand in, drop what was replaced, top up a thin answer. Returns (kept, every judged memory by id,
+    the walk's notes, the notes on what was replaced, the notes on weak fillers)."""
+    ranked = _rank(q)
+    scored_ids = {s.record.id for s in ranked}  # judged already: the top-up never brings one back
+    judged = {s.record.id: s for s in ranked}
+    ranked = focus_status(ranked, q.intent.kind, q.ranking, q.intent.confidence)
+    ranked, walk_notes = _follow(q, ranked)
+    if not q.past:
+        replacements_stand_in(ranked)
+    open_steps_first(ranked, q.intent.kind)
+    lift_present(ranked, q.intent.kind, q.ranking)
+    kept, replaced_notes = drop_replaced(order_hits(above_floor(ranked, q.ranking)), q.past)
+    seen = scored_ids | {s.record.id for s in ranked}  # and what the graph walk added
+    kept, weak_notes = _top_up(q, kept, ranked, seen)
+    judged.update((s.record.id, s) for s in ranked)
+    return kept, judged, walk_notes, replaced_notes, weak_notes
+
+
+def _nudged(q: _Query, kept: list[Scored], judged: Mapping[str, Scored]) -> list[Scored]:
+    """The learned nudge re-sorts what passed the floors (the weak fillers after it keep their place) up to the head
+    of a long list: the memories the top k can be drawn from. The observer sees every candidate it weighs."""
+    config = q.config
+    ranker = (config.ranker or default_ranker()) if config.learned else None
+    if ranker is None and config.observer is None:
+        return kept
+    full = config.observer is not None  # else only what the rules show needs its features (and a score)
+    items = _learning_items(q, kept, judged, full)
+    admitted = next((i for i, s in enumerate(kept) if "weak" in s.flags), len(kept))
+    head = min(admitted, max(NUDGED_HEAD, 4 * q.k))
+    rows = features(items, q.intent, q.now, only=None if full else head)
+    if config.observer is not None:
+        config.observer(items, rows)
+    if ranker is not None and items:
+        kept = _learned_order(items[:head], rows[:head], ranker, q.intent.kind, q.ranking) + list(kept[head:])
+    return kept
+
+
+def _fusion_on(config: RecallConfig) -> bool:
+    """The fusion with plain search (off: the role order alone)."""
+    return config.plain_weight > 0 or config.unsure_plain_weight > 0
+
+
+def _fused(q: _Query, kept: list[Scored], judged: Mapping[str, Scored]
+           ) -> tuple[list[Scored], dict[str, str], list[str]]:
+    """The role order fused with plain hybrid search (reciprocal ranks; plain search's best keep their share of the
+    top k). Returns (the fused order, what a confident intent ruled out, notes)."""
+    config = q.config
+    if not _fusion_on(config):
+        return kept, {}, []
+    extra, more_barred, ruled_out = _plain_extras(q, kept, judged)
+    q.barred.update(more_barred)
+    # the intent is a probability over roles: the less sure it is, the more plain search counts
+    weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(q.intent.confidence))
+    fused, notes = fuse(kept, q.plain, extra, k=q.k, role_weight=1.0, plain_weight=weight, fusion_k=config.fusion_k,
+                        barred=q.barred, ruled_out=ruled_out, kept=kept_places(q.k, config.plain_share),
+                        groups=q.groups)
+    return fused, ruled_out, notes
 
 
 # -- gathering --------------------------------------------------------------------------------------
@@ -434,29 +534,27 @@ def _frames(store: Store, scope: Selection, now: datetime, pool: Mapping[str, Ca
 
 
 # -- ranking ---------------------------------------------------------------------------------------
-def _rank(pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode | None, now: datetime,
-          config: RecallConfig, ontology: Ontology, frames: FrameState, store: Store, past: bool) -> list[Scored]:
+def _rank(q: _Query) -> list[Scored]:
     """Score every candidate, then judge them against each other: what replaced what (a newer preference, a later
     feeling, the frame in force and its facts), unless the query asks about the past, which those earlier ones
     answer."""
-    scored = [s for s in (_score(c, intent, where, now, config, ontology, frames, past) for c in pool.values()) if s]
-    scored += _vouched_for(scored, pool, intent, where, now, config, ontology, frames, past)
+    intent, ranking = q.intent, q.ranking
+    scored = [s for s in (q.score(c) for c in q.pool.values()) if s]
+    scored += _vouched_for(q, scored)
     compared = ("Preference", "EmotionalState") if intent.kind == "emotion" else ("Preference",)
-    vectors = store.vectors([s.record.id for s in scored if s.record.type in compared])
-    demote_replaced(scored, vectors, config.ranking)
-    if past:
+    vectors = q.store.vectors([s.record.id for s in scored if s.record.type in compared])
+    demote_replaced(scored, vectors, ranking)
+    if q.past:
         return scored
     if intent.kind == "emotion":
-        feelings_move_on(scored, vectors, config.ranking, now=now, asks_now=asks_about_now(intent.query))
+        feelings_move_on(scored, vectors, ranking, now=q.now, asks_now=asks_about_now(intent.query))
     if intent.kind == "frame":
-        ended_frames_give_way(scored, frames, config.ranking)
-    other_frame_gives_way(scored, frames, config.ranking)
+        ended_frames_give_way(scored, q.frames, ranking)
+    other_frame_gives_way(scored, q.frames, ranking)
     return scored
 
 
-def _vouched_for(scored: Sequence[Scored], pool: Mapping[str, Candidate], intent: IntentLike,
-                 where: FilterNode | None, now: datetime, config: RecallConfig, ontology: Ontology,
-                 frames: FrameState, past: bool) -> list[Scored]:
+def _vouched_for(q: _Query, scored: Sequence[Scored]) -> list[Scored]:
     """A half-remembered fact, a disputed one or a guess that matches the query brings along the closest confident fact
     about the same thing (an entity holding every word of the guess's, remarks in brackets aside), however few words they
     share with the query: beside a guess, the assistant must see what is known. Each is ranked just above the guess."""
@@ -466,17 +564,17 @@ def _vouched_for(scored: Sequence[Scored], pool: Mapping[str, Candidate], intent
     have = {s.record.id for s in scored}
     guesses = [(u, entity_terms(u.record)) for u in unsure]
     best: dict[str, Scored] = {}  # per guess, the closest confident fact: a one-word entity must not bring a crowd
-    for c in pool.values():
+    for c in q.pool.values():
         if c.id in have or c.record.type != "Fact" or c.record.status is not MemoryStatus.active:
             continue
         confidence = confidence_of(c.record)
-        if confidence is None or confidence < config.ranking.confident_fact:
+        if confidence is None or confidence < q.ranking.confident_fact:
             continue
         terms = entity_terms(c.record)
         guess = next((u for u, words in guesses if words <= terms), None)
         if guess is None:
             continue
-        s = _score(c, intent, where, now, config, ontology, frames, past, floor_off=True)
+        s = q.score(c, floor_off=True)
         if s is None or "other_frame" in s.flags:
             continue
         held = best.get(guess.record.id)
@@ -487,27 +585,13 @@ def _vouched_for(scored: Sequence[Scored], pool: Mapping[str, Candidate], intent
     return list(best.values())
 
 
-def _score(c: Candidate, intent: IntentLike, where: FilterNode | None, now: datetime, config: RecallConfig,
-           ontology: Ontology, frames: FrameState, past: bool, floor_off: bool = False,
-           filler: bool = False) -> Scored | None:
-    """``floor_off``: scored even under the relevance floor; ``filler``: judged as a weak filler of a thin answer."""
-    type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
-    role = role_of(c.record, intent, now, config.ranking, type_role)
-    if gate(c, role, intent, where, now, config.ranking, filler=filler) is not None:
-        return None
-    if frames.active is not None and c.id == frames.active.id and intent.kind != "frame":
-        return None  # shown apart, as the setting
-    return score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=floor_off)
-
-
-def _top_up(kept: list[Scored], ranked: Sequence[Scored], judged: set[str], pool: Mapping[str, Candidate],
-            intent: IntentLike, where: FilterNode | None, now: datetime, config: RecallConfig, ontology: Ontology,
-            frames: FrameState, past: bool, k: int) -> tuple[list[Scored], list[str]]:
+def _top_up(q: _Query, kept: list[Scored], ranked: Sequence[Scored], judged: set[str]
+            ) -> tuple[list[Scored], list[str]]:
     """Never nothing, and never a thin answer, when more passed the role gates: when nothing passed the floors, the
     closest of what was scored; then, while fewer than ``weak_fallback`` are shown, the closest plain memories
     under the relevance floor (never one scored and set aside: replaced, or a task a status question left out).
     Both labelled weak."""
-    want = min(k, config.weak_fallback)
+    want = min(q.k, q.config.weak_fallback)
     if len(kept) >= want:
         return kept, []
     weak: list[Scored] = []
@@ -517,9 +601,9 @@ def _top_up(kept: list[Scored], ranked: Sequence[Scored], judged: set[str], pool
             s.reasons.append("under the score floor: shown because nothing passed it")
     if len(kept) + len(weak) < want:
         closest = max((s.candidate.similarity for s in [*kept, *weak]), default=0.0)
-        rest = [s for s in (_score(c, intent, where, now, config, ontology, frames, past, floor_off=True, filler=True)
-                            for mid, c in pool.items() if mid not in judged) if s is not None and _plain(s)
-                and s.relevance >= config.ranking.weak_min_relevance and _may_fill(s, intent, closest)]
+        rest = [s for s in (q.score(c, floor_off=True, filler=True) for mid, c in q.pool.items() if mid not in judged)
+                if s is not None and _plain(s) and s.relevance >= q.ranking.weak_min_relevance
+                and _may_fill(s, q.intent, closest)]
         more = sorted(rest, key=lambda s: (-s.relevance, s.record.id))[: want - len(kept) - len(weak)]
         for s in more:
             s.reasons.append("under the relevance floor: shown because too few memories passed it")
@@ -534,31 +618,28 @@ def _top_up(kept: list[Scored], ranked: Sequence[Scored], judged: set[str], pool
                          "the closest others follow, labelled weak"]
 
 
-def _learning_items(kept: Sequence[Scored], judged: Mapping[str, Scored], pool: Mapping[str, Candidate],
-                    intent: IntentLike, where: FilterNode | None, now: datetime, config: RecallConfig,
-                    ontology: Ontology, frames: FrameState, past: bool, full: bool = True) -> list[Item]:
+def _learning_items(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Scored], full: bool = True
+                    ) -> list[Item]:
     """Every candidate the learned stage may weigh: what the rules show (with its place, first), what they judged and
     set aside, and what a soft gate held back (scored as if admitted; unscored unless ``full``: only its similarity,
     type and age are compared with the shown ones). What a hard gate bars is left out."""
     items = [Item(s, rule_rank=i) for i, s in enumerate(kept, start=1)]
     shown = {s.record.id for s in kept}
-    for mid, c in pool.items():
+    for mid, c in q.pool.items():
         if mid in shown:
             continue
         if mid in judged:
-            if judged[mid].replaced_by is None or past:  # what replaced it speaks for it (unless the past is asked)
+            if judged[mid].replaced_by is None or q.past:  # what replaced it speaks for it (unless the past is asked)
                 items.append(Item(judged[mid]))
             continue
-        type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
-        role = role_of(c.record, intent, now, config.ranking, type_role)
-        reason = gate(c, role, intent, where, now, config.ranking)
+        role = q.role(c)
+        reason = q.gate(c, role)
         held = soft_gate(reason)
-        if reason is not None and (held is None or (held == "closed_task" and intent.kind == "open_tasks")):
+        if reason is not None and (held is None or (held == "closed_task" and q.intent.kind == "open_tasks")):
             continue  # barred outright: a closed task for "what is left", a frame or a dialogue act as an answer
-        if frames.active is not None and mid == frames.active.id and intent.kind != "frame":
+        if q.is_setting(mid) and q.intent.kind != "frame":
             continue
-        s = score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=True) \
-            if full else Scored(c, role, 0.0)
+        s = q.scored(c, role) if full else Scored(c, role, 0.0)
         if s is not None:
             items.append(Item(s, gate=held))
     return items
@@ -582,52 +663,45 @@ def _learned_order(items: Sequence[Item], rows: Any, ranker: LearnedRanker, kind
     return order_hits(out)
 
 
-def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapping[str, Scored],
-                  pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode | None, now: datetime,
-                  config: RecallConfig, ontology: Ontology, frames: FrameState, past: bool,
-                  k: int, groups: Mapping[str, str]) -> tuple[dict[str, Scored], dict[str, str], dict[str, str]]:
+def _plain_extras(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Scored]
+                  ) -> tuple[dict[str, Scored], dict[str, str], dict[str, str]]:
     """What plain search ranks high that the role-aware order left out, scored for showing (a soft role gate or a
     floor moved it down, it did not remove it); what may not be shown at all (id -> the named reason: a memory
     replaced by a newer one unless the past is asked about, the setting in force, shown apart); and what a confident
     intent rules out (id -> why: a task or a feeling asked about as neither), which plain search does not bring back."""
-    shown = {groups.get(s.record.id, s.record.id) for s in kept}  # by utterance: one slot each
+    shown = {q.groups.get(s.record.id, s.record.id) for s in kept}  # by utterance: one slot each
     extra: dict[str, Scored] = {}
     barred: dict[str, str] = {}
     ruled_out: dict[str, str] = {}
-    # a confident intent rules a role out only where the role order answers with a memory of an intended type: with
-    # no such answer, the task or feeling plain search found is the best there is (typing must not subtract)
-    answered = any(s.record.type in intent.types and s.role in ANSWER_ROLES and "weak" not in s.flags
-                   for s in kept[:k])
-    depth = max(2 * k, 10)
-    protected = kept_places(k, config.plain_share)
+    answered = q.answered(kept)
+    depth = max(2 * q.k, 10)
+    protected = kept_places(q.k, q.config.plain_share)
+    sure = q.intent.confidence >= q.config.confident_intent
     seen = 0
-    for mid, _ in sorted(plain.items(), key=lambda kv: kv[1])[:depth]:
-        c = pool.get(mid)
-        if c is None:
+    for mid, _ in sorted(q.plain.items(), key=lambda kv: kv[1])[:depth]:
+        c = q.pool.get(mid)
+        if c is None or q.is_setting(mid):  # the setting in force is shown apart
             continue
-        if frames.active is not None and mid == frames.active.id:
-            continue  # the setting in force, shown apart
-        type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
-        role = role_of(c.record, intent, now, config.ranking, type_role)
-        why = _ruled_out(role, intent, config) if answered and c.record.type != EPISODE else None
+        role = q.role(c)
+        why = q.ruled_out(c, role, answered)
         if why is not None:
             ruled_out[mid] = why
             continue
         seen += 1
-        if groups.get(mid, mid) in shown:
+        if q.groups.get(mid, mid) in shown:
             continue
-        if intent.confidence >= config.confident_intent and seen > protected:
+        if sure and seen > protected:
             continue  # a sure intent: what the role order left out comes back only among plain search's best
         if mid in judged:
             held = judged[mid]
-            if held.replaced_by is not None and not past:
+            if held.replaced_by is not None and not q.past:
                 barred[mid] = f"replaced by {held.replaced_by}"
                 continue
             held.reasons.append("under recall's floors")
             extra[mid] = held
             continue
-        reason = gate(c, role, intent, where, now, config.ranking)
-        scored = score_candidate(c, role, intent, where, now, config.ranking, frames, past=past, floor_off=True)
+        reason = q.gate(c, role)
+        scored = q.scored(c, role)
         if scored is None:
             continue
         if reason is not None:
@@ -636,37 +710,29 @@ def _plain_extras(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapp
     return extra, barred, ruled_out
 
 
-def _plain_fillers(kept: Sequence[Scored], plain: Mapping[str, int], judged: Mapping[str, Scored],
-                   pool: Mapping[str, Candidate], intent: IntentLike, where: FilterNode | None, now: datetime,
-                   config: RecallConfig, ontology: Ontology, frames: FrameState, past: bool, k: int,
-                   groups: Mapping[str, str], barred: Mapping[str, str],
+def _plain_fillers(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Scored],
                    ruled_out: Mapping[str, str]) -> list[Scored]:
     """The places a short answer leaves empty, filled in plain search's order (one memory per utterance not shown
     yet), each labelled weak with its plain rank. Never a memory a named lifecycle exclusion bars, one replaced by a
     newer one (unless the past is asked about), the setting in force (shown apart), nor a role a confident intent
     rules out (where the answer holds a memory of an intended type)."""
-    shown = {groups.get(s.record.id) or utterance_of(s.record) for s in kept}
-    answered = any(s.record.type in intent.types and s.role in ANSWER_ROLES and "weak" not in s.flags
-                   for s in kept[:k])
+    shown = {q.groups.get(s.record.id) or utterance_of(s.record) for s in kept}
+    answered = q.answered(kept)
     out: list[Scored] = []
-    for mid, rank in sorted(plain.items(), key=lambda kv: (kv[1], kv[0])):
-        if len(kept) + len(out) >= k:
+    for mid, rank in sorted(q.plain.items(), key=lambda kv: (kv[1], kv[0])):
+        if len(kept) + len(out) >= q.k:
             break
-        c = pool.get(mid)
-        group = groups.get(mid, mid)
-        if c is None or group in shown or mid in barred or mid in ruled_out:
+        c = q.pool.get(mid)
+        group = q.groups.get(mid, mid)
+        if c is None or group in shown or mid in q.barred or mid in ruled_out or q.is_setting(mid):
             continue
-        if frames.active is not None and mid == frames.active.id:
-            continue
-        type_role = ontology.resolve(c.record.type).role if c.record.type in ontology else "answer"
-        role = role_of(c.record, intent, now, config.ranking, type_role)
-        if answered and c.record.type != EPISODE and _ruled_out(role, intent, config) is not None:
+        role = q.role(c)
+        if q.ruled_out(c, role, answered) is not None:
             continue
         held = judged.get(mid)
-        if held is not None and held.replaced_by is not None and not past:
+        if held is not None and held.replaced_by is not None and not q.past:
             continue
-        scored = held or score_candidate(c, role, intent, where, now, config.ranking, frames, past=past,
-                                         floor_off=True)
+        scored = held or q.scored(c, role)
         if scored is None:
             continue
         scored.reasons.append(f"plain search rank {rank}: fills a place the role order left empty")
@@ -718,15 +784,14 @@ def _plain(s: Scored) -> bool:
     return s.record.type not in TASK_TYPES or task_status(s.record) in OPEN_STATUSES
 
 
-def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: IntentLike, where: FilterNode | None,
-            now: datetime, config: RecallConfig, ontology: Ontology, frames: FrameState, qvec: Vectors,
-            pool: dict[str, Candidate], past: bool) -> tuple[list[Scored], list[str]]:
+def _follow(q: _Query, ranked: list[Scored]) -> tuple[list[Scored], list[str]]:
     """Follow relationships from the best hits; apply what they say (supersedes, contradicts)."""
     notes: list[str] = []
+    config, pool = q.config, q.pool
     if config.graph_depth == 0 or not ranked:
         return ranked, notes
     seeds = order_hits(ranked)[: config.graph_seeds]
-    walk = expand(store, scope, [s.record for s in seeds], depth=config.graph_depth,
+    walk = expand(q.store, q.scope, [s.record for s in seeds], depth=config.graph_depth,
                   relations=config.graph_relations, limit=4 * config.graph_seeds)
     best = {s.record.id: s for s in ranked}
     parent_rel = {s.record.id: max(s.score, 0.0) for s in seeds}
@@ -744,9 +809,9 @@ def _follow(store: Store, scope: Selection, ranked: list[Scored], intent: Intent
         c = Candidate(link.record, via=(link.relation, link.source, link.depth), parent_relevance=inherited)
         pool[c.id] = c
         new.append(c)
-    _fill_similarity(store, pool, [c.id for c in new], qvec)
+    _fill_similarity(q.store, pool, [c.id for c in new], q.qvec)
     for c in [*new, *{id(c): c for c in relinked}.values()]:
-        s = _score(c, intent, where, now, config, ontology, frames, past)
+        s = q.score(c)
         if s is not None:
             best[c.id] = s
     for target, by in walk.superseded.items():

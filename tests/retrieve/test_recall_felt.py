@@ -1,0 +1,122 @@
+"""A memory said with a feeling (a feeling was read from the same utterance) counts less for a calm question: a
+calm statement of the same thing is the better evidence. Soft: it is still found when nothing calmer matches, and
+a question about feelings or about the past is not damped (real store, real model, hand-made intents)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from recall_helpers import add, intent
+
+import mnemir
+from mnemir.retrieve.ranking import Candidate, FrameState, RankingConfig, score_candidate
+
+
+def _said(mem: mnemir.Memory, now: datetime, text: str, days: float, *readings: tuple[str, str, dict]) -> str:
+    """An utterance kept verbatim (its episode) and the typed memories read from it; returns the episode's id."""
+    episode = add(mem, now, text, "Episode", {"speaker": "user"}, days=days)
+    for reading, type_, props in readings:
+        add(mem, now, reading, type_, props, days=days, relationships=[{"target": episode.id,
+                                                                         "relation": "derived_from"}])
+    return episode.id
+
+
+def _outburst(mem: mnemir.Memory, now: datetime) -> str:
+    return _said(mem, now, "The dishwasher flooded the kitchen AGAIN, I'm so furious with the repair company",
+                 2, ("Furious with the repair company about the dishwasher", "EmotionalState",
+                     {"emotion_type": "anger", "intensity": 0.9}))
+
+
+def _others(mem: mnemir.Memory, now: datetime) -> None:
+    for days, text in enumerate(["My cousin plays the cello", "The gym opens at 6am on weekdays",
+                                 "I bought a new pair of hiking boots"], start=5):
+        add(mem, now, text, "Fact", days=days)
+
+
+def _ids(result: mnemir.Recall) -> list[str]:
+    return [h.id for h in result.hits]
+
+
+def test_a_calm_fact_ranks_above_an_outburst_about_the_same_thing(mem: mnemir.Memory, now: datetime) -> None:
+    outburst = _outburst(mem, now)
+    calm = add(mem, now, "The dishwasher is under the repair company's warranty until next March", "Fact",
+               {"entity": "dishwasher", "attribute": "warranty", "value": "until next March"}, days=10)
+    _others(mem, now)
+    query = "How long is the dishwasher under warranty?"
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",),
+                                                                         confidence=0.9))
+    ids = _ids(result)
+    assert ids[0] == calm.id, [(h.memory.text, h.reasons) for h in result.hits]
+    if outburst in ids:  # soft: moved down, not removed
+        hit = result.hits[ids.index(outburst)]
+        assert any("said with a feeling" in r for r in hit.reasons), hit.reasons
+
+
+def test_an_outburst_is_still_found_when_nothing_calmer_matches(mem: mnemir.Memory, now: datetime) -> None:
+    outburst = _outburst(mem, now)
+    _others(mem, now)
+    query = "What happened with the dishwasher?"
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",),
+                                                                         confidence=0.9))
+    first = result.hits[0]  # the utterance, as said or as the feeling read from it
+    assert outburst in {first.id} | {r.target for r in first.memory.relations("derived_from")}, \
+        [(h.memory.text, h.reasons) for h in result.hits]
+
+
+def test_a_question_about_feelings_is_not_damped(mem: mnemir.Memory, now: datetime) -> None:
+    outburst = _outburst(mem, now)
+    _others(mem, now)
+    query = "How did I feel about the dishwasher flood?"
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "emotion", ("EmotionalState",),
+                                                                         confidence=0.9))
+    shown = {h.id for h in result.hits} | {h.quote.id for h in result.hits if h.quote is not None}
+    assert outburst in shown or any(h.memory.type == "EmotionalState" for h in result.hits)
+    assert not any("said with a feeling" in r for h in result.hits for r in h.reasons)
+
+
+def test_only_what_was_said_with_a_feeling_is_marked(mem: mnemir.Memory, now: datetime) -> None:
+    """A fact read from an utterance that also carried a feeling is marked; a fact read from a calm one is not."""
+    _said(mem, now, "Ugh, the landlord put the rent up to 1400 a month, I'm so angry", 3,
+          ("The rent is 1400 a month", "Fact", {"entity": "rent", "attribute": "amount", "value": "1400"}),
+          ("Angry at the landlord about the rent rise", "EmotionalState", {"emotion_type": "anger"}))
+    _said(mem, now, "The parking space costs 90 a month", 4,
+          ("The parking space costs 90 a month", "Fact", {"entity": "parking space", "attribute": "price",
+                                                          "value": "90"}))
+    query = "How much do I pay each month for the rent and the parking space?"
+    result = mem.recall(query, user="alice", k=5, now=now, intent=intent(query, "fact_lookup", ("Fact",),
+                                                                         confidence=0.9))
+    marked = {h.memory.text: any("said with a feeling" in r for r in h.reasons) for h in result.hits
+              if h.memory.type == "Fact"}
+    assert marked.get("The rent is 1400 a month") is True, marked
+    assert marked.get("The parking space costs 90 a month") is False, marked
+
+
+def test_an_advice_question_weighs_what_was_said_with_a_feeling_fully(mem: mnemir.Memory, now: datetime) -> None:
+    """Asked what to do, the user's state counts, feelings included: nothing said with a feeling is damped."""
+    _outburst(mem, now)
+    _others(mem, now)
+    query = "Should I call the repair company again about the dishwasher?"
+    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "preference", ("Preference",),
+                                                                         confidence=0.9))
+    assert result.hits
+    assert not any("said with a feeling" in r for h in result.hits for r in h.reasons)
+
+
+def test_the_damping_follows_the_intents_confidence(mem: mnemir.Memory, now: datetime) -> None:
+    """With ``felt_by_confidence`` (off by default: docs/decisions/0035), an unsure fact question damps what was said
+    with a feeling less."""
+    said = mem.get(_outburst(mem, now), user="alice")
+    query = "What happened with the dishwasher?"
+
+    def score(confidence: float, felt: bool = True) -> float:
+        scored = score_candidate(Candidate(said, similarity=0.5, felt=felt), "answer",
+                                 intent(query, "fact_lookup", ("Fact",), confidence=confidence), None, now,
+                                 RankingConfig(felt_by_confidence=True), FrameState(), past=False)
+        assert scored is not None
+        return scored.score
+
+    with pytest.raises(mnemir.ValidationError, match="felt_by_confidence"):
+        RankingConfig(felt_by_confidence=1)  # type: ignore[arg-type]
+    assert score(0.95) < score(0.4) < score(0.4, felt=False)
+    assert score(0.95, felt=False) == score(0.4, felt=False)
