@@ -107,3 +107,15 @@ def test_other_questions_and_far_less_relevant_decisions_keep_their_order() -> N
              _scored("We went with corrugated steel for the shed roof in the end.", 0.2, 3)]
     assert decision_first(order, "Where is the shed?") == order
     assert decision_first(order, "What did we decide about the shed roof?") == order  # 0.2 is far below 0.7
+
+
+def test_an_utterance_read_into_many_memories_is_not_judged_by_its_siblings(mem: mnemir.Memory,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn read into more memories than the cap stands for no conversational turn: nothing beside its closed work
+    is left out (and its readings are not fetched)."""
+    import mnemir.retrieve.judgements as judgements
+
+    monkeypatch.setattr(judgements, "SIBLINGS_AT_MOST", 1)
+    _said(mem, FLORIST)
+    assert len([r for r in mem.list(user="noor") if r.metadata.source.turn == 3 and r.type != "Episode"]) > 1
+    assert 3 in _shown_turns(mem, "Which jobs remain open for the table and the flat?")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
@@ -414,6 +415,9 @@ def taken_back(store: Store, pool: Mapping[str, Candidate], past: bool) -> dict[
 #: for "what is still open", an utterance whose work is all closed stands for nothing still open: what else was read
 #: from it (a remark made beside the plan, "he'll moan about it", or the utterance itself) is left out too
 CLOSED_WORK_SIBLINGS = True
+#: an utterance read into more memories than this is no conversational turn (an imported document, a long note):
+#: its siblings are not judged, and its readings are not fetched (their cost grows with them, not with the answer)
+SIBLINGS_AT_MOST = 16
 
 
 def completed_elsewhere(store: Store, pool: Mapping[str, Candidate]) -> dict[str, str]:
@@ -430,6 +434,8 @@ def completed_elsewhere(store: Store, pool: Mapping[str, Candidate]) -> dict[str
     if not CLOSED_WORK_SIBLINGS:
         return out
     edges = store.edges([g for g in groups if g not in done], relations=[DERIVED_FROM], direction="in")
+    counts = Counter(e.target for e in edges)
+    edges = [e for e in edges if counts[e.target] <= SIBLINGS_AT_MOST]
     readings = {r.id: r for r in store.fetch(list({e.source for e in edges}))}
     work: dict[str, list[str]] = {}  # utterance -> the statuses of the live work read from it
     for e in edges:
