@@ -34,11 +34,11 @@ def lawsuit(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]:
     old_frame = add(mem, now, "Mediation session with Brennan at the council offices", "ContextualFrame",
                     {"frame_type": "negotiation", "topic": "mediation with Brennan", "active": False}, days=30)
     return {
-        "hearing": add(mem, now, "The small claims hearing is on June 11 at 9:30am, courtroom 3B", "Fact",
-                       {"entity": "small claims case", "attribute": "hearing date", "value": "June 11 9:30am"},
+        "hearing": add(mem, now, "The tribunal hearing is on June 11 at 9:30am, courtroom 3B", "Fact",
+                       {"entity": "tribunal case", "attribute": "hearing date", "value": "June 11 9:30am"},
                        days=20),
         "claim": add(mem, now, "I'm suing Brennan Decks for $7,800 for the rotten deck", "Fact",
-                     {"entity": "small claims case", "attribute": "claim amount", "value": "$7800"}, days=40),
+                     {"entity": "tribunal case", "attribute": "claim amount", "value": "$7800"}, days=40),
         "evidence": add(mem, now, "Print the photos of the deck for the hearing", "Task",
                         {"goal": "print evidence", "status": "completed"}, days=5),
         "answer": add(mem, now, "File my response to the counterclaim with the court", "Task",

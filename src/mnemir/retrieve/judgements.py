@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 
 import numpy as np
@@ -470,13 +470,8 @@ def next_step_first(order: list[Scored], query: str) -> list[Scored]:
     been done or overtaken). ``order`` as it is otherwise."""
     if not ASKS_NEXT.search(query):
         return order
-    head = order[:NEXT_HEAD]
-    if not head:
-        return order
-    best = max(s.relevance for s in head)
-    ahead = [s for s in head if s.record.metadata.source.speaker == "user" and s.relevance >= NEXT_RELEVANCE * best
-             and (STATES_NEXT.search(s.record.text) or (s.record.type in TASK_TYPES
-                                                        and task_status(s.record) in OPEN_STATUSES))]
+    ahead = _users_statements(order[:NEXT_HEAD], NEXT_RELEVANCE, lambda r: bool(
+        STATES_NEXT.search(r.text) or (r.type in TASK_TYPES and task_status(r) in OPEN_STATUSES)))
     if not ahead:
         return order
     latest = max(ahead, key=lambda s: (s.record.metadata.created_at, s.record.id))
@@ -484,6 +479,15 @@ def next_step_first(order: list[Scored], query: str) -> list[Scored]:
         return order
     latest.reasons.append("the latest step still ahead the user stated: first for a question about what comes next")
     return [latest, *(s for s in order if s is not latest)]
+
+
+def _users_statements(head: list[Scored], share: float, says: Callable[[MemIR], bool]) -> list[Scored]:
+    """The memories of ``head`` the user said, at least ``share`` as relevant as the best of it, that ``says``."""
+    if not head:
+        return []
+    best = max(s.relevance for s in head)
+    return [s for s in head if s.record.metadata.source.speaker == "user" and s.relevance >= share * best
+            and says(s.record)]
 
 
 # -- what was decided ------------------------------------------------------------------------------------------
@@ -507,12 +511,8 @@ def decision_first(order: list[Scored], query: str) -> list[Scored]:
     which otherwise often share more words with the question. ``order`` as it is otherwise."""
     if not ASKS_DECISION.search(query):
         return order
-    head = order[:DECISION_HEAD]
-    if not head:
-        return order
-    best = max(s.relevance for s in head)
-    decided = [s for s in head if s.record.metadata.source.speaker == "user" and s.relevance >= DECISION_RELEVANCE * best
-               and (s.record.properties.get("attribute") == "decision" or CUES["decision"].search(s.record.text))]
+    decided = _users_statements(order[:DECISION_HEAD], DECISION_RELEVANCE, lambda r: bool(
+        r.properties.get("attribute") == "decision" or CUES["decision"].search(r.text)))
     if not decided:
         return order
     first = sorted(decided, key=lambda s: (s.relevance, s.record.metadata.created_at, s.record.id), reverse=True)[:DECISIONS_FIRST]
