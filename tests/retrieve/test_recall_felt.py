@@ -34,6 +34,11 @@ def _others(mem: mnemir.Memory, now: datetime) -> None:
         add(mem, now, text, "Fact", days=days)
 
 
+def _asked(mem: mnemir.Memory, now: datetime, query: str, kind: str, types: tuple[str, ...]) -> mnemir.Recall:
+    """Recall with a confident intent of ``kind`` (the intent model is not what these tests are about)."""
+    return mem.recall(query, user="alice", k=3, now=now, intent=intent(query, kind, types, confidence=0.9))
+
+
 def _ids(result: mnemir.Recall) -> list[str]:
     return [h.id for h in result.hits]
 
@@ -44,8 +49,7 @@ def test_a_calm_fact_ranks_above_an_outburst_about_the_same_thing(mem: mnemir.Me
                {"entity": "dishwasher", "attribute": "warranty", "value": "until next March"}, days=10)
     _others(mem, now)
     query = "How long is the dishwasher under warranty?"
-    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",),
-                                                                         confidence=0.9))
+    result = _asked(mem, now, query, "fact_lookup", ("Fact",))
     ids = _ids(result)
     assert ids[0] == calm.id, [(h.memory.text, h.reasons) for h in result.hits]
     if outburst in ids:  # soft: moved down, not removed
@@ -57,8 +61,7 @@ def test_an_outburst_is_still_found_when_nothing_calmer_matches(mem: mnemir.Memo
     outburst = _outburst(mem, now)
     _others(mem, now)
     query = "What happened with the dishwasher?"
-    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "fact_lookup", ("Fact",),
-                                                                         confidence=0.9))
+    result = _asked(mem, now, query, "fact_lookup", ("Fact",))
     first = result.hits[0]  # the utterance, as said or as the feeling read from it
     assert outburst in {first.id} | {r.target for r in first.memory.relations("derived_from")}, \
         [(h.memory.text, h.reasons) for h in result.hits]
@@ -68,8 +71,7 @@ def test_a_question_about_feelings_is_not_damped(mem: mnemir.Memory, now: dateti
     outburst = _outburst(mem, now)
     _others(mem, now)
     query = "How did I feel about the dishwasher flood?"
-    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "emotion", ("EmotionalState",),
-                                                                         confidence=0.9))
+    result = _asked(mem, now, query, "emotion", ("EmotionalState",))
     shown = {h.id for h in result.hits} | {h.quote.id for h in result.hits if h.quote is not None}
     assert outburst in shown or any(h.memory.type == "EmotionalState" for h in result.hits)
     assert not any("said with a feeling" in r for h in result.hits for r in h.reasons)
@@ -97,8 +99,7 @@ def test_an_advice_question_weighs_what_was_said_with_a_feeling_fully(mem: mnemi
     _outburst(mem, now)
     _others(mem, now)
     query = "Should I call the repair company again about the dishwasher?"
-    result = mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "preference", ("Preference",),
-                                                                         confidence=0.9))
+    result = _asked(mem, now, query, "preference", ("Preference",))
     assert result.hits
     assert not any("said with a feeling" in r for h in result.hits for r in h.reasons)
 

@@ -513,8 +513,8 @@ def _felt_factor(record: MemIR, intent: IntentLike, now: datetime, config: Ranki
     """What a memory said with a feeling counts for a calm question (a fact or a task asked for, not about the
     past). An utterance from which only a feeling was read is that feeling, said: it is weighed as the feeling is
     (damped as the present mood, fading to an event; :func:`_state_factor`) instead of as an utterance of unknown
-    role. A memory of another type read alongside a feeling counts ``felt_fit``. The intent is a probability: the
-    factor applies in proportion to its confidence (an unsure intent may be a question about how things went)."""
+    role. A memory of another type read alongside a feeling counts ``felt_fit``. With ``felt_by_confidence`` (off by
+    default: decision 0035) the factor applies in proportion to the intent's confidence."""
     if record.type == "Episode" and config.felt_episode_as_feeling:
         weight = halving(age_of(record, now), config.emotion_half_life)
         full = min(max(config.emotion_damping * weight, config.emotion_event_weight) / config.episode_fit, 1.0)
