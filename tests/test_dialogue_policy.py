@@ -11,7 +11,7 @@ NOW = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 
 def test_assistant_restating_a_task_is_not_a_new_task(mem: mnemir.Memory) -> None:
     mem.remember("帮我下周五之前把报销单交了", speaker="user", user="bob", session="s", turn=1, now=NOW)
-    said_back = mem.remember("好的，我记下了：下周五前交报销单。", speaker="assistant", user="bob", session="s", turn=2,
+    said_back = mem.remember("收到，这就记上：下周五前交报销单。", speaker="assistant", user="bob", session="s", turn=2,
                              now=NOW)
     assert not [r for r in said_back.created if r.type == "Task"]
     assert any("speaker policy" in note for note in said_back.notes)

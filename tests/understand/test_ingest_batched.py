@@ -28,7 +28,7 @@ CONVERSATION: list[tuple[str, str]] = [
     ("user", "The parent-teacher meeting is on the 9th"),
     ("user", "Sorry, the parent-teacher meeting is on the 19th, not the 9th"),
     ("user", "帮我周四之前把水电费交了"),
-    ("assistant", "好的，我记下了：周四之前交水电费"),
+    ("assistant", "收到，这就记上：周四之前交水电费"),
     ("user", "水电费已经交好了"),
     ("user", "I prefer window seats on long flights"),
     ("user", "Actually I'd rather have an aisle seat on long flights after all"),

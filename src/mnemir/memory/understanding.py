@@ -501,7 +501,7 @@ class UnderstandingMixin(_Base):
         return records
 
     def _restates_open_task(self, draft: Draft, ctx: _Context) -> bool:
-        """The assistant repeating a request back ("好的，我记下了：…") is not a second task."""
+        """The assistant repeating a request back ("收到，这就记上：…") is not a second task."""
         if ctx.speaker != "assistant" or draft.type != "Task":
             return False
         candidates = self._best_open_tasks(draft, ctx, k=3)
