@@ -162,7 +162,7 @@ class VectorCache:
             else:
                 mask = self._scope_mask(selection, before, self.size)
                 added = before + np.flatnonzero(mask) if mask is not None else np.zeros(0, dtype=np.intp)
-            self._remember(key, np.concatenate([pos, added]).astype(np.intp, copy=False), selection)
+            self._remember(key, _extended(pos, added), selection)
 
     def _load_vectors(self, conn: sqlite3.Connection, model: str) -> None:
         if self.seq < 0:  # everything: one pass over the table in rid order
@@ -409,6 +409,23 @@ class VectorCache:
 
 
 G = TypeVar("G", bound=np.generic)
+
+
+def _extended(pos: Positions, added: Positions) -> Positions:
+    """``pos`` followed by ``added``, without copying ``pos`` when it is the head of a buffer with room after it
+    (appends are amortised: a large scope is not copied at every write). Earlier results stay valid: they are views
+    of the part of the buffer that is never written again."""
+    n, k = len(pos), len(added)
+    base = pos.base
+    if isinstance(base, np.ndarray) and base.ndim == 1 and base.dtype == np.intp and pos.flags.c_contiguous \
+            and base.__array_interface__["data"][0] == pos.__array_interface__["data"][0] and n + k <= len(base) \
+            and base.flags.writeable and base[n:].size >= k:
+        base[n : n + k] = added
+        return base[: n + k]
+    buffer = np.empty(room_for(n + k, n), dtype=np.intp)
+    buffer[:n] = pos
+    buffer[n : n + k] = added
+    return buffer[: n + k]
 
 
 def room_for(size: int, capacity: int) -> int:
