@@ -427,7 +427,12 @@ class UnderstandingMixin(_Base):
         with the texts each turn will embed prefilled in two batches."""
         understanding = self._understanding_embedder()
         texts = [text for _, text, _, _ in turns]
-        with prefilled(understanding, [*texts, *(p for t in texts for p in self._pieces_of(t))]):
+        # a proposal the assistant made before this batch, which a user turn of it accepts, becomes a task: its text
+        # is embedded with the first batch (not alone when the answer is read)
+        waiting = (self._understand_proposals or {}).get((user, agent, session))
+        accepted = [waiting.goal] if waiting is not None and any(
+            speaker == "user" and _confirms(text) for speaker, text, _, _ in turns) else []
+        with prefilled(understanding, [*texts, *(p for t in texts for p in self._pieces_of(t)), *accepted]):
             read = [(text, speaker, self.extractor.extract(text, speaker=speaker, now=local_now(when or now)), turn,
                      local_now(when or now)) for speaker, text, turn, when in turns]
             wanted = [t for _, _, extraction, _, _ in read for t in _texts_to_embed(extraction)]
