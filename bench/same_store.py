@@ -38,9 +38,10 @@ def _deterministic_ids() -> None:
 
 def worker(args: argparse.Namespace) -> dict[str, Any]:
     _deterministic_ids()
+    from remember_latency import CONVERSATION, NOW
+
     import mnemir
     from mnemir.eval import continuity
-    from remember_latency import CONVERSATION, NOW
 
     conversations = [("bench", [(s, t, i, NOW + timedelta(minutes=i)) for i, (s, t) in enumerate(CONVERSATION)])]
     for c in continuity.load(args.split)[: args.limit]:
