@@ -200,7 +200,7 @@ SEARCHING = [
     ("assistant", "Shall I put the bookcase delivery in your calendar?"),
     ("user", "yes please"),
     ("user", "I suspect my neighbour is running a workshop at night"),
-    ("user", "我们最后选了那套蓝色的餐具"),
+    ("user", "我们最终挑了那张橡木餐桌"),
 ]
 
 
@@ -227,7 +227,7 @@ def test_what_the_turns_search_with_is_embedded_with_the_batch(tmp_path: Path, e
                    user="ed")
         assert len(calls) == 2, calls
         second = calls[1]
-        assert "walnut bookcase" in second and "那套蓝色的餐具" in second  # the options the decisions name
+        assert "walnut bookcase" in second and any("橡木餐桌" in t for t in second)  # the options the decisions name
         assert any(t.startswith("neighbour ") for t in second)  # the words searched for the person so named
         assert mem.count(user="ed", types=["Task"]) >= 1  # the accepted proposal became a task
 
