@@ -132,9 +132,11 @@ def test_deleted_records_leave_the_cache(tmp_path: Path) -> None:
     writer.close()
 
 
-def test_remembered_scopes_follow_appended_records(tmp_path: Path) -> None:
+@pytest.mark.parametrize("appended", [3, 40])  # a few new rows are tested one by one, more with masks
+def test_remembered_scopes_follow_appended_records(tmp_path: Path, appended: int) -> None:
     """A scope's positions are carried over a write that only appends records (new rows checked against the scope,
-    not every row again); a write that changes an existing record's scope or deletes one recomputes them."""
+    not every row again; the positions grow in place in a buffer with room); a write that changes an existing
+    record's scope or deletes one recomputes them."""
     rnd, rng = random.Random(8), np.random.default_rng(8)
     with fill(tmp_path / "m.db") as store:
         selections = [random_selection(rnd) for _ in range(6)] + [Selection(user_id="alice"),
@@ -153,13 +155,18 @@ def test_remembered_scopes_follow_appended_records(tmp_path: Path) -> None:
                                                       "status": MemoryStatus.active})
                     store.write([Write(moved, None)], model_id=MODEL)
             else:  # new records, in and out of the remembered scopes
-                new = [random_gadget(1000 + 10 * step + i, rnd) for i in range(3)]
+                new = [random_gadget(1000 + 100 * step + i, rnd) for i in range(appended)]
                 new.append(record(f"new fact {step}", "Fact", user=rnd.choice(["alice", "bob", "dan"]),
                                   id=f"nf{step}"))
                 kept = len(store._cache._memo)
                 store.write([Write(r, v) for r, v in zip(new, unit(rng, len(new)), strict=True)], model_id=MODEL)
                 store.vector_search(Selection(user_id="nobody-else"), unit(rng)[0], 1)  # syncs the cache
                 extended += kept > 0 and len(store._cache._memo) >= kept
+                cache = store._cache
+                for key, pos in cache._memo.items():  # every carried scope holds exactly the rows a new mask finds
+                    if key.startswith("scope:"):
+                        mask = cache._scope_mask(cache._memo_selections[key], 0, cache.size)
+                        assert pos.tolist() == (np.flatnonzero(mask).tolist() if mask is not None else [])
         assert extended >= 6  # the remembered scopes were carried over the appending writes
         records = store.select(EVERYTHING)
         vectors = store.vectors([r.id for r in records])

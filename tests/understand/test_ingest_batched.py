@@ -190,3 +190,68 @@ def test_a_batch_is_one_transaction(tmp_path: Path, embedder: USEEmbedder, wed: 
         assert mem.count(user="cy") >= 6 and mem.check().ok
     finally:
         mem.close()
+
+
+#: written for this test: a fact about a person named by a relation, decisions naming their option, a proposal the
+#: user accepts, a guess about a neighbour
+SEARCHING = [
+    ("user", "My dentist wants me to come back in the autumn"),
+    ("user", "We finally decided on the walnut bookcase"),
+    ("assistant", "Shall I put the bookcase delivery in your calendar?"),
+    ("user", "yes please"),
+    ("user", "I suspect my neighbour is running a workshop at night"),
+    ("user", "我们最终挑了那张橡木餐桌"),
+]
+
+
+def _counting(embedder: USEEmbedder, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    calls: list[list[str]] = []
+    encode = embedder._encode
+
+    def counted(texts: Any) -> Any:
+        calls.append(list(texts))
+        return encode(texts)
+
+    monkeypatch.setattr(embedder, "_encode", counted)
+    monkeypatch.setattr(embedder._cache, "_data", type(embedder._cache._data)())  # nothing searched before
+    return calls
+
+
+def test_what_the_turns_search_with_is_embedded_with_the_batch(tmp_path: Path, embedder: USEEmbedder, wed: datetime,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A relation's words and the option a decision names, which the turns search with, are embedded in ingest's
+    second batch: two model calls for the whole conversation (one per search text before)."""
+    calls = _counting(embedder, monkeypatch)
+    with mnemir.open(tmp_path / "m", embedder=embedder) as mem:
+        mem.ingest([{"speaker": s, "text": t, "now": wed + timedelta(minutes=i)} for i, (s, t) in enumerate(SEARCHING)],
+                   user="ed")
+        assert len(calls) == 2, calls
+        second = calls[1]
+        assert "walnut bookcase" in second and any("橡木餐桌" in t for t in second)  # the options the decisions name
+        assert any(t.startswith("neighbour ") for t in second)  # the words searched for the person so named
+        assert mem.count(user="ed", types=["Task"]) >= 1  # the accepted proposal became a task
+
+
+def test_an_accepted_proposal_is_embedded_with_the_answer(tmp_path: Path, embedder: USEEmbedder, wed: datetime,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """``remember`` of the user's "yes" embeds the proposal it accepts in the same model call as the turn."""
+    calls = _counting(embedder, monkeypatch)
+    with mnemir.open(tmp_path / "m", embedder=embedder) as mem:
+        for i, (speaker, text) in enumerate(SEARCHING[2:4]):
+            calls.clear()
+            done = mem.remember(text, speaker=speaker, user="fay", now=wed + timedelta(minutes=i))
+        assert [c for c in calls] == [["yes please", "put the bookcase delivery in your calendar"]]
+        assert [m.content.text for m in done.created] == ["put the bookcase delivery in your calendar"]
+
+
+def test_searched_texts_are_kept_and_reused_by_prefills(embedder: USEEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text searched for inside a prefilled block keeps its vector in the query cache; a prefill takes a text the
+    query cache holds from it instead of encoding it again."""
+    calls = _counting(embedder, monkeypatch)
+    alone = embedder.embed_query("a text searched for on its own")
+    with embedder.prefilled(["a text searched for on its own", "a new text in the batch"]):
+        assert np.array_equal(embedder.embed_query("a text searched for on its own"), alone)
+        batched = embedder.embed_query("a new text in the batch")
+    assert calls == [["a text searched for on its own"], ["a new text in the batch"]]
+    assert np.array_equal(embedder.embed_query("a new text in the batch"), batched)  # kept: no third call
+    assert len(calls) == 2

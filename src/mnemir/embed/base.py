@@ -94,7 +94,8 @@ class QueryCachingEmbedder:
         """Embed ``texts`` (those not prefilled already) in ONE batch; inside the block, on this thread, ``embed``
         and (where a query is embedded as a passage) ``embed_query`` return these vectors instead of encoding the
         texts again. A batch costs a fraction of its texts embedded one at a time (the default model: about a
-        third); batched and single vectors of one text differ by about 1e-7. Nested blocks add to the outer one."""
+        third); batched and single vectors of one text differ by about 1e-7. Nested blocks add to the outer one. A text
+        the query cache holds (embedders whose queries are passages) is taken from it, not encoded again."""
         table = self._table()
         outer = table is None
         if table is None:
@@ -102,6 +103,12 @@ class QueryCachingEmbedder:
             self._prefill.table = table
         try:
             missing = list(dict.fromkeys(t for t in texts if t not in table))
+            if missing and type(self)._embed_one_query is QueryCachingEmbedder._embed_one_query:
+                # a text already searched for holds the vector a call of its own gives (what embed_query kept):
+                # taken from the query cache, it is not encoded again (a fixed search text, a repeated name)
+                known = {t: v for t in missing if (v := self._cache.get(t)) is not None}
+                table.update(known)
+                missing = [t for t in missing if t not in known]
             if missing:
                 table.update(zip(missing, self._encode(missing), strict=True))
             yield
@@ -116,6 +123,7 @@ class QueryCachingEmbedder:
     def embed_query(self, text: str) -> Vectors:
         table = self._table()
         if table and text in table and type(self)._embed_one_query is QueryCachingEmbedder._embed_one_query:
+            self._cache.put(text, table[text])  # searched again later (outside the block): not encoded again
             return table[text]
         cached = self._cache.get(text)
         if cached is None:

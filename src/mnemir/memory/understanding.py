@@ -427,7 +427,12 @@ class UnderstandingMixin(_Base):
         with the texts each turn will embed prefilled in two batches."""
         understanding = self._understanding_embedder()
         texts = [text for _, text, _, _ in turns]
-        with prefilled(understanding, [*texts, *(p for t in texts for p in self._pieces_of(t))]):
+        # a proposal the assistant made before this batch, which a user turn of it accepts, becomes a task: its text
+        # is embedded with the first batch (not alone when the answer is read)
+        waiting = (self._understand_proposals or {}).get((user, agent, session))
+        accepted = [waiting.goal] if waiting is not None and any(
+            speaker == "user" and _confirms(text) for speaker, text, _, _ in turns) else []
+        with prefilled(understanding, [*texts, *(p for t in texts for p in self._pieces_of(t)), *accepted]):
             read = [(text, speaker, self.extractor.extract(text, speaker=speaker, now=local_now(when or now)), turn,
                      local_now(when or now)) for speaker, text, turn, when in turns]
             wanted = [t for _, _, extraction, _, _ in read for t in _texts_to_embed(extraction)]
@@ -928,8 +933,8 @@ class UnderstandingMixin(_Base):
         hits = self.search("", types=["Fact"], where={"attribute": "relation", "value": entity}, user=ctx.user, k=5,
                            now=ctx.now)
         names = {str(h.memory.properties.get("entity")) for h in hits}
-        words = " ".join(w for w in RELATIONS[str(entity)] if bool(re.search(r"[\u4e00-\u9fff]", w)) == (ctx.language == "zh"))
-        for hit in self.search(words or str(entity), types=["Fact"], user=ctx.user, k=10, now=ctx.now):
+        for hit in self.search(_relation_words(str(entity), ctx.language), types=["Fact"], user=ctx.user, k=10,
+                               now=ctx.now):
             mention = fill.person_mention(hit.memory.content.text)
             if mention is not None and mention.relation == entity \
                     and hit.memory.properties.get("entity") == mention.key:
@@ -1140,6 +1145,14 @@ def _texts_to_embed(extraction: Extraction) -> list[str]:
     out: list[str] = []
     for draft in extraction.drafts:
         out.append(draft.text[:MAX_TEXT_CHARS])
+        entity = draft.properties.get("entity")
+        if draft.type in ("Fact", "Hypothesis") and entity in RELATIONS:  # searched by _resolve_relation
+            out.append(_relation_words(str(entity), extraction.language))
+        # the option a decision names, searched when it replaces a leaning (_replace_by_meaning)
+        decided = fill.decision_of(draft.text) if draft.kind == "update" else \
+            draft.properties if draft.properties.get("attribute") == "decision" else None
+        if extraction.speaker == "user" and decided and _old_value_key(str(decided.get("value") or "")):
+            out.append(str(decided["value"]))
         out += [" ".join(aliases(key)) for key in sorted({e.key for e in draft.entities})]
         if draft.replaces:
             out.append(str(draft.replaces))
@@ -1147,6 +1160,12 @@ def _texts_to_embed(extraction: Extraction) -> list[str]:
         if goal:
             out.append(str(goal))
     return out
+
+
+def _relation_words(entity: str, language: str) -> str:
+    """The words ``_resolve_relation`` searches for the people a user named by a relation ("doctor dentist gp")."""
+    words = " ".join(w for w in RELATIONS[entity] if bool(re.search(r"[\u4e00-\u9fff]", w)) == (language == "zh"))
+    return words or entity
 
 
 def episode_of(text: str, ctx: _Context) -> MemIR:

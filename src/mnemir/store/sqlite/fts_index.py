@@ -179,8 +179,10 @@ class TextIndex:
                 held, weight = held[keep], weight[keep]
             if new is not None:
                 rows, weights = np.concatenate([held, new[0]]), np.concatenate([weight, new[1]])
-                order = np.argsort(rows, kind="stable")  # postings stay in rid order (top_rows looks rows up)
-                held, weight = rows[order], weights[order]
+                if len(held) and new[0][0] < held[-1]:  # not rows appended after every held one (new[0] is sorted)
+                    order = np.argsort(rows, kind="stable")  # postings stay in rid order (top_rows looks rows up)
+                    rows, weights = rows[order], weights[order]
+                held, weight = rows, weights
             self.postings[term] = (held, weight)
 
     def _tokenized(self, conn: sqlite3.Connection, rids: list[int]

@@ -48,6 +48,9 @@ SCOPE_COLUMNS = ("user_id", "agent_id", "session_id", "type", "status")
 COMPACT_SHARE = 1 / 16
 #: selections whose positions are remembered until the cache changes
 MEMO = 8
+#: a sync that appended at most this many rows extends the remembered scope selections row by row in Python (numpy
+#: masks cost more than they save on a handful of rows)
+FEW_APPENDED = 32
 
 Positions = npt.NDArray[np.intp]
 
@@ -140,13 +143,26 @@ class VectorCache:
     def _extend_scopes(self, scopes: dict[str, Positions], before: int) -> None:
         """Keep the remembered scope selections across a sync that only appended rows (a write of new records):
         their positions plus the new rows inside them, instead of masks over every row again."""
+        few = self.size - before <= FEW_APPENDED
+        if few:  # a write of a few records (remember, one add): their codes as Python ints, tested row by row
+            new_rows = list(zip(self.live[before : self.size].tolist(),
+                                *(self.codes[c][before : self.size].tolist() for c in SCOPE_COLUMNS), strict=True))
         for key, pos in scopes.items():
             selection = self._memo_selections.get(key)
             if selection is None:
                 continue
-            mask = self._scope_mask(selection, before, self.size)
-            added = before + np.flatnonzero(mask) if mask is not None else np.zeros(0, dtype=np.intp)
-            self._remember(key, np.concatenate([pos, added]).astype(np.intp, copy=False), selection)
+            if few:
+                wanted = self._scope_codes(selection)
+                at = [] if wanted is None else [before + i for i, row in enumerate(new_rows) if row[0] and all(
+                    row[1 + SCOPE_COLUMNS.index(column)] in codes for column, codes in wanted)]
+                if not at:
+                    self._remember(key, pos, selection)
+                    continue
+                added = np.array(at, dtype=np.intp)
+            else:
+                mask = self._scope_mask(selection, before, self.size)
+                added = before + np.flatnonzero(mask) if mask is not None else np.zeros(0, dtype=np.intp)
+            self._remember(key, _extended(pos, added), selection)
 
     def _load_vectors(self, conn: sqlite3.Connection, model: str) -> None:
         if self.seq < 0:  # everything: one pass over the table in rid order
@@ -170,8 +186,9 @@ class VectorCache:
         """Read the scope of the records written since the last sync; their positions."""
         columns = ", ".join(SCOPE_COLUMNS)
         # a first load reads the table in rid order; later ones only the rows written since (records_seq index)
-        since = "" if self.seq < 0 else f"WHERE seq > {int(self.seq)}"
-        found = conn.execute(f"SELECT rid, {columns} FROM records {since}").fetchall()
+        # (a bound value, not a literal: one statement SQLite prepares once and keeps in the connection's cache)
+        found = conn.execute(f"SELECT rid, {columns} FROM records").fetchall() if self.seq < 0 else \
+            conn.execute(f"SELECT rid, {columns} FROM records WHERE seq > ?", (self.seq,)).fetchall()
         if not found:
             return np.zeros(0, dtype=np.intp)
         rids = np.fromiter((row[0] for row in found), dtype=np.int64, count=len(found))
@@ -335,10 +352,9 @@ class VectorCache:
             return np.zeros(0, dtype=np.intp)
         return self._remember(key, np.flatnonzero(mask), selection)
 
-    def _scope_mask(self, selection: Selection, lo: int, hi: int) -> npt.NDArray[np.bool_] | None:
-        """Which of the rows ``lo:hi`` are live and inside the selection (None: none can be, a value never
-        stored)."""
-        mask = self.live[lo:hi].copy()
+    def _scope_codes(self, selection: Selection) -> list[tuple[str, dict[int, None]]] | None:
+        """Per restricted scope column, the codes a row of the selection may hold (in the values' order); None when
+        a value was never stored (no row can be inside)."""
         wanted: list[tuple[str, list[str | None]]] = []
         if selection.user_id is not ANY:
             wanted.append(("user_id", [selection.user_id]))  # type: ignore[list-item]
@@ -349,10 +365,23 @@ class VectorCache:
         if selection.types is not None:
             wanted.append(("type", list(selection.types)))
         wanted.append(("status", [str(s) for s in selection.statuses]))
+        out = []
         for column, values in wanted:
             codes = self.books[column].find(values)
             if not codes:
                 return None
+            out.append((column, dict.fromkeys(codes)))
+        return out
+
+    def _scope_mask(self, selection: Selection, lo: int, hi: int) -> npt.NDArray[np.bool_] | None:
+        """Which of the rows ``lo:hi`` are live and inside the selection (None: none can be, a value never
+        stored)."""
+        wanted = self._scope_codes(selection)
+        if wanted is None:
+            return None
+        mask = self.live[lo:hi].copy()
+        for column, found in wanted:
+            codes = list(found)
             column_codes = self.codes[column][lo:hi]
             match = column_codes == codes[0]
             for code in codes[1:]:
@@ -380,6 +409,23 @@ class VectorCache:
 
 
 G = TypeVar("G", bound=np.generic)
+
+
+def _extended(pos: Positions, added: Positions) -> Positions:
+    """``pos`` followed by ``added``, without copying ``pos`` when it is the head of a buffer with room after it
+    (appends are amortised: a large scope is not copied at every write). Earlier results stay valid: they are views
+    of the part of the buffer that is never written again."""
+    n, k = len(pos), len(added)
+    base = pos.base
+    if isinstance(base, np.ndarray) and base.ndim == 1 and base.dtype == np.intp and pos.flags.c_contiguous \
+            and base.__array_interface__["data"][0] == pos.__array_interface__["data"][0] and n + k <= len(base) \
+            and base.flags.writeable and base[n:].size >= k:
+        base[n : n + k] = added
+        return base[: n + k]
+    buffer = np.empty(room_for(n + k, n), dtype=np.intp)
+    buffer[:n] = pos
+    buffer[n : n + k] = added
+    return buffer[: n + k]
 
 
 def room_for(size: int, capacity: int) -> int:
