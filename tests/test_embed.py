@@ -6,6 +6,7 @@ import json
 import sys
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
@@ -133,14 +134,15 @@ def test_remember_and_ingest_on_a_store_of_another_model(stub: tuple[str, type[_
              ("assistant", "Noted. Anything else?"), ("user", "Sorry, Ana lives in Braga, not Porto"),
              ("user", "帮我周五之前把房租交了")]
     held = []
+    at = datetime(2026, 3, 4, 10, 0, tzinfo=UTC)  # one instant for both passes: stored times compare equal
     for name in ("one", "many"):
         with mnemir.open(tmp_path / name, embedder=OpenAIEmbedder(url, "stub-model", 8)) as mem:
             handler.calls = 0
             if name == "one":
                 for i, (speaker, text) in enumerate(turns):
-                    mem.remember(text, speaker=speaker, user="u", turn=i)
+                    mem.remember(text, speaker=speaker, user="u", turn=i, now=at)
             else:
-                mem.ingest(turns, user="u")
+                mem.ingest(turns, user="u", now=at)
             calls = handler.calls
             held.append(sorted((r.type, r.content.text, r.status.value, repr(sorted(r.properties.items())))
                                for r in mem.list(user="u", statuses=list(MemoryStatus), limit=100)))
