@@ -147,6 +147,15 @@ UPDATED_TYPES = ("Preference", "Fact", "Hypothesis")
 #: the train split the decisions above 0.85 settled a deliberation ("torn between …"), those near 0.6 would have
 #: replaced a plain fact that stays true ("bought 12 sessions" by "not renewing them")
 DECISION_SURE = 0.85
+#: a decision that supersedes nothing points (``settles``) at the earlier memories or utterances that weighed the
+#: choice it makes (at most SETTLED_AT_MOST, each at least SETTLES_SURE close, counting a named option as a
+#: correction's named value counts): a decision says little of its topic ("定了陈师傅", "went with memoQ"), and
+#: recall reaches it from the deliberation the question is close to
+SETTLES = "settles"
+SETTLED_AT_MOST = 2
+SETTLES_SURE = 0.55
+SETTLES_POOL = 8
+SETTLED_TYPES = ("Fact", "Preference", "Hypothesis", "Task", "Plan", EPISODE)
 #: general markers of a change of mind (zh + en): what the user says now replaces what they said before
 _CHANGED = re.compile(r"改主意|改变主意|变卦|改成|改为|换成|改用|不要.{0,10}了|不想.{0,10}了|现在(?:想|要|更|倾向|改|打算)|还是.{0,12}吧|"
                       r"想通了|想了想|不再|\b(?:changed? (?:my|our) minds?|change of (?:heart|plan)|after all|instead|"
@@ -494,9 +503,10 @@ class UnderstandingMixin(_Base):
                     and self._replace_by_meaning(record, draft, text, ctx, types=UPDATED_TYPES, what="change"):
                 continue
             if ctx.speaker == "user" and draft.type == "Fact" and draft.kind != "correction" \
-                    and draft.properties.get("attribute") == "decision" \
-                    and self._replace_by_meaning(record, draft, text, ctx, types=DECIDED_TYPES, what="decision"):
-                continue
+                    and draft.properties.get("attribute") == "decision":
+                if self._replace_by_meaning(record, draft, text, ctx, types=DECIDED_TYPES, what="decision"):
+                    continue
+                record = self._link_settled(record, draft, ctx)
             records.append(record)
         return records
 
@@ -818,8 +828,39 @@ class UnderstandingMixin(_Base):
         record = self._link_entities([self._to_record(fact, ctx)], ctx)[0]
         if self._replace_by_meaning(record, fact, text, ctx, types=DECIDED_TYPES, what="decision"):
             return
-        self._store_read(record, ctx)
+        self._store_read(self._link_settled(record, fact, ctx), ctx)
         ctx.out.notes.append(f"kept the decision {props['value']!r} as a fact")
+
+    def _link_settled(self, record: MemIR, draft: Draft, ctx: _Context) -> MemIR:
+        """A decision points (``settles``) at the earlier memories or utterances of this user's conversation that
+        weighed the choice: the closest in meaning (SETTLES_SURE), a candidate naming the chosen option counting
+        as a correction's named value does (NAMED_VALUE_BONUS). What was said in this utterance is left out."""
+        if not SETTLES:
+            return record
+        probe = _without_lead(draft)
+        found = {c.id: c for c in self._closest(probe, SETTLED_TYPES, ctx, k=SETTLES_POOL)}
+        named = _old_value_key(str(draft.properties.get("value") or ""))
+        if named:
+            found.update((c.id, c) for c in self._closest(probe, SETTLED_TYPES, ctx, text=named, k=SETTLES_POOL)
+                         if c.id not in found)
+        scored = [_named_bonus(c, named) if named else c for c in found.values()]
+        own = {ctx.episode, record.id}
+        kept = [c for c in sorted(scored, key=lambda c: -c.score) if c.id not in own and c.score >= SETTLES_SURE]
+        kept = [c for c in kept if not self._said_now(c.id, ctx)][:SETTLED_AT_MOST]
+        if not kept:
+            return record
+        ctx.out.notes.append("the decision settles " + ", ".join(f"{c.id} ({c.text[:50]!r}, {c.score:.2f})"
+                                                                 for c in kept))
+        links = [Relationship(target=c.id, relation=SETTLES, properties={"score": round(c.score, 3)}) for c in kept]
+        return record.model_copy(update={"relationships": [*record.relationships, *links]})
+
+    def _said_now(self, mid: str, ctx: _Context) -> bool:
+        """The memory was read from (or is) this very utterance (same session and turn)."""
+        if ctx.turn is None:
+            return False
+        found = self.store.fetch([mid])
+        return bool(found) and found[0].metadata.source.turn == ctx.turn \
+            and found[0].metadata.source.session_id == ctx.session
 
     def _store_read(self, record: MemIR, ctx: _Context) -> None:
         """Store one memory read while the dialogue state is applied (after the utterance's own memories were

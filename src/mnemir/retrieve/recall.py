@@ -51,6 +51,7 @@ from mnemir.retrieve.judgements import (
     assistant_questions,
     completed_elsewhere,
     decision_first,
+    decisions_in_reach,
     demote_outdated,
     demote_replaced,
     drop_replaced,
@@ -264,6 +265,8 @@ class _Query:
     pool: dict[str, Candidate] = field(default_factory=dict)
     plain: dict[str, int] = field(default_factory=dict)
     groups: dict[str, str] = field(default_factory=dict)
+    #: the user's decisions read with what they settled, for a question about a choice (``decisions_in_reach``)
+    decisions: list[str] = field(default_factory=list)
     frames: FrameState = field(default_factory=FrameState)
     barred: dict[str, str] = field(default_factory=dict)
 
@@ -334,7 +337,8 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     notes += replaced_notes
     kept = _nudged(q, kept, judged)
     notes += weak_notes
-    kept = decision_first(next_step_first(kept, q.intent.query), q.intent.query)
+    kept = decision_first(next_step_first(kept, q.intent.query), q.intent.query,
+                          [judged[d] for d in q.decisions if d in judged])
     kept, ruled_out, fusion_notes = _fused(q, kept, judged)
     notes += fusion_notes
     kept = one_slot(kept, ruled_out, quotes)
@@ -357,6 +361,7 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     intent, now, past = q.intent, q.now, q.past
     q.pool = pool = _gather(q.store, q.scope, intent, types, q.where, q.qvec, now,
                             max(q.config.candidates, 4 * q.k), q.config)
+    q.decisions = decisions_in_reach(q.store, q.scope, pool, q.qvec, intent.query)  # read with what it settled
     # plain search over the utterances, read before episodes are folded (a past period the question names first)
     utterances = plain_group_ranks(pool, _past_period(intent, now), q.config.plain_text_weight)
     folded = fold_episodes(q.store, q.scope, pool, past, q.qvec)
@@ -830,7 +835,7 @@ def _follow(q: _Query, ranked: list[Scored]) -> tuple[list[Scored], list[str]]:
 
 def _useful_link(relation: str) -> bool:
     """Relations whose other end inherits some of the relevance of the memory it hangs on."""
-    return relation in (*STEP_RELATIONS, "supports", "related_to_entity")
+    return relation in (*STEP_RELATIONS, "supports", "related_to_entity", "settles")
 
 
 def _switched(intent: Any, settled: Settled) -> Any:
