@@ -1162,14 +1162,27 @@ def _old_value_key(value: str | None) -> str | None:
     if not value:
         return None
     key = re.sub(r"\s+", " ", str(value)).strip().lower()
+    # what only places the value ("the 20th", "on the 4th", "a 2017") or a relative day before a date ("今天31号")
+    # is no part of it; an ordinal is its number ("20th" is said "20" elsewhere: "October 20")
+    key = _VALUE_ARTICLE.sub("", key).strip() or key
+    key = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", key)
+    if re.search(r"\d", key):
+        key = _RELATIVE_DAY.sub("", key) or key
     return key if len(key) >= 2 or key.isdigit() else None
+
+
+#: words that only place a value a correction takes back, and relative days said before a date (general markers)
+_VALUE_ARTICLE = re.compile(r"^(?:(?:on|in|at|to|for|by|from)\s+)?(?:the|a|an)\s+(?=\S)")
+_RELATIVE_DAY = re.compile(r"^(?:今天|昨天|明天|前天|后天|今年|去年|明年|这周|本周|上周|下周|这个月|上个月|下个月)")
 
 
 def _named_bonus(candidate: Candidate, named: str) -> Candidate:
     """A candidate whose text states the value the correction takes back is what it corrects: NAMED_VALUE_BONUS."""
     text = re.sub(r"\s+", " ", candidate.text).lower()
     # a whole word or number: "4" is not in "14" nor in "4.5", but it ends a sentence ("on the 4.")
-    if not re.search(r"(?<![\w.])" + re.escape(named) + r"(?!\w|\.\d)" if named.isascii() else re.escape(named), text):
+    ordinal = r"(?:st|nd|rd|th)?" if named[-1].isdigit() else ""  # "20" is also said "the 20th"
+    if not re.search(r"(?<![\w.])" + re.escape(named) + ordinal + r"(?!\w|\.\d)" if named.isascii() else re.escape(named),
+                     text):
         return candidate
     return Candidate(candidate.id, candidate.text, candidate.score + NAMED_VALUE_BONUS,
                      (*candidate.reasons, f"states the value it takes back ({named!r})"))

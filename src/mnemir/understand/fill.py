@@ -443,7 +443,7 @@ def _subject_guess(text: str) -> str:
 
 
 _CORRECTION_OLD = re.compile(r"不是(?P<v>[^，,。而]{1,15})|(?:\bnot|\b(?:is|was|are|were)n'?t) (?:in |at |to |on )?"
-                             r"(?P<v2>(?:[\w\s'-]|(?<=\d)[.,](?=\d)){1,30}?)(?:[,.;!](?!\d)|$| but| anymore)|"
+                             r"(?P<v2>[£$€¥]?(?:[\w\s'-]|(?<=\d)[.,](?=\d)){1,30}?%?)(?:[,.;!](?!\d)|$| but| anymore)|"
                              r"\binstead of (?:the |on |in |at )?(?P<v3>(?:[\w\s'-]|(?<=\d)[.,](?=\d)){1,30}?)(?:[,.;!](?!\d)|$| but)",
                              re.I)
 #: a correction that names the old value says it with a negation (or puts the new one "instead of" it)
