@@ -43,7 +43,7 @@ from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Sc
 from mnemir.lifecycle.terms import content_terms, people_named
 from mnemir.memory.core import serialized
 from mnemir.ontology.enums import OPEN_STATUSES
-from mnemir.retrieve.judgements import COMPLETES, CORRECTS
+from mnemir.retrieve.judgements import COMPLETES, CORRECTS, DECISION_TYPES, states_decision
 from mnemir.store.base import ANY
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
 from mnemir.understand.dates import local_now
@@ -507,6 +507,8 @@ class UnderstandingMixin(_Base):
                 if self._replace_by_meaning(record, draft, text, ctx, types=DECIDED_TYPES, what="decision"):
                     continue
                 record = self._link_settled(record, draft, ctx)
+            elif ctx.speaker == "user" and record.type in DECISION_TYPES and states_decision(record):
+                record = self._link_settled(record, draft, ctx)  # a choice read as a plan, a task, a preference
             records.append(record)
         return records
 

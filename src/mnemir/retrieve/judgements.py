@@ -531,9 +531,8 @@ def decision_first(order: list[Scored], query: str, reached: Sequence[Scored] = 
     best = max(s.relevance for s in head)
     # the decisions read with what they settled (``decisions_in_reach``) are candidates whatever their own relevance
     mine = [s for s in reached if s.record.metadata.source.speaker == "user"]
-    decided = [*mine, *(s for s in head if s not in mine and s.record.metadata.source.speaker == "user" and _decision_relevance(s) >= DECISION_RELEVANCE * best
-               and (s.record.properties.get("attribute") == "decision" or CUES["decision"].search(s.record.text)
-                    or STATES_CHOICE.search(s.record.text)))]
+    decided = [*mine, *(s for s in head if s not in mine and s.record.metadata.source.speaker == "user"
+                        and _decision_relevance(s) >= DECISION_RELEVANCE * best and states_decision(s.record))]
     if not decided:
         return order
     first = sorted(decided, key=lambda s: (s in mine, _decision_relevance(s), s.record.metadata.created_at, s.record.id),
@@ -547,7 +546,9 @@ def decision_first(order: list[Scored], query: str, reached: Sequence[Scored] = 
 
 #: how many of the user's latest decisions a question about a choice looks through, and how close (cosine, relative
 #: to the closest candidate found by search) what a decision settled must be to the question for it to be a candidate
-DECISIONS_SCANNED = 40
+DECISIONS_SCANNED = 60
+#: what a decision may have been read as: a fact, or a plan, task, preference or setting worded as a choice made
+DECISION_TYPES = ("Fact", "Plan", "Task", "Preference", "ContextualFrame", "Hypothesis")
 DECISION_REACH = 0.8
 #: what a decision is read with: the utterance it came from, and what it settled or superseded (the deliberation)
 DECISION_CONTEXT = (DERIVED_FROM, "supersedes", SETTLES)
@@ -564,9 +565,9 @@ def decisions_in_reach(store: Store, scope: Any, pool: dict[str, Candidate], qve
     Returns the ids it added or raised."""
     if not (ASKS_DECISION.search(query) or ASKS_WHICH.search(query)) or not pool:
         return []
-    decisions = [r for r in store.select(scope.with_(types=("Fact",)), order_by=[("@created_at", False)],
+    decisions = [r for r in store.select(scope.with_(types=DECISION_TYPES), order_by=[("@created_at", False)],
                                          limit=DECISIONS_SCANNED)
-                 if r.properties.get("attribute") == "decision" and r.metadata.source.speaker == "user"]
+                 if r.metadata.source.speaker == "user" and states_decision(r)]
     if not decisions:
         return []
     context = {d.id: [d.id, *(rel.target for rel in d.relationships if rel.relation in DECISION_CONTEXT)]
@@ -592,6 +593,13 @@ def decisions_in_reach(store: Store, scope: Any, pool: dict[str, Candidate], qve
             continue
         out.append(d.id)
     return out
+
+
+def states_decision(record: MemIR) -> bool:
+    """A fact of the decision attribute, or a memory worded as a choice made (``CUES["decision"]``,
+    ``STATES_CHOICE``)."""
+    return record.properties.get("attribute") == "decision" or bool(
+        CUES["decision"].search(record.text) or STATES_CHOICE.search(record.text))
 
 
 def _decision_relevance(s: Scored) -> float:

@@ -337,8 +337,7 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     notes += replaced_notes
     kept = _nudged(q, kept, judged)
     notes += weak_notes
-    kept = decision_first(next_step_first(kept, q.intent.query), q.intent.query,
-                          [judged[d] for d in q.decisions if d in judged])
+    kept = decision_first(next_step_first(kept, q.intent.query), q.intent.query, _reached_decisions(q, judged))
     kept, ruled_out, fusion_notes = _fused(q, kept, judged)
     notes += fusion_notes
     kept = one_slot(kept, ruled_out, quotes)
@@ -831,6 +830,20 @@ def _follow(q: _Query, ranked: list[Scored]) -> tuple[list[Scored], list[str]]:
     if walk.out_of_scope:
         notes.append(f"{walk.out_of_scope} relationship(s) lead outside this scope and were not followed")
     return list(best.values()), notes
+
+
+def _reached_decisions(q: _Query, judged: Mapping[str, Scored]) -> list[Scored]:
+    """The decisions read with what they settled (``decisions_in_reach``), as judged; one its type's gate held out
+    (a choice read as a task, asked about as a fact) is judged as an answer: a choice made answers a question about
+    it, whatever it was read as."""
+    out = []
+    for mid in q.decisions:
+        s = judged.get(mid)
+        if s is None and mid in q.pool:
+            s = q.scored(q.pool[mid], "answer", floor_off=True)
+        if s is not None:
+            out.append(s)
+    return out
 
 
 def _useful_link(relation: str) -> bool:
