@@ -44,7 +44,7 @@ from mnemir.lifecycle.terms import content_terms, people_named
 from mnemir.memory.core import serialized
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.judgements import COMPLETES, CORRECTS, DECISION_TYPES, states_decision
-from mnemir.store.base import ANY
+from mnemir.store.base import ANY, Selection
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
 from mnemir.understand.dates import local_now
 from mnemir.understand.entities import aliases, find_entities
@@ -61,6 +61,10 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
+#: a fact whose subject is "he" / "she" / "他" / "她" is about the person the user named last, looked for in the
+#: utterance and the user's last PRONOUN_LOOKBACK utterances
+RESOLVE_PRONOUNS = True
+PRONOUN_LOOKBACK = 3
 #: cosine similarity (default embedder) above which an update may target a task at all
 MATCH_FLOOR = 0.30
 #: ... and above which, with a clear lead over the runner-up, it is applied without asking
@@ -288,6 +292,8 @@ class _Context:
     out: Remembered = field(default_factory=Remembered)
     #: the id of this utterance's Episode (what the typed memories read from it link to)
     episode: str | None = None
+    #: the utterance itself
+    text: str = ""
     #: memories this utterance already superseded (two corrections in one turn must not replace the same one twice)
     replaced: set[str] = field(default_factory=set)
     #: task drafts read as reports on an open task (applied as updates once the new memories are written)
@@ -364,7 +370,7 @@ class UnderstandingMixin(_Base):
         """What ``remember`` does with an utterance once it is read (``now``: its local time): what the dialogue so far
         makes of it (proposals, updates, corrections), then one store transaction."""
         ctx = _Context(user, agent, session, speaker, turn, now, extraction.creator, extraction.act,
-                       extraction.language)
+                       extraction.language, text=text)
         ctx.out.extractions.append(extraction)
         ctx.out.notes += extraction.notes
         self._track_proposal(extraction, text, ctx)
@@ -559,6 +565,7 @@ class UnderstandingMixin(_Base):
         return draft.type in ("Task", "Plan")
 
     def _to_record(self, draft: Draft, ctx: _Context) -> MemIR:
+        self._resolve_pronoun(draft, ctx)
         self._resolve_relation(draft, ctx)
         props = {k: _plain(v) for k, v in draft.properties.items() if v is not None}
         extra: dict[str, Any] = {"dialogue_act": ctx.act, "language": ctx.language,
@@ -960,6 +967,28 @@ class UnderstandingMixin(_Base):
                      reasons=["the assistant proposed it and the user confirmed"])
         extraction.drafts = [task, *[d for d in extraction.drafts if d.type not in ("DialogueAct", "Task", "Plan")]]
         ctx.out.notes.append(f"the user confirmed the assistant's proposal {proposal.goal!r}: stored as the user's task")
+
+    def _resolve_pronoun(self, draft: Draft, ctx: _Context) -> None:
+        """A fact whose subject is "he" / "she" / "他" / "她" is about the person the user named last, in this
+        utterance before it or in their last PRONOUN_LOOKBACK utterances, when the pronoun's gender agrees with the
+        relation word it was named by (a name alone agrees with both)."""
+        if not RESOLVE_PRONOUNS or draft.type not in ("Fact", "Hypothesis") or ctx.speaker != "user":
+            return
+        gender = fill.pronoun_subject(draft.text)
+        if gender is None:
+            return
+        at = ctx.text.find(draft.text[:20])
+        before = [ctx.text[:at]] if at > 0 else []
+        said = self.store.select(Selection(user_id=ctx.user, types=(EPISODE,), statuses=("active",)),
+                                 order_by=[("@created_at", False)], limit=2 * PRONOUN_LOOKBACK)
+        earlier = [r.content.text for r in said if r.metadata.source.speaker == "user" and r.id != ctx.episode
+                   and r.metadata.created_at <= ctx.now][:PRONOUN_LOOKBACK]
+        for text in [*before, *earlier]:
+            mention = fill.last_person(text, gender)
+            if mention is not None:
+                draft.properties["entity"] = mention.key
+                draft.reasons.append(f"about {mention.key}: the person last named ({mention.surface!r})")
+                return
 
     def _resolve_relation(self, draft: Draft, ctx: _Context) -> None:
         """A fact about "my brother" is about the person the user named as their brother, when exactly one is known

@@ -595,6 +595,35 @@ def decisions_in_reach(store: Store, scope: Any, pool: dict[str, Candidate], qve
     return out
 
 
+#: asked about a choice, what a decision in reach settled (the options weighed before it) is no answer
+SETTLED_GO = True
+
+
+def settled_by(store: Store, pool: Mapping[str, Candidate], decisions: Sequence[str]) -> dict[str, str]:
+    """Asked about a choice: the candidates that stand for an utterance a decision in reach (``decisions_in_reach``)
+    settled or superseded (the deliberation, the option it turned down), id -> the reason. The decision answers;
+    the options weighed before it would show beside it as if still open. What states a decision itself stays."""
+    if not SETTLED_GO or not decisions:
+        return {}
+    chosen = [pool[d].record for d in decisions if d in pool]
+    targets = {rel.target: d.id for d in chosen for rel in d.relationships if rel.relation in (SETTLES, "supersedes")}
+    if not targets:
+        return {}
+    records = {r.id: r for r in store.fetch(sorted(targets))}
+    groups: dict[str, str] = {}  # utterance group -> the decision that settled it
+    for target, by in targets.items():
+        record = records.get(target)
+        groups[utterance_of(record) if record is not None else target] = by
+    own = {utterance_of(d) for d in chosen}
+    out = {mid: f"weighed before a decision that settled it ({groups[g]})" for mid, c in pool.items()
+           if (g := utterance_of(c.record)) in groups and g not in own and mid not in decisions
+           and not (c.record.metadata.source.speaker == "user" and states_decision(c.record))}
+    # the utterance itself too (folded into what was read from it, plain search may still rank it)
+    out.update((g, f"weighed before a decision that settled it ({by})") for g, by in groups.items()
+               if g not in own and g not in decisions and (g not in pool or g in out))
+    return out
+
+
 def states_decision(record: MemIR) -> bool:
     """A fact of the decision attribute, or a memory worded as a choice made (``CUES["decision"]``,
     ``STATES_CHOICE``)."""

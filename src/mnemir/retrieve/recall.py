@@ -52,6 +52,8 @@ from mnemir.retrieve.judgements import (
     completed_elsewhere,
     decision_first,
     decisions_in_reach,
+    SETTLES,
+    settled_by,
     demote_outdated,
     demote_replaced,
     drop_replaced,
@@ -371,6 +373,8 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
            if (reason := hard_exclusion(c.record, intent, now, past)) is not None})
     asked = assistant_questions(pool) if intent.kind in TASK_KINDS else {}  # work asked about: a question is no answer
     q.bar({**taken_back(q.store, pool, past), **asked})
+    if not past:  # asked about a choice: the options a decision in reach settled are no answer
+        q.bar(settled_by(q.store, pool, q.decisions))
     if intent.kind == "open_tasks":
         q.bar(completed_elsewhere(q.store, pool))
     q.frames = frames = _frames(q.store, q.scope, now, pool)
@@ -802,6 +806,8 @@ def _follow(q: _Query, ranked: list[Scored]) -> tuple[list[Scored], list[str]]:
     new: list[Candidate] = []
     relinked: list[Candidate] = []
     for link in walk.links:
+        if link.relation == SETTLES and link.record.id in q.barred:
+            continue  # an option a decision settled, set aside for a question about the choice: not brought back
         inherited = parent_rel.get(link.source, 0.0) if _useful_link(link.relation) else 0.0
         known = pool.get(link.record.id)
         if known is not None:  # already found by search: the link may still lift it
