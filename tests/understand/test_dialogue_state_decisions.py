@@ -85,3 +85,42 @@ def test_a_correction_by_ordinal_replaces_the_date_said_plainly(mem: mnemir.Memo
     shown = _turns(hits)
     assert old or not any(1 in s for s in shown), shown
     assert any(3 in s for s in shown), shown
+
+
+@pytest.mark.parametrize("text, gender", [("She works nights at the infirmary.", "female"),
+                                          ("And he is allergic to peanuts.", "male"),
+                                          ("她下个月结婚。", "female"), ("他在银行上班", "male"),
+                                          ("他们下个月结婚。", None), ("Shelter dogs need patience.", None),
+                                          ("Her new flat has a garden.", "female")])
+def test_a_pronoun_subject(text: str, gender: str | None) -> None:
+    assert fill.pronoun_subject(text) == gender
+
+
+@pytest.mark.parametrize("text, gender, key", [
+    ("My cousin Leo came round, and my aunt rang later.", "male", "leo"),
+    ("My cousin Leo came round, and my aunt rang later.", "female", "aunt"),
+    ("我表哥来了，我妈也打了电话。", "male", "cousin"),
+    ("My parents are away this week.", "female", None),
+])
+def test_the_person_named_last_that_the_pronoun_fits(text: str, gender: str, key: str | None) -> None:
+    found = fill.last_person(text, gender)
+    assert (found.key if found else None) == key
+
+
+def test_a_fact_told_with_a_pronoun_is_about_the_person_last_named(mem: mnemir.Memory) -> None:
+    said = ["My brother-in-law Ravi just started at the fire station.", "He is on the night rota all winter.",
+            "我闺蜜阿琳搬去厦门了。", "她在那边开了一家花店。"]
+    read = [mem.remember(t, user="ines", session="s1", turn=n, now=START + timedelta(minutes=n)).created
+            for n, t in enumerate(said, start=1)]
+    assert {r.properties.get("entity") for r in read[1] if r.type == "Fact"} == {"ravi"}, read[1]
+    assert {r.properties.get("entity") for r in read[3] if r.type == "Fact"} == {"阿琳"}, read[3]
+
+
+def test_without_resolution_the_pronoun_is_nobody(mem: mnemir.Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mnemir.memory.understanding as understanding
+
+    monkeypatch.setattr(understanding, "RESOLVE_PRONOUNS", False)
+    for n, t in enumerate(["My brother-in-law Ravi just started at the fire station.",
+                           "He is on the night rota all winter."], start=1):
+        out = mem.remember(t, user="ines", session="s1", turn=n, now=START + timedelta(minutes=n))
+    assert "ravi" not in {r.properties.get("entity") for r in out.created}

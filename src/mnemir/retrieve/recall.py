@@ -806,8 +806,9 @@ def _follow(q: _Query, ranked: list[Scored]) -> tuple[list[Scored], list[str]]:
     new: list[Candidate] = []
     relinked: list[Candidate] = []
     for link in walk.links:
-        if link.relation == SETTLES and link.record.id in q.barred:
-            continue  # an option a decision settled, set aside for a question about the choice: not brought back
+        if link.relation == SETTLES and not any(r.relation == SETTLES and r.target == link.source
+                                                 for r in link.record.relationships):
+            continue  # a decision leads from what it settled to itself, never back to the options it settled
         inherited = parent_rel.get(link.source, 0.0) if _useful_link(link.relation) else 0.0
         known = pool.get(link.record.id)
         if known is not None:  # already found by search: the link may still lift it
