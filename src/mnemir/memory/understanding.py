@@ -160,6 +160,9 @@ SETTLED_AT_MOST = 2
 SETTLES_SURE = 0.55
 SETTLES_POOL = 8
 SETTLED_TYPES = ("Fact", "Preference", "Hypothesis", "Task", "Plan", EPISODE)
+#: ... also a memory of another type worded as a choice made ("Splitwise it is", "就用石英石"): off, dev did not gain
+#: (docs/decisions/0041)
+LINK_WORDED_CHOICES = False
 #: general markers of a change of mind (zh + en): what the user says now replaces what they said before
 _CHANGED = re.compile(r"改主意|改变主意|变卦|改成|改为|换成|改用|不要.{0,10}了|不想.{0,10}了|现在(?:想|要|更|倾向|改|打算)|还是.{0,12}吧|"
                       r"想通了|想了想|不再|\b(?:changed? (?:my|our) minds?|change of (?:heart|plan)|after all|instead|"
@@ -513,7 +516,8 @@ class UnderstandingMixin(_Base):
                 if self._replace_by_meaning(record, draft, text, ctx, types=DECIDED_TYPES, what="decision"):
                     continue
                 record = self._link_settled(record, draft, ctx)
-            elif ctx.speaker == "user" and record.type in DECISION_TYPES and states_decision(record):
+            elif LINK_WORDED_CHOICES and ctx.speaker == "user" and record.type in DECISION_TYPES \
+                    and states_decision(record):
                 record = self._link_settled(record, draft, ctx)  # a choice read as a plan, a task, a preference
             records.append(record)
         return records
