@@ -39,7 +39,7 @@ import numpy as np
 from mnemir.embed import default_embedder
 from mnemir.embed.base import prefilled
 from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, ValidationError
-from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
+from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, MemoryStatus, Metadata, Relationship, Scope, Source, ensure_aware
 from mnemir.lifecycle.terms import content_terms, people_named
 from mnemir.memory.core import serialized
 from mnemir.ontology.enums import OPEN_STATUSES
@@ -983,7 +983,7 @@ class UnderstandingMixin(_Base):
             return
         at = ctx.text.find(draft.text[:20])
         before = [ctx.text[:at]] if at > 0 else []
-        said = self.store.select(Selection(user_id=ctx.user, types=(EPISODE,), statuses=("active",)),
+        said = self.store.select(Selection(user_id=ctx.user, types=(EPISODE,), statuses=(MemoryStatus.active,)),
                                  order_by=[("@created_at", False)], limit=2 * PRONOUN_LOOKBACK)
         earlier = [r.content.text for r in said if r.metadata.source.speaker == "user" and r.id != ctx.episode
                    and r.metadata.created_at <= ctx.now][:PRONOUN_LOOKBACK]

@@ -47,13 +47,12 @@ from mnemir.retrieve.fusion import (
 )
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
 from mnemir.retrieve.judgements import (
+    SETTLES,
     above_floor,
     assistant_questions,
     completed_elsewhere,
     decision_first,
     decisions_in_reach,
-    SETTLES,
-    settled_by,
     demote_outdated,
     demote_replaced,
     drop_replaced,
@@ -66,6 +65,7 @@ from mnemir.retrieve.judgements import (
     order_hits,
     other_frame_gives_way,
     replacements_stand_in,
+    settled_by,
     taken_back,
 )
 from mnemir.retrieve.learned import Item, LearnedRanker, default_ranker, features, soft_gate

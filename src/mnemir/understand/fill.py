@@ -350,7 +350,7 @@ def last_person(text: str, gender: str | None = None) -> Mention | None:
         if m is None or m.key in _PLURAL_RELATIONS:  # "my parents": "they", not "he" or "she"
             continue
         relation = m.relation or (m.key if m.key in RELATIONS else None)
-        if gender == "male" and relation in FEMALE_RELATIONS or gender == "female" and relation in MALE_RELATIONS:
+        if (gender == "male" and relation in FEMALE_RELATIONS) or (gender == "female" and relation in MALE_RELATIONS):
             continue
         found = m
     return found
