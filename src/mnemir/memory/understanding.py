@@ -39,12 +39,12 @@ import numpy as np
 from mnemir.embed import default_embedder
 from mnemir.embed.base import prefilled
 from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, ValidationError
-from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, Metadata, Relationship, Scope, Source, ensure_aware
+from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, MemoryStatus, Metadata, Relationship, Scope, Source, ensure_aware
 from mnemir.lifecycle.terms import content_terms, people_named
 from mnemir.memory.core import serialized
 from mnemir.ontology.enums import OPEN_STATUSES
-from mnemir.retrieve.judgements import COMPLETES, CORRECTS
-from mnemir.store.base import ANY
+from mnemir.retrieve.judgements import COMPLETES, CORRECTS, DECISION_TYPES, states_decision
+from mnemir.store.base import ANY, Selection
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
 from mnemir.understand.dates import local_now
 from mnemir.understand.entities import aliases, find_entities
@@ -61,6 +61,10 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
+#: a fact whose subject is "he" / "she" / "他" / "她" is about the person the user named last, looked for in the
+#: utterance and the user's last PRONOUN_LOOKBACK utterances
+RESOLVE_PRONOUNS = True
+PRONOUN_LOOKBACK = 3
 #: cosine similarity (default embedder) above which an update may target a task at all
 MATCH_FLOOR = 0.30
 #: ... and above which, with a clear lead over the runner-up, it is applied without asking
@@ -147,6 +151,18 @@ UPDATED_TYPES = ("Preference", "Fact", "Hypothesis")
 #: the train split the decisions above 0.85 settled a deliberation ("torn between …"), those near 0.6 would have
 #: replaced a plain fact that stays true ("bought 12 sessions" by "not renewing them")
 DECISION_SURE = 0.85
+#: a decision that supersedes nothing points (``settles``) at the earlier memories or utterances that weighed the
+#: choice it makes (at most SETTLED_AT_MOST, each at least SETTLES_SURE close, counting a named option as a
+#: correction's named value counts): a decision says little of its topic ("定了陈师傅", "went with memoQ"), and
+#: recall reaches it from the deliberation the question is close to
+SETTLES = "settles"
+SETTLED_AT_MOST = 2
+SETTLES_SURE = 0.55
+SETTLES_POOL = 8
+SETTLED_TYPES = ("Fact", "Preference", "Hypothesis", "Task", "Plan", EPISODE)
+#: ... also a memory of another type worded as a choice made ("Splitwise it is", "就用石英石"): off, dev did not gain
+#: (docs/decisions/0041)
+LINK_WORDED_CHOICES = False
 #: general markers of a change of mind (zh + en): what the user says now replaces what they said before
 _CHANGED = re.compile(r"改主意|改变主意|变卦|改成|改为|换成|改用|不要.{0,10}了|不想.{0,10}了|现在(?:想|要|更|倾向|改|打算)|还是.{0,12}吧|"
                       r"想通了|想了想|不再|\b(?:changed? (?:my|our) minds?|change of (?:heart|plan)|after all|instead|"
@@ -279,6 +295,8 @@ class _Context:
     out: Remembered = field(default_factory=Remembered)
     #: the id of this utterance's Episode (what the typed memories read from it link to)
     episode: str | None = None
+    #: the utterance itself
+    text: str = ""
     #: memories this utterance already superseded (two corrections in one turn must not replace the same one twice)
     replaced: set[str] = field(default_factory=set)
     #: task drafts read as reports on an open task (applied as updates once the new memories are written)
@@ -355,7 +373,7 @@ class UnderstandingMixin(_Base):
         """What ``remember`` does with an utterance once it is read (``now``: its local time): what the dialogue so far
         makes of it (proposals, updates, corrections), then one store transaction."""
         ctx = _Context(user, agent, session, speaker, turn, now, extraction.creator, extraction.act,
-                       extraction.language)
+                       extraction.language, text=text)
         ctx.out.extractions.append(extraction)
         ctx.out.notes += extraction.notes
         self._track_proposal(extraction, text, ctx)
@@ -499,9 +517,13 @@ class UnderstandingMixin(_Base):
                     and self._replace_by_meaning(record, draft, text, ctx, types=UPDATED_TYPES, what="change"):
                 continue
             if ctx.speaker == "user" and draft.type == "Fact" and draft.kind != "correction" \
-                    and draft.properties.get("attribute") == "decision" \
-                    and self._replace_by_meaning(record, draft, text, ctx, types=DECIDED_TYPES, what="decision"):
-                continue
+                    and draft.properties.get("attribute") == "decision":
+                if self._replace_by_meaning(record, draft, text, ctx, types=DECIDED_TYPES, what="decision"):
+                    continue
+                record = self._link_settled(record, draft, ctx)
+            elif LINK_WORDED_CHOICES and ctx.speaker == "user" and record.type in DECISION_TYPES \
+                    and states_decision(record):
+                record = self._link_settled(record, draft, ctx)  # a choice read as a plan, a task, a preference
             records.append(record)
         return records
 
@@ -552,6 +574,7 @@ class UnderstandingMixin(_Base):
         return draft.type in ("Task", "Plan")
 
     def _to_record(self, draft: Draft, ctx: _Context) -> MemIR:
+        self._resolve_pronoun(draft, ctx)
         self._resolve_relation(draft, ctx)
         props = {k: _plain(v) for k, v in draft.properties.items() if v is not None}
         extra: dict[str, Any] = {"dialogue_act": ctx.act, "language": ctx.language,
@@ -823,8 +846,39 @@ class UnderstandingMixin(_Base):
         record = self._link_entities([self._to_record(fact, ctx)], ctx)[0]
         if self._replace_by_meaning(record, fact, text, ctx, types=DECIDED_TYPES, what="decision"):
             return
-        self._store_read(record, ctx)
+        self._store_read(self._link_settled(record, fact, ctx), ctx)
         ctx.out.notes.append(f"kept the decision {props['value']!r} as a fact")
+
+    def _link_settled(self, record: MemIR, draft: Draft, ctx: _Context) -> MemIR:
+        """A decision points (``settles``) at the earlier memories or utterances of this user's conversation that
+        weighed the choice: the closest in meaning (SETTLES_SURE), a candidate naming the chosen option counting
+        as a correction's named value does (NAMED_VALUE_BONUS). What was said in this utterance is left out."""
+        if not SETTLES:
+            return record
+        probe = _without_lead(draft)
+        found = {c.id: c for c in self._closest(probe, SETTLED_TYPES, ctx, k=SETTLES_POOL)}
+        named = _old_value_key(str(draft.properties.get("value") or ""))
+        if named:
+            found.update((c.id, c) for c in self._closest(probe, SETTLED_TYPES, ctx, text=named, k=SETTLES_POOL)
+                         if c.id not in found)
+        scored = [_named_bonus(c, named) if named else c for c in found.values()]
+        own = {ctx.episode, record.id}
+        kept = [c for c in sorted(scored, key=lambda c: -c.score) if c.id not in own and c.score >= SETTLES_SURE]
+        kept = [c for c in kept if not self._said_now(c.id, ctx)][:SETTLED_AT_MOST]
+        if not kept:
+            return record
+        ctx.out.notes.append("the decision settles " + ", ".join(f"{c.id} ({c.text[:50]!r}, {c.score:.2f})"
+                                                                 for c in kept))
+        links = [Relationship(target=c.id, relation=SETTLES, properties={"score": round(c.score, 3)}) for c in kept]
+        return record.model_copy(update={"relationships": [*record.relationships, *links]})
+
+    def _said_now(self, mid: str, ctx: _Context) -> bool:
+        """The memory was read from (or is) this very utterance (same session and turn)."""
+        if ctx.turn is None:
+            return False
+        found = self.store.fetch([mid])
+        return bool(found) and found[0].metadata.source.turn == ctx.turn \
+            and found[0].metadata.source.session_id == ctx.session
 
     def _store_read(self, record: MemIR, ctx: _Context) -> None:
         """Store one memory read while the dialogue state is applied (after the utterance's own memories were
@@ -922,6 +976,28 @@ class UnderstandingMixin(_Base):
                      reasons=["the assistant proposed it and the user confirmed"])
         extraction.drafts = [task, *[d for d in extraction.drafts if d.type not in ("DialogueAct", "Task", "Plan")]]
         ctx.out.notes.append(f"the user confirmed the assistant's proposal {proposal.goal!r}: stored as the user's task")
+
+    def _resolve_pronoun(self, draft: Draft, ctx: _Context) -> None:
+        """A fact whose subject is "he" / "she" / "他" / "她" is about the person the user named last, in this
+        utterance before it or in their last PRONOUN_LOOKBACK utterances, when the pronoun's gender agrees with the
+        relation word it was named by (a name alone agrees with both)."""
+        if not RESOLVE_PRONOUNS or draft.type not in ("Fact", "Hypothesis") or ctx.speaker != "user":
+            return
+        gender = fill.pronoun_subject(draft.text)
+        if gender is None:
+            return
+        at = ctx.text.find(draft.text[:20])
+        before = [ctx.text[:at]] if at > 0 else []
+        said = self.store.select(Selection(user_id=ctx.user, types=(EPISODE,), statuses=(MemoryStatus.active,)),
+                                 order_by=[("@created_at", False)], limit=2 * PRONOUN_LOOKBACK)
+        earlier = [r.content.text for r in said if r.metadata.source.speaker == "user" and r.id != ctx.episode
+                   and r.metadata.created_at <= ctx.now][:PRONOUN_LOOKBACK]
+        for text in [*before, *earlier]:
+            mention = fill.last_person(text, gender)
+            if mention is not None:
+                draft.properties["entity"] = mention.key
+                draft.reasons.append(f"about {mention.key}: the person last named ({mention.surface!r})")
+                return
 
     def _resolve_relation(self, draft: Draft, ctx: _Context) -> None:
         """A fact about "my brother" is about the person the user named as their brother, when exactly one is known
@@ -1126,14 +1202,27 @@ def _old_value_key(value: str | None) -> str | None:
     if not value:
         return None
     key = re.sub(r"\s+", " ", str(value)).strip().lower()
+    # what only places the value ("the 20th", "on the 4th", "a 2017") or a relative day before a date ("今天31号")
+    # is no part of it; an ordinal is its number ("20th" is said "20" elsewhere: "October 20")
+    key = _VALUE_ARTICLE.sub("", key).strip() or key
+    key = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", key)
+    if re.search(r"\d", key):
+        key = _RELATIVE_DAY.sub("", key) or key
     return key if len(key) >= 2 or key.isdigit() else None
+
+
+#: words that only place a value a correction takes back, and relative days said before a date (general markers)
+_VALUE_ARTICLE = re.compile(r"^(?:(?:on|in|at|to|for|by|from)\s+)?(?:the|a|an)\s+(?=\S)")
+_RELATIVE_DAY = re.compile(r"^(?:今天|昨天|明天|前天|后天|今年|去年|明年|这周|本周|上周|下周|这个月|上个月|下个月)")
 
 
 def _named_bonus(candidate: Candidate, named: str) -> Candidate:
     """A candidate whose text states the value the correction takes back is what it corrects: NAMED_VALUE_BONUS."""
     text = re.sub(r"\s+", " ", candidate.text).lower()
     # a whole word or number: "4" is not in "14" nor in "4.5", but it ends a sentence ("on the 4.")
-    if not re.search(r"(?<![\w.])" + re.escape(named) + r"(?!\w|\.\d)" if named.isascii() else re.escape(named), text):
+    ordinal = r"(?:st|nd|rd|th)?" if named[-1].isdigit() else ""  # "20" is also said "the 20th"
+    if not re.search(r"(?<![\w.])" + re.escape(named) + ordinal + r"(?!\w|\.\d)" if named.isascii() else re.escape(named),
+                     text):
         return candidate
     return Candidate(candidate.id, candidate.text, candidate.score + NAMED_VALUE_BONUS,
                      (*candidate.reasons, f"states the value it takes back ({named!r})"))

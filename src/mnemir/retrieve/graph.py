@@ -19,7 +19,7 @@ from mnemir.store.filters import Cmp
 #: relations by which a plan step (or a subtask) points at its task
 STEP_RELATIONS = ("step_of", "subtask_of", "part_of")
 #: relations worth following during recall (both directions)
-FOLLOW_RELATIONS = (*STEP_RELATIONS, "related_to_entity", "supports", "contradicts", "supersedes")
+FOLLOW_RELATIONS = (*STEP_RELATIONS, "related_to_entity", "supports", "contradicts", "supersedes", "settles")
 MAX_DEPTH = 3
 
 

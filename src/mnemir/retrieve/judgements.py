@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from mnemir.ontology.attributes import MULTI_VALUED_ATTRIBUTES
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.retrieve.fusion import DERIVED_FROM, EPISODE, utterance_of
 from mnemir.retrieve.graph import STEP_RELATIONS
-from mnemir.retrieve.lexical import shared_terms, topic_text
+from mnemir.retrieve.lexical import content_terms, shared_terms, topic_text
 from mnemir.retrieve.ranking import (
     DAY,
     TASK_KINDS,
@@ -365,6 +366,9 @@ COMPLETES = "completes"
 #: that stated the value it names, and ``supersedes`` (a correction, a change of mind, a decision, a newer
 #: preference: the utterance the superseded memory was read from)
 TAKES_BACK = (CORRECTS, "supersedes")
+#: the relation from a decision to the earlier memories or utterances that weighed the choice it makes: written by
+#: ``remember``, followed by recall (``graph.FOLLOW_RELATIONS``)
+SETTLES = "settles"
 #: an utterance taken back goes when what took it back is at most this much less close to the query (cosine): a
 #: correction often opens with words of its own ("a correction to something I told you: …") that make it a little
 #: less close than the old statement; a question about something else the old utterance said is much closer to it
@@ -495,7 +499,17 @@ def _users_statements(head: list[Scored], share: float, says: Callable[[MemIR], 
 #: "最后定的哪家", "选了哪个"): general markers, zh + en
 ASKS_DECISION = re.compile(r"决定|定了|定的|定在|怎么定|选了|选的|选哪|挑了|挑的|最后|最终|到底|结果|"
                            r"\b(?:decide|decided|decision|settle|settled|end up|ended up|in the end|go for|went for|"
-                           r"went with|going with|chose|choose|pick|picked|opt|opted|agree|agreed)\b", re.I)
+                           r"go with|went with|going with|chose|choose|pick|picked|opt|opted|agree|agreed)\b", re.I)
+#: ... or which of several options holds ("which insurer…", "哪家…", "哪种…"): a question asking to pick out one of a
+#: set is answered by the choice made, when one was stated (general markers, zh + en)
+ASKS_WHICH = re.compile(r"哪(?:个|家|种|款|所|位|一|条|间|套|天|儿|里)|\bwhich\b", re.I)
+#: a statement worded as a choice made, beyond the extractor's decision cues (``CUES["decision"]``, which its models
+#: were trained on and so stay as they are): "X it is", "sticking with", "I'm taking", "switched to", "就用…",
+#: "改成…", "商量好了" (general markers, zh + en)
+STATES_CHOICE = re.compile(r"改成|换成|改用|改找|就(?:用|选|接|报|订|买|定|去|按)|我选|定了|商量(?:好|定)了?|"
+                           r"\b(?:\w+ it is|stick(?:ing)? with|stuck with|go(?:ing)? with|gone with|went for|"
+                           r"(?:i'?m|we'?re) (?:taking|going for|getting)|switch(?:ed|ing)? (?:over )?to|mov(?:ed|ing) "
+                           r"over to|booked)\b", re.I)
 #: the candidates a statement of a decision is chosen from: the head of the order, at least this relevant compared
 #: with the best of it
 DECISION_HEAD = 20
@@ -504,23 +518,124 @@ DECISION_RELEVANCE = 0.4
 DECISIONS_FIRST = 2
 
 
-def decision_first(order: list[Scored], query: str) -> list[Scored]:
+def decision_first(order: list[Scored], query: str, reached: Sequence[Scored] = ()) -> list[Scored]:
     """Asked what was decided, the user's statements of a decision among the memories about as relevant as the
     best (DECISION_RELEVANCE: a fact of the decision attribute, or worded as a choice made: "went with", "定了",
     "还是…吧") go first, the latest first: a choice settles the deliberation and the options weighed before it,
     which otherwise often share more words with the question. ``order`` as it is otherwise."""
-    if not ASKS_DECISION.search(query):
+    if not (ASKS_DECISION.search(query) or ASKS_WHICH.search(query)):
         return order
-    decided = _users_statements(order[:DECISION_HEAD], DECISION_RELEVANCE, lambda r: bool(
-        r.properties.get("attribute") == "decision" or CUES["decision"].search(r.text)))
+    head = order[:DECISION_HEAD]
+    if not head:
+        return order
+    best = max(s.relevance for s in head)
+    # the decisions read with what they settled (``decisions_in_reach``) are candidates whatever their own relevance
+    mine = [s for s in reached if s.record.metadata.source.speaker == "user"]
+    decided = [*mine, *(s for s in head if s not in mine and s.record.metadata.source.speaker == "user"
+                        and _decision_relevance(s) >= DECISION_RELEVANCE * best and states_decision(s.record))]
     if not decided:
         return order
-    first = sorted(decided, key=lambda s: (s.relevance, s.record.metadata.created_at, s.record.id), reverse=True)[:DECISIONS_FIRST]
+    first = sorted(decided, key=lambda s: (s in mine, _decision_relevance(s), s.record.metadata.created_at, s.record.id),
+                   reverse=True)[:DECISIONS_FIRST]
     if order[:len(first)] == first:
         return order
     for s in first:
         s.reasons.append("a statement of a decision: first for a question about what was decided")
     return [*first, *(s for s in order if s not in first)]
+
+
+#: how many of the user's latest decisions a question about a choice looks through, and how close (cosine, relative
+#: to the closest candidate found by search) what a decision settled must be to the question for it to be a candidate
+DECISIONS_SCANNED = 60
+#: what a decision may have been read as: a fact, or a plan, task, preference or setting worded as a choice made
+DECISION_TYPES = ("Fact", "Plan", "Task", "Preference", "ContextualFrame", "Hypothesis")
+DECISION_REACH = 0.8
+#: what a decision is read with: the utterance it came from, and what it settled or superseded (the deliberation)
+DECISION_CONTEXT = (DERIVED_FROM, "supersedes", SETTLES)
+#: ... or, when that context shares a content word with the question, at least this close
+DECISION_TERM_FLOOR = 0.2
+
+
+def decisions_in_reach(store: Store, scope: Any, pool: dict[str, Candidate], qvec: np.ndarray, query: str) -> list[str]:
+    """Asked which option holds or what was decided, the user's decisions (facts of the decision attribute) are read
+    with what they settled: the utterance they came from and the deliberation they settled or superseded. A
+    decision says little of its topic ("定了陈师傅", "went with memoQ"), so its own text is often far from the
+    question while the options weighed before it are close. Each decision whose context is about as close to the
+    question as the closest candidate (DECISION_REACH) joins ``pool`` (or gets closer in it) with that closeness.
+    Returns the ids it added or raised."""
+    if not (ASKS_DECISION.search(query) or ASKS_WHICH.search(query)) or not pool:
+        return []
+    decisions = [r for r in store.select(scope.with_(types=DECISION_TYPES), order_by=[("@created_at", False)],
+                                         limit=DECISIONS_SCANNED)
+                 if r.metadata.source.speaker == "user" and states_decision(r)]
+    if not decisions:
+        return []
+    context = {d.id: [d.id, *(rel.target for rel in d.relationships if rel.relation in DECISION_CONTEXT)]
+               for d in decisions}
+    ids = sorted({t for ids in context.values() for t in ids})
+    vectors = store.vectors(ids)
+    texts = {r.id: r.text for r in store.fetch(ids)}
+    asked = content_terms(query)
+    best = max(c.similarity for c in pool.values())
+    out = []
+    for d in decisions:
+        sims = [float(np.dot(vectors[t], qvec)) for t in context[d.id] if t in vectors]
+        reach = max(sims, default=0.0)
+        shares = any(asked & content_terms(texts.get(t, "")) for t in context[d.id])
+        if reach < DECISION_REACH * best and not (shares and reach >= DECISION_TERM_FLOOR):
+            continue
+        known = pool.get(d.id)
+        if known is None:
+            pool[d.id] = Candidate(d, similarity=reach)
+        elif known.similarity < reach:
+            known.similarity = reach
+        else:
+            continue
+        out.append(d.id)
+    return out
+
+
+#: asked about a choice, what a decision in reach settled (the options weighed before it) is no answer
+SETTLED_GO = True
+
+
+def settled_by(store: Store, pool: Mapping[str, Candidate], decisions: Sequence[str]) -> dict[str, str]:
+    """Asked about a choice: the candidates that stand for an utterance a decision in reach (``decisions_in_reach``)
+    settled or superseded (the deliberation, the option it turned down), id -> the reason. The decision answers;
+    the options weighed before it would show beside it as if still open. What states a decision itself stays."""
+    if not SETTLED_GO or not decisions:
+        return {}
+    chosen = [pool[d].record for d in decisions if d in pool]
+    targets = {rel.target: d.id for d in chosen for rel in d.relationships if rel.relation in (SETTLES, "supersedes")}
+    if not targets:
+        return {}
+    records = {r.id: r for r in store.fetch(sorted(targets))}
+    groups: dict[str, str] = {}  # utterance group -> the decision that settled it
+    for target, by in targets.items():
+        record = records.get(target)
+        groups[utterance_of(record) if record is not None else target] = by
+    own = {utterance_of(d) for d in chosen}
+    out = {mid: f"weighed before a decision that settled it ({groups[g]})" for mid, c in pool.items()
+           if (g := utterance_of(c.record)) in groups and g not in own and mid not in decisions
+           and not (c.record.metadata.source.speaker == "user" and states_decision(c.record))}
+    # the utterance itself too (folded into what was read from it, plain search may still rank it)
+    out.update((g, f"weighed before a decision that settled it ({by})") for g, by in groups.items()
+               if g not in own and g not in decisions and (g not in pool or g in out))
+    return out
+
+
+def states_decision(record: MemIR) -> bool:
+    """A fact of the decision attribute, or a memory worded as a choice made (``CUES["decision"]``,
+    ``STATES_CHOICE``)."""
+    return record.properties.get("attribute") == "decision" or bool(
+        CUES["decision"].search(record.text) or STATES_CHOICE.search(record.text))
+
+
+def _decision_relevance(s: Scored) -> float:
+    """How relevant a statement of a decision is: its own relevance, or that of the deliberation it settles when it
+    was reached from it (``settles``, written by ``remember``: a decision says little of its topic)."""
+    via = s.candidate.via
+    return max(s.relevance, s.candidate.parent_relevance) if via is not None and via[0] == SETTLES else s.relevance
 
 
 # -- what the assistant only asked -------------------------------------------------------------------------------

@@ -47,10 +47,12 @@ from mnemir.retrieve.fusion import (
 )
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
 from mnemir.retrieve.judgements import (
+    SETTLES,
     above_floor,
     assistant_questions,
     completed_elsewhere,
     decision_first,
+    decisions_in_reach,
     demote_outdated,
     demote_replaced,
     drop_replaced,
@@ -63,6 +65,7 @@ from mnemir.retrieve.judgements import (
     order_hits,
     other_frame_gives_way,
     replacements_stand_in,
+    settled_by,
     taken_back,
 )
 from mnemir.retrieve.learned import Item, LearnedRanker, default_ranker, features, soft_gate
@@ -264,6 +267,8 @@ class _Query:
     pool: dict[str, Candidate] = field(default_factory=dict)
     plain: dict[str, int] = field(default_factory=dict)
     groups: dict[str, str] = field(default_factory=dict)
+    #: the user's decisions read with what they settled, for a question about a choice (``decisions_in_reach``)
+    decisions: list[str] = field(default_factory=list)
     frames: FrameState = field(default_factory=FrameState)
     barred: dict[str, str] = field(default_factory=dict)
 
@@ -334,7 +339,7 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     notes += replaced_notes
     kept = _nudged(q, kept, judged)
     notes += weak_notes
-    kept = decision_first(next_step_first(kept, q.intent.query), q.intent.query)
+    kept = decision_first(next_step_first(kept, q.intent.query), q.intent.query, _reached_decisions(q, judged))
     kept, ruled_out, fusion_notes = _fused(q, kept, judged)
     notes += fusion_notes
     kept = one_slot(kept, ruled_out, quotes)
@@ -357,6 +362,7 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     intent, now, past = q.intent, q.now, q.past
     q.pool = pool = _gather(q.store, q.scope, intent, types, q.where, q.qvec, now,
                             max(q.config.candidates, 4 * q.k), q.config)
+    q.decisions = decisions_in_reach(q.store, q.scope, pool, q.qvec, intent.query)  # read with what it settled
     # plain search over the utterances, read before episodes are folded (a past period the question names first)
     utterances = plain_group_ranks(pool, _past_period(intent, now), q.config.plain_text_weight)
     folded = fold_episodes(q.store, q.scope, pool, past, q.qvec)
@@ -367,6 +373,8 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
            if (reason := hard_exclusion(c.record, intent, now, past)) is not None})
     asked = assistant_questions(pool) if intent.kind in TASK_KINDS else {}  # work asked about: a question is no answer
     q.bar({**taken_back(q.store, pool, past), **asked})
+    if not past:  # asked about a choice: the options a decision in reach settled are no answer
+        q.bar(settled_by(q.store, pool, q.decisions))
     if intent.kind == "open_tasks":
         q.bar(completed_elsewhere(q.store, pool))
     q.frames = frames = _frames(q.store, q.scope, now, pool)
@@ -798,6 +806,9 @@ def _follow(q: _Query, ranked: list[Scored]) -> tuple[list[Scored], list[str]]:
     new: list[Candidate] = []
     relinked: list[Candidate] = []
     for link in walk.links:
+        if link.relation == SETTLES and not any(r.relation == SETTLES and r.target == link.source
+                                                 for r in link.record.relationships):
+            continue  # a decision leads from what it settled to itself, never back to the options it settled
         inherited = parent_rel.get(link.source, 0.0) if _useful_link(link.relation) else 0.0
         known = pool.get(link.record.id)
         if known is not None:  # already found by search: the link may still lift it
@@ -828,9 +839,23 @@ def _follow(q: _Query, ranked: list[Scored]) -> tuple[list[Scored], list[str]]:
     return list(best.values()), notes
 
 
+def _reached_decisions(q: _Query, judged: Mapping[str, Scored]) -> list[Scored]:
+    """The decisions read with what they settled (``decisions_in_reach``), as judged; one its type's gate held out
+    (a choice read as a task, asked about as a fact) is judged as an answer: a choice made answers a question about
+    it, whatever it was read as."""
+    out = []
+    for mid in q.decisions:
+        s = judged.get(mid)
+        if s is None and mid in q.pool:
+            s = q.scored(q.pool[mid], "answer", floor_off=True)
+        if s is not None:
+            out.append(s)
+    return out
+
+
 def _useful_link(relation: str) -> bool:
     """Relations whose other end inherits some of the relevance of the memory it hangs on."""
-    return relation in (*STEP_RELATIONS, "supports", "related_to_entity")
+    return relation in (*STEP_RELATIONS, "supports", "related_to_entity", "settles")
 
 
 def _switched(intent: Any, settled: Settled) -> Any:

@@ -316,6 +316,46 @@ def _person_mention(text: str) -> Mention | None:
     return None
 
 
+#: a sentence whose subject is a third-person pronoun ("She works nights", "他下个月结婚"): it is about the person
+#: last named, when the pronoun's gender allows (general facts of each language)
+_PRONOUN_SUBJECT = re.compile(r"^\s*(?:(?:and|but|so|also|oh|well|then|now)[\s,]+)*(?:(?P<he>he|his|him)|(?P<she>she|her))\b|"
+                              r"^\s*(?:而且|不过|但是|另外|还有|然后|所以)?[，,]?\s*(?:(?P<zhe>他)|(?P<zshe>她))(?![们])", re.I)
+#: relation keys said of a man / of a woman (the rest: either)
+MALE_RELATIONS = frozenset({"father", "stepfather", "husband", "boyfriend", "son", "older brother", "younger brother",
+                            "brother", "brother-in-law", "son-in-law", "grandfather", "uncle", "nephew",
+                            "father-in-law"})
+FEMALE_RELATIONS = frozenset({"mother", "stepmother", "wife", "girlfriend", "daughter", "older sister",
+                              "younger sister", "sister", "sister-in-law", "daughter-in-law", "grandmother", "aunt",
+                              "niece", "mother-in-law", "nanny"})
+_PLURAL_RELATIONS = frozenset({"parents", "kids"})
+#: clauses of an utterance, where a person may be named at the head of one
+_CLAUSES = re.compile(r"(?<=[。！？!?；;，,])\s*|(?<=[.])\s+")
+
+
+def pronoun_subject(text: str) -> str | None:
+    """"male" / "female" when the sentence's subject is a third-person pronoun ("She works nights", "他下个月
+    结婚"), else None."""
+    m = _PRONOUN_SUBJECT.match(text)
+    if m is None:
+        return None
+    return "male" if (m.group("he") or m.group("zhe")) else "female"
+
+
+def last_person(text: str, gender: str | None = None) -> Mention | None:
+    """The person named last at the head of a clause of ``text`` whose gender, as far as the relation word tells,
+    agrees with ``gender`` ("male" / "female"; a name alone tells none), else None."""
+    found = None
+    for clause in _CLAUSES.split(text):
+        m = person_mention(clause) if clause.strip() else None
+        if m is None or m.key in _PLURAL_RELATIONS:  # "my parents": "they", not "he" or "she"
+            continue
+        relation = m.relation or (m.key if m.key in RELATIONS else None)
+        if (gender == "male" and relation in FEMALE_RELATIONS) or (gender == "female" and relation in MALE_RELATIONS):
+            continue
+        found = m
+    return found
+
+
 def about_whom(text: str) -> tuple[str, str, int] | None:
     """(entity key, surface, end of the mention) of the person a sentence is about when it is not the user (see
     :func:`person_mention`; a name wins over the relation it is given with)."""
@@ -443,7 +483,7 @@ def _subject_guess(text: str) -> str:
 
 
 _CORRECTION_OLD = re.compile(r"不是(?P<v>[^，,。而]{1,15})|(?:\bnot|\b(?:is|was|are|were)n'?t) (?:in |at |to |on )?"
-                             r"(?P<v2>(?:[\w\s'-]|(?<=\d)[.,](?=\d)){1,30}?)(?:[,.;!](?!\d)|$| but| anymore)|"
+                             r"(?P<v2>[£$€¥]?(?:[\w\s'-]|(?<=\d)[.,](?=\d)){1,30}?%?)(?:[,.;!](?!\d)|$| but| anymore)|"
                              r"\binstead of (?:the |on |in |at )?(?P<v3>(?:[\w\s'-]|(?<=\d)[.,](?=\d)){1,30}?)(?:[,.;!](?!\d)|$| but)",
                              re.I)
 #: a correction that names the old value says it with a negation (or puts the new one "instead of" it)
