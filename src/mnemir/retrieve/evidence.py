@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from mnemir.ontology.enums import OPEN_STATUSES
+from mnemir.retrieve.learned import FAMILIES, RoleModel, family_features
 from mnemir.retrieve.ranking import (
     TASK_KINDS,
     TASK_TYPES,
@@ -43,6 +44,9 @@ class Settled:
     types: tuple[str, ...]
     switched: bool
     note: str | None = None
+    #: the probability that the answer is of the settled kind's family (the learned role model's); None: the
+    #: intent's own confidence stands
+    confidence: float | None = None
 
 
 def family_of(type_name: str) -> str | None:
@@ -113,11 +117,56 @@ def _prior(family: str, tasks_asked: bool, feelings_asked: bool, config: Ranking
     return 0.0
 
 
-def _kind_for(family: str, intent_kind: str, witness: Candidate) -> str:
+def _kind_for(family: str, intent_kind: str, witness: Candidate | None) -> str:
     if family == "fact":
         return "fact_lookup"
     if family in ("preference", "emotion", "frame"):
         return family
     if intent_kind in TASK_KINDS:
         return intent_kind
+    if witness is None:
+        return "task_status"
     return "open_tasks" if task_status(witness.record) in OPEN_STATUSES else "task_status"
+
+
+def role_evidence(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
+                  now: datetime) -> list[tuple[str, float, int | None, int | None]]:
+    """(family, relevance, vector rank, text rank) of every candidate that belongs to a family (not reached by a
+    link; a frame only while in force): what the role model hears of the memories."""
+    out = []
+    for c in pool:
+        family = family_of(c.record.type)
+        if family is None or c.via is not None or (family == "frame" and not frame_active(c.record, now)):
+            continue
+        out.append((family, relevance(c, intent, config)[0], c.vector_rank, c.text_rank))
+    return out
+
+
+def settle_learned(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig, now: datetime,
+                   model: RoleModel, switch_at: float = 0.5, widen_at: float = 0.25) -> Settled:
+    """The kind, types and confidence to rank for, from the learned role model (:class:`RoleModel`): the intent's
+    whole distribution over kinds and how well each family's memories match, together. The answer's most likely
+    family takes over from the intent's kind when its probability reaches ``switch_at``; the types are those of every
+    family at least ``widen_at`` likely (the most likely first); the confidence is the probability of the settled
+    kind's family. An intent of no family ("general") that no family reaches ``switch_at`` for is kept as it is."""
+    pool = list(pool)
+    evidence = role_evidence(intent, pool, config, now)
+    probs = model.probabilities(family_features(intent, evidence, config.min_relevance))
+    target = max(FAMILIES, key=lambda f: probs[f])
+    own = KIND_FAMILY.get(intent.kind)
+    switched = target != own and probs[target] >= switch_at
+    family = target if switched else own
+    if family is None:
+        return Settled(intent.kind, tuple(intent.types), False)
+    kind = intent.kind
+    if switched:
+        witness = max((c for c in pool if family_of(c.record.type) == target and c.via is None),
+                      key=lambda c: relevance(c, intent, config)[0], default=None)
+        kind = _kind_for(target, intent.kind, witness)
+    first = [t for t in intent.types if family_of(t) == family] if not switched else list(FAMILY_TYPES[family])
+    others = [f for f in sorted(FAMILIES, key=lambda f: -probs[f]) if f != family and probs[f] >= widen_at]
+    types = tuple(dict.fromkeys([*(first or FAMILY_TYPES[family]), *(t for f in others for t in FAMILY_TYPES[f])]))
+    spread = ", ".join(f"{f} {probs[f]:.2f}" for f in sorted(FAMILIES, key=lambda f: -probs[f]) if probs[f] >= 0.05)
+    note = (f"the answer's role, read from the intent ({intent.kind}, p={intent.confidence:.2f}) and the memories: "
+            f"{spread}" + (f"; ranked as {kind}" if switched else ""))
+    return Settled(kind, types, switched or types != tuple(intent.types), note, round(probs[family], 4))
