@@ -238,40 +238,52 @@ def simulation_agreement(split: str = "train", ranker: LearnedRanker | None = No
 class RoleData:
     files: list[str] = field(default_factory=list)
     rows: list[np.ndarray] = field(default_factory=list)
-    labels: list[int] = field(default_factory=list)
+    #: per query, 1 for the family that answers it (its first relevant memory's), else 0
+    answers: list[np.ndarray] = field(default_factory=list)
+
+
+def answering_family(types: Sequence[str]) -> np.ndarray:
+    """1 for the family of the first of ``types`` (the query's relevant memories' types), 0 elsewhere (all 0 when it
+    belongs to none). One family, not every family whose types hold it: a Fact is ranked as intended by a preference
+    question too, but labelling every fact question a preference one teaches the model nothing about facts."""
+    family = FAMILY_OF_TYPE.get(types[0]) if types else None
+    return np.array([float(f == family) for f in FAMILIES])
 
 
 def collect_roles(progress: bool = False) -> RoleData:
     """Recall every query of the train split with the hand rules settling the intent; record the role model's
-    features and, as the label, the family of the query's first relevant memory."""
+    features and which family answers the query (its first relevant memory's)."""
     data = RoleData()
     scenarios = training_scenarios()
     for n, (scenario, mem, _) in enumerate(collapse.built(scenarios, default_embedder()), start=1):
         types = {m["key"]: m["type"] for m in scenario.memories}
         for query in scenario.queries:
-            family = next((FAMILY_OF_TYPE.get(types.get(key, "")) for key in query.relevant), None)
-            if family is None:
+            answers = answering_family([types.get(key, "") for key in query.relevant])
+            if not answers.any():
                 continue
             seen: list[np.ndarray] = []
             mem.recall_config = RecallConfig(learned_roles=False, role_observer=seen.append)
             mem.recall(query.text, user=collapse.USER, k=5, now=scenario.now)
             data.files.append(scenario.source)
             data.rows.append(seen[-1])
-            data.labels.append(FAMILIES.index(family))
+            data.answers.append(answers)
         if progress and n % 50 == 0:
             print(f"  {n}/{len(scenarios)} scenarios", flush=True)
     return data
 
 
-def fit_roles(X: np.ndarray, y: np.ndarray, l2: float, steps: int = 60) -> RoleModel:
-    """A softmax over the families with an L2 penalty on the weights, fitted by Newton's method."""
+def fit_roles(X: np.ndarray, answers: np.ndarray, l2: float, steps: int = 60) -> RoleModel:
+    """A softmax over the families with an L2 penalty on the weights, maximising the probability of the families
+    that answer each query (``answers``: one row of 0/1 per query; a single family per query is plain softmax
+    regression). Each step: the answering families' share of the current probabilities is the target (EM), then a
+    Newton step towards it."""
     mean = X.mean(axis=0)
     scale = X.std(axis=0)
     scale[scale < 1e-9] = 1.0
     Z = np.hstack([(X - mean) / scale, np.ones((len(X), 1))])
     d = Z.shape[1]
     c = len(FAMILIES)
-    Y = np.eye(c)[y]
+    M = np.asarray(answers, dtype=np.float64)
     W = np.zeros((d, c))
     penalty = np.full(d, l2)
     penalty[-1] = 0.0
@@ -279,6 +291,8 @@ def fit_roles(X: np.ndarray, y: np.ndarray, l2: float, steps: int = 60) -> RoleM
         logits = Z @ W
         P = np.exp(logits - logits.max(axis=1, keepdims=True))
         P /= P.sum(axis=1, keepdims=True)
+        Y = M * P
+        Y /= np.maximum(Y.sum(axis=1, keepdims=True), 1e-12)
         grad = (Z.T @ (P - Y) + penalty[:, None] * W).reshape(-1, order="F")
         H = np.zeros((d * c, d * c))
         for a in range(c):
@@ -296,8 +310,9 @@ def fit_roles(X: np.ndarray, y: np.ndarray, l2: float, steps: int = 60) -> RoleM
 
 def train_roles(data: RoleData, l2_values: Sequence[float] = (1.0, 10.0, 100.0), folds: int = 5
                 ) -> tuple[RoleModel, dict[str, Any]]:
-    """Choose the penalty by cross-validation over whole files (log-loss), then fit it on every file."""
-    X, y = np.vstack(data.rows), np.asarray(data.labels)
+    """Choose the penalty by cross-validation over whole files (log of the answering families' probability), then
+    fit it on every file."""
+    X, M = np.vstack(data.rows), np.vstack(data.answers)
     files = sorted(set(data.files))
     fold_of = np.array([files.index(f) % folds for f in data.files])
     intent_family = np.array([_intent_family(r) for r in data.rows])
@@ -305,17 +320,18 @@ def train_roles(data: RoleData, l2_values: Sequence[float] = (1.0, 10.0, 100.0),
     for l2 in l2_values:
         loss = hits = 0.0
         for fold in range(folds):
-            model = fit_roles(X[fold_of != fold], y[fold_of != fold], l2)
-            for row, label in zip(X[fold_of == fold], y[fold_of == fold], strict=True):
+            model = fit_roles(X[fold_of != fold], M[fold_of != fold], l2)
+            for row, answers in zip(X[fold_of == fold], M[fold_of == fold], strict=True):
                 p = model.probabilities(row)
-                loss -= np.log(max(p[FAMILIES[label]], 1e-12))
-                hits += max(FAMILIES, key=lambda f: p[f]) == FAMILIES[label]
-        results.append({"l2": l2, "log_loss": round(loss / len(y), 4), "accuracy": round(hits / len(y), 4)})
+                loss -= np.log(max(sum(p[f] for f, a in zip(FAMILIES, answers, strict=True) if a), 1e-12))
+                hits += bool(answers[FAMILIES.index(max(FAMILIES, key=lambda f: p[f]))])
+        results.append({"l2": l2, "log_loss": round(loss / len(M), 4), "accuracy": round(hits / len(M), 4)})
     best = min(results, key=lambda r: r["log_loss"])
-    model = fit_roles(X, y, best["l2"])
-    meta = {"chosen": best, "cross_validation": results, "folds": folds, "queries": len(y),
-            "intent_family_accuracy": round(float(np.mean(intent_family == y)), 4),
-            "families": {f: int(np.sum(y == i)) for i, f in enumerate(FAMILIES)}}
+    model = fit_roles(X, M, best["l2"])
+    meta = {"chosen": best, "cross_validation": results, "folds": folds, "queries": len(M),
+            "intent_family_accuracy": round(float(np.mean([i >= 0 and a[i] for i, a in zip(intent_family, M,
+                                                                                            strict=True)])), 4),
+            "answered_by": {f: int(M[:, i].sum()) for i, f in enumerate(FAMILIES)}}
     return RoleModel(model.weights, model.bias, model.mean, model.scale, tuple(files), meta), meta
 
 
@@ -339,12 +355,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.roles:
         if args.data is not None and args.data.is_file():
             with np.load(args.data) as z:
-                role_data = RoleData([str(f) for f in z["files"]], list(z["rows"]), [int(v) for v in z["labels"]])
+                role_data = RoleData([str(f) for f in z["files"]], list(z["rows"]), list(z["answers"]))
         else:
             role_data = collect_roles(progress=True)
             if args.data is not None:
                 np.savez_compressed(args.data, files=np.array(role_data.files), rows=np.vstack(role_data.rows),
-                                    labels=np.array(role_data.labels))
+                                    answers=np.vstack(role_data.answers))
         role_model, role_meta = train_roles(role_data)
         out = ROLES_OUT if args.out == DEFAULT_OUT else args.out
         out.write_text(json.dumps(role_model.to_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

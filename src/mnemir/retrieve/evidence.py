@@ -146,15 +146,22 @@ def settle_learned(intent: IntentLike, pool: Iterable[Candidate], config: Rankin
                    model: RoleModel, switch_at: float = 0.5, widen_at: float = 0.25) -> Settled:
     """The kind, types and confidence to rank for, from the learned role model (:class:`RoleModel`): the intent's
     whole distribution over kinds and how well each family's memories match, together. The answer's most likely
-    family takes over from the intent's kind when its probability reaches ``switch_at``; the types are those of every
-    family at least ``widen_at`` likely (the most likely first); the confidence is the probability of the settled
-    kind's family. An intent of no family ("general") that no family reaches ``switch_at`` for is kept as it is."""
+    family takes over from the intent's kind when its probability reaches ``switch_at`` and the intent does not rank
+    its type as intended already (a preference question ranks the user's present state, a Fact, as intended) and the
+    intent is unsure (below ``RankingConfig.trust_intent``); the
+    types of every other family at least ``widen_at`` likely are ranked as intended too; the confidence is the
+    probability that the answer's type is among the intended ones. An intent of no family ("general") that no family
+    reaches ``switch_at`` for is kept as it is."""
     pool = list(pool)
     evidence = role_evidence(intent, pool, config, now)
     probs = model.probabilities(family_features(intent, evidence, config.min_relevance))
     target = max(FAMILIES, key=lambda f: probs[f])
     own = KIND_FAMILY.get(intent.kind)
-    switched = target != own and probs[target] >= switch_at
+    covered = own is not None and FAMILY_TYPES[target][0] in intent.types
+    # a sure intent keeps its kind (the memories then only weigh how sure it is): the role model learned on files full
+    # of traps worded like another kind, and overruling a sure reading cost "what is left" in conversations
+    switched = (target != own and not covered and probs[target] >= switch_at
+                and intent.confidence < config.trust_intent)
     family = target if switched else own
     if family is None:
         return Settled(intent.kind, tuple(intent.types), False)
@@ -163,10 +170,11 @@ def settle_learned(intent: IntentLike, pool: Iterable[Candidate], config: Rankin
         witness = max((c for c in pool if family_of(c.record.type) == target and c.via is None),
                       key=lambda c: relevance(c, intent, config)[0], default=None)
         kind = _kind_for(target, intent.kind, witness)
-    first = [t for t in intent.types if family_of(t) == family] if not switched else list(FAMILY_TYPES[family])
+    first = list(FAMILY_TYPES[family]) if switched else [t for t in intent.types if t in FAMILY_TYPES[family]]
     others = [f for f in sorted(FAMILIES, key=lambda f: -probs[f]) if f != family and probs[f] >= widen_at]
-    types = tuple(dict.fromkeys([*(first or FAMILY_TYPES[family]), *(t for f in others for t in FAMILY_TYPES[f])]))
+    types = tuple(dict.fromkeys([*(first or FAMILY_TYPES[family]), *(FAMILY_TYPES[f][0] for f in others)]))
+    confidence = sum(p for f, p in probs.items() if FAMILY_TYPES[f][0] in types)
     spread = ", ".join(f"{f} {probs[f]:.2f}" for f in sorted(FAMILIES, key=lambda f: -probs[f]) if probs[f] >= 0.05)
     note = (f"the answer's role, read from the intent ({intent.kind}, p={intent.confidence:.2f}) and the memories: "
             f"{spread}" + (f"; ranked as {kind}" if switched else ""))
-    return Settled(kind, types, switched or types != tuple(intent.types), note, round(probs[family], 4))
+    return Settled(kind, types, switched or types != tuple(intent.types), note, round(min(confidence, 1.0), 4))

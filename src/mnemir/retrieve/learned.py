@@ -344,10 +344,13 @@ class RoleModel:
             if shape != wanted[name] or (name == "weights" and any(len(r) != len(FAMILIES) for r in self.weights)):
                 raise ValidationError(f"role model {name} has the wrong shape", field=name, value=shape,
                                       allowed=wanted[name])
-        values = [v for r in self.weights for v in r] + list(self.bias) + list(self.mean) + list(self.scale)
-        if not all(math.isfinite(v) for v in values) or min(self.scale) <= 0:
-            raise ValidationError("role model must hold finite numbers (scale above 0)", field="weights",
-                                  value="non-finite or scale <= 0", allowed="finite numbers")
+        parts = {"weights": [v for r in self.weights for v in r], "bias": self.bias, "mean": self.mean,
+                 "scale": self.scale}
+        for name, values in parts.items():
+            if not all(math.isfinite(v) for v in values) or (name == "scale" and min(values) <= 0):
+                raise ValidationError(f"role model {name} must hold finite numbers" +
+                                      (" above 0" if name == "scale" else ""), field=name, value="out of range",
+                                      allowed="finite numbers" + (" > 0" if name == "scale" else ""))
 
     def probabilities(self, row: np.ndarray) -> dict[str, float]:
         z = (np.asarray(row, dtype=np.float64) - np.asarray(self.mean)) / np.asarray(self.scale)
@@ -370,6 +373,8 @@ class RoleModel:
             return cls(tuple(tuple(map(float, r)) for r in data["weights"]), tuple(map(float, data["bias"])),
                        tuple(map(float, data["mean"])), tuple(map(float, data["scale"])),
                        tuple(data.get("trained_on") or ()), dict(data.get("meta") or {}))
+        except ValidationError:
+            raise
         except KeyError as exc:
             raise ValidationError("role model lacks a field", field=str(exc.args[0]), value=None,
                                   allowed="features, families, weights, bias, mean, scale") from exc
