@@ -180,3 +180,18 @@ def test_role_settings_of_the_wrong_kind_are_refused(change: dict[str, object], 
     with pytest.raises(ValidationError) as info:
         RecallConfig(**change)  # type: ignore[arg-type]
     assert info.value.field == field
+
+
+def test_with_the_hand_rules_settling_the_kind_the_model_gives_the_confidence_only(
+        mem: mnemir.Memory, now: datetime, tuner: dict[str, mnemir.MemIR]) -> None:
+    query = "Who do I call about tuning the piano?"
+    rows: list[np.ndarray] = []
+    mem.recall_config = RecallConfig(learned_roles=False)
+    rules = mem.recall(query, user="alice", k=3, now=now)
+    mem.recall_config = RecallConfig(role_kinds=False, role_observer=rows.append)
+    mixed = mem.recall(query, user="alice", k=3, now=now)
+    assert (mixed.intent.kind, mixed.intent.types) == (rules.intent.kind, rules.intent.types)
+    probs = default_role_model().probabilities(rows[0])  # type: ignore[union-attr]
+    intended = sum(p for f, p in probs.items() if FAMILY_TYPES[f][0] in mixed.intent.types)
+    assert mixed.intent.confidence == pytest.approx(intended, abs=1e-3)
+    assert any("the answer's role" in n for n in mixed.notes)

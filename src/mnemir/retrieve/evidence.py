@@ -10,7 +10,7 @@ active frame speaks for "what is this session about?".
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from mnemir.ontology.enums import OPEN_STATUSES
@@ -153,8 +153,7 @@ def settle_learned(intent: IntentLike, pool: Iterable[Candidate], config: Rankin
     probability that the answer's type is among the intended ones. An intent of no family ("general") that no family
     reaches ``switch_at`` for is kept as it is."""
     pool = list(pool)
-    evidence = role_evidence(intent, pool, config, now)
-    probs = model.probabilities(family_features(intent, evidence, config.min_relevance))
+    probs = role_probabilities(intent, pool, config, now, model)
     target = max(FAMILIES, key=lambda f: probs[f])
     own = KIND_FAMILY.get(intent.kind)
     covered = own is not None and FAMILY_TYPES[target][0] in intent.types
@@ -173,8 +172,32 @@ def settle_learned(intent: IntentLike, pool: Iterable[Candidate], config: Rankin
     first = list(FAMILY_TYPES[family]) if switched else [t for t in intent.types if t in FAMILY_TYPES[family]]
     others = [f for f in sorted(FAMILIES, key=lambda f: -probs[f]) if f != family and probs[f] >= widen_at]
     types = tuple(dict.fromkeys([*(first or FAMILY_TYPES[family]), *(FAMILY_TYPES[f][0] for f in others)]))
-    confidence = sum(p for f, p in probs.items() if FAMILY_TYPES[f][0] in types)
+    note = _role_note(intent, probs) + (f"; ranked as {kind}" if switched else "")
+    return Settled(kind, types, switched or types != tuple(intent.types), note, intended_share(probs, types))
+
+
+def role_probabilities(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig, now: datetime,
+                       model: RoleModel) -> dict[str, float]:
+    """The role model's probability that the answer is of each family, for this intent and these candidates."""
+    return model.probabilities(family_features(intent, role_evidence(intent, pool, config, now),
+                                               config.min_relevance))
+
+
+def intended_share(probs: dict[str, float], types: Iterable[str]) -> float:
+    """How likely the answer's type is among ``types``: the probability of every family whose first type is in it."""
+    wanted = set(types)
+    return round(min(sum(p for f, p in probs.items() if FAMILY_TYPES[f][0] in wanted), 1.0), 4)
+
+
+def confidence_learned(intent: IntentLike, settled: Settled, pool: Iterable[Candidate], config: RankingConfig,
+                       now: datetime, model: RoleModel) -> Settled:
+    """``settled`` (the hand rules' kind and types) with the role model's confidence: how likely the answer's type is
+    among the types it ranks as intended, the intent's distribution and the memories heard together."""
+    probs = role_probabilities(intent, pool, config, now, model)
+    note = "; ".join(n for n in (settled.note, _role_note(intent, probs)) if n)
+    return replace(settled, note=note, confidence=intended_share(probs, settled.types))
+
+
+def _role_note(intent: IntentLike, probs: dict[str, float]) -> str:
     spread = ", ".join(f"{f} {probs[f]:.2f}" for f in sorted(FAMILIES, key=lambda f: -probs[f]) if probs[f] >= 0.05)
-    note = (f"the answer's role, read from the intent ({intent.kind}, p={intent.confidence:.2f}) and the memories: "
-            f"{spread}" + (f"; ranked as {kind}" if switched else ""))
-    return Settled(kind, types, switched or types != tuple(intent.types), note, round(min(confidence, 1.0), 4))
+    return f"the answer's role, read from the intent ({intent.kind}, p={intent.confidence:.2f}) and the memories: {spread}"

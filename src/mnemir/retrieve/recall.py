@@ -32,7 +32,7 @@ from mnemir.ir import MemIR, MemoryStatus, ensure_aware
 from mnemir.ontology import Ontology, format_datetime
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.context import Context
-from mnemir.retrieve.evidence import Settled, role_evidence, settle, settle_learned
+from mnemir.retrieve.evidence import Settled, confidence_learned, role_evidence, settle, settle_learned
 from mnemir.retrieve.fusion import (
     DERIVED_FROM,
     EPISODE,
@@ -156,11 +156,17 @@ class RecallConfig:
     role_switch: float = 0.5
     #: ... and the types of every family at least this likely are ranked as intended
     role_widen: float = 0.25
+    #: let the role model settle the kind and types too (False: the hand rules settle them and the role model gives
+    #: the confidence only)
+    role_kinds: bool = True
+    #: rank with the role model's confidence (how likely the answer's type is among the intended ones: what the
+    #: fusion with plain search and the ruling out of a role read); False: the intent's own confidence stands
+    role_confidence: bool = True
     #: called with the role model's feature row of each query (training and diagnostics)
     role_observer: Callable[[Any], None] | None = None
 
     def __post_init__(self) -> None:
-        flags = ("learned", "fill_from_plain", "learned_roles")
+        flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -873,8 +879,13 @@ def _settle(q: _Query) -> Settled:
     model = (config.role_model or default_role_model()) if config.learned_roles else None
     if model is None or not getattr(q.intent, "kinds", ()):  # an intent set by hand is used as it is given
         return settle(q.intent, q.pool.values(), config.ranking, q.now)
-    return settle_learned(q.intent, q.pool.values(), config.ranking, q.now, model, config.role_switch,
-                          config.role_widen)
+    if config.role_kinds:
+        settled = settle_learned(q.intent, q.pool.values(), config.ranking, q.now, model, config.role_switch,
+                                 config.role_widen)
+    else:
+        settled = confidence_learned(q.intent, settle(q.intent, q.pool.values(), config.ranking, q.now),
+                                     q.pool.values(), config.ranking, q.now, model)
+    return settled if config.role_confidence else replace(settled, confidence=None)
 
 
 def _with_confidence(intent: Any, confidence: float) -> Any:
