@@ -175,7 +175,8 @@ def test_a_role_model_for_other_features_is_refused() -> None:
 
 @pytest.mark.parametrize(("change", "field"), [({"role_switch": 1.5}, "role_switch"), ({"learned_roles": 1},
                                                                                       "learned_roles"),
-                                               ({"role_model": "x"}, "role_model")])
+                                               ({"role_model": "x"}, "role_model"),
+                                               ({"role_confidence_in_fusion": "no"}, "role_confidence_in_fusion")])
 def test_role_settings_of_the_wrong_kind_are_refused(change: dict[str, object], field: str) -> None:
     with pytest.raises(ValidationError) as info:
         RecallConfig(**change)  # type: ignore[arg-type]

@@ -162,11 +162,17 @@ class RecallConfig:
     #: rank with the role model's confidence (how likely the answer's type is among the intended ones: what the
     #: fusion with plain search and the ruling out of a role read); False: the intent's own confidence stands
     role_confidence: bool = True
+    #: ... in the fusion with plain search too (False, the default: plain search's weight follows the intent model's
+    #: own confidence, as without the role model, so the role model never makes plain search count less; its
+    #: confidence settles the intent and rules roles out. True measured the same on collapse and continuity dev:
+    #: docs/decisions/0039)
+    role_confidence_in_fusion: bool = False
     #: called with the role model's feature row of each query (training and diagnostics)
     role_observer: Callable[[Any], None] | None = None
 
     def __post_init__(self) -> None:
-        flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds")
+        flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
+                 "role_confidence_in_fusion")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -300,6 +306,8 @@ class _Query:
     groups: dict[str, str] = field(default_factory=dict)
     frames: FrameState = field(default_factory=FrameState)
     barred: dict[str, str] = field(default_factory=dict)
+    #: the intent model's own confidence, before the memories settled it
+    asked_confidence: float = 1.0
 
     @property
     def ranking(self) -> RankingConfig:
@@ -340,6 +348,7 @@ class _Query:
             self.pool.pop(mid, None)
 
     def settle_intent(self, settled: Settled) -> None:
+        self.asked_confidence = float(self.intent.confidence)
         if settled.switched:
             self.intent, self.where = _switched(self.intent, settled), None
         if settled.confidence is not None and settled.confidence != self.intent.confidence:
@@ -466,7 +475,8 @@ def _fused(q: _Query, kept: list[Scored], judged: Mapping[str, Scored]
     extra, more_barred, ruled_out = _plain_extras(q, kept, judged)
     q.barred.update(more_barred)
     # the intent is a probability over roles: the less sure it is, the more plain search counts
-    weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(q.intent.confidence))
+    sure = q.intent.confidence if config.role_confidence_in_fusion else q.asked_confidence
+    weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(sure))
     fused, notes = fuse(kept, q.plain, extra, k=q.k, role_weight=1.0, plain_weight=weight, fusion_k=config.fusion_k,
                         barred=q.barred, ruled_out=ruled_out, kept=kept_places(q.k, config.plain_share),
                         groups=q.groups)
