@@ -35,7 +35,16 @@ import numpy as np
 from mnemir.embed import default_embedder
 from mnemir.errors import ValidationError
 from mnemir.eval import collapse
-from mnemir.retrieve.learned import FEATURES, Item, LearnedRanker, default_ranker
+from mnemir.retrieve.learned import (
+    FAMILIES,
+    FAMILY_FEATURES,
+    FAMILY_OF_TYPE,
+    FEATURES,
+    Item,
+    LearnedRanker,
+    RoleModel,
+    default_ranker,
+)
 from mnemir.retrieve.recall import RecallConfig
 
 #: settings whose cross-validated isolation@3 is this close to the best count as as good
@@ -43,6 +52,7 @@ NEAR_BEST = 0.0025
 _RULE_SCORE = FEATURES.index("rule_score")
 _WEAK = FEATURES.index("flag_weak")
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "retrieve" / "data" / "learned_ranker.json"
+ROLES_OUT = Path(__file__).resolve().parents[1] / "retrieve" / "data" / "role_model.json"
 
 
 
@@ -223,13 +233,140 @@ def simulation_agreement(split: str = "train", ranker: LearnedRanker | None = No
     return counts
 
 
+# -- the role model: which family of memories answers the query ----------------------------------------------
+@dataclass
+class RoleData:
+    files: list[str] = field(default_factory=list)
+    rows: list[np.ndarray] = field(default_factory=list)
+    #: per query, 1 for the family that answers it (its first relevant memory's), else 0
+    answers: list[np.ndarray] = field(default_factory=list)
+
+
+def answering_family(types: Sequence[str]) -> np.ndarray:
+    """1 for the family of the first of ``types`` (the query's relevant memories' types), 0 elsewhere (all 0 when it
+    belongs to none). One family, not every family whose types hold it: a Fact is ranked as intended by a preference
+    question too, but labelling every fact question a preference one teaches the model nothing about facts."""
+    family = FAMILY_OF_TYPE.get(types[0]) if types else None
+    return np.array([float(f == family) for f in FAMILIES])
+
+
+def collect_roles(progress: bool = False) -> RoleData:
+    """Recall every query of the train split with the hand rules settling the intent; record the role model's
+    features and which family answers the query (its first relevant memory's)."""
+    data = RoleData()
+    scenarios = training_scenarios()
+    for n, (scenario, mem, _) in enumerate(collapse.built(scenarios, default_embedder()), start=1):
+        types = {m["key"]: m["type"] for m in scenario.memories}
+        for query in scenario.queries:
+            answers = answering_family([types.get(key, "") for key in query.relevant])
+            if not answers.any():
+                continue
+            seen: list[np.ndarray] = []
+            mem.recall_config = RecallConfig(learned_roles=False, role_observer=seen.append)
+            mem.recall(query.text, user=collapse.USER, k=5, now=scenario.now)
+            data.files.append(scenario.source)
+            data.rows.append(seen[-1])
+            data.answers.append(answers)
+        if progress and n % 50 == 0:
+            print(f"  {n}/{len(scenarios)} scenarios", flush=True)
+    return data
+
+
+def fit_roles(X: np.ndarray, answers: np.ndarray, l2: float, steps: int = 60) -> RoleModel:
+    """A softmax over the families with an L2 penalty on the weights, maximising the probability of the families
+    that answer each query (``answers``: one row of 0/1 per query; a single family per query is plain softmax
+    regression). Each step: the answering families' share of the current probabilities is the target (EM), then a
+    Newton step towards it."""
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    Z = np.hstack([(X - mean) / scale, np.ones((len(X), 1))])
+    d = Z.shape[1]
+    c = len(FAMILIES)
+    M = np.asarray(answers, dtype=np.float64)
+    W = np.zeros((d, c))
+    penalty = np.full(d, l2)
+    penalty[-1] = 0.0
+    for _ in range(steps):
+        logits = Z @ W
+        P = np.exp(logits - logits.max(axis=1, keepdims=True))
+        P /= P.sum(axis=1, keepdims=True)
+        Y = M * P
+        Y /= np.maximum(Y.sum(axis=1, keepdims=True), 1e-12)
+        grad = (Z.T @ (P - Y) + penalty[:, None] * W).reshape(-1, order="F")
+        H = np.zeros((d * c, d * c))
+        for a in range(c):
+            for b in range(c):
+                w = P[:, a] * ((a == b) - P[:, b])
+                H[a * d:(a + 1) * d, b * d:(b + 1) * d] = (Z * w[:, None]).T @ Z
+        H += np.diag(np.tile(penalty, c) + 1e-6)
+        step = np.linalg.solve(H, grad).reshape((d, c), order="F")
+        W -= step
+        if np.max(np.abs(step)) < 1e-7:
+            break
+    return RoleModel(tuple(tuple(float(v) for v in r) for r in W[:-1]), tuple(float(v) for v in W[-1]),
+                     tuple(float(v) for v in mean), tuple(float(v) for v in scale))
+
+
+def train_roles(data: RoleData, l2_values: Sequence[float] = (1.0, 10.0, 100.0), folds: int = 5
+                ) -> tuple[RoleModel, dict[str, Any]]:
+    """Choose the penalty by cross-validation over whole files (log of the answering families' probability), then
+    fit it on every file."""
+    X, M = np.vstack(data.rows), np.vstack(data.answers)
+    files = sorted(set(data.files))
+    fold_of = np.array([files.index(f) % folds for f in data.files])
+    intent_family = np.array([_intent_family(r) for r in data.rows])
+    results = []
+    for l2 in l2_values:
+        loss = hits = 0.0
+        for fold in range(folds):
+            model = fit_roles(X[fold_of != fold], M[fold_of != fold], l2)
+            for row, answers in zip(X[fold_of == fold], M[fold_of == fold], strict=True):
+                p = model.probabilities(row)
+                loss -= np.log(max(sum(p[f] for f, a in zip(FAMILIES, answers, strict=True) if a), 1e-12))
+                hits += bool(answers[FAMILIES.index(max(FAMILIES, key=lambda f: p[f]))])
+        results.append({"l2": l2, "log_loss": round(loss / len(M), 4), "accuracy": round(hits / len(M), 4)})
+    best = min(results, key=lambda r: r["log_loss"])
+    model = fit_roles(X, M, best["l2"])
+    meta = {"chosen": best, "cross_validation": results, "folds": folds, "queries": len(M),
+            "intent_family_accuracy": round(float(np.mean([i >= 0 and a[i] for i, a in zip(intent_family, M,
+                                                                                            strict=True)])), 4),
+            "answered_by": {f: int(M[:, i].sum()) for i, f in enumerate(FAMILIES)}}
+    return RoleModel(model.weights, model.bias, model.mean, model.scale, tuple(files), meta), meta
+
+
+def _intent_family(row: np.ndarray) -> int:
+    """The family of the intent model's own first kind (-1 for "general"): the baseline the role model must beat."""
+    kinds = [name[2:] for name in FAMILY_FEATURES if name.startswith("p_")]
+    kind = kinds[int(np.argmax(row[: len(kinds)]))]
+    family = {"fact_lookup": "fact", "preference": "preference", "emotion": "emotion", "frame": "frame",
+              "open_tasks": "task", "task_status": "task", "plan": "task"}.get(kind)
+    return FAMILIES.index(family) if family else -1
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--data", type=Path, help="keep the collected candidates here (read them back if present)")
     parser.add_argument("--check-simulation", metavar="SPLIT",
                         help="only count how often the cross-validation's simulation differs from real recall")
+    parser.add_argument("--roles", action="store_true", help="train the role model (retrieve/data/role_model.json)")
     args = parser.parse_args(argv)
+    if args.roles:
+        if args.data is not None and args.data.is_file():
+            with np.load(args.data) as z:
+                role_data = RoleData([str(f) for f in z["files"]], list(z["rows"]), list(z["answers"]))
+        else:
+            role_data = collect_roles(progress=True)
+            if args.data is not None:
+                np.savez_compressed(args.data, files=np.array(role_data.files), rows=np.vstack(role_data.rows),
+                                    answers=np.vstack(role_data.answers))
+        role_model, role_meta = train_roles(role_data)
+        out = ROLES_OUT if args.out == DEFAULT_OUT else args.out
+        out.write_text(json.dumps(role_model.to_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        print(json.dumps({k: v for k, v in role_meta.items() if k != "cross_validation"} | {
+            "cross_validation": role_meta["cross_validation"]}, indent=1))
+        return
     if args.check_simulation:
         print(json.dumps(simulation_agreement(args.check_simulation)))
         return

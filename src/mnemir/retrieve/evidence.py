@@ -10,10 +10,11 @@ active frame speaks for "what is this session about?".
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from mnemir.ontology.enums import OPEN_STATUSES
+from mnemir.retrieve.learned import FAMILIES, RoleModel, family_features
 from mnemir.retrieve.ranking import (
     TASK_KINDS,
     TASK_TYPES,
@@ -43,6 +44,9 @@ class Settled:
     types: tuple[str, ...]
     switched: bool
     note: str | None = None
+    #: the probability that the answer is of the settled kind's family (the learned role model's); None: the
+    #: intent's own confidence stands
+    confidence: float | None = None
 
 
 def family_of(type_name: str) -> str | None:
@@ -113,11 +117,87 @@ def _prior(family: str, tasks_asked: bool, feelings_asked: bool, config: Ranking
     return 0.0
 
 
-def _kind_for(family: str, intent_kind: str, witness: Candidate) -> str:
+def _kind_for(family: str, intent_kind: str, witness: Candidate | None) -> str:
     if family == "fact":
         return "fact_lookup"
     if family in ("preference", "emotion", "frame"):
         return family
     if intent_kind in TASK_KINDS:
         return intent_kind
+    if witness is None:
+        return "task_status"
     return "open_tasks" if task_status(witness.record) in OPEN_STATUSES else "task_status"
+
+
+def role_evidence(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
+                  now: datetime) -> list[tuple[str, float, int | None, int | None]]:
+    """(family, relevance, vector rank, text rank) of every candidate that belongs to a family (not reached by a
+    link; a frame only while in force): what the role model hears of the memories."""
+    out = []
+    for c in pool:
+        family = family_of(c.record.type)
+        if family is None or c.via is not None or (family == "frame" and not frame_active(c.record, now)):
+            continue
+        out.append((family, relevance(c, intent, config)[0], c.vector_rank, c.text_rank))
+    return out
+
+
+def settle_learned(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig, now: datetime,
+                   model: RoleModel, switch_at: float = 0.5, widen_at: float = 0.25) -> Settled:
+    """The kind, types and confidence to rank for, from the learned role model (:class:`RoleModel`): the intent's
+    whole distribution over kinds and how well each family's memories match, together. The answer's most likely
+    family takes over from the intent's kind when its probability reaches ``switch_at`` and the intent does not rank
+    its type as intended already (a preference question ranks the user's present state, a Fact, as intended) and the
+    intent is unsure (below ``RankingConfig.trust_intent``); the
+    types of every other family at least ``widen_at`` likely are ranked as intended too; the confidence is the
+    probability that the answer's type is among the intended ones. An intent of no family ("general") that no family
+    reaches ``switch_at`` for is kept as it is."""
+    pool = list(pool)
+    probs = role_probabilities(intent, pool, config, now, model)
+    target = max(FAMILIES, key=lambda f: probs[f])
+    own = KIND_FAMILY.get(intent.kind)
+    covered = own is not None and FAMILY_TYPES[target][0] in intent.types
+    # a sure intent keeps its kind (the memories then only weigh how sure it is): the role model learned on files full
+    # of traps worded like another kind, and overruling a sure reading cost "what is left" in conversations
+    switched = (target != own and not covered and probs[target] >= switch_at
+                and intent.confidence < config.trust_intent)
+    family = target if switched else own
+    if family is None:
+        return Settled(intent.kind, tuple(intent.types), False)
+    kind = intent.kind
+    if switched:
+        witness = max((c for c in pool if family_of(c.record.type) == target and c.via is None),
+                      key=lambda c: relevance(c, intent, config)[0], default=None)
+        kind = _kind_for(target, intent.kind, witness)
+    first = list(FAMILY_TYPES[family]) if switched else [t for t in intent.types if t in FAMILY_TYPES[family]]
+    others = [f for f in sorted(FAMILIES, key=lambda f: -probs[f]) if f != family and probs[f] >= widen_at]
+    types = tuple(dict.fromkeys([*(first or FAMILY_TYPES[family]), *(FAMILY_TYPES[f][0] for f in others)]))
+    note = _role_note(intent, probs) + (f"; ranked as {kind}" if switched else "")
+    return Settled(kind, types, switched or types != tuple(intent.types), note, intended_share(probs, types))
+
+
+def role_probabilities(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig, now: datetime,
+                       model: RoleModel) -> dict[str, float]:
+    """The role model's probability that the answer is of each family, for this intent and these candidates."""
+    return model.probabilities(family_features(intent, role_evidence(intent, pool, config, now),
+                                               config.min_relevance))
+
+
+def intended_share(probs: dict[str, float], types: Iterable[str]) -> float:
+    """How likely the answer's type is among ``types``: the probability of every family whose first type is in it."""
+    wanted = set(types)
+    return round(min(sum(p for f, p in probs.items() if FAMILY_TYPES[f][0] in wanted), 1.0), 4)
+
+
+def confidence_learned(intent: IntentLike, settled: Settled, pool: Iterable[Candidate], config: RankingConfig,
+                       now: datetime, model: RoleModel) -> Settled:
+    """``settled`` (the hand rules' kind and types) with the role model's confidence: how likely the answer's type is
+    among the types it ranks as intended, the intent's distribution and the memories heard together."""
+    probs = role_probabilities(intent, pool, config, now, model)
+    note = "; ".join(n for n in (settled.note, _role_note(intent, probs)) if n)
+    return replace(settled, note=note, confidence=intended_share(probs, settled.types))
+
+
+def _role_note(intent: IntentLike, probs: dict[str, float]) -> str:
+    spread = ", ".join(f"{f} {probs[f]:.2f}" for f in sorted(FAMILIES, key=lambda f: -probs[f]) if probs[f] >= 0.05)
+    return f"the answer's role, read from the intent ({intent.kind}, p={intent.confidence:.2f}) and the memories: {spread}"

@@ -260,3 +260,133 @@ def default_ranker() -> LearnedRanker | None:
     if not path.is_file():
         return None
     return LearnedRanker.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+# -- the role the answer plays: the intent's distribution heard against the memories -------------------------
+#: the families of memories a query's answer may belong to (:data:`mnemir.retrieve.evidence.FAMILY_TYPES`)
+FAMILIES = ("fact", "preference", "emotion", "task", "frame")
+FAMILY_OF_TYPE = {"Fact": "fact", "Hypothesis": "fact", "Preference": "preference", "EmotionalState": "emotion",
+                  "Task": "task", "Plan": "task", "ContextualFrame": "frame"}
+
+
+def _family_names() -> tuple[str, ...]:
+    names = [f"p_{k}" for k in KINDS]
+    for f in FAMILIES:
+        names += [f"{f}_best", f"{f}_below_best", f"{f}_text_first", f"{f}_vector_first", f"{f}_close_log"]
+    return tuple(names)
+
+
+FAMILY_FEATURES = _family_names()
+
+
+def kind_distribution(intent: IntentLike) -> dict[str, float]:
+    """The intent's probability of every kind: the model's distribution when the intent carries one (``kinds``), else
+    its kind at its confidence and the rest spread evenly (an intent built by hand)."""
+    given = dict(getattr(intent, "kinds", ()) or ())
+    if given:
+        return {k: float(given.get(k, 0.0)) for k in KINDS}
+    conf = min(max(float(intent.confidence), 0.0), 1.0)
+    kind = intent.kind if intent.kind in KINDS else "general"
+    return {k: conf if k == kind else (1.0 - conf) / (len(KINDS) - 1) for k in KINDS}
+
+
+def family_features(intent: IntentLike, evidence: Sequence[tuple[str, float, int | None, int | None]],
+                    close: float) -> np.ndarray:
+    """One row in :data:`FAMILY_FEATURES` order: the intent's kind distribution, and per family how well its best
+    memory matches the query (``evidence``: (family, relevance, vector rank, text rank) per candidate), how far below
+    the best of all families, whether it holds the first of the vector and keyword orders, and how many of its
+    memories are at least ``close``."""
+    row = np.zeros(len(FAMILY_FEATURES), dtype=np.float64)
+    for k, p in kind_distribution(intent).items():
+        row[FAMILY_FEATURES.index(f"p_{k}")] = p
+    best: dict[str, float] = {}
+    count: dict[str, int] = {}
+    firsts: dict[str, set[str]] = {}
+    first_v = min((v for _, _, v, _ in evidence if v is not None), default=None)
+    first_t = min((t for _, _, _, t in evidence if t is not None), default=None)
+    for family, rel, vrank, trank in evidence:
+        best[family] = max(best.get(family, 0.0), rel)
+        count[family] = count.get(family, 0) + (rel >= close)
+        if vrank is not None and vrank == first_v:
+            firsts.setdefault(family, set()).add("vector")
+        if trank is not None and trank == first_t:
+            firsts.setdefault(family, set()).add("text")
+    top = max(best.values(), default=0.0)
+    for f in FAMILIES:
+        i = FAMILY_FEATURES.index(f"{f}_best")
+        row[i] = best.get(f, 0.0)
+        row[i + 1] = top - best[f] if f in best else 1.0
+        row[i + 2] = float("text" in firsts.get(f, ()))
+        row[i + 3] = float("vector" in firsts.get(f, ()))
+        row[i + 4] = math.log1p(count.get(f, 0))
+    return row
+
+
+@dataclass(frozen=True)
+class RoleModel:
+    """A softmax over :data:`FAMILIES` from :data:`FAMILY_FEATURES` (standardised by ``mean`` / ``scale``): how likely
+    the answer is of each family of memories, the intent's wording and the memories heard together. Trained by
+    :mod:`mnemir.eval.learn_ranking` (``--roles``) on the collapse benchmark's train files only."""
+
+    weights: tuple[tuple[float, ...], ...]  # features x families
+    bias: tuple[float, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    trained_on: tuple[str, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        shapes = {"weights": (len(self.weights), len(self.weights[0]) if self.weights else 0),
+                  "bias": (len(self.bias),), "mean": (len(self.mean),), "scale": (len(self.scale),)}
+        wanted = {"weights": (len(FAMILY_FEATURES), len(FAMILIES)), "bias": (len(FAMILIES),),
+                  "mean": (len(FAMILY_FEATURES),), "scale": (len(FAMILY_FEATURES),)}
+        for name, shape in shapes.items():
+            if shape != wanted[name] or (name == "weights" and any(len(r) != len(FAMILIES) for r in self.weights)):
+                raise ValidationError(f"role model {name} has the wrong shape", field=name, value=shape,
+                                      allowed=wanted[name])
+        parts = {"weights": [v for r in self.weights for v in r], "bias": self.bias, "mean": self.mean,
+                 "scale": self.scale}
+        for name, values in parts.items():
+            if not all(math.isfinite(v) for v in values) or (name == "scale" and min(values) <= 0):
+                raise ValidationError(f"role model {name} must hold finite numbers" +
+                                      (" above 0" if name == "scale" else ""), field=name, value="out of range",
+                                      allowed="finite numbers" + (" > 0" if name == "scale" else ""))
+
+    def probabilities(self, row: np.ndarray) -> dict[str, float]:
+        z = (np.asarray(row, dtype=np.float64) - np.asarray(self.mean)) / np.asarray(self.scale)
+        logits = z @ np.asarray(self.weights) + np.asarray(self.bias)
+        e = np.exp(logits - logits.max())
+        p = e / e.sum()
+        return {f: float(v) for f, v in zip(FAMILIES, p, strict=True)}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": list(FAMILY_FEATURES), "families": list(FAMILIES), "weights": [list(r) for r in self.weights],
+                "bias": list(self.bias), "mean": list(self.mean), "scale": list(self.scale),
+                "trained_on": list(self.trained_on), "meta": dict(self.meta)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RoleModel:
+        if tuple(data.get("features") or ()) != FAMILY_FEATURES or tuple(data.get("families") or ()) != FAMILIES:
+            raise ValidationError("role model features or families do not match this version's", field="features",
+                                  value=len(data.get("features") or ()), allowed=f"{len(FAMILY_FEATURES)} names")
+        try:
+            return cls(tuple(tuple(map(float, r)) for r in data["weights"]), tuple(map(float, data["bias"])),
+                       tuple(map(float, data["mean"])), tuple(map(float, data["scale"])),
+                       tuple(data.get("trained_on") or ()), dict(data.get("meta") or {}))
+        except ValidationError:
+            raise
+        except KeyError as exc:
+            raise ValidationError("role model lacks a field", field=str(exc.args[0]), value=None,
+                                  allowed="features, families, weights, bias, mean, scale") from exc
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"role model holds a value that is not a number: {exc}", field="weights",
+                                  value=str(exc), allowed="numbers") from exc
+
+
+@lru_cache(maxsize=1)
+def default_role_model() -> RoleModel | None:
+    """The shipped role model (``retrieve/data/role_model.json``), or None when the package holds none."""
+    path = resources.files("mnemir.retrieve").joinpath("data/role_model.json")
+    if not path.is_file():
+        return None
+    return RoleModel.from_dict(json.loads(path.read_text(encoding="utf-8")))

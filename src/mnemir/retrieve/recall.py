@@ -32,7 +32,7 @@ from mnemir.ir import MemIR, MemoryStatus, ensure_aware
 from mnemir.ontology import Ontology, format_datetime
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.context import Context
-from mnemir.retrieve.evidence import Settled, settle
+from mnemir.retrieve.evidence import Settled, confidence_learned, role_evidence, settle, settle_learned
 from mnemir.retrieve.fusion import (
     DERIVED_FROM,
     EPISODE,
@@ -68,7 +68,16 @@ from mnemir.retrieve.judgements import (
     settled_by,
     taken_back,
 )
-from mnemir.retrieve.learned import Item, LearnedRanker, default_ranker, features, soft_gate
+from mnemir.retrieve.learned import (
+    Item,
+    LearnedRanker,
+    RoleModel,
+    default_ranker,
+    default_role_model,
+    family_features,
+    features,
+    soft_gate,
+)
 from mnemir.retrieve.lexical import entity_terms
 from mnemir.retrieve.ranking import (
     ANSWER_ROLES,
@@ -140,9 +149,33 @@ class RecallConfig:
     #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
     #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
+    #: settle the intent with the learned role model (:class:`~mnemir.retrieve.learned.RoleModel`: the intent's
+    #: distribution over kinds and how well each family of memories matches, heard together), which also gives the
+    #: intent's confidence; False: the hand rules of :func:`~mnemir.retrieve.evidence.settle`
+    learned_roles: bool = True
+    #: the role model; None = the one shipped with the package
+    role_model: RoleModel | None = None
+    #: the answer's most likely family takes over from the intent's kind from this probability on
+    role_switch: float = 0.5
+    #: ... and the types of every family at least this likely are ranked as intended
+    role_widen: float = 0.25
+    #: let the role model settle the kind and types too (False: the hand rules settle them and the role model gives
+    #: the confidence only)
+    role_kinds: bool = True
+    #: rank with the role model's confidence (how likely the answer's type is among the intended ones: what the
+    #: fusion with plain search and the ruling out of a role read); False: the intent's own confidence stands
+    role_confidence: bool = True
+    #: ... in the fusion with plain search too (False, the default: plain search's weight follows the intent model's
+    #: own confidence, as without the role model, so the role model never makes plain search count less; its
+    #: confidence settles the intent and rules roles out. True measured the same on collapse and continuity dev:
+    #: docs/decisions/0039)
+    role_confidence_in_fusion: bool = False
+    #: called with the role model's feature row of each query (training and diagnostics)
+    role_observer: Callable[[Any], None] | None = None
 
     def __post_init__(self) -> None:
-        flags = ("learned", "fill_from_plain")
+        flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
+                 "role_confidence_in_fusion")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -153,11 +186,18 @@ class RecallConfig:
         if self.ranker is not None and not isinstance(self.ranker, LearnedRanker):
             raise ValidationError("ranker must be a LearnedRanker or None", field="ranker",
                                   value=type(self.ranker).__name__, allowed="LearnedRanker (LearnedRanker.from_dict)")
+        if self.role_model is not None and not isinstance(self.role_model, RoleModel):
+            raise ValidationError("role_model must be a RoleModel or None", field="role_model",
+                                  value=type(self.role_model).__name__, allowed="RoleModel (RoleModel.from_dict)")
+        if self.role_observer is not None and not callable(self.role_observer):
+            raise ValidationError("role_observer must be callable or None", field="role_observer",
+                                  value=type(self.role_observer).__name__, allowed="a callable(row)")
         if self.observer is not None and not callable(self.observer):
             raise ValidationError("observer must be callable or None", field="observer",
                                   value=type(self.observer).__name__, allowed="a callable(items, rows)")
         for name, low, high in (("plain_weight", 0.0, 10.0), ("unsure_plain_weight", 0.0, 10.0),
                                 ("confident_intent", 0.0, 1.0), ("plain_share", 0.0, 1.0),
+                                ("role_switch", 0.0, 1.0), ("role_widen", 0.0, 1.0),
                                 ("plain_text_weight", 0.0, 10.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
@@ -271,6 +311,8 @@ class _Query:
     decisions: list[str] = field(default_factory=list)
     frames: FrameState = field(default_factory=FrameState)
     barred: dict[str, str] = field(default_factory=dict)
+    #: the intent model's own confidence, before the memories settled it
+    asked_confidence: float = 1.0
 
     @property
     def ranking(self) -> RankingConfig:
@@ -311,8 +353,11 @@ class _Query:
             self.pool.pop(mid, None)
 
     def settle_intent(self, settled: Settled) -> None:
+        self.asked_confidence = float(self.intent.confidence)
         if settled.switched:
             self.intent, self.where = _switched(self.intent, settled), None
+        if settled.confidence is not None and settled.confidence != self.intent.confidence:
+            self.intent = _with_confidence(self.intent, settled.confidence)
 
     def answered(self, kept: Sequence[Scored]) -> bool:
         """The top k holds a memory of an intended type in an answer role, not a weak filler: only then may a
@@ -332,7 +377,7 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     q = _Query(store, scope, ontology, config, intent, where, now, k, embedder.embed_query(intent.query),
                asks_about_past(intent.query, intent.time_range, now))
     quotes = _candidates(q, types)
-    settled = settle(q.intent, q.pool.values(), config.ranking, now)
+    settled = _settle(q)
     notes = [settled.note] if settled.note else []
     q.settle_intent(settled)
     kept, judged, walk_notes, replaced_notes, weak_notes = _role_order(q)
@@ -438,7 +483,8 @@ def _fused(q: _Query, kept: list[Scored], judged: Mapping[str, Scored]
     extra, more_barred, ruled_out = _plain_extras(q, kept, judged)
     q.barred.update(more_barred)
     # the intent is a probability over roles: the less sure it is, the more plain search counts
-    weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(q.intent.confidence))
+    sure = q.intent.confidence if config.role_confidence_in_fusion else q.asked_confidence
+    weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(sure))
     fused, notes = fuse(kept, q.plain, extra, k=q.k, role_weight=1.0, plain_weight=weight, fusion_k=config.fusion_k,
                         barred=q.barred, ruled_out=ruled_out, kept=kept_places(q.k, config.plain_share),
                         groups=q.groups)
@@ -858,10 +904,35 @@ def _useful_link(relation: str) -> bool:
     return relation in (*STEP_RELATIONS, "supports", "related_to_entity", "settles")
 
 
+def _settle(q: _Query) -> Settled:
+    """The kind, types and confidence to rank for: the learned role model's reading of the intent and the memories,
+    or the hand rules (``learned_roles`` off, or no model shipped)."""
+    config = q.config
+    if config.role_observer is not None:
+        evidence = role_evidence(q.intent, q.pool.values(), config.ranking, q.now)
+        config.role_observer(family_features(q.intent, evidence, config.ranking.min_relevance))
+    model = (config.role_model or default_role_model()) if config.learned_roles else None
+    if model is None or not getattr(q.intent, "kinds", ()):  # an intent set by hand is used as it is given
+        return settle(q.intent, q.pool.values(), config.ranking, q.now)
+    if config.role_kinds:
+        settled = settle_learned(q.intent, q.pool.values(), config.ranking, q.now, model, config.role_switch,
+                                 config.role_widen)
+    else:
+        settled = confidence_learned(q.intent, settle(q.intent, q.pool.values(), config.ranking, q.now),
+                                     q.pool.values(), config.ranking, q.now, model)
+    return settled if config.role_confidence else replace(settled, confidence=None)
+
+
+def _with_confidence(intent: Any, confidence: float) -> Any:
+    if hasattr(intent, "override"):
+        return intent.override(confidence=confidence, kinds=getattr(intent, "kinds", ()))
+    return replace(intent, confidence=confidence)
+
+
 def _switched(intent: Any, settled: Settled) -> Any:
     """The intent with the kind and types the evidence settled on (visible in its reasons)."""
     if hasattr(intent, "override"):
-        return intent.override(kind=settled.kind, types=settled.types, where=None)
+        return intent.override(kind=settled.kind, types=settled.types, where=None, kinds=getattr(intent, "kinds", ()))
     return replace(intent, kind=settled.kind, types=settled.types, where=None)
 
 

@@ -63,6 +63,9 @@ class RetrievalIntent:
     confidence: float = 1.0
     language: str = "en"
     reasons: tuple[str, ...] = field(default_factory=tuple)
+    #: the model's probability of every kind, best first (``kind`` and ``confidence`` are its first): the intent is a
+    #: probability over roles, which recall reads softly (empty when the intent was built by hand)
+    kinds: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.types, (str, bytes)) or not self.types:
@@ -74,6 +77,7 @@ class RetrievalIntent:
         if self.kind not in INTENT_KINDS:
             raise ValidationError("unknown intent kind", field="kind", value=self.kind, allowed=list(INTENT_KINDS))
         object.__setattr__(self, "order_by", tuple((str(f), bool(asc)) for f, asc in self.order_by))
+        object.__setattr__(self, "kinds", tuple((str(kd), float(p)) for kd, p in self.kinds))
 
     def override(self, **changes: Any) -> RetrievalIntent:
         """A copy with some fields changed, e.g. ``intent.override(types=("Fact",), where=None)``."""
@@ -82,6 +86,8 @@ class RetrievalIntent:
             raise ValidationError("unknown intent field", field=unknown[0], value=unknown[0],
                                   allowed=[f.name for f in dataclasses.fields(self)])
         reasons = (*self.reasons, "overridden: " + ", ".join(sorted(changes)))
+        if "kinds" not in changes and {"kind", "types", "confidence"} & set(changes):
+            changes["kinds"] = ()  # the model's distribution no longer describes an intent changed by hand
         return dataclasses.replace(self, **{"reasons": reasons, **changes})
 
     def to_dict(self) -> dict[str, Any]:
@@ -91,7 +97,8 @@ class RetrievalIntent:
         return {"query": self.query, "kind": self.kind, "types": list(self.types), "where": self.where,
                 "order_by": [list(o) for o in self.order_by], "entities": list(self.entities),
                 "attribute": self.attribute, "time_range": span, "confidence": round(self.confidence, 3),
-                "language": self.language, "reasons": list(self.reasons)}
+                "language": self.language, "reasons": list(self.reasons),
+                "kinds": {kd: round(p, 3) for kd, p in self.kinds}}
 
 
 #: precise cues that raise one kind's probability (the model sees the whole query; these see exact wording)
@@ -158,7 +165,7 @@ class IntentRecognizer:
         entities = tuple(dict.fromkeys(e.key for e in find_entities(query)))
         return RetrievalIntent(query=query, types=types, where=where, order_by=order_by, kind=kind,
                                entities=entities, attribute=attribute, time_range=span, confidence=confidence,
-                               language=language_of(query), reasons=tuple(reasons))
+                               language=language_of(query), reasons=tuple(reasons), kinds=tuple(ranked))
 
     @staticmethod
     def _filters(kind: str, query: str) -> tuple[dict[str, Any] | None, tuple[tuple[str, bool], ...], str | None]:
