@@ -11,7 +11,6 @@ import pytest
 
 import mnemir
 from mnemir.embed import USEEmbedder
-from mnemir.memory import understanding
 from mnemir.understand import Extractor
 from mnemir.understand import extract as extract_module
 from mnemir.understand.extract import Draft, _feeling_beside
@@ -85,17 +84,3 @@ def test_an_outburst_read_as_a_fact_keeps_its_feeling_from_the_same_utterance(tm
     finally:
         memory.close()
 
-
-def test_done_work_with_no_open_task_also_keeps_what_it_tells_as_a_fact(tmp_path: Path, embedder: USEEmbedder,
-                                                                        wed: datetime, monkeypatch: pytest.MonkeyPatch
-                                                                        ) -> None:
-    memory = mnemir.open(tmp_path / "mem", embedder=embedder)
-    try:
-        done = memory.remember("约好了，下周四上午十点去口腔医院补牙", user="ann", now=wed)
-        kept = {(r.type, r.properties.get("status")) for r in done.created}
-        assert ("Task", "completed") in kept and ("Fact", None) in kept
-        monkeypatch.setattr(understanding, "CLOSED_WORK_FACTS", False)
-        again = memory.remember("约好了，下周五下午三点去眼科医院复查", user="ann", now=wed)
-        assert [r.type for r in again.created] == ["Task"]
-    finally:
-        memory.close()

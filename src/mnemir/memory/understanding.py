@@ -111,9 +111,6 @@ UNAPPLIED_REPORTS_KEPT = True
 CLOSED_REPORTS = ("completed", "failed")
 #: ... and one that says nothing of how any work stands is kept as the extractor's best other reading
 UNMARKED_REPORTS_REREAD = True
-#: a report of finished work that matches no open task, kept as a closed Task, is also kept as a Fact when the
-#: extractor's best other reading of it is one (what was booked, paid or settled is information too: docs/decisions/0040)
-CLOSED_WORK_FACTS = True
 #: the type that keeps an utterance verbatim, and the relation from what was read from it to it
 EPISODE = "Episode"
 DERIVED_FROM = "derived_from"
@@ -806,22 +803,6 @@ class UnderstandingMixin(_Base):
         task.vector = draft.vector
         self._store_read(self._link_entities([self._to_record(task, ctx)], ctx)[0], ctx)
         ctx.out.notes.append(f"status report ({status}) matches no open task of this user; kept as a {status} task")
-        if CLOSED_WORK_FACTS and ctx.speaker == "user":
-            self._keep_told_fact(draft, ctx)
-
-    def _keep_told_fact(self, draft: Draft, ctx: _Context) -> None:
-        """What a report of finished work also tells ("the dentist's booked for the 3rd at 2:30", "paid 599 for the
-        coat"): when the extractor's best reading of it other than a report is a Fact, that Fact is kept beside the
-        closed task, so that a question about the appointment, the price or the place finds it as information."""
-        reread = getattr(self.extractor, "reread", None)
-        again = reread(draft.text, draft.text, ctx.now, draft.vector, draft.reasons) if callable(reread) else None
-        if again is None or again.type != "Fact" or again.kind != "memory":
-            return
-        again.vector = draft.vector
-        again.reasons = [*draft.reasons, again.reasons[0] if again.reasons else "Fact",
-                         "what a report of finished work with no open task also states"]
-        self._store_read(self._link_entities([self._to_record(again, ctx)], ctx)[0], ctx)
-        ctx.out.notes.append("the report also states a fact: kept as a Fact beside the closed task")
 
     def _record_decision(self, draft: Draft, text: str, ctx: _Context) -> None:
         """A choice the user reports ("最后决定还是报游泳班", "we settled on the blue one") may close the work of
