@@ -31,8 +31,7 @@ from mnemir.understand.segment import split_clauses, split_pieces
 #: the training split of each model: the generated corpus and the handwritten batches kept in files of their own
 TRAIN_FILES: dict[str, tuple[str, ...]] = {
     "extractor": ("extraction_train.jsonl", "extraction_hw8.jsonl", "extraction_hw9.jsonl",
-                  "extraction_hw11.jsonl", "extraction_hw12.jsonl", "extraction_s12e2e.jsonl",
-                  "extraction_s14.jsonl"),
+                  "extraction_hw11.jsonl", "extraction_hw12.jsonl", "extraction_s12e2e.jsonl"),
     "intent": ("intent_train.jsonl", "intent_hw8.jsonl", "intent_hw9.jsonl", "intent_hw10.jsonl",
                "intent_hw11.jsonl", "intent_hw12.jsonl")}
 
@@ -84,9 +83,10 @@ def row_weight(row: dict[str, Any]) -> float:
 #: Session 13: the extractor also reads the hashed n-grams (the sentence vector misses the function words that tell
 #: a report from a request or a hedge from a fact). Piece accuracy, 5-fold CV on train: none 0.857, 8,192 buckets at
 #: weight 0.5 / 1.0 / 1.5 / 2.0: 0.865 / 0.874 / 0.877 / 0.873, 16,384 at 1.5: 0.877; chosen 8,192 at 1.5 (as intent).
-#: Session 14: the extractor also reads how a piece opens (``FeatureSpec.start_grams``: a bare verb opens a to-do
-#: item): 5-fold CV on train (the same rows, before the s14 batch) 0.875 -> 0.881 (docs/decisions/0040).
-HYPER = {"extractor": (FeatureSpec(0.3, 8192, 1.5, start_grams=True), 1e-4), "intent": (FeatureSpec(0.3, 8192, 1.5), 1e-4)}
+#: Session 14: reading how a piece opens too (``FeatureSpec.start_grams``, ``--start-grams 1``: a bare verb opens a
+#: to-do item): 5-fold CV on train 0.875 -> 0.881; with the s14 batch, collapse dev end to end +0.8 points but
+#: continuity dev -1.0 and two indirect-feeling tests lost: not shipped (docs/decisions/0040).
+HYPER = {"extractor": (FeatureSpec(0.3, 8192, 1.5), 1e-4), "intent": (FeatureSpec(0.3, 8192, 1.5), 1e-4)}
 
 
 def extraction_examples(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
