@@ -1,5 +1,5 @@
-"""An outburst is both what happened and how the user felt; a to-do item told as a bare verb phrase is a task
-(docs/decisions/0040). Sentences of our own."""
+"""An outburst is both what happened and how the user felt; a to-do item told as a bare verb phrase is a task; the
+opening n-grams a model may read (docs/decisions/0040). Sentences of our own."""
 
 from __future__ import annotations
 
@@ -60,6 +60,7 @@ def test_a_bare_to_do_item_with_names_and_numbers_is_a_task(extractor: Extractor
 
 
 def test_start_grams_mark_how_a_text_begins() -> None:
+    # an option of the feature layout (not used by the shipped models): the opening words hashed apart
     assert "^w:book" in _grams("Book the vet for Friday", start=True)
     assert "^w:book" not in _grams("Book the vet for Friday")
     assert {"^c:在", "^p:在网"} <= set(_grams("在网上交电费", start=True))
