@@ -41,11 +41,10 @@ def test_not_plans(text: str) -> None:
     ("看到他发的消息，心里七上八下的", "anxiety"),
     ("I've been so jittery since the call", "anxiety"),
     ("My stomach's in knots about the scan results", "anxiety"),
-    # known weakness: when the cause is told as a fact first, the fact outweighs the feeling idiom after it
-    pytest.param("孩子考上了，我们全家乐开了花", "joy", marks=pytest.mark.xfail(strict=True, reason="cause told as fact")),
-    # the same weakness, read right from the ninth batch until the extractor read n-grams (decision 0033)
-    pytest.param("Got the keys to our first house, I'm walking on air", "joy",
-                 marks=pytest.mark.xfail(strict=True, reason="cause told as fact")),
+    # the cause told as a fact first: the fact outweighs the feeling idiom after it, and the feeling is kept beside
+    # it (decision 0040; before, these were known failures)
+    ("孩子考上了，我们全家乐开了花", "joy"),
+    ("Got the keys to our first house, I'm walking on air", "joy"),
 ])
 def test_feelings_said_indirectly(extractor: Extractor, wed: datetime, text: str, emotion: str) -> None:
     drafts = extractor.extract(text, now=wed).drafts

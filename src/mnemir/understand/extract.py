@@ -386,6 +386,7 @@ class Extractor:
             # no training row labels one utterance both Task and Plan
             labelled = [(t, "Plan" if label == "Task" else label, p) for t, label, p in labelled]
         groups = _group(labelled)
+        felt = dict(zip(pieces, (dict(pred).get("EmotionalState", 0.0) for pred in predictions), strict=True))
         drafts = []
         for label, piece_text, confidence in groups:
             vector = by_text.get(piece_text)
@@ -393,6 +394,10 @@ class Extractor:
             if draft is not None:
                 draft.vector = vector  # the text it classified (None for merged pieces): the store reuses it
                 drafts.append(draft)
+                beside = _feeling_beside(draft, felt.get(piece_text, 0.0))
+                if beside is not None:
+                    beside.vector = vector
+                    drafts.append(beside)
         return drafts
 
     def reread(self, piece: str, whole: str, now: datetime, vector: Any = None,
@@ -455,6 +460,30 @@ class Extractor:
             return Draft("ContextualFrame", piece, fill.frame_properties(piece), confidence=confidence,
                          entities=entities, reasons=reasons)
         return None
+
+
+#: the memory types beside which a feeling said in the same piece is kept as a reading of its own: an outburst told
+#: with its event ("got a parking fine outside the hospital, I'm seething", "房东又要涨租，气得我一晚上没睡") is both what
+#: happened and how the user felt. A preference is not among them (its like / dislike words are its content)
+FEELING_BESIDE_TYPES = ("Fact", "Hypothesis", "Task", "TaskUpdate", "Plan", "ContextualFrame")
+#: the least EmotionalState probability (after the emotion-word boost) for a piece read as another type to also
+#: carry the feeling; None: off
+FEELING_BESIDE_MIN_P: float | None = 0.2
+
+
+def _feeling_beside(draft: Draft, p_feeling: float) -> Draft | None:
+    """An EmotionalState beside ``draft`` when its piece also says, in an unambiguous emotion word, how the user
+    felt, and the classifier gives that reading at least ``FEELING_BESIDE_MIN_P``."""
+    if FEELING_BESIDE_MIN_P is None or draft.type not in FEELING_BESIDE_TYPES or p_feeling < FEELING_BESIDE_MIN_P:
+        return None
+    found = find_emotion(draft.text)
+    if found is None or found[1].lower() in AMBIGUOUS_EMOTION_WORDS:
+        return None
+    emotion = fill.emotion_properties(draft.text)
+    if emotion is None:
+        return None
+    return Draft("EmotionalState", draft.text, emotion, confidence=p_feeling, entities=draft.entities,
+                 reasons=[f"a feeling said beside the {draft.type} (p={p_feeling:.2f}, emotion word {found[1]!r})"])
 
 
 def says_how_work_stands(piece: str, status: str) -> bool:

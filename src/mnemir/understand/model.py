@@ -55,10 +55,15 @@ class FeatureSpec:
     cue_scale: float = CUE_SCALE
     ngram_dims: int = 0
     ngram_scale: float = 0.0
+    #: also hash how the text begins (its first word and first two words, its first Chinese character and pair):
+    #: the mood of a clause shows at its start (a bare verb opens a request or a to-do item, "I" / a name a statement,
+    #: "在…买" / "约…" a to-do item, "我…了" a report), which a bag of n-grams does not see
+    start_grams: bool = False
 
     @property
     def layout(self) -> str:
-        return FEATURE_LAYOUT + (f"+ngrams:{self.ngram_dims}" if self.ngram_dims else "")
+        return FEATURE_LAYOUT + (f"+ngrams:{self.ngram_dims}" if self.ngram_dims else "") + \
+            ("+start" if self.ngram_dims and self.start_grams else "")
 
     def size(self, vector_dim: int) -> int:
         return vector_dim + len(CUE_NAMES) + self.ngram_dims
@@ -68,20 +73,33 @@ _WORD = re.compile(r"[a-z0-9']+")
 _NOT_HAN = re.compile(r"[^\u4e00-\u9fff]")
 
 
-def _grams(text: str) -> list[str]:
-    """English words and word pairs, Chinese characters and character pairs."""
+def _grams(text: str, start: bool = False) -> list[str]:
+    """English words and word pairs, Chinese characters and character pairs; with ``start``, also the text's first
+    word and word pair and its first character and character pair (when it opens with Chinese), marked as such."""
     lowered = text.lower()
     words = _WORD.findall(lowered)
     han = _NOT_HAN.sub("", lowered)
-    return ([f"w:{w}" for w in words] + [f"b:{a}_{b}" for a, b in itertools.pairwise(words)]
-            + [f"c:{c}" for c in han] + [f"p:{han[i:i + 2]}" for i in range(len(han) - 1)])
+    grams = ([f"w:{w}" for w in words] + [f"b:{a}_{b}" for a, b in itertools.pairwise(words)]
+             + [f"c:{c}" for c in han] + [f"p:{han[i:i + 2]}" for i in range(len(han) - 1)])
+    if start:
+        opening = _OPENING.match(lowered)
+        if opening and opening.group(1):
+            grams += [f"^c:{opening.group(1)[:1]}", f"^p:{opening.group(1)[:2]}"]
+        elif words:
+            grams += [f"^w:{words[0]}", f"^b:{'_'.join(words[:2])}"]
+    return grams
 
 
-def ngram_vectors(texts: list[str], dims: int) -> Array:
-    """Each text's n-gram counts hashed (CRC-32, stable across runs) into ``dims`` buckets, unit length."""
+#: the first letters of a text, past punctuation and spaces: Chinese (group 1) or not
+_OPENING = re.compile(r"[\W_]*([\u4e00-\u9fff]{1,2})?")
+
+
+def ngram_vectors(texts: list[str], dims: int, start: bool = False) -> Array:
+    """Each text's n-gram counts hashed (CRC-32, stable across runs) into ``dims`` buckets, unit length; ``start``:
+    with its opening grams (:func:`_grams`)."""
     out = np.zeros((len(texts), dims), dtype=np.float32)
     for row, text in enumerate(texts):
-        for gram in _grams(text):
+        for gram in _grams(text, start):
             out[row, zlib.crc32(gram.encode("utf-8")) % dims] += 1.0
         norm = float(np.linalg.norm(out[row]))
         if norm:
@@ -93,7 +111,7 @@ def featurize(vectors: Array, texts: list[str], spec: FeatureSpec) -> Array:
     cues = np.array([cue_vector(t) for t in texts], dtype=np.float32).reshape(len(texts), -1) * spec.cue_scale
     parts = [np.asarray(vectors, dtype=np.float32), cues]
     if spec.ngram_dims:
-        parts.append(ngram_vectors(texts, spec.ngram_dims) * spec.ngram_scale)
+        parts.append(ngram_vectors(texts, spec.ngram_dims, spec.start_grams) * spec.ngram_scale)
     return np.hstack(parts)
 
 
@@ -168,6 +186,8 @@ class SoftmaxModel:
             header["hidden"] = int(self.hidden_weights.shape[1])
         if self.spec.ngram_dims:
             header |= {"ngram_dims": self.spec.ngram_dims, "ngram_scale": self.spec.ngram_scale}
+        if self.spec.start_grams:
+            header["start_grams"] = True
         path.with_suffix(".json").write_text(json.dumps(header, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
@@ -183,7 +203,7 @@ def load_model(name: str, directory: str | Path | None = None) -> SoftmaxModel:
         weights, bias = data["weights"], data["bias"]
         hidden = (data["hidden_weights"], data["hidden_bias"]) if "hidden_weights" in data.files else (None, None)
     spec = FeatureSpec(float(header.get("cue_scale", CUE_SCALE)), int(header.get("ngram_dims", 0)),
-                       float(header.get("ngram_scale", 0.0)))
+                       float(header.get("ngram_scale", 0.0)), bool(header.get("start_grams", False)))
     return SoftmaxModel(tuple(header["labels"]), weights, bias, header["embedder_id"], header["layout"], spec,
                         hidden[0], hidden[1])
 
