@@ -57,21 +57,22 @@ class Folded:
 
 
 def fold_episodes(store: Store, scope: Selection, pool: MutableMapping[str, Candidate], past: bool,
-                  qvec: Any) -> Folded:
+                  qvec: Any, calm_beside: float = 0.0, felt_sure: float = 0.0) -> Folded:
     """Fold every episode in ``pool`` that has live typed memories into them (they join the pool and take it as
     their quote; the one closest to the query also takes the episode's signals when these are better); an episode
-    whose readings were all replaced is excluded unless ``past``. Returns the exclusions (id -> reason) and the
-    quotes (memory id -> episode)."""
+    whose readings were all replaced is excluded unless ``past``. Marks what was said with a feeling
+    (``Candidate.felt``) where a calm memory of the same thing is a candidate too (:func:`_mark_felt`,
+    ``calm_beside``). Returns the exclusions (id -> reason) and the quotes (memory id -> episode)."""
     store = tenant_reads(store, scope.user_id)
     episodes = {mid: c for mid, c in pool.items() if c.record.type == EPISODE}
     if not episodes:
-        _mark_felt(pool, set())
+        _mark_felt(store, pool, set(), calm_beside, felt_sure)
         return Folded({}, {})
     children: dict[str, list[str]] = {}
     for edge in store.edges(list(episodes), relations=[DERIVED_FROM], direction="in"):
         children.setdefault(edge.target, []).append(edge.source)
     if not children:
-        _mark_felt(pool, set())
+        _mark_felt(store, pool, set(), calm_beside, felt_sure)
         return Folded({}, {})
     wanted = [cid for ids in children.values() for cid in ids if cid not in pool]
     records = {r.id: r for r in store.fetch(list(dict.fromkeys(wanted)))}
@@ -79,7 +80,8 @@ def fold_episodes(store: Store, scope: Selection, pool: MutableMapping[str, Cand
     excluded: dict[str, str] = {}
     quotes: dict[str, MemIR] = {}
     felt = {eid for eid, ids in children.items()
-            if any(i in records and records[i].type == FEELING and records[i].status in scope.statuses for i in ids)}
+            if any(i in records and records[i].type == FEELING and records[i].status in scope.statuses
+                   and read_surely(records[i], felt_sure) for i in ids)}
     for eid, ids in children.items():
         readings = [records[i] for i in ids if i in records and records[i].type not in NO_READING
                     and _same_scope(records[i], scope)]
@@ -99,16 +101,45 @@ def fold_episodes(store: Store, scope: Selection, pool: MutableMapping[str, Cand
             pool[mid].similarity = float(np.dot(vec, qvec))
         _take_signals(max((pool[r.id] for r in live), key=lambda c: (c.similarity, c.id)), episode)
         del pool[eid]
-    _mark_felt(pool, felt)
+    _mark_felt(store, pool, felt, calm_beside, felt_sure)
     return Folded(excluded, quotes)
 
 
-def _mark_felt(pool: Mapping[str, Candidate], felt: set[str]) -> None:
+def read_surely(record: MemIR, threshold: float) -> bool:
+    """Whether the extractor read ``record`` with at least ``threshold`` confidence (a memory added by hand, with no
+    extraction record, was typed by whoever added it: sure)."""
+    extraction = record.metadata.extra.get("extraction")
+    confidence = extraction.get("confidence") if isinstance(extraction, Mapping) else None
+    return not isinstance(confidence, (int, float)) or float(confidence) >= threshold
+
+
+def _mark_felt(store: Store, pool: Mapping[str, Candidate], felt: set[str], calm_beside: float,
+               felt_sure: float) -> None:
     """Mark what was said with a feeling: the utterances a live feeling was read from (``felt``, and those of the
-    feelings among the candidates) and every candidate read from them."""
-    felt = felt | {utterance_of(c.record) for c in pool.values() if c.record.type == FEELING}
-    for c in pool.values():
-        if c.record.type != FEELING and utterance_of(c.record) in felt:
+    feelings among the candidates) and every candidate read from them; with ``calm_beside`` > 0, only where a
+    calm memory of the same thing is a candidate too (one said without a feeling, of a type that states something,
+    from another utterance, at least this similar to it). Heat overstates: beside a calm statement of the same
+    thing, the calm one is the better evidence. With nothing calm about the same thing, what was said with a
+    feeling is the evidence there is, and it is weighed as any other (in natural conversation most things are said
+    with some feeling)."""
+    felt = felt | {utterance_of(c.record) for c in pool.values()
+                   if c.record.type == FEELING and read_surely(c.record, felt_sure)}
+    marked = [c for c in pool.values() if c.record.type != FEELING and utterance_of(c.record) in felt]
+    if not marked or calm_beside <= 0.0:
+        for c in marked:
+            c.felt = True
+        return
+    calm = [c for c in pool.values() if c.record.type not in NO_READING and utterance_of(c.record) not in felt]
+    if not calm:
+        return
+    vectors = store.vectors([c.id for c in [*marked, *calm]])
+    calm_ids = [c.id for c in calm if c.id in vectors]
+    if not calm_ids:
+        return
+    calm_matrix = np.stack([vectors[mid] for mid in calm_ids])
+    for c in marked:
+        vec = vectors.get(c.id)
+        if vec is not None and float(np.max(calm_matrix @ vec)) >= calm_beside:
             c.felt = True
 
 

@@ -162,6 +162,12 @@ class RankingConfig:
     felt_episode_as_feeling: bool = True
     #: ... in proportion to the intent's confidence (False: fully for every calm question)
     felt_by_confidence: bool = False
+    #: ... and only beside a calm memory of the same thing: one said without a feeling, from another utterance, at
+    #: least this similar (cosine) to it (0: wherever a feeling was read; decision 0038)
+    felt_beside_calm: float = 0.5
+    #: ... and only where the extractor read the feeling with at least this confidence (an unsure reading of a
+    #: feeling is often an event told with some warmth; 0: every feeling read)
+    felt_sure: float = 0.0
     #: below this intent confidence, the intent is checked against which family of memories matches best
     trust_intent: float = 0.7
     #: ... where an unsure intent's guess of "feelings" counts as asking about feelings from this confidence on
@@ -202,7 +208,8 @@ class RankingConfig:
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
                      "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit",
-                     "episode_fit", "felt_fit", "weak_min_relevance", "cross_language_factor", "status_focus_margin", "open_focus_margin"):
+                     "episode_fit", "felt_fit", "felt_beside_calm", "felt_sure",
+                     "weak_min_relevance", "cross_language_factor", "status_focus_margin", "open_focus_margin"):
             self._check_range(name, 0.0, 1.0)
 
     def _check_range(self, name: str, low: float, high: float) -> None:
