@@ -82,8 +82,8 @@ def test_a_question_about_feelings_is_not_damped(mem: mnemir.Memory, now: dateti
 
 def test_only_what_was_said_with_a_feeling_is_marked(mem: mnemir.Memory, now: datetime) -> None:
     """A fact read from an utterance that also carried a feeling is marked; a fact read from a calm one is not
-    (marked wherever a feeling was read: ``felt_beside_calm`` 0)."""
-    mem.recall_config = RecallConfig(ranking=RankingConfig(felt_beside_calm=0.0))
+    (with the typed-reading damping on: ``felt_fit`` 0.8; marked wherever a feeling was read: ``felt_beside_calm`` 0)."""
+    mem.recall_config = RecallConfig(ranking=RankingConfig(felt_fit=0.8, felt_beside_calm=0.0))
     _said(mem, now, "Ugh, the landlord put the rent up to 1400 a month, I'm so angry", 3,
           ("The rent is 1400 a month", "Fact", {"entity": "rent", "attribute": "amount", "value": "1400"}),
           ("Angry at the landlord about the rent rise", "EmotionalState", {"emotion_type": "anger"}))
@@ -144,18 +144,21 @@ def _adopted(mem: mnemir.Memory, now: datetime) -> str:
 
 def test_what_was_said_with_a_feeling_counts_fully_when_nothing_calm_says_the_same_thing(mem: mnemir.Memory,
                                                                                            now: datetime) -> None:
+    """With ``felt_beside_calm`` (off by default: decision 0038), only a calm memory of the same thing weighs an
+    utterance said with a feeling down."""
     said = _adopted(mem, now)
+    mem.recall_config = RecallConfig(ranking=RankingConfig(felt_beside_calm=0.5))
     query = "What's the name of the dog we adopted?"
     result = _asked(mem, now, query, "fact_lookup", ("Fact",))
     assert result.hits[0].id == said, [(h.memory.text, h.reasons) for h in result.hits]
     assert not any("said with a feeling" in r for h in result.hits for r in h.reasons)
 
 
-def test_weighing_every_feeling_down_loses_that_evidence(mem: mnemir.Memory, now: datetime) -> None:
-    """The rule of decision 0035 (``felt_beside_calm`` 0: whatever was said with a feeling counts less for a calm
-    question) puts the calm fact about another pet first: the case decision 0038 changes."""
+def test_by_default_an_utterance_that_is_only_a_feeling_is_weighed_as_the_feeling(mem: mnemir.Memory,
+                                                                                     now: datetime) -> None:
+    """The default (decision 0035's rule for an utterance from which only a feeling was read; decision 0038) puts
+    the calm fact about another pet first: soft, the utterance stays in the answer, said to be weighed down."""
     said = _adopted(mem, now)
-    mem.recall_config = RecallConfig(ranking=RankingConfig(felt_beside_calm=0.0))
     query = "What's the name of the dog we adopted?"
     result = _asked(mem, now, query, "fact_lookup", ("Fact",))
     assert result.hits[0].id != said
@@ -164,6 +167,26 @@ def test_weighing_every_feeling_down_loses_that_evidence(mem: mnemir.Memory, now
 
 
 def test_felt_settings_are_checked() -> None:
-    for name in ("felt_beside_calm", "felt_sure"):
+    for name in ("felt_beside_calm", "felt_fit"):
         with pytest.raises(mnemir.ValidationError, match=name):
             RankingConfig(**{name: 1.5})
+
+
+def test_a_fact_read_alongside_a_feeling_counts_fully_by_default(mem: mnemir.Memory, now: datetime) -> None:
+    """A fact read from an utterance that also carried a feeling is not weighed down (``felt_fit`` 1.0: the
+    feeling is its own memory, the fact is the fact)."""
+    said = mem.get(_said(mem, now, "Ugh, the landlord put the rent up to 1400 a month, I'm so angry", 3), user="alice")
+    fact = add(mem, now, "The rent is 1400 a month", "Fact", {"entity": "rent", "attribute": "amount",
+                                                               "value": "1400"}, days=3,
+               relationships=[{"target": said.id, "relation": "derived_from"}])
+    query = "How much is the rent?"
+    asked = intent(query, "fact_lookup", ("Fact",), confidence=0.9)
+
+    def score(felt: bool, config: RankingConfig) -> float:
+        scored = score_candidate(Candidate(fact, similarity=0.6, felt=felt), "answer", asked, None, now, config,
+                                 FrameState(), past=False)
+        assert scored is not None
+        return scored.score
+
+    assert score(True, RankingConfig()) == score(False, RankingConfig())
+    assert score(True, RankingConfig(felt_fit=0.8)) < score(False, RankingConfig(felt_fit=0.8))

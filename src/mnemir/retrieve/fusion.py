@@ -18,7 +18,8 @@ exclusions, and the fusion of recall's role-aware order with plain hybrid search
   episode is its quote); a second reading of the same utterance follows the whole order. What plain search ranks
   first keeps a place in the top k unless a hard exclusion applies or a confident intent rules its role out (a task
   or a feeling for a question that asks for neither, where the role order answers with a memory of an intended
-  type): both are said in the notes. So do the next of plain search's best, up to ``RecallConfig.plain_share`` of
+  type; then the utterance itself stands in when the reading covers little of it: ``RecallConfig.ruled_out_cover``):
+  both are said in the notes. So do the next of plain search's best, up to ``RecallConfig.plain_share`` of
   the top k: role fit moves a memory inside the top k, it does not take the best plain matches out of it.
 """
 
@@ -57,7 +58,7 @@ class Folded:
 
 
 def fold_episodes(store: Store, scope: Selection, pool: MutableMapping[str, Candidate], past: bool,
-                  qvec: Any, calm_beside: float = 0.0, felt_sure: float = 0.0) -> Folded:
+                  qvec: Any, calm_beside: float = 0.0) -> Folded:
     """Fold every episode in ``pool`` that has live typed memories into them (they join the pool and take it as
     their quote; the one closest to the query also takes the episode's signals when these are better); an episode
     whose readings were all replaced is excluded unless ``past``. Marks what was said with a feeling
@@ -66,13 +67,13 @@ def fold_episodes(store: Store, scope: Selection, pool: MutableMapping[str, Cand
     store = tenant_reads(store, scope.user_id)
     episodes = {mid: c for mid, c in pool.items() if c.record.type == EPISODE}
     if not episodes:
-        _mark_felt(store, pool, set(), calm_beside, felt_sure)
+        _mark_felt(store, pool, set(), calm_beside)
         return Folded({}, {})
     children: dict[str, list[str]] = {}
     for edge in store.edges(list(episodes), relations=[DERIVED_FROM], direction="in"):
         children.setdefault(edge.target, []).append(edge.source)
     if not children:
-        _mark_felt(store, pool, set(), calm_beside, felt_sure)
+        _mark_felt(store, pool, set(), calm_beside)
         return Folded({}, {})
     wanted = [cid for ids in children.values() for cid in ids if cid not in pool]
     records = {r.id: r for r in store.fetch(list(dict.fromkeys(wanted)))}
@@ -80,8 +81,7 @@ def fold_episodes(store: Store, scope: Selection, pool: MutableMapping[str, Cand
     excluded: dict[str, str] = {}
     quotes: dict[str, MemIR] = {}
     felt = {eid for eid, ids in children.items()
-            if any(i in records and records[i].type == FEELING and records[i].status in scope.statuses
-                   and read_surely(records[i], felt_sure) for i in ids)}
+            if any(i in records and records[i].type == FEELING and records[i].status in scope.statuses for i in ids)}
     for eid, ids in children.items():
         readings = [records[i] for i in ids if i in records and records[i].type not in NO_READING
                     and _same_scope(records[i], scope)]
@@ -101,20 +101,11 @@ def fold_episodes(store: Store, scope: Selection, pool: MutableMapping[str, Cand
             pool[mid].similarity = float(np.dot(vec, qvec))
         _take_signals(max((pool[r.id] for r in live), key=lambda c: (c.similarity, c.id)), episode)
         del pool[eid]
-    _mark_felt(store, pool, felt, calm_beside, felt_sure)
+    _mark_felt(store, pool, felt, calm_beside)
     return Folded(excluded, quotes)
 
 
-def read_surely(record: MemIR, threshold: float) -> bool:
-    """Whether the extractor read ``record`` with at least ``threshold`` confidence (a memory added by hand, with no
-    extraction record, was typed by whoever added it: sure)."""
-    extraction = record.metadata.extra.get("extraction")
-    confidence = extraction.get("confidence") if isinstance(extraction, Mapping) else None
-    return not isinstance(confidence, (int, float)) or float(confidence) >= threshold
-
-
-def _mark_felt(store: Store, pool: Mapping[str, Candidate], felt: set[str], calm_beside: float,
-               felt_sure: float) -> None:
+def _mark_felt(store: Store, pool: Mapping[str, Candidate], felt: set[str], calm_beside: float) -> None:
     """Mark what was said with a feeling: the utterances a live feeling was read from (``felt``, and those of the
     feelings among the candidates) and every candidate read from them; with ``calm_beside`` > 0, only where a
     calm memory of the same thing is a candidate too (one said without a feeling, of a type that states something,
@@ -122,8 +113,7 @@ def _mark_felt(store: Store, pool: Mapping[str, Candidate], felt: set[str], calm
     thing, the calm one is the better evidence. With nothing calm about the same thing, what was said with a
     feeling is the evidence there is, and it is weighed as any other (in natural conversation most things are said
     with some feeling)."""
-    felt = felt | {utterance_of(c.record) for c in pool.values()
-                   if c.record.type == FEELING and read_surely(c.record, felt_sure)}
+    felt = felt | {utterance_of(c.record) for c in pool.values() if c.record.type == FEELING}
     marked = [c for c in pool.values() if c.record.type != FEELING and utterance_of(c.record) in felt]
     if not marked or calm_beside <= 0.0:
         for c in marked:

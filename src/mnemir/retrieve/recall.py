@@ -43,7 +43,6 @@ from mnemir.retrieve.fusion import (
     one_slot,
     plain_group_ranks,
     plain_ranks,
-    read_surely,
     utterance_of,
 )
 from mnemir.retrieve.graph import FOLLOW_RELATIONS, STEP_RELATIONS, expand
@@ -139,8 +138,6 @@ class RecallConfig:
     #: utterance among its best and the ruled-out reading it was folded into is shorter than this share of it, the
     #: utterance itself (what was said) stands in plain search's place (0: off; decision 0038)
     ruled_out_cover: float = 0.5
-    #: ... and so does an utterance whose ruled-out reading the extractor was less sure of than this (0: off)
-    ruled_out_sure: float = 0.0
     #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
     #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
@@ -162,8 +159,7 @@ class RecallConfig:
                                   value=type(self.observer).__name__, allowed="a callable(items, rows)")
         for name, low, high in (("plain_weight", 0.0, 10.0), ("unsure_plain_weight", 0.0, 10.0),
                                 ("confident_intent", 0.0, 1.0), ("plain_share", 0.0, 1.0),
-                                ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
-                                ("ruled_out_sure", 0.0, 1.0)):
+                                ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -369,8 +365,7 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
                             max(q.config.candidates, 4 * q.k), q.config)
     # plain search over the utterances, read before episodes are folded (a past period the question names first)
     utterances = plain_group_ranks(pool, _past_period(intent, now), q.config.plain_text_weight)
-    folded = fold_episodes(q.store, q.scope, pool, past, q.qvec, q.ranking.felt_beside_calm,
-                           q.ranking.felt_sure)
+    folded = fold_episodes(q.store, q.scope, pool, past, q.qvec, q.ranking.felt_beside_calm)
     q.plain = plain_ranks(pool, utterances)
     q.groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
     q.bar(folded.excluded)  # an utterance whose readings were all replaced is no answer either
@@ -735,8 +730,7 @@ def _said_more(q: _Query, c: Candidate) -> Candidate | None:
     if episode is None:
         return None
     share = q.config.ruled_out_cover
-    partial = share > 0.0 and len(c.record.content.text) < share * len(episode.content.text)
-    if not partial and read_surely(c.record, q.config.ruled_out_sure):
+    if share <= 0.0 or len(c.record.content.text) >= share * len(episode.content.text):
         return None
     said = Candidate(episode, similarity=c.similarity, vector_rank=c.vector_rank, text_rank=c.text_rank, felt=c.felt)
     q.pool[episode.id] = said
