@@ -1,6 +1,8 @@
-"""A memory said with a feeling (a feeling was read from the same utterance) counts less for a calm question: a
-calm statement of the same thing is the better evidence. Soft: it is still found when nothing calmer matches, and
-a question about feelings or about the past is not damped (real store, real model, hand-made intents)."""
+"""A memory said with a feeling (a feeling was read from the same utterance) counts less for a calm question when a
+calm statement of the same thing is among the candidates: that one is the better evidence. With nothing calm about
+the same thing, what was said with a feeling is the evidence there is and counts fully (in natural conversation most
+things are said with some feeling). Soft: it is still found when nothing calmer matches, and a question about
+feelings or about the past is not damped (real store, real model, hand-made intents)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pytest
 from recall_helpers import add, intent
 
 import mnemir
+from mnemir.retrieve import RecallConfig
 from mnemir.retrieve.ranking import Candidate, FrameState, RankingConfig, score_candidate
 
 
@@ -78,7 +81,9 @@ def test_a_question_about_feelings_is_not_damped(mem: mnemir.Memory, now: dateti
 
 
 def test_only_what_was_said_with_a_feeling_is_marked(mem: mnemir.Memory, now: datetime) -> None:
-    """A fact read from an utterance that also carried a feeling is marked; a fact read from a calm one is not."""
+    """A fact read from an utterance that also carried a feeling is marked; a fact read from a calm one is not
+    (with the typed-reading damping on: ``felt_fit`` 0.8; marked wherever a feeling was read: ``felt_beside_calm`` 0)."""
+    mem.recall_config = RecallConfig(ranking=RankingConfig(felt_fit=0.8, felt_beside_calm=0.0))
     _said(mem, now, "Ugh, the landlord put the rent up to 1400 a month, I'm so angry", 3,
           ("The rent is 1400 a month", "Fact", {"entity": "rent", "attribute": "amount", "value": "1400"}),
           ("Angry at the landlord about the rent rise", "EmotionalState", {"emotion_type": "anger"}))
@@ -121,3 +126,67 @@ def test_the_damping_follows_the_intents_confidence(mem: mnemir.Memory, now: dat
         RankingConfig(felt_by_confidence=1)  # type: ignore[arg-type]
     assert score(0.95) < score(0.4) < score(0.4, felt=False)
     assert score(0.95, felt=False) == score(0.4, felt=False)
+
+
+def _adopted(mem: mnemir.Memory, now: datetime) -> str:
+    """An event told with joy, from which only the feeling was read, beside calm facts on other things (one of them
+    close to a question about the event: another pet's name)."""
+    said = _said(mem, now, "We finally adopted a rescue greyhound called Pepper last weekend, I'm over the moon", 6,
+                 ("Over the moon about adopting the greyhound", "EmotionalState", {"emotion_type": "joy",
+                                                                                "intensity": 0.8}))
+    add(mem, now, "The neighbour's cat is called Mittens", "Fact",
+        {"entity": "neighbour's cat", "attribute": "name", "value": "Mittens"}, days=30)
+    add(mem, now, "The vet on Elm Street opens at 9am", "Fact", {"entity": "vet", "attribute": "opening",
+                                                                  "value": "9am"}, days=12)
+    _others(mem, now)
+    return said
+
+
+def test_what_was_said_with_a_feeling_counts_fully_when_nothing_calm_says_the_same_thing(mem: mnemir.Memory,
+                                                                                           now: datetime) -> None:
+    """With ``felt_beside_calm`` (off by default: decision 0038), only a calm memory of the same thing weighs an
+    utterance said with a feeling down."""
+    said = _adopted(mem, now)
+    mem.recall_config = RecallConfig(ranking=RankingConfig(felt_beside_calm=0.5))
+    query = "What's the name of the dog we adopted?"
+    result = _asked(mem, now, query, "fact_lookup", ("Fact",))
+    assert result.hits[0].id == said, [(h.memory.text, h.reasons) for h in result.hits]
+    assert not any("said with a feeling" in r for h in result.hits for r in h.reasons)
+
+
+def test_by_default_an_utterance_that_is_only_a_feeling_is_weighed_as_the_feeling(mem: mnemir.Memory,
+                                                                                     now: datetime) -> None:
+    """The default (decision 0035's rule for an utterance from which only a feeling was read; decision 0038) puts
+    the calm fact about another pet first: soft, the utterance stays in the answer, said to be weighed down."""
+    said = _adopted(mem, now)
+    query = "What's the name of the dog we adopted?"
+    result = _asked(mem, now, query, "fact_lookup", ("Fact",))
+    assert result.hits[0].id != said
+    hit = next(h for h in result.hits if h.id == said)  # soft: moved down, not removed
+    assert any("said with a feeling" in r for r in hit.reasons), hit.reasons
+
+
+def test_felt_settings_are_checked() -> None:
+    for name in ("felt_beside_calm", "felt_fit"):
+        with pytest.raises(mnemir.ValidationError, match=name):
+            RankingConfig(**{name: 1.5})
+
+
+def test_a_fact_read_alongside_a_feeling_counts_fully_by_default(mem: mnemir.Memory, now: datetime) -> None:
+    """A fact read from an utterance that also carried a feeling is not weighed down (``felt_fit`` 1.0: the
+    feeling is its own memory, the fact is the fact)."""
+    said = mem.get(_said(mem, now, "Ugh, the landlord put the rent up to 1400 a month, I'm so angry", 3), user="alice")
+    fact = add(mem, now, "The rent is 1400 a month", "Fact", {"entity": "rent", "attribute": "amount",
+                                                               "value": "1400"}, days=3,
+               relationships=[{"target": said.id, "relation": "derived_from"}])
+    query = "How much is the rent?"
+    asked = intent(query, "fact_lookup", ("Fact",), confidence=0.9)
+
+    def score(felt: bool, config: RankingConfig) -> float:
+        scored = score_candidate(Candidate(fact, similarity=0.6, felt=felt), "answer", asked, None, now, config,
+                                 FrameState(), past=False)
+        assert scored is not None
+        return scored.score
+
+    assert score(True, RankingConfig()) == score(False, RankingConfig())
+    assert score(True, RankingConfig(felt_fit=0.8)) < score(False, RankingConfig(felt_fit=0.8))

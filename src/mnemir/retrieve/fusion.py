@@ -18,7 +18,8 @@ exclusions, and the fusion of recall's role-aware order with plain hybrid search
   episode is its quote); a second reading of the same utterance follows the whole order. What plain search ranks
   first keeps a place in the top k unless a hard exclusion applies or a confident intent rules its role out (a task
   or a feeling for a question that asks for neither, where the role order answers with a memory of an intended
-  type): both are said in the notes. So do the next of plain search's best, up to ``RecallConfig.plain_share`` of
+  type; then the utterance itself stands in when the reading covers little of it: ``RecallConfig.ruled_out_cover``):
+  both are said in the notes. So do the next of plain search's best, up to ``RecallConfig.plain_share`` of
   the top k: role fit moves a memory inside the top k, it does not take the best plain matches out of it.
 """
 
@@ -57,21 +58,22 @@ class Folded:
 
 
 def fold_episodes(store: Store, scope: Selection, pool: MutableMapping[str, Candidate], past: bool,
-                  qvec: Any) -> Folded:
+                  qvec: Any, calm_beside: float = 0.0) -> Folded:
     """Fold every episode in ``pool`` that has live typed memories into them (they join the pool and take it as
     their quote; the one closest to the query also takes the episode's signals when these are better); an episode
-    whose readings were all replaced is excluded unless ``past``. Returns the exclusions (id -> reason) and the
-    quotes (memory id -> episode)."""
+    whose readings were all replaced is excluded unless ``past``. Marks what was said with a feeling
+    (``Candidate.felt``) where a calm memory of the same thing is a candidate too (:func:`_mark_felt`,
+    ``calm_beside``). Returns the exclusions (id -> reason) and the quotes (memory id -> episode)."""
     store = tenant_reads(store, scope.user_id)
     episodes = {mid: c for mid, c in pool.items() if c.record.type == EPISODE}
     if not episodes:
-        _mark_felt(pool, set())
+        _mark_felt(store, pool, set(), calm_beside)
         return Folded({}, {})
     children: dict[str, list[str]] = {}
     for edge in store.edges(list(episodes), relations=[DERIVED_FROM], direction="in"):
         children.setdefault(edge.target, []).append(edge.source)
     if not children:
-        _mark_felt(pool, set())
+        _mark_felt(store, pool, set(), calm_beside)
         return Folded({}, {})
     wanted = [cid for ids in children.values() for cid in ids if cid not in pool]
     records = {r.id: r for r in store.fetch(list(dict.fromkeys(wanted)))}
@@ -99,16 +101,35 @@ def fold_episodes(store: Store, scope: Selection, pool: MutableMapping[str, Cand
             pool[mid].similarity = float(np.dot(vec, qvec))
         _take_signals(max((pool[r.id] for r in live), key=lambda c: (c.similarity, c.id)), episode)
         del pool[eid]
-    _mark_felt(pool, felt)
+    _mark_felt(store, pool, felt, calm_beside)
     return Folded(excluded, quotes)
 
 
-def _mark_felt(pool: Mapping[str, Candidate], felt: set[str]) -> None:
+def _mark_felt(store: Store, pool: Mapping[str, Candidate], felt: set[str], calm_beside: float) -> None:
     """Mark what was said with a feeling: the utterances a live feeling was read from (``felt``, and those of the
-    feelings among the candidates) and every candidate read from them."""
+    feelings among the candidates) and every candidate read from them; with ``calm_beside`` > 0, only where a
+    calm memory of the same thing is a candidate too (one said without a feeling, of a type that states something,
+    from another utterance, at least this similar to it). Heat overstates: beside a calm statement of the same
+    thing, the calm one is the better evidence. With nothing calm about the same thing, what was said with a
+    feeling is the evidence there is, and it is weighed as any other (in natural conversation most things are said
+    with some feeling)."""
     felt = felt | {utterance_of(c.record) for c in pool.values() if c.record.type == FEELING}
-    for c in pool.values():
-        if c.record.type != FEELING and utterance_of(c.record) in felt:
+    marked = [c for c in pool.values() if c.record.type != FEELING and utterance_of(c.record) in felt]
+    if not marked or calm_beside <= 0.0:
+        for c in marked:
+            c.felt = True
+        return
+    calm = [c for c in pool.values() if c.record.type not in NO_READING and utterance_of(c.record) not in felt]
+    if not calm:
+        return
+    vectors = store.vectors([c.id for c in [*marked, *calm]])
+    calm_ids = [c.id for c in calm if c.id in vectors]
+    if not calm_ids:
+        return
+    calm_matrix = np.stack([vectors[mid] for mid in calm_ids])
+    for c in marked:
+        vec = vectors.get(c.id)
+        if vec is not None and float(np.max(calm_matrix @ vec)) >= calm_beside:
             c.felt = True
 
 

@@ -155,13 +155,18 @@ class RankingConfig:
     #: a memory said with a feeling (an EmotionalState was read from the same utterance: an outburst, a complaint)
     #: counts this much for a question that asks for a fact or a task (``CALM_KINDS``), not about the past: a calm
     #: statement of the same thing is the better evidence (heat overstates), and the feeling is its own memory.
-    #: Soft (scaled by the intent's confidence): nothing else close, it is still found
-    felt_fit: float = 0.8
+    #: Soft: nothing else close, it is still found. 1.0 (off): 0.8 gained nothing on the collapse suite end to end
+    #: (train or dev) and cost on the continuity files (decision 0038)
+    felt_fit: float = 1.0
     #: ... and an utterance from which only a feeling was read is weighed as that feeling (damped as the present
     #: mood, never under ``emotion_event_weight``) instead of as an utterance of unknown role (``episode_fit``)
     felt_episode_as_feeling: bool = True
     #: ... in proportion to the intent's confidence (False: fully for every calm question)
     felt_by_confidence: bool = False
+    #: ... and only beside a calm memory of the same thing: one said without a feeling, from another utterance, at
+    #: least this similar (cosine) to it (0: wherever a feeling was read). Off by default: 0.5 gains on the
+    #: continuity files and loses the collapse suite's end-to-end gain (decision 0038)
+    felt_beside_calm: float = 0.0
     #: below this intent confidence, the intent is checked against which family of memories matches best
     trust_intent: float = 0.7
     #: ... where an unsure intent's guess of "feelings" counts as asking about feelings from this confidence on
@@ -202,7 +207,8 @@ class RankingConfig:
                      "assumed_confidence", "confident_fact", "passed_feeling_similarity",
                      "changed_preference_similarity", "stale_preference_similarity", "conflict_confidence_gap",
                      "task_lead", "feeling_guess_confidence", "trust_intent", "keyword_anchor", "outcome_fact_fit",
-                     "episode_fit", "felt_fit", "weak_min_relevance", "cross_language_factor", "status_focus_margin", "open_focus_margin"):
+                     "episode_fit", "felt_fit", "felt_beside_calm",
+                     "weak_min_relevance", "cross_language_factor", "status_focus_margin", "open_focus_margin"):
             self._check_range(name, 0.0, 1.0)
 
     def _check_range(self, name: str, low: float, high: float) -> None:
@@ -521,6 +527,8 @@ def _felt_factor(record: MemIR, intent: IntentLike, now: datetime, config: Ranki
         what = "said with a feeling, and only the feeling was read from it: weighed as the feeling"
     else:
         full, what = config.felt_fit, "said with a feeling: a calm question, calm evidence first"
+        if full >= 1.0:
+            return 1.0  # counts fully: nothing to say
     factor = 1.0 - float(intent.confidence) * (1.0 - full) if config.felt_by_confidence else full
     reasons.append(f"{what} (x {factor:.2f})")
     return factor

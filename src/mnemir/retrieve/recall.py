@@ -146,6 +146,10 @@ class RecallConfig:
     #: the keyword order's weight in recall's plain search over the utterances (the vector order weighs 1, as in
     #: ``search``; 1.5 was measured and not kept: docs/decisions/0031)
     plain_text_weight: float = 1.0
+    #: a confident intent rules out a reading's role, not what else the utterance said: where plain search ranks an
+    #: utterance among its best and the ruled-out reading it was folded into is shorter than this share of it, the
+    #: utterance itself (what was said) stands in plain search's place (0: off; decision 0038)
+    ruled_out_cover: float = 0.5
     #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
     #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
@@ -198,7 +202,7 @@ class RecallConfig:
         for name, low, high in (("plain_weight", 0.0, 10.0), ("unsure_plain_weight", 0.0, 10.0),
                                 ("confident_intent", 0.0, 1.0), ("plain_share", 0.0, 1.0),
                                 ("role_switch", 0.0, 1.0), ("role_widen", 0.0, 1.0),
-                                ("plain_text_weight", 0.0, 10.0)):
+                                ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -313,6 +317,8 @@ class _Query:
     barred: dict[str, str] = field(default_factory=dict)
     #: the intent model's own confidence, before the memories settled it
     asked_confidence: float = 1.0
+    #: typed memory id -> the utterance (episode) it was read from, for the folded episodes
+    said: dict[str, MemIR] = field(default_factory=dict)
 
     @property
     def ranking(self) -> RankingConfig:
@@ -410,7 +416,7 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     q.decisions = decisions_in_reach(q.store, q.scope, pool, q.qvec, intent.query)  # read with what it settled
     # plain search over the utterances, read before episodes are folded (a past period the question names first)
     utterances = plain_group_ranks(pool, _past_period(intent, now), q.config.plain_text_weight)
-    folded = fold_episodes(q.store, q.scope, pool, past, q.qvec)
+    folded = fold_episodes(q.store, q.scope, pool, past, q.qvec, q.ranking.felt_beside_calm)
     q.plain = plain_ranks(pool, utterances)
     q.groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
     q.bar(folded.excluded)  # an utterance whose readings were all replaced is no answer either
@@ -426,6 +432,7 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     if "ContextualFrame" in intent.types and frames.active is not None and frames.active.id not in pool:
         pool[frames.active.id] = Candidate(frames.active)  # the frame in force may answer "what is this about?"
         _fill_similarity(q.store, pool, [frames.active.id], q.qvec)
+    q.said = dict(folded.quotes)
     return dict(folded.quotes)
 
 
@@ -740,7 +747,11 @@ def _plain_extras(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Scored
         why = q.ruled_out(c, role, answered)
         if why is not None:
             ruled_out[mid] = why
-            continue
+            said = _said_more(q, c)
+            if said is None:
+                continue
+            ruled_out[mid] = f"{why}; the utterance it was read from ({said.id}) says more: it stands in its place"
+            mid, c, role = said.id, said, q.role(said)  # the rest of what was said stays findable, as said
         seen += 1
         if q.groups.get(mid, mid) in shown:
             continue
@@ -762,6 +773,24 @@ def _plain_extras(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Scored
             scored.reasons.append(f"ranked down, not removed: {reason}")
         extra[mid] = scored
     return extra, barred, ruled_out
+
+
+def _said_more(q: _Query, c: Candidate) -> Candidate | None:
+    """The utterance a ruled-out reading was read from, as a candidate in the reading's place in plain search, when
+    the reading covers less than ``RecallConfig.ruled_out_cover`` of it: a confident intent rules out the reading's
+    role, not the rest of what was said (a report of work done that also tells who came along, a correction said
+    after "haven't started yet"). None otherwise."""
+    episode = q.said.get(c.id)
+    if episode is None:
+        return None
+    share = q.config.ruled_out_cover
+    if share <= 0.0 or len(c.record.content.text) >= share * len(episode.content.text):
+        return None
+    said = Candidate(episode, similarity=c.similarity, vector_rank=c.vector_rank, text_rank=c.text_rank, felt=c.felt)
+    q.pool[episode.id] = said
+    q.groups[episode.id] = q.groups.get(c.id, episode.id)
+    q.plain[episode.id] = q.plain[c.id]
+    return said
 
 
 def _plain_fillers(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Scored],
