@@ -253,13 +253,20 @@ class LearnedRanker:
                                   field="weights/bias/mean/scale", value=str(exc), allowed="numbers") from exc
 
 
+def _shipped(name: str) -> dict[str, Any] | None:
+    """A model file shipped in ``retrieve/data/``, read; None when the package holds none."""
+    path = resources.files("mnemir.retrieve").joinpath(f"data/{name}")
+    if not path.is_file():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
 @lru_cache(maxsize=1)
 def default_ranker() -> LearnedRanker | None:
     """The shipped model (``retrieve/data/learned_ranker.json``), or None when the package holds none."""
-    path = resources.files("mnemir.retrieve").joinpath("data/learned_ranker.json")
-    if not path.is_file():
-        return None
-    return LearnedRanker.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    data = _shipped("learned_ranker.json")
+    return None if data is None else LearnedRanker.from_dict(data)
 
 
 # -- the role the answer plays: the intent's distribution heard against the memories -------------------------
@@ -386,7 +393,5 @@ class RoleModel:
 @lru_cache(maxsize=1)
 def default_role_model() -> RoleModel | None:
     """The shipped role model (``retrieve/data/role_model.json``), or None when the package holds none."""
-    path = resources.files("mnemir.retrieve").joinpath("data/role_model.json")
-    if not path.is_file():
-        return None
-    return RoleModel.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    data = _shipped("role_model.json")
+    return None if data is None else RoleModel.from_dict(data)
