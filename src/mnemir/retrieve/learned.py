@@ -21,7 +21,8 @@ from __future__ import annotations
 import json
 import math
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -239,18 +240,26 @@ class LearnedRanker:
             missing = sorted(set(FEATURES) - set(names))[:5]
             raise ValidationError("learned ranker features do not match this version's", field="features",
                                   value=f"{len(names)} names (missing e.g. {missing})", allowed=f"{len(FEATURES)} names")
-        try:
+        with _model_fields("learned ranker model", "features, weights, bias, mean, scale, weight",
+                           "weights/bias/mean/scale"):
             return cls(tuple(map(float, data["weights"])), float(data["bias"]), tuple(map(float, data["mean"])),
                        tuple(map(float, data["scale"])), data["weight"], tuple(data.get("trained_on") or ()),
                        dict(data.get("meta") or {}))
-        except ValidationError:
-            raise
-        except KeyError as exc:
-            raise ValidationError("learned ranker model lacks a field", field=str(exc.args[0]), value=None,
-                                  allowed="features, weights, bias, mean, scale, weight") from exc
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(f"learned ranker model holds a value that is not a number: {exc}",
-                                  field="weights/bias/mean/scale", value=str(exc), allowed="numbers") from exc
+
+
+@contextmanager
+def _model_fields(what: str, fields: str, numbers: str) -> Iterator[None]:
+    """Reading a model file's fields: a missing field or a value that is not a number becomes a ValidationError
+    naming it (``what`` names the model, ``fields`` the fields it needs, ``numbers`` those that hold numbers)."""
+    try:
+        yield
+    except ValidationError:
+        raise
+    except KeyError as exc:
+        raise ValidationError(f"{what} lacks a field", field=str(exc.args[0]), value=None, allowed=fields) from exc
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{what} holds a value that is not a number: {exc}", field=numbers, value=str(exc),
+                              allowed="numbers") from exc
 
 
 def _shipped(name: str) -> dict[str, Any] | None:
@@ -376,18 +385,10 @@ class RoleModel:
         if tuple(data.get("features") or ()) != FAMILY_FEATURES or tuple(data.get("families") or ()) != FAMILIES:
             raise ValidationError("role model features or families do not match this version's", field="features",
                                   value=len(data.get("features") or ()), allowed=f"{len(FAMILY_FEATURES)} names")
-        try:
+        with _model_fields("role model", "features, families, weights, bias, mean, scale", "weights"):
             return cls(tuple(tuple(map(float, r)) for r in data["weights"]), tuple(map(float, data["bias"])),
                        tuple(map(float, data["mean"])), tuple(map(float, data["scale"])),
                        tuple(data.get("trained_on") or ()), dict(data.get("meta") or {}))
-        except ValidationError:
-            raise
-        except KeyError as exc:
-            raise ValidationError("role model lacks a field", field=str(exc.args[0]), value=None,
-                                  allowed="features, families, weights, bias, mean, scale") from exc
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(f"role model holds a value that is not a number: {exc}", field="weights",
-                                  value=str(exc), allowed="numbers") from exc
 
 
 @lru_cache(maxsize=1)
