@@ -81,3 +81,23 @@ def test_assistant_weight_is_checked(weight) -> None:
         FusionConfig(assistant_weight=weight)
     with pytest.raises(ValidationError, match="plain_assistant_weight"):
         RecallConfig(plain_assistant_weight=weight)
+
+
+def test_search_reads_past_a_top_crowded_by_the_assistant(mem: mnemir.Memory, now) -> None:
+    """When the assistant's turns fill more than the first batch of records read, the top k is still exact: each k
+    gives the first k of the whole weighed order."""
+    for n in range(14):
+        mem.add(f"Your garden tomatoes sound great, tip {n}: water the tomatoes early in the garden.", "Fact", user="u",
+                speaker="assistant", turn=2 * n + 1, now=now + timedelta(minutes=2 * n + 1))
+    for n, text in enumerate(["We picked the first tomatoes today.", "The garden fence needs paint.",
+                              "I bought a new hose."]):
+        mem.add(text, "Fact", user="u", speaker="user", turn=40 + n, now=now + timedelta(minutes=40 + n))
+    later = now + timedelta(hours=1)
+    query = "How are my garden tomatoes doing?"
+    hits = mem.search(query, user="u", k=50, now=later)
+    speakers = [h.memory.metadata.source.speaker for h in hits]
+    assert speakers.count("assistant") > 12  # more than the first batch read for k = 1 (2k + 10)
+    assert speakers[0] == "user"  # a user's turn lifted past the assistant's
+    whole = [h.id for h in hits]
+    for k in (1, 2, 3, 5):
+        assert [h.id for h in mem.search(query, user="u", k=k, now=later)] == whole[:k]
