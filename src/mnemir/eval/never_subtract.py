@@ -165,7 +165,8 @@ def _diagnose(stores: _Stores, mem: Any, q: str, now: Any, wanted: frozenset[int
     qvec = mem.embedder.embed_query(q)
     pool = _gather(mem.store, scope, intent, (), None, qvec, now, max(mem.recall_config.candidates, 4 * K),
                    mem.recall_config)
-    groups = plain_group_ranks(pool)
+    groups = plain_group_ranks(pool, text_weight=mem.recall_config.plain_text_weight,
+                               assistant_weight=mem.recall_config.plain_assistant_weight)
     plain_top = [g for g, r in sorted(groups.items(), key=lambda kv: kv[1])][:K]
     plain_cover = frozenset().union(*stores.covered(mem, plain_top)) if plain_top else frozenset()
     types = ",".join(h.memory.type for h in top)

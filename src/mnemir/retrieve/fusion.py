@@ -35,6 +35,7 @@ import numpy as np
 from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology.enums import CLOSED_STATUSES
 from mnemir.retrieve.ranking import TASK_TYPES, Candidate, IntentLike, Scored, task_status
+from mnemir.retrieve.search import said_by_assistant
 from mnemir.store.base import Selection, Store, tenant_reads
 
 EPISODE = "Episode"
@@ -167,7 +168,7 @@ def utterance_of(record: MemIR) -> str:
 
 def plain_group_ranks(pool: Mapping[str, Candidate],
                       period: tuple[datetime | None, datetime | None] | None = None,
-                      text_weight: float = 1.0) -> dict[str, int]:
+                      text_weight: float = 1.0, assistant_weight: float = 1.0) -> dict[str, int]:
     """Each utterance group's place in plain hybrid search over the utterances: the vector and keyword orders of
     the candidates, each read as an order of groups (a group is placed where its first member is), fused by
     reciprocal ranks as :func:`~mnemir.retrieve.search.hybrid_search` fuses them. Read before episodes are folded:
@@ -176,7 +177,10 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
 
     ``period``: a past period the question names ([start, end)): the candidates said in it are a third order (by
     closeness), and the groups said in it come first, in the fused order, then the rest (what the user asks about
-    happened then; the rest keep their order after it)."""
+    happened then; the rest keep their order after it).
+
+    ``assistant_weight``: a group said by the assistant (its first member's speaker) weighs this much of its fused
+    score, as :class:`~mnemir.retrieve.search.FusionConfig` weighs it in ``search`` (decision 0043)."""
     # what was said: an utterance is placed by its episode, as hybrid search over the raw utterances places it (a
     # typed reading's own wording does not move it: the role order weighs that); a memory with no episode by itself
     said = {mid: c for mid, c in pool.items() if c.record.type == EPISODE or utterance_of(c.record) == mid
@@ -188,15 +192,22 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
         inside = {utterance_of(c.record) for c in within}
         orders.append([c.id for c in sorted(within, key=lambda c: (-c.similarity, c.id))])
     scores: dict[str, float] = {}
+    assistant: set[str] = set()
     for n, ranked in enumerate(orders):
         seen: set[str] = set()
         weight = text_weight if n == 1 else 1.0
         for mid in ranked:
-            group = utterance_of(pool[mid].record)
+            record = pool[mid].record
+            group = utterance_of(record)
             if group in seen:
                 continue
             seen.add(group)
+            if group not in scores and said_by_assistant(record):
+                assistant.add(group)
             scores[group] = scores.get(group, 0.0) + weight / (PLAIN_RRF_K + len(seen))
+    if assistant_weight < 1.0:
+        for group in assistant:
+            scores[group] *= assistant_weight
     order = sorted(scores, key=lambda g: (g not in inside, -scores[g], g))
     return {g: rank for rank, g in enumerate(order, start=1)}
 

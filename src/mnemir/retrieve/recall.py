@@ -146,6 +146,9 @@ class RecallConfig:
     #: the keyword order's weight in recall's plain search over the utterances (the vector order weighs 1, as in
     #: ``search``; 1.5 was measured and not kept: docs/decisions/0031)
     plain_text_weight: float = 1.0
+    #: what the assistant said weighs this much in recall's plain search over the utterances, as
+    #: ``FusionConfig.assistant_weight`` in ``search`` (1.0: alike; decision 0043)
+    plain_assistant_weight: float = 0.8
     #: a confident intent rules out a reading's role, not what else the utterance said: where plain search ranks an
     #: utterance among its best and the ruled-out reading it was folded into is shorter than this share of it, the
     #: utterance itself (what was said) stands in plain search's place (0: off; decision 0038)
@@ -202,7 +205,8 @@ class RecallConfig:
         for name, low, high in (("plain_weight", 0.0, 10.0), ("unsure_plain_weight", 0.0, 10.0),
                                 ("confident_intent", 0.0, 1.0), ("plain_share", 0.0, 1.0),
                                 ("role_switch", 0.0, 1.0), ("role_widen", 0.0, 1.0),
-                                ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0)):
+                                ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
+                                ("plain_assistant_weight", 0.0, 1.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -415,7 +419,8 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
                             max(q.config.candidates, 4 * q.k), q.config)
     q.decisions = decisions_in_reach(q.store, q.scope, pool, q.qvec, intent.query)  # read with what it settled
     # plain search over the utterances, read before episodes are folded (a past period the question names first)
-    utterances = plain_group_ranks(pool, _past_period(intent, now), q.config.plain_text_weight)
+    utterances = plain_group_ranks(pool, _past_period(intent, now), q.config.plain_text_weight,
+                                   q.config.plain_assistant_weight)
     folded = fold_episodes(q.store, q.scope, pool, past, q.qvec, q.ranking.felt_beside_calm)
     q.plain = plain_ranks(pool, utterances)
     q.groups = {mid: utterance_of(c.record) for mid, c in pool.items()}

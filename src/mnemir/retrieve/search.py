@@ -2,8 +2,9 @@
 
 Filters are applied inside each retriever (SQL first), so fusion only ever
 sees records that satisfy them. Reciprocal rank fusion is the default;
-a weighted fusion of normalised scores is available. Every hit says why it
-was chosen.
+a weighted fusion of normalised scores is available. What the assistant said
+weighs ``FusionConfig.assistant_weight`` of what anyone else said (decision
+0043). Every hit says why it was chosen.
 """
 
 from __future__ import annotations
@@ -19,6 +20,14 @@ from mnemir.store.base import Selection, Store, tenant_reads
 
 FusionMethod = Literal["rrf", "weighted"]
 MAX_K = 1000
+#: the speaker an assistant's own utterance is recorded with (``metadata.source.speaker``)
+ASSISTANT = "assistant"
+
+
+def said_by_assistant(record: MemIR) -> bool:
+    """Was ``record`` said by the assistant (its source's speaker)?"""
+    speaker = record.metadata.source.speaker
+    return isinstance(speaker, str) and speaker.strip().lower() == ASSISTANT
 
 
 @dataclass(frozen=True)
@@ -29,6 +38,11 @@ class FusionConfig:
     weights: Mapping[str, float] = field(default_factory=lambda: {"vector": 1.0, "text": 1.0})
     #: how many candidates each retriever returns, as a multiple of k
     candidate_factor: int = 4
+    #: the fused score of a memory the assistant said (``metadata.source.speaker`` "assistant") is multiplied by
+    #: this: a memory answers questions about the user, and the assistant's turns mostly reflect the user's words
+    #: back (restating, asking, suggesting), so where the user's statement and the assistant's echo of it compete
+    #: for a place, the user's is the evidence. 1.0 weighs both alike (decision 0043)
+    assistant_weight: float = 0.8
 
     def __post_init__(self) -> None:
         if self.method not in ("rrf", "weighted"):
@@ -41,6 +55,10 @@ class FusionConfig:
         if any(w < 0 for w in self.weights.values()) or not any(w > 0 for w in self.weights.values()):
             raise ValidationError("fusion weights must be >= 0 and not all 0", field="fusion.weights",
                                   value=dict(self.weights))
+        w = self.assistant_weight
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0.0 <= w <= 1.0:
+            raise ValidationError("assistant_weight must be a number in [0, 1]", field="fusion.assistant_weight",
+                                  value=w, allowed="number in [0, 1]")
 
 
 @dataclass
@@ -85,14 +103,38 @@ def hybrid_search(store: Store, embedder: Embedder, selection: Selection, query:
     if fusion.weights.get("text", 0) > 0:
         for rank, (mid, bm25) in enumerate(store.text_search(selection, query, n_candidates), start=1):
             signals.setdefault(mid, {}).update(text_rank=rank, text_score=round(float(bm25), 4))
-    scored = _fuse(signals, fusion)
-    top = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
-    records = {r.id: r for r in store.fetch([mid for mid, _ in top])}
+    top, records = _weigh_speakers(store, _fuse(signals, fusion), k, fusion.assistant_weight)
     hits = []
     for mid, score in top:
         if mid in records:
-            hits.append(SearchHit(records[mid], score, [*base_reasons, *_explain(signals[mid])], signals[mid]))
+            reasons = [*base_reasons, *_explain(signals[mid])]
+            if fusion.assistant_weight < 1.0 and said_by_assistant(records[mid]):
+                reasons.append(f"said by the assistant: weighed x{fusion.assistant_weight:g}")
+            hits.append(SearchHit(records[mid], score, reasons, signals[mid]))
     return hits
+
+
+def _weigh_speakers(store: Store, scored: Mapping[str, float], k: int,
+                    assistant_weight: float) -> tuple[list[tuple[str, float]], dict[str, MemIR]]:
+    """The ``k`` best of ``scored`` once what the assistant said is weighed ``assistant_weight``, and the records
+    read. The speaker is in the record, so records are read in order of the fused score, a batch at a time, until no
+    unread one can reach the top k (weighing only lowers a score)."""
+    order = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
+    records: dict[str, MemIR] = {}
+    weighed: list[tuple[str, float]] = []
+    start, batch = 0, k if assistant_weight >= 1.0 else 2 * k + 10
+    while start < len(order):
+        chunk = order[start:start + batch]
+        records.update((r.id, r) for r in store.fetch([mid for mid, _ in chunk]))
+        for mid, score in chunk:
+            if mid in records:
+                weighed.append((mid, score * assistant_weight if said_by_assistant(records[mid]) else score))
+        start += len(chunk)
+        weighed.sort(key=lambda kv: (-kv[1], kv[0]))
+        if assistant_weight >= 1.0 or start >= len(order) or (len(weighed) >= k and weighed[k - 1][1] > order[start][1]):
+            break
+        batch = len(order) - start  # the rest at once: rare (the assistant's turns crowd the top)
+    return weighed[:k], records
 
 
 def _fuse(signals: Mapping[str, Mapping[str, Any]], fusion: FusionConfig) -> dict[str, float]:
