@@ -17,6 +17,7 @@ import pydantic
 from mnemir.embed.base import Vectors
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR
+from mnemir.ir.record import load_stored
 from mnemir.store import segment
 
 
@@ -24,12 +25,13 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def load_record(data: str) -> MemIR:
+def load_record(data: str, *, checked: bool = False) -> MemIR:
     """A stored record (compact JSON from SQLite, JSONB text from PostgreSQL). Current records take pydantic's
-    direct JSON path; older MemIR versions fail its ``memir_version`` literal and go through the upgrade path
-    (which also turns any other problem into an error naming the field)."""
+    direct JSON path, without re-walking the property values the write checked (``checked=True``: with it, as
+    an integrity check reads); older MemIR versions fail its ``memir_version`` literal and go through the upgrade
+    path (which also turns any other problem into an error naming the field)."""
     try:
-        return MemIR.model_validate_json(data)
+        return MemIR.model_validate_json(data) if checked else load_stored(data)
     except pydantic.ValidationError:
         return MemIR.from_json(data)
 
