@@ -65,6 +65,9 @@ BENCHMARKS: dict[str, Benchmark] = {
                         "add (governed) and add_many at 10k and 100k (issue 20; the stores of scale.py, built if "
                         "missing)", (), ("--sizes", "10000", "--rounds", "2", "--users", "2", "--add", "30",
                                          "--bulk", "2000")),
+    "write_path_profile": Benchmark("write_path_profile.py", "CPU per utterance of remember and ingest by part of "
+                                    "the write path (model, extraction, searches, governance, store write, cache "
+                                    "upkeep)", (), ("--users", "5", "--rounds", "1"), json=False),
     "cpu_paths": Benchmark("cpu_paths.py", "CPU time per search, new path against old (100k store of filtered_search)",
                            (), ("--queries", "10")),
     "recall_latency": Benchmark("recall_latency.py", "Memory.recall latency (100k memories)", (),

@@ -4,6 +4,7 @@
     python bench/ingest.py --compare /work/main/src           # and another checkout's src, rounds interleaved
     python bench/ingest.py --compare /work/main/src --compare-bare   # ... that one without threadpoolctl
     python bench/ingest.py --sizes 10000 --rounds 2 --users 2 --add 30   # a quick run
+    python bench/ingest.py --sizes none --compare /work/main/src         # the embedder and the dialogue rows only
 
 Measured per round, each system in a process of its own (rounds alternate between systems, so both see the same
 load):
@@ -242,7 +243,8 @@ def report(systems: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",")], default=[10_000, 100_000])
+    parser.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",") if x not in ("", "none")],
+                        default=[10_000, 100_000], help="store sizes for the typed-record rows ('none': dialogue only)")
     parser.add_argument("--root", type=Path, default=Path("/tmp/mnemir-scale"), help="where scale.py's stores are")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--users", type=int, default=5, help="conversations per round for remember and ingest")
@@ -259,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         print(json.dumps(worker(args)))
         return 0
-    passed = ["--sizes", ",".join(map(str, args.sizes)), "--root", str(args.root), "--users", str(args.users),
+    passed = ["--sizes", ",".join(map(str, args.sizes)) or "none", "--root", str(args.root), "--users", str(args.users),
               "--embed-repeat", str(args.embed_repeat), "--add", str(args.add), "--batch", str(args.batch),
               "--bulk", str(args.bulk)]
     src = str(HERE.parent / "src")

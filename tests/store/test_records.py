@@ -51,3 +51,44 @@ def test_a_broken_record_is_an_error_naming_the_field() -> None:
     with pytest.raises(ValidationError) as info:
         load_record(json.dumps(data))
     assert info.value.field == "status"
+
+
+def _tampered(value: str) -> str:
+    """REC's stored text with one property value replaced by ``value`` (as a hand edit of the file could)."""
+    data = REC.to_dict()
+    data["properties"] = {**data["properties"], "goal": value}
+    return json.dumps(data, ensure_ascii=False)
+
+
+def test_a_store_read_does_not_walk_the_values_again_but_every_other_way_in_does(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a store wrote passed check_json_value on the way in; reading it back (fetch, select, search) skips the
+    walk (decision 0047). Every other way in (the API, from_json, assignment, the integrity check) still walks."""
+    import mnemir.ir.record as record_module
+
+    walked: list[str] = []
+    real = record_module.check_json_value
+
+    def counting(value: object, path: str, depth: int = 0) -> None:
+        walked.append(path)
+        real(value, path, depth)
+
+    monkeypatch.setattr(record_module, "check_json_value", counting)
+    text = REC.to_json()
+    assert load_record(text) == REC and walked == []
+    assert load_record(text, checked=True) == REC and walked
+    walked.clear()
+    assert MemIR.model_validate_json(text) == REC and walked
+    walked.clear()
+    copy = load_record(text)
+    copy.properties = {"goal": "x"}  # assignment is validated as usual
+    assert walked[0] == "properties"
+
+
+def test_the_checked_read_refuses_a_value_no_store_could_hold() -> None:
+    bad = _tampered("a\u0000b")  # a NUL character: check_json_value refuses it on every write
+    with pytest.raises(ValidationError) as info:
+        load_record(bad, checked=True)
+    assert info.value.field == "properties"
+    assert "NUL" in info.value.message
+    assert load_record(bad).properties["goal"] == "a\u0000b"  # the store read gives back what is there

@@ -244,6 +244,32 @@ def test_an_accepted_proposal_is_embedded_with_the_answer(tmp_path: Path, embedd
         assert [m.content.text for m in done.created] == ["put the bookcase delivery in your calendar"]
 
 
+def test_a_proposal_is_embedded_only_where_a_later_turn_of_the_batch_may_accept_it(
+        tmp_path: Path, embedder: USEEmbedder, wed: datetime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``remember`` of the assistant's proposal does not embed the proposal's goal (a model call of its own, unused
+    before the user's answer, which embeds it with the answer); ``ingest`` of the proposal with its answer embeds it
+    with the batch; the same task is stored either way (decision 0047)."""
+    calls = _counting(embedder, monkeypatch)
+    offer, answer = SEARCHING[2], SEARCHING[3]
+    goal = "put the bookcase delivery in your calendar"
+    with mnemir.open(tmp_path / "r", embedder=embedder) as mem:
+        mem.remember(offer[1], speaker=offer[0], user="gil", now=wed)
+        assert len(calls) == 1 and goal not in calls[0], calls  # the turn alone: one model call
+        done = mem.remember(answer[1], speaker=answer[0], user="gil", now=wed + timedelta(minutes=1))
+        assert calls[1] == [answer[1], goal]
+        assert [m.content.text for m in done.created] == [goal]
+    calls.clear()
+    monkeypatch.setattr(embedder._cache, "_data", type(embedder._cache._data)())
+    with mnemir.open(tmp_path / "i", embedder=embedder) as mem:
+        mem.ingest([{"speaker": offer[0], "text": offer[1], "now": wed}], user="gil")
+        assert not any(goal in c for c in calls), calls  # the batch ends with the offer: nothing may accept it
+        calls.clear()
+        mem.ingest([{"speaker": s, "text": t, "now": wed + timedelta(minutes=i)} for i, (s, t) in
+                    enumerate([offer, answer])], user="hal")
+        assert any(goal in c for c in calls[1:]), calls  # a later turn of the batch accepts it: in the batch
+        assert [m.content.text for m in mem.list(user="hal", types=["Task"])] == [goal]
+
+
 def test_searched_texts_are_kept_and_reused_by_prefills(embedder: USEEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
     """A text searched for inside a prefilled block keeps its vector in the query cache; a prefill takes a text the
     query cache holds from it instead of encoding it again."""

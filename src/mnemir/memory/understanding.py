@@ -453,7 +453,15 @@ class UnderstandingMixin(_Base):
         with prefilled(understanding, [*texts, *(p for t in texts for p in self._pieces_of(t)), *accepted]):
             read = [(text, speaker, self.extractor.extract(text, speaker=speaker, now=local_now(when or now)), turn,
                      local_now(when or now)) for speaker, text, turn, when in turns]
-            wanted = [t for _, _, extraction, _, _ in read for t in _texts_to_embed(extraction)]
+            # an assistant's proposal is wanted only where a later user turn of this batch may accept it: a later
+            # batch (a later remember) embeds it with the turn that accepts it (``accepted`` above), so embedding it
+            # here too was a model call of its own for a vector nothing used
+            accepting, later = [], False
+            for who, said, _, _ in reversed(turns):
+                accepting.append(later)
+                later = later or (who == "user" and _confirms(said))
+            wanted = [t for (_, _, extraction, _, _), accepts in zip(read, reversed(accepting), strict=True)
+                      for t in _texts_to_embed(extraction, proposals=accepts)]
             # a store of another model embeds what it stores (utterances, drafts) and searches with itself
             with prefilled(understanding, wanted), \
                     prefilled(self.embedder, [*texts, *wanted] if self.embedder is not understanding else []):
@@ -1228,9 +1236,10 @@ def _named_bonus(candidate: Candidate, named: str) -> Candidate:
                      (*candidate.reasons, f"states the value it takes back ({named!r})"))
 
 
-def _texts_to_embed(extraction: Extraction) -> list[str]:
+def _texts_to_embed(extraction: Extraction, *, proposals: bool = True) -> list[str]:
     """The texts remembering an utterance will embed, as far as its extraction tells: each draft's text (stored, and
-    searched with), the entity names searched for links, what a correction takes back, an assistant's proposal."""
+    searched with), the entity names searched for links, what a correction takes back, an assistant's proposal
+    (``proposals``: when a later turn of the same batch may accept it)."""
     out: list[str] = []
     for draft in extraction.drafts:
         out.append(draft.text[:MAX_TEXT_CHARS])
@@ -1246,7 +1255,7 @@ def _texts_to_embed(extraction: Extraction) -> list[str]:
         if draft.replaces:
             out.append(str(draft.replaces))
         goal = draft.properties.get("underlying_goal")
-        if goal:
+        if goal and proposals:
             out.append(str(goal))
     return out
 

@@ -17,6 +17,7 @@ import pydantic
 from mnemir.embed.base import Vectors
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR
+from mnemir.ir.record import load_stored
 from mnemir.store import segment
 
 
@@ -24,12 +25,13 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def load_record(data: str) -> MemIR:
+def load_record(data: str, *, checked: bool = False) -> MemIR:
     """A stored record (compact JSON from SQLite, JSONB text from PostgreSQL). Current records take pydantic's
-    direct JSON path; older MemIR versions fail its ``memir_version`` literal and go through the upgrade path
-    (which also turns any other problem into an error naming the field)."""
+    direct JSON path, without re-walking the property values the write checked (``checked=True``: with it, as
+    an integrity check reads); older MemIR versions fail its ``memir_version`` literal and go through the upgrade
+    path (which also turns any other problem into an error naming the field)."""
     try:
-        return MemIR.model_validate_json(data)
+        return MemIR.model_validate_json(data) if checked else load_stored(data)
     except pydantic.ValidationError:
         return MemIR.from_json(data)
 
@@ -73,14 +75,18 @@ def vector_blob(vector: Vectors, field: str) -> tuple[bytes, int]:
     if arr.ndim != 1 or arr.size == 0:
         raise ValidationError("a vector must be one row of floats", field=field, value=f"shape {arr.shape}",
                               allowed="shape (dim,) or (1, dim)")
-    if not np.all(np.isfinite(arr)):
+    # the squared length is np.linalg.norm's own computation (so the norm is the same to the last bit); it is not
+    # finite when an element is NaN or infinite (or the sum overflows: the element test below tells them apart), so
+    # the element-by-element test runs only then (a third of this function's time on every write and search)
+    square = arr.dot(arr)
+    if not np.isfinite(square) and not np.all(np.isfinite(arr)):
         raise ValidationError("a vector must hold finite numbers", field=field, value="NaN or inf")
-    norm = float(np.linalg.norm(arr))
+    norm = float(np.sqrt(square))
     if norm == 0.0:
         raise ValidationError("a vector must not be all zeros", field=field, value="zero vector")
     if abs(norm - 1.0) > 1e-6:  # a vector of unit length already is kept bit for bit (an export comes back exact)
         arr = arr / norm
-    return arr.astype("<f4").tobytes(), int(arr.size)
+    return (arr if arr.dtype.str == "<f4" else arr.astype("<f4")).tobytes(), int(arr.size)
 
 
 def blob_vector(blob: bytes) -> Vectors:

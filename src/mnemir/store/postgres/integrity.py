@@ -28,7 +28,7 @@ def check(cur: Cursor, report: CheckReport) -> None:
     for rid, mid, type_, status, user, agent, session, created, updated, vfrom, vto, props, data in found:
         rids[rid] = mid
         try:
-            record = records.load_record(data)
+            record = records.load_record(data, checked=True)
         except Exception as exc:
             report.add("unreadable_document", mid, f"{type(exc).__name__}: {str(exc)[:120]}")
             continue

@@ -34,7 +34,7 @@ def check(conn: sqlite3.Connection, report: CheckReport) -> None:
             report.add("record_without_document", mid, f"records row {rid} has no document")
             continue
         try:
-            record = records.load_record(data)
+            record = records.load_record(data, checked=True)
         except Exception as exc:
             report.add("unreadable_document", mid, f"{type(exc).__name__}: {str(exc)[:120]}")
             continue

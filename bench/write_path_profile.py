@@ -1,0 +1,187 @@
+"""Benchmark: where ``remember`` and ``ingest`` spend their CPU time, per utterance, by part of the write path.
+
+    python bench/write_path_profile.py                                  # this checkout, 20 conversations each way
+    python bench/write_path_profile.py --compare /tmp/base/src          # and another checkout's src, rounds alternating
+    python bench/write_path_profile.py --users 10 --rounds 3 --json out.json
+
+The scripted conversation of ``remember_latency.py`` is replayed ``--users`` times into one store per way (after an
+untimed warm-up conversation; the query cache cleared between conversations, so every turn is embedded), once with
+``remember`` one turn per call and once with ``ingest`` of each whole conversation. Each part of the write path is
+wrapped with a ``time.process_time`` accumulator (inclusive, outermost call only: a part called inside itself is
+counted once), so the parts overlap (``_keep`` holds the searches, governance and the store write). The wrapping
+costs a few microseconds a call: small parts called often (``load_record``) read high. Every round runs in a
+process of its own; the systems alternate. Reported: median CPU ms per utterance over rounds, and the calls per
+utterance. Never part of ``make test``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import functools
+import importlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from remember_latency import CONVERSATION, NOW  # noqa: E402
+
+#: (module, attribute path): the parts measured (a missing one, e.g. in an older checkout, is left out)
+PARTS = [
+    ("mnemir.embed.use", "USEEmbedder._encode"),
+    ("mnemir.understand.extract", "Extractor.extract"),
+    ("mnemir.memory.understanding", "UnderstandingMixin._keep"),
+    ("mnemir.memory.core", "MemoryCore.search"),
+    ("mnemir.lifecycle.governor", "Governor.govern"),
+    ("mnemir.lifecycle.governor", "Governor._merge"),
+    ("mnemir.lifecycle.governor", "Governor._conflicts"),
+    ("mnemir.memory.core", "MemoryCore._store_writes"),
+    ("mnemir.store.sqlite.store", "SQLiteStore.write"),
+    ("mnemir.store.sqlite.store", "SQLiteStore.vector_search"),
+    ("mnemir.store.sqlite.store", "SQLiteStore.text_search"),
+    ("mnemir.store.sqlite.store", "SQLiteStore.fetch"),
+    ("mnemir.store.sqlite.store", "SQLiteStore.select"),
+    ("mnemir.store.sqlite.vectors", "VectorCache.sync"),
+    ("mnemir.store.sqlite.fts_index", "TextIndex.sync"),
+    ("mnemir.store.records", "load_record"),
+]
+
+
+def _instrument() -> tuple[collections.Counter[str], collections.Counter[str]]:
+    spent: collections.Counter[str] = collections.Counter()
+    calls: collections.Counter[str] = collections.Counter()
+    active: set[str] = set()
+    for module_name, path in PARTS:
+        try:
+            owner: Any = importlib.import_module(module_name)
+            *parents, name = path.split(".")
+            for part in parents:
+                owner = getattr(owner, part)
+            original = getattr(owner, name)
+        except (ImportError, AttributeError):
+            continue
+
+        def timed(*args: Any, _original: Any = original, _key: str = path, **kwargs: Any) -> Any:
+            if _key in active:
+                return _original(*args, **kwargs)
+            active.add(_key)
+            start = time.process_time()
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                spent[_key] += time.process_time() - start
+                calls[_key] += 1
+                active.discard(_key)
+
+        setattr(owner, name, functools.wraps(original)(timed))
+    return spent, calls
+
+
+def measure(users: int) -> dict[str, Any]:
+    spent, calls = _instrument()
+    import mnemir
+
+    def turns() -> list[dict[str, Any]]:
+        return [{"speaker": s, "text": t, "turn": i, "now": NOW + timedelta(minutes=i)}
+                for i, (s, t) in enumerate(CONVERSATION)]
+
+    def one(mem: Any, how: str, user: str) -> None:
+        cache = getattr(mem.embedder, "_cache", None)
+        if cache is not None and hasattr(cache, "_data"):
+            cache._data.clear()
+        if how == "remember":
+            for turn in turns():
+                mem.remember(turn["text"], speaker=turn["speaker"], user=user, session=user, turn=turn["turn"],
+                             now=turn["now"])
+        else:
+            mem.ingest(turns(), user=user, session=user)
+
+    out: dict[str, Any] = {"mnemir": mnemir.__file__}
+    n = users * len(CONVERSATION)
+    with tempfile.TemporaryDirectory() as tmp:
+        for how in ("remember", "ingest"):
+            mem = mnemir.open(Path(tmp) / how)
+            one(mem, how, "warm-up")
+            spent.clear()
+            calls.clear()
+            cpu, wall = time.process_time(), time.perf_counter()
+            for u in range(users):
+                one(mem, how, f"u{u}")
+            out[how] = {"total": {"cpu_ms": (time.process_time() - cpu) / n * 1e3,
+                                  "wall_ms": (time.perf_counter() - wall) / n * 1e3},
+                        "parts": {k: {"cpu_ms": v / n * 1e3, "calls": calls[k] / n} for k, v in spent.items()}}
+            mem.close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--users", type=int, default=20, help="conversations each way per round")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--compare", default=None, help="another checkout's src directory, measured alongside")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        print(json.dumps(measure(args.users)))
+        return 0
+    systems = {"this checkout": str(HERE.parent / "src")}
+    if args.compare:
+        systems[args.compare] = args.compare
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in systems}
+    for r in range(args.rounds):
+        for name, path in (list(systems.items()) if r % 2 == 0 else list(reversed(systems.items()))):
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join([path, str(HERE)])}
+            print(f"round {r + 1}/{args.rounds}: {name} (load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
+            done = subprocess.run([sys.executable, __file__, "--worker", "--users", str(args.users)], env=env,
+                                  capture_output=True, text=True, cwd=HERE.parent)
+            if done.returncode != 0:
+                print(done.stderr[-3000:], file=sys.stderr)
+                return done.returncode
+            runs[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
+
+    def median(name: str, how: str, *keys: str) -> float | None:
+        values = []
+        for run in runs[name]:
+            node: Any = run[how]
+            for key in keys:
+                node = node.get(key) if isinstance(node, dict) else None
+            if node is not None:
+                values.append(float(node))
+        return statistics.median(values) if values else None
+
+    names = list(systems)
+    lines = []
+    for how in ("remember", "ingest"):
+        lines.append(f"## {how}: CPU ms per utterance (median of {args.rounds}; calls per utterance)")
+        lines.append("| part | " + " | ".join(names) + " |")
+        lines.append("|---|" + "---:|" * len(names))
+        for label, keys in [("total (CPU)", ("total", "cpu_ms")), ("total (wall)", ("total", "wall_ms"))]:
+            lines.append(f"| {label} | " + " | ".join(f"{median(n, how, *keys):.3f}" for n in names) + " |")
+        for _, part in PARTS:
+            cells = []
+            for n in names:
+                ms, per = median(n, how, "parts", part, "cpu_ms"), median(n, how, "parts", part, "calls")
+                cells.append("-" if ms is None else f"{ms:.3f} ({per:.2f})")
+            lines.append(f"| {part} | " + " | ".join(cells) + " |")
+        lines.append("")
+    print("\n".join(lines))
+    if args.json:
+        args.json.write_text(json.dumps({"command": "python bench/write_path_profile.py " + " ".join(
+            argv if argv is not None else sys.argv[1:]), "load": os.getloadavg(), "runs": runs, "report": lines},
+            indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
