@@ -1,6 +1,12 @@
-"""Train recall's learned ranker (:mod:`mnemir.retrieve.learned`) on the collapse benchmark's train split.
+"""Train recall's learned ranker and role model (:mod:`mnemir.retrieve.learned`) on training files only.
 
     python -m mnemir.eval.learn_ranking [--out src/mnemir/retrieve/data/learned_ranker.json]
+    python -m mnemir.eval.learn_ranking --roles [--data roles.npz] [--collapse-only]
+
+The role model (``--roles``) learns from the collapse train split (memories typed by hand) and from the continuity
+train conversations (every turn read through ``remember``, each checkpoint's answer read from the store it built:
+:func:`conversation_answers`); the conversations' weight and the penalty are chosen by cross-validation over whole
+files. The learned ranker (below) reads the collapse train split.
 
 Every query of the training files is recalled with the rules alone; the learned stage's candidates and their
 features are recorded with their labels (relevant 1; forbidden and the rest 0, forbidden weighing more). A logistic
