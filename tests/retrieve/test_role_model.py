@@ -18,10 +18,17 @@ from recall_helpers import add, intent
 
 import mnemir
 from mnemir.errors import ValidationError
-from mnemir.eval import collapse
+from mnemir.eval import collapse, continuity
 from mnemir.eval import learn_ranking as training
 from mnemir.retrieve.evidence import FAMILY_TYPES, settle_learned
-from mnemir.retrieve.learned import FAMILIES, FAMILY_FEATURES, RoleModel, default_role_model, kind_distribution
+from mnemir.retrieve.learned import (
+    FAMILIES,
+    FAMILY_FEATURES,
+    OUTCOMES,
+    RoleModel,
+    default_role_model,
+    kind_distribution,
+)
 from mnemir.retrieve.ranking import Candidate, RankingConfig
 from mnemir.retrieve.recall import RecallConfig
 
@@ -82,9 +89,9 @@ def test_a_sure_reading_of_a_fact_question_keeps_the_feeling_out_of_the_top_thre
 
 
 def always(family: str) -> RoleModel:
-    """A hand-made role model that reads nothing and says ``family`` (p = e^5 / (e^5 + 4), about 0.97)."""
-    bias = tuple(5.0 if f == family else 0.0 for f in FAMILIES)
-    zeros = tuple(tuple(0.0 for _ in FAMILIES) for _ in FAMILY_FEATURES)
+    """A hand-made role model that reads nothing and says ``family`` (p = e^5 / (e^5 + 5), about 0.97)."""
+    bias = tuple(5.0 if f == family else 0.0 for f in OUTCOMES)
+    zeros = tuple(tuple(0.0 for _ in OUTCOMES) for _ in FAMILY_FEATURES)
     return RoleModel(zeros, bias, tuple(0.0 for _ in FAMILY_FEATURES), tuple(1.0 for _ in FAMILY_FEATURES))
 
 
@@ -108,9 +115,10 @@ def test_the_role_model_moves_an_unsure_kind_only(mem: mnemir.Memory, now: datet
     assert result.kind == settled
     assert "Fact" in result.types
     # the confidence is how likely the answer's type is among those ranked as intended
-    sure = math.exp(5) / (math.exp(5) + len(FAMILIES) - 1)
+    sure = math.exp(5) / (math.exp(5) + len(OUTCOMES) - 1)
     others = sum(FAMILY_TYPES[f][0] in result.types for f in FAMILIES if f != "fact")
-    assert result.confidence == pytest.approx(sure + others * (1 - sure) / 4, abs=1e-3)
+    # what was said (no typed answer) is never among the intended types
+    assert result.confidence == pytest.approx(sure + others * (1 - sure) / (len(OUTCOMES) - 1), abs=1e-3)
 
 
 def test_a_hand_made_intent_is_used_as_given(mem: mnemir.Memory, now: datetime,
@@ -131,7 +139,7 @@ def test_recall_hands_the_model_the_features_training_reads(mem: mnemir.Memory, 
     assert model is not None
     probs = model.probabilities(rows[0])
     # the confidence recall ranks with: how likely the answer's type is among the types it ranks as intended
-    intended = sum(p for f, p in probs.items() if FAMILY_TYPES[f][0] in result.intent.types)
+    intended = sum(p for f, p in probs.items() if f in FAMILY_TYPES and FAMILY_TYPES[f][0] in result.intent.types)
     assert result.intent.confidence == pytest.approx(intended, abs=1e-3)
 
 
@@ -139,16 +147,21 @@ def test_the_shipped_role_model_saw_the_train_split_only() -> None:
     model = default_role_model()
     assert model is not None
     trained = set(model.trained_on)
-    assert trained and trained <= set(collapse.split_files("train"))
+    conversations = {f"continuity/train/{p.name}" for p in continuity.data_dir("train").glob("*.yaml")}
+    assert trained and trained <= set(collapse.split_files("train")) | conversations
     assert not trained & MEASURING
+    # it heard conversations too (decision 0044), the train split's only
+    assert trained & conversations
+    assert not {f.rsplit("/", 1)[-1] for f in trained if f.startswith("continuity/")} & {
+        p.name for split in ("dev", "test") for p in continuity.data_dir(split).glob("*.yaml")}
 
 
 def test_fitting_learns_which_family_the_evidence_points_to() -> None:
     rng = np.random.default_rng(7)
     X = rng.normal(size=(300, len(FAMILY_FEATURES)))
     column = FAMILY_FEATURES.index("emotion_best")
-    y = np.where(X[:, column] > 0.5, FAMILIES.index("emotion"), FAMILIES.index("fact"))
-    model = training.fit_roles(X, np.eye(len(FAMILIES))[y], l2=1.0)
+    y = np.where(X[:, column] > 0.5, OUTCOMES.index("emotion"), OUTCOMES.index("fact"))
+    model = training.fit_roles(X, np.eye(len(OUTCOMES))[y], l2=1.0)
     high, low = np.zeros(len(FAMILY_FEATURES)), np.zeros(len(FAMILY_FEATURES))
     high[column], low[column] = 2.0, -2.0
     assert max(model.probabilities(high).items(), key=lambda kv: kv[1])[0] == "emotion"
@@ -157,7 +170,7 @@ def test_fitting_learns_which_family_the_evidence_points_to() -> None:
 
 @pytest.mark.parametrize(("change", "field"), [
     ({"bias": [0.0]}, "bias"),
-    ({"weights": [[0.0] * len(FAMILIES)]}, "weights"),
+    ({"weights": [[0.0] * len(OUTCOMES)]}, "weights"),
     ({"scale": [0.0] * len(FAMILY_FEATURES)}, "scale"),
 ])
 def test_a_malformed_role_model_is_refused_naming_the_field(change: dict[str, object], field: str) -> None:
@@ -193,6 +206,6 @@ def test_with_the_hand_rules_settling_the_kind_the_model_gives_the_confidence_on
     mixed = mem.recall(query, user="alice", k=3, now=now)
     assert (mixed.intent.kind, mixed.intent.types) == (rules.intent.kind, rules.intent.types)
     probs = default_role_model().probabilities(rows[0])  # type: ignore[union-attr]
-    intended = sum(p for f, p in probs.items() if FAMILY_TYPES[f][0] in mixed.intent.types)
+    intended = sum(p for f, p in probs.items() if f in FAMILY_TYPES and FAMILY_TYPES[f][0] in mixed.intent.types)
     assert mixed.intent.confidence == pytest.approx(intended, abs=1e-3)
     assert any("the answer's role" in n for n in mixed.notes)

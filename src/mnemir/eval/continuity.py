@@ -371,6 +371,10 @@ class _Stores:
                 mem.close()
 
 
+#: the stores a conversation is read into, for the trainers that replay conversations as this benchmark does
+Stores = _Stores
+
+
 def _rank(stores: _Stores, system: str, question: str, now: datetime) -> tuple[Any, list[str]]:
     if system == "remember_recall":
         return stores.remembered, [h.id for h in stores.remembered.recall(question, user=stores.user, k=K,  # type: ignore[union-attr]

@@ -1,6 +1,12 @@
-"""Train recall's learned ranker (:mod:`mnemir.retrieve.learned`) on the collapse benchmark's train split.
+"""Train recall's learned ranker and role model (:mod:`mnemir.retrieve.learned`) on training files only.
 
     python -m mnemir.eval.learn_ranking [--out src/mnemir/retrieve/data/learned_ranker.json]
+    python -m mnemir.eval.learn_ranking --roles [--data roles.npz] [--collapse-only]
+
+The role model (``--roles``) learns from the collapse train split (memories typed by hand) and from the continuity
+train conversations (every turn read through ``remember``, each checkpoint's answer read from the store it built:
+:func:`conversation_answers`); the conversations' weight and the penalty are chosen by cross-validation over whole
+files. The learned ranker (below) reads the collapse train split.
 
 Every query of the training files is recalled with the rules alone; the learned stage's candidates and their
 features are recorded with their labels (relevant 1; forbidden and the rest 0, forbidden weighing more). A logistic
@@ -25,27 +31,32 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from mnemir.embed import default_embedder
+from mnemir.embed import Embedder, default_embedder
 from mnemir.errors import ValidationError
-from mnemir.eval import collapse
+from mnemir.eval import collapse, continuity
+from mnemir.eval._embedcache import cached
 from mnemir.retrieve.learned import (
-    FAMILIES,
     FAMILY_FEATURES,
     FAMILY_OF_TYPE,
     FEATURES,
+    OUTCOMES,
+    SAID,
     Item,
     LearnedRanker,
     RoleModel,
     default_ranker,
 )
 from mnemir.retrieve.recall import RecallConfig
+from mnemir.store.base import Selection
 
 #: settings whose cross-validated isolation@3 is this close to the best count as as good
 NEAR_BEST = 0.0025
@@ -234,12 +245,38 @@ def simulation_agreement(split: str = "train", ranker: LearnedRanker | None = No
 
 
 # -- the role model: which family of memories answers the query ----------------------------------------------
+#: the two sources of the role model's training examples: the collapse train split (memories typed by hand) and the
+#: continuity train conversations (every turn through ``remember``: what a natural dialogue leaves to recall)
+DOMAINS = ("collapse", "continuity")
+
+
 @dataclass
 class RoleData:
     files: list[str] = field(default_factory=list)
     rows: list[np.ndarray] = field(default_factory=list)
-    #: per query, 1 for the family that answers it (its first relevant memory's), else 0
+    #: per query, 1 for each outcome (:data:`OUTCOMES`) that answers it, else 0
     answers: list[np.ndarray] = field(default_factory=list)
+    #: per query, which of :data:`DOMAINS` it comes from
+    domains: list[str] = field(default_factory=list)
+
+    def extend(self, other: RoleData) -> None:
+        self.files += other.files
+        self.rows += other.rows
+        self.answers += other.answers
+        self.domains += other.domains
+
+    def save(self, path: Path) -> None:
+        np.savez_compressed(path, files=np.array(self.files), rows=np.vstack(self.rows),
+                            answers=np.vstack(self.answers), domains=np.array(self.domains))
+
+    @classmethod
+    def load(cls, path: Path) -> RoleData:
+        with np.load(path) as z:
+            if z["rows"].shape[1:] != (len(FAMILY_FEATURES),) or z["answers"].shape[1:] != (len(OUTCOMES),):
+                raise ValidationError("role training data of another version", field="data", value=str(path),
+                                      allowed=f"{len(FAMILY_FEATURES)} features, {len(OUTCOMES)} outcomes")
+            return cls([str(f) for f in z["files"]], list(z["rows"]), list(z["answers"]),
+                       [str(d) for d in z["domains"]])
 
 
 def answering_family(types: Sequence[str]) -> np.ndarray:
@@ -247,12 +284,12 @@ def answering_family(types: Sequence[str]) -> np.ndarray:
     belongs to none). One family, not every family whose types hold it: a Fact is ranked as intended by a preference
     question too, but labelling every fact question a preference one teaches the model nothing about facts."""
     family = FAMILY_OF_TYPE.get(types[0]) if types else None
-    return np.array([float(f == family) for f in FAMILIES])
+    return np.array([float(f == family) for f in OUTCOMES])
 
 
 def collect_roles(progress: bool = False) -> RoleData:
-    """Recall every query of the train split with the hand rules settling the intent; record the role model's
-    features and which family answers the query (its first relevant memory's)."""
+    """Recall every query of the collapse train split with the hand rules settling the intent; record the role
+    model's features and which family answers the query (its first relevant memory's)."""
     data = RoleData()
     scenarios = training_scenarios()
     for n, (scenario, mem, _) in enumerate(collapse.built(scenarios, default_embedder()), start=1):
@@ -267,22 +304,82 @@ def collect_roles(progress: bool = False) -> RoleData:
             data.files.append(scenario.source)
             data.rows.append(seen[-1])
             data.answers.append(answers)
+            data.domains.append("collapse")
         if progress and n % 50 == 0:
             print(f"  {n}/{len(scenarios)} scenarios", flush=True)
     return data
 
 
-def fit_roles(X: np.ndarray, answers: np.ndarray, l2: float, steps: int = 60) -> RoleModel:
-    """A softmax over the families with an L2 penalty on the weights, maximising the probability of the families
-    that answer each query (``answers``: one row of 0/1 per query; a single family per query is plain softmax
-    regression). Each step: the answering families' share of the current probabilities is the target (EM), then a
-    Newton step towards it."""
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
+def training_conversations() -> list[continuity.Conversation]:
+    """The conversations the trainer may read: the continuity train split, nothing else."""
+    return continuity.load("train")
+
+
+def conversation_answers(mem: Any, user: str, covers: Mapping[str, set[int]], checkpoint: continuity.Checkpoint,
+                         now: datetime) -> np.ndarray:
+    """What answers a checkpoint, read from the store ``remember`` built: the family of every live typed memory read
+    from a relevant turn (and from no forbidden one); :data:`SAID` when nothing typed was read from those turns (only
+    the utterance kept verbatim holds the answer). ``covers``: memory id -> the turns whose ``remember`` call created
+    or updated it."""
+    found: set[str] = set()
+    for record in mem.store.select(Selection(user_id=user)):
+        family = FAMILY_OF_TYPE.get(record.type)
+        if family is None or not record.is_valid_at(now):
+            continue
+        turns = set(covers.get(record.id, ())) | {s.turn for s in (record.metadata.source,
+                                                                    *record.metadata.merged_sources)
+                                                  if s.turn is not None}
+        if turns & checkpoint.relevant and not turns & checkpoint.forbidden:
+            found.add(family)
+    return np.array([float(o in found) if found else float(o == SAID) for o in OUTCOMES])
+
+
+def collect_conversation_roles(progress: bool = False,
+                               conversations: Sequence[continuity.Conversation] | None = None,
+                               embedder: Embedder | None = None) -> RoleData:
+    """Read every continuity train conversation turn by turn through ``remember`` (as the benchmark does); at each
+    checkpoint recall its question with the hand rules settling the intent and record the role model's features and
+    what answers it (:func:`conversation_answers`)."""
+    conversations = training_conversations() if conversations is None else list(conversations)
+    embedder = cached(embedder or default_embedder())
+    embedder.prefetch([t.text for c in conversations for t in c.turns],
+                      [p.q for c in conversations for p in c.checkpoints])
+    data = RoleData()
+    with tempfile.TemporaryDirectory(prefix="mnemir-roles-") as tmp:
+        for n, conversation in enumerate(conversations, start=1):
+            stores = continuity.Stores(Path(tmp) / conversation.id, embedder, f"roles-{conversation.id}",
+                                       ("remember_recall",))
+            try:
+                mem = stores.remembered
+                assert mem is not None
+                for checkpoint, now in continuity.replay(conversation, stores):
+                    seen: list[np.ndarray] = []
+                    mem.recall_config = RecallConfig(learned_roles=False, role_observer=seen.append)
+                    mem.recall(checkpoint.q, user=stores.user, k=continuity.K, now=now)
+                    data.files.append(f"continuity/train/{conversation.source}")
+                    data.rows.append(seen[-1])
+                    data.answers.append(conversation_answers(mem, stores.user, stores.covers, checkpoint, now))
+                    data.domains.append("continuity")
+            finally:
+                stores.close()
+            if progress:
+                print(f"  {n}/{len(conversations)} conversations", flush=True)
+    return data
+
+
+def fit_roles(X: np.ndarray, answers: np.ndarray, l2: float, steps: int = 60,
+              sample: np.ndarray | None = None) -> RoleModel:
+    """A softmax over the outcomes with an L2 penalty on the weights, maximising the probability of the outcomes
+    that answer each query (``answers``: one row of 0/1 per query; a single outcome per query is plain softmax
+    regression), each query weighing ``sample`` (1 by default). Each step: the answering outcomes' share of the
+    current probabilities is the target (EM), then a Newton step towards it."""
+    sample = np.ones(len(X)) if sample is None else np.asarray(sample, dtype=np.float64)
+    mean = np.average(X, axis=0, weights=sample)
+    scale = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=sample))
     scale[scale < 1e-9] = 1.0
     Z = np.hstack([(X - mean) / scale, np.ones((len(X), 1))])
     d = Z.shape[1]
-    c = len(FAMILIES)
+    c = len(OUTCOMES)
     M = np.asarray(answers, dtype=np.float64)
     W = np.zeros((d, c))
     penalty = np.full(d, l2)
@@ -293,11 +390,11 @@ def fit_roles(X: np.ndarray, answers: np.ndarray, l2: float, steps: int = 60) ->
         P /= P.sum(axis=1, keepdims=True)
         Y = M * P
         Y /= np.maximum(Y.sum(axis=1, keepdims=True), 1e-12)
-        grad = (Z.T @ (P - Y) + penalty[:, None] * W).reshape(-1, order="F")
+        grad = (Z.T @ (sample[:, None] * (P - Y)) + penalty[:, None] * W).reshape(-1, order="F")
         H = np.zeros((d * c, d * c))
         for a in range(c):
             for b in range(c):
-                w = P[:, a] * ((a == b) - P[:, b])
+                w = sample * P[:, a] * ((a == b) - P[:, b])
                 H[a * d:(a + 1) * d, b * d:(b + 1) * d] = (Z * w[:, None]).T @ Z
         H += np.diag(np.tile(penalty, c) + 1e-6)
         step = np.linalg.solve(H, grad).reshape((d, c), order="F")
@@ -308,31 +405,56 @@ def fit_roles(X: np.ndarray, answers: np.ndarray, l2: float, steps: int = 60) ->
                      tuple(float(v) for v in mean), tuple(float(v) for v in scale))
 
 
-def train_roles(data: RoleData, l2_values: Sequence[float] = (1.0, 10.0, 100.0), folds: int = 5
+def _domain_weights(domains: Sequence[str], conversation_weight: float) -> np.ndarray:
+    """Each query's weight in the fit: 1 for a collapse query; a continuity checkpoint ``conversation_weight`` times
+    the collapse queries' count over the checkpoints' (so at 1.0 the two sources weigh alike in all)."""
+    d = np.asarray(domains)
+    n_collapse, n_conv = int((d == "collapse").sum()), int((d == "continuity").sum())
+    per = conversation_weight * n_collapse / n_conv if n_conv and n_collapse else conversation_weight
+    return np.where(d == "continuity", per, 1.0)
+
+
+def train_roles(data: RoleData, l2_values: Sequence[float] = (1.0, 10.0, 100.0),
+                conversation_weights: Sequence[float] = (0.0, 0.25, 0.5, 1.0, 2.0), folds: int = 5
                 ) -> tuple[RoleModel, dict[str, Any]]:
-    """Choose the penalty by cross-validation over whole files (log of the answering families' probability), then
-    fit it on every file."""
+    """Choose the penalty and the conversations' weight by cross-validation over whole files (the mean over the two
+    sources of the log of the answering outcomes' probability; a source with no examples counts for nothing), then
+    fit them on every file."""
     X, M = np.vstack(data.rows), np.vstack(data.answers)
+    domains = np.asarray(data.domains)
     files = sorted(set(data.files))
     fold_of = np.array([files.index(f) % folds for f in data.files])
-    intent_family = np.array([_intent_family(r) for r in data.rows])
+    present = [d for d in DOMAINS if (domains == d).any()]
+    weights = [w for w in conversation_weights if w > 0 or "collapse" in present] if "continuity" in present else [0.0]
     results = []
-    for l2 in l2_values:
-        loss = hits = 0.0
+    for l2, cw in itertools.product(l2_values, weights):
+        sample = _domain_weights(data.domains, cw)
+        loss = np.zeros(len(M))
+        hit = np.zeros(len(M))
         for fold in range(folds):
-            model = fit_roles(X[fold_of != fold], M[fold_of != fold], l2)
-            for row, answers in zip(X[fold_of == fold], M[fold_of == fold], strict=True):
-                p = model.probabilities(row)
-                loss -= np.log(max(sum(p[f] for f, a in zip(FAMILIES, answers, strict=True) if a), 1e-12))
-                hits += bool(answers[FAMILIES.index(max(FAMILIES, key=lambda f: p[f]))])
-        results.append({"l2": l2, "log_loss": round(loss / len(M), 4), "accuracy": round(hits / len(M), 4)})
+            train_at = (fold_of != fold) & (sample > 0)
+            model = fit_roles(X[train_at], M[train_at], l2, sample=sample[train_at])
+            for i in np.where(fold_of == fold)[0]:
+                p = model.probabilities(X[i])
+                loss[i] = -np.log(max(sum(p[o] for o, a in zip(OUTCOMES, M[i], strict=True) if a), 1e-12))
+                hit[i] = bool(M[i][OUTCOMES.index(max(OUTCOMES, key=lambda o: p[o]))])
+        by = {d: {"log_loss": round(float(loss[domains == d].mean()), 4),
+                  "accuracy": round(float(hit[domains == d].mean()), 4)} for d in present}
+        results.append({"l2": l2, "conversation_weight": cw, "log_loss": round(float(np.mean(
+            [by[d]["log_loss"] for d in present])), 4), **{f"{d}_{m}": v for d in present for m, v in by[d].items()}})
     best = min(results, key=lambda r: r["log_loss"])
-    model = fit_roles(X, M, best["l2"])
-    meta = {"chosen": best, "cross_validation": results, "folds": folds, "queries": len(M),
-            "intent_family_accuracy": round(float(np.mean([i >= 0 and a[i] for i, a in zip(intent_family, M,
-                                                                                            strict=True)])), 4),
-            "answered_by": {f: int(M[:, i].sum()) for i, f in enumerate(FAMILIES)}}
-    return RoleModel(model.weights, model.bias, model.mean, model.scale, tuple(files), meta), meta
+    sample = _domain_weights(data.domains, best["conversation_weight"])
+    used = sample > 0
+    model = fit_roles(X[used], M[used], best["l2"], sample=sample[used])
+    intent_family = np.array([_intent_family(r) for r in data.rows])
+    meta = {"chosen": best, "cross_validation": results, "folds": folds,
+            "queries": {d: int((domains == d).sum()) for d in present},
+            "intent_family_accuracy": {d: round(float(np.mean([i >= 0 and a[i] for i, a, dd in zip(
+                intent_family, M, domains, strict=True) if dd == d])), 4) for d in present},
+            "answered_by": {d: {o: int(M[domains == d][:, i].sum()) for i, o in enumerate(OUTCOMES)}
+                            for d in present}}
+    trained = tuple(sorted({f for f, u in zip(data.files, used, strict=True) if u}))
+    return RoleModel(model.weights, model.bias, model.mean, model.scale, trained, meta), meta
 
 
 def _intent_family(row: np.ndarray) -> int:
@@ -341,7 +463,7 @@ def _intent_family(row: np.ndarray) -> int:
     kind = kinds[int(np.argmax(row[: len(kinds)]))]
     family = {"fact_lookup": "fact", "preference": "preference", "emotion": "emotion", "frame": "frame",
               "open_tasks": "task", "task_status": "task", "plan": "task"}.get(kind)
-    return FAMILIES.index(family) if family else -1
+    return OUTCOMES.index(family) if family else -1
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -351,16 +473,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--check-simulation", metavar="SPLIT",
                         help="only count how often the cross-validation's simulation differs from real recall")
     parser.add_argument("--roles", action="store_true", help="train the role model (retrieve/data/role_model.json)")
+    parser.add_argument("--collapse-only", action="store_true",
+                        help="with --roles: collect the collapse train split only, not the continuity conversations")
     args = parser.parse_args(argv)
     if args.roles:
         if args.data is not None and args.data.is_file():
-            with np.load(args.data) as z:
-                role_data = RoleData([str(f) for f in z["files"]], list(z["rows"]), list(z["answers"]))
+            role_data = RoleData.load(args.data)
         else:
             role_data = collect_roles(progress=True)
+            if not args.collapse_only:
+                role_data.extend(collect_conversation_roles(progress=True))
             if args.data is not None:
-                np.savez_compressed(args.data, files=np.array(role_data.files), rows=np.vstack(role_data.rows),
-                                    answers=np.vstack(role_data.answers))
+                role_data.save(args.data)
         role_model, role_meta = train_roles(role_data)
         out = ROLES_OUT if args.out == DEFAULT_OUT else args.out
         out.write_text(json.dumps(role_model.to_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from mnemir.ontology.enums import OPEN_STATUSES
-from mnemir.retrieve.learned import FAMILIES, RoleModel, family_features
+from mnemir.retrieve.learned import FAMILIES, OUTCOMES, SAID, RoleModel, family_features
 from mnemir.retrieve.ranking import (
     TASK_KINDS,
     TASK_TYPES,
@@ -132,10 +132,11 @@ def _kind_for(family: str, intent_kind: str, witness: Candidate | None) -> str:
 def role_evidence(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
                   now: datetime) -> list[tuple[str, float, int | None, int | None]]:
     """(family, relevance, vector rank, text rank) of every candidate that belongs to a family (not reached by a
-    link; a frame only while in force): what the role model hears of the memories."""
+    link; a frame only while in force) or is an utterance kept verbatim (:data:`SAID`): what the role model hears of
+    the memories."""
     out = []
     for c in pool:
-        family = family_of(c.record.type)
+        family = SAID if c.record.type == "Episode" else family_of(c.record.type)
         if family is None or c.via is not None or (family == "frame" and not frame_active(c.record, now)):
             continue
         out.append((family, relevance(c, intent, config)[0], c.vector_rank, c.text_rank))
@@ -186,7 +187,7 @@ def role_probabilities(intent: IntentLike, pool: Iterable[Candidate], config: Ra
 def intended_share(probs: dict[str, float], types: Iterable[str]) -> float:
     """How likely the answer's type is among ``types``: the probability of every family whose first type is in it."""
     wanted = set(types)
-    return round(min(sum(p for f, p in probs.items() if FAMILY_TYPES[f][0] in wanted), 1.0), 4)
+    return round(min(sum(p for f, p in probs.items() if f in FAMILY_TYPES and FAMILY_TYPES[f][0] in wanted), 1.0), 4)
 
 
 def confidence_learned(intent: IntentLike, settled: Settled, pool: Iterable[Candidate], config: RankingConfig,
@@ -199,5 +200,6 @@ def confidence_learned(intent: IntentLike, settled: Settled, pool: Iterable[Cand
 
 
 def _role_note(intent: IntentLike, probs: dict[str, float]) -> str:
-    spread = ", ".join(f"{f} {probs[f]:.2f}" for f in sorted(FAMILIES, key=lambda f: -probs[f]) if probs[f] >= 0.05)
+    spread = ", ".join(f"{f} {probs[f]:.2f}" for f in sorted(OUTCOMES, key=lambda f: -probs.get(f, 0.0))
+                       if probs.get(f, 0.0) >= 0.05)
     return f"the answer's role, read from the intent ({intent.kind}, p={intent.confidence:.2f}) and the memories: {spread}"

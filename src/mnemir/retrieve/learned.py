@@ -283,12 +283,20 @@ def default_ranker() -> LearnedRanker | None:
 FAMILIES = ("fact", "preference", "emotion", "task", "frame")
 FAMILY_OF_TYPE = {"Fact": "fact", "Hypothesis": "fact", "Preference": "preference", "EmotionalState": "emotion",
                   "Task": "task", "Plan": "task", "ContextualFrame": "frame"}
+#: what was said verbatim (the utterances, ``Episode`` memories): heard beside the families, an answer of its own when
+#: nothing typed was read from the turns that answer a question (a conversation's small talk, a past event told in
+#: passing), the case where plain search over what was said is the best recall has
+SAID = "said"
+#: what the role model gives a probability to: the families, and an answer found only in what was said
+OUTCOMES = (*FAMILIES, SAID)
 
 
 def _family_names() -> tuple[str, ...]:
     names = [f"p_{k}" for k in KINDS]
-    for f in FAMILIES:
+    for f in (*FAMILIES, SAID):
         names += [f"{f}_best", f"{f}_below_best", f"{f}_text_first", f"{f}_vector_first", f"{f}_close_log"]
+    names.append("typed_share")  # typed memories among the candidates read from a family or said: 1.0 when no
+    # utterance was kept (memories written by hand), low in a conversation that was mostly not read into types
     return tuple(names)
 
 
@@ -308,10 +316,10 @@ def kind_distribution(intent: IntentLike) -> dict[str, float]:
 
 def family_features(intent: IntentLike, evidence: Sequence[tuple[str, float, int | None, int | None]],
                     close: float) -> np.ndarray:
-    """One row in :data:`FAMILY_FEATURES` order: the intent's kind distribution, and per family how well its best
-    memory matches the query (``evidence``: (family, relevance, vector rank, text rank) per candidate), how far below
-    the best of all families, whether it holds the first of the vector and keyword orders, and how many of its
-    memories are at least ``close``."""
+    """One row in :data:`FAMILY_FEATURES` order: the intent's kind distribution, and per family (and for what was
+    said, :data:`SAID`) how well its best memory matches the query (``evidence``: (family, relevance, vector rank,
+    text rank) per candidate), how far below the best of all, whether it holds the first of the vector and keyword
+    orders, and how many of its memories are at least ``close``; then the typed memories' share of the candidates."""
     row = np.zeros(len(FAMILY_FEATURES), dtype=np.float64)
     for k, p in kind_distribution(intent).items():
         row[FAMILY_FEATURES.index(f"p_{k}")] = p
@@ -328,23 +336,26 @@ def family_features(intent: IntentLike, evidence: Sequence[tuple[str, float, int
         if trank is not None and trank == first_t:
             firsts.setdefault(family, set()).add("text")
     top = max(best.values(), default=0.0)
-    for f in FAMILIES:
+    for f in (*FAMILIES, SAID):
         i = FAMILY_FEATURES.index(f"{f}_best")
         row[i] = best.get(f, 0.0)
         row[i + 1] = top - best[f] if f in best else 1.0
         row[i + 2] = float("text" in firsts.get(f, ()))
         row[i + 3] = float("vector" in firsts.get(f, ()))
         row[i + 4] = math.log1p(count.get(f, 0))
+    typed = sum(family != SAID for family, _, _, _ in evidence)
+    row[FAMILY_FEATURES.index("typed_share")] = typed / len(evidence) if evidence else 1.0
     return row
 
 
 @dataclass(frozen=True)
 class RoleModel:
-    """A softmax over :data:`FAMILIES` from :data:`FAMILY_FEATURES` (standardised by ``mean`` / ``scale``): how likely
-    the answer is of each family of memories, the intent's wording and the memories heard together. Trained by
-    :mod:`mnemir.eval.learn_ranking` (``--roles``) on the collapse benchmark's train files only."""
+    """A softmax over :data:`OUTCOMES` from :data:`FAMILY_FEATURES` (standardised by ``mean`` / ``scale``): how likely
+    the answer is of each family of memories, or found only in what was said (:data:`SAID`), the intent's wording and
+    the memories heard together. Trained by :mod:`mnemir.eval.learn_ranking` (``--roles``) on training files only:
+    the collapse benchmark's train split and the continuity benchmark's train conversations."""
 
-    weights: tuple[tuple[float, ...], ...]  # features x families
+    weights: tuple[tuple[float, ...], ...]  # features x outcomes
     bias: tuple[float, ...]
     mean: tuple[float, ...]
     scale: tuple[float, ...]
@@ -354,10 +365,10 @@ class RoleModel:
     def __post_init__(self) -> None:
         shapes = {"weights": (len(self.weights), len(self.weights[0]) if self.weights else 0),
                   "bias": (len(self.bias),), "mean": (len(self.mean),), "scale": (len(self.scale),)}
-        wanted = {"weights": (len(FAMILY_FEATURES), len(FAMILIES)), "bias": (len(FAMILIES),),
+        wanted = {"weights": (len(FAMILY_FEATURES), len(OUTCOMES)), "bias": (len(OUTCOMES),),
                   "mean": (len(FAMILY_FEATURES),), "scale": (len(FAMILY_FEATURES),)}
         for name, shape in shapes.items():
-            if shape != wanted[name] or (name == "weights" and any(len(r) != len(FAMILIES) for r in self.weights)):
+            if shape != wanted[name] or (name == "weights" and any(len(r) != len(OUTCOMES) for r in self.weights)):
                 raise ValidationError(f"role model {name} has the wrong shape", field=name, value=shape,
                                       allowed=wanted[name])
         parts = {"weights": [v for r in self.weights for v in r], "bias": self.bias, "mean": self.mean,
@@ -373,19 +384,19 @@ class RoleModel:
         logits = z @ np.asarray(self.weights) + np.asarray(self.bias)
         e = np.exp(logits - logits.max())
         p = e / e.sum()
-        return {f: float(v) for f, v in zip(FAMILIES, p, strict=True)}
+        return {f: float(v) for f, v in zip(OUTCOMES, p, strict=True)}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"features": list(FAMILY_FEATURES), "families": list(FAMILIES), "weights": [list(r) for r in self.weights],
+        return {"features": list(FAMILY_FEATURES), "outcomes": list(OUTCOMES), "weights": [list(r) for r in self.weights],
                 "bias": list(self.bias), "mean": list(self.mean), "scale": list(self.scale),
                 "trained_on": list(self.trained_on), "meta": dict(self.meta)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RoleModel:
-        if tuple(data.get("features") or ()) != FAMILY_FEATURES or tuple(data.get("families") or ()) != FAMILIES:
-            raise ValidationError("role model features or families do not match this version's", field="features",
+        if tuple(data.get("features") or ()) != FAMILY_FEATURES or tuple(data.get("outcomes") or ()) != OUTCOMES:
+            raise ValidationError("role model features or outcomes do not match this version's", field="features",
                                   value=len(data.get("features") or ()), allowed=f"{len(FAMILY_FEATURES)} names")
-        with _model_fields("role model", "features, families, weights, bias, mean, scale", "weights"):
+        with _model_fields("role model", "features, outcomes, weights, bias, mean, scale", "weights"):
             return cls(tuple(tuple(map(float, r)) for r in data["weights"]), tuple(map(float, data["bias"])),
                        tuple(map(float, data["mean"])), tuple(map(float, data["scale"])),
                        tuple(data.get("trained_on") or ()), dict(data.get("meta") or {}))
