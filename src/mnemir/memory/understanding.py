@@ -156,7 +156,7 @@ _UPDATED = re.compile(r"改成|改为|改到|改去|改在|换成|换到|换了|
                       r"delay(?:s|ed)?|go(?:es)? up|go(?:es)? down)\b(?:\s+[\w'/.-]+){0,5}?\s+(?:over |up |down |back |"
                       r"forward |on )?to\b|\b(?:put|puts|brought|brings?)\b(?:\s+[\w'/.-]+){0,5}?\s+(?:up|down|back|"
                       r"forward) to\b|(?<!right )(?<!for )(?<!just )(?<!by )(?<!until )(?<!till )\bnow\b|"
-                      r"推迟|提前|延期|调整|修订|改了|重新(?:定|排|安排)",
+                      r"推迟|提前|延期|调整|修订|改了|重新(?:定|排|安排)|(?<!到)现在(?!还|也)",
                       re.I)
 #: what such an update may replace: a statement (an earlier fact, preference or guess), not a piece of work
 UPDATED_TYPES = ("Preference", "Fact", "Hypothesis")
