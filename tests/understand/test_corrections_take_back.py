@@ -101,3 +101,24 @@ def test_a_report_closes_no_utterance_that_states_no_work(mem: mnemir.Memory, we
                         now=wed + timedelta(days=1))
     assert done.episode is not None
     assert not any(r.relation == "completes" for r in mem.get(done.episode.id, user="ines").relationships)
+
+
+# -- done work kept as the fact it tells, then corrected (docs/decisions/0045) --------------------------------------
+def test_a_correction_replaces_the_fact_kept_from_a_report_of_done_work(mem: mnemir.Memory, wed: datetime) -> None:
+    turns = [("user", "Sorted the boiler service, the engineer can only come on Tuesday the 17th."),
+             ("user", "My neighbour Odile lent us her ladder for the weekend."),
+             ("user", "Sorry, I read the text wrong: the boiler engineer comes Friday the 20th, not the 17th.")]
+    said = _said(mem, turns, wed)
+    first = [r for r in mem.list(user="ines", statuses=["active", "superseded"]) if r.metadata.source.turn == 1
+             and r.type != "Episode"]
+    kinds = {(r.type, r.properties.get("status")) for r in first}
+    assert ("Task", "completed") in kinds and ("Fact", None) in kinds, kinds
+    fact = next(r for r in first if r.type == "Fact")
+    assert mem.get(fact.id, user="ines").status == "superseded"
+    correction = [r for r in mem.list(user="ines") if r.metadata.source.turn == 3 and r.type == "Fact"]
+    assert correction and any(rel.relation == "supersedes" and rel.target == fact.id
+                              for rel in correction[0].relationships)
+    # the closed task of the report stays what it was: the work was done
+    task = next(r for r in first if r.type == "Task")
+    assert mem.get(task.id, user="ines").properties.get("status") == "completed"
+    assert said[3]

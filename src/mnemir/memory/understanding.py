@@ -115,6 +115,9 @@ UNAPPLIED_REPORTS_KEPT = True
 CLOSED_REPORTS = ("completed", "failed")
 #: ... and one that says nothing of how any work stands is kept as the extractor's best other reading
 UNMARKED_REPORTS_REREAD = True
+#: a report of done work kept as a closed task is also kept as the Fact it tells, when the extractor's best other
+#: reading of it is a Fact (docs/decisions/0045)
+CLOSED_WORK_AS_FACT = True
 #: the type that keeps an utterance verbatim, and the relation from what was read from it to it
 EPISODE = "Episode"
 DERIVED_FROM = "derived_from"
@@ -143,7 +146,17 @@ _UPDATED = re.compile(r"改成|改为|改到|改去|改在|换成|换到|换了|
                       r"(?:has|have) been (?:moved|changed|pushed|brought|put|cut|raised|lowered|rescheduled|switched|"
                       r"dropped|increased|reduced|extended|postponed|delayed|shifted)|(?:moved|changed|switched|pushed back|"
                       r"put back|brought forward|rescheduled|postponed|delayed|shifted|dropped|cut|raised|lowered|increased|"
-                      r"reduced|gone up|gone down|went up|went down) to|no longer|any ?more|these days|nowadays|from now on)\b",
+                      r"reduced|gone up|gone down|went up|went down) to|no longer|any ?more|these days|nowadays|from now on)\b|"
+                      # a verb of change, its object between, then the new value ("have moved the match to Sunday",
+                      # "raised the fee to $75", "switched it over to", "goes up to"); "now" told of a state
+                      # ("my wave now goes off at…", "…on Tuesdays now"), not "right now" / "for now" / "just now"
+                      r"\b(?:mov(?:e|es|ed)|chang(?:e|es|ed)|switch(?:es|ed)?|push(?:es|ed)|"
+                      r"rais(?:e|es|ed)|lower(?:s|ed)?|cut(?:s)?|increas(?:e|es|ed)|reduc(?:e|es|ed)|revis(?:e|es|ed)|"
+                      r"bump(?:s|ed)?|drop(?:s|ped)?|shift(?:s|ed)?|reschedul(?:e|es|ed)|postpon(?:e|es|ed)|"
+                      r"delay(?:s|ed)?|go(?:es)? up|go(?:es)? down)\b(?:\s+[\w'/.-]+){0,5}?\s+(?:over |up |down |back |"
+                      r"forward |on )?to\b|\b(?:put|puts|brought|brings?)\b(?:\s+[\w'/.-]+){0,5}?\s+(?:up|down|back|"
+                      r"forward) to\b|(?<!right )(?<!for )(?<!just )(?<!by )(?<!until )(?<!till )\bnow\b|"
+                      r"推迟|提前|延期|调整|修订|改了|重新(?:定|排|安排)|(?<!到)现在(?!还|也)",
                       re.I)
 #: what such an update may replace: a statement (an earlier fact, preference or guess), not a piece of work
 UPDATED_TYPES = ("Preference", "Fact", "Hypothesis")
@@ -747,7 +760,7 @@ class UnderstandingMixin(_Base):
                 # the utterance that stated the work, never read as a task, is marked done (``completes``)
                 self._close_untasked(draft, status, ctx)
                 if UNAPPLIED_REPORTS_KEPT:
-                    self._keep_closed_work(draft, status, ctx)
+                    self._keep_closed_work(draft, status, ctx, text)
                     return
             if UNMARKED_REPORTS_REREAD and ctx.speaker == "user" and not says_how_work_stands(draft.text, status) \
                     and self._keep_reread(draft, text, ctx):
@@ -828,7 +841,7 @@ class UnderstandingMixin(_Base):
                              f"as a {again.type}")
         return True
 
-    def _keep_closed_work(self, draft: Draft, status: str, ctx: _Context) -> None:
+    def _keep_closed_work(self, draft: Draft, status: str, ctx: _Context, text: str) -> None:
         """Work the user reports done (or dropped) with no open task to move is kept as a Task in that status: what
         was done stays known (and "what's left" leaves it out, with the utterance it was read from)."""
         props = {**fill.task_properties(str(draft.properties.get("goal") or draft.text), ctx.now), "status": status}
@@ -839,6 +852,21 @@ class UnderstandingMixin(_Base):
         task.vector = draft.vector
         self._store_read(self._link_entities([self._to_record(task, ctx)], ctx)[0], ctx)
         ctx.out.notes.append(f"status report ({status}) matches no open task of this user; kept as a {status} task")
+        if CLOSED_WORK_AS_FACT:
+            self._keep_told_fact(draft, text, ctx)
+
+    def _keep_told_fact(self, draft: Draft, text: str, ctx: _Context) -> None:
+        """Done work often tells a fact ("got the dentist booked for Thursday at ten", "the deposit's paid, £400"):
+        when the extractor's best reading of the report other than a report is a Fact, that Fact is kept too, beside
+        the closed task and from the same utterance, so that a question about the fact finds it and a later
+        correction or change replaces it."""
+        reread = getattr(self.extractor, "reread", None)
+        again = reread(draft.text, text, ctx.now, draft.vector, draft.reasons) if callable(reread) else None
+        if again is None or again.type != "Fact" or again.kind == "update":
+            return
+        again.reasons.append("the fact a report of done work tells")
+        self._store_read(self._link_entities([self._to_record(again, ctx)], ctx)[0], ctx)
+        ctx.out.notes.append("also kept as the fact it tells")
 
     def _record_decision(self, draft: Draft, text: str, ctx: _Context) -> None:
         """A choice the user reports ("最后决定还是报游泳班", "we settled on the blue one") may close the work of
@@ -917,6 +945,9 @@ class UnderstandingMixin(_Base):
             olds = named or olds
         if not olds:  # the attribute may be misread ("checked the email" -> contact): compare by meaning
             return self._correct_by_meaning(record, draft, text, ctx)
+        # facts of one text are one statement read twice, not a choice to ask about
+        olds = [o for i, o in enumerate(olds) if not any(_same_statement(o.content.text, p.content.text)
+                                                          for p in olds[:i])]
         if len(olds) == 1:
             new = self._lifecycle.supersede(olds[0].id, record, user=ctx.user, now=ctx.now,
                                             reason=f"correction ({entity}/{attribute}): {text}")
@@ -1093,6 +1124,10 @@ class UnderstandingMixin(_Base):
             seen = {c.id for c in found}
             found += [c for c in self._closest(probe, types, ctx, text=str(value)) if c.id not in seen]
             found = sorted((_named_bonus(c, named) for c in found), key=lambda c: -c.score)
+        if what != "decision" and VALUE_KIND_BONUS:
+            kinds = _value_kinds(draft.text)
+            if kinds:
+                found = sorted((_kind_bonus(c, kinds) for c in found), key=lambda c: -c.score)
         people = people_named(draft.text)
         sure = {"correction": CORRECTION_NAMED_SURE if named else CORRECTION_SURE,
                 "decision": DECISION_SURE}.get(what, CHANGE_SURE)
@@ -1104,8 +1139,12 @@ class UnderstandingMixin(_Base):
                 ctx.out.notes.append("correction: no earlier fact is close enough in meaning; stored as a new fact")
             return False
         best = candidates[0]
-        runner_up = candidates[1].score if len(candidates) > 1 else 0.0
-        if best.score - runner_up >= MATCH_MARGIN:
+        # readings of one statement (a done report kept as a closed task and as the fact it tells, a fact said with
+        # a feeling) are one thing said, not rivals: the reading of the type the change replaces first is replaced
+        same = [c for c in candidates if _same_statement(c.text, best.text)]
+        best = min(same, key=lambda c: (_type_rank(c, types), -c.score))
+        runner_up = max((c.score for c in candidates if not _same_statement(c.text, best.text)), default=0.0)
+        if candidates[0].score - runner_up >= MATCH_MARGIN:
             if best.id in self._queued_ids():
                 self._flush_queue()
             new = self._lifecycle.supersede(best.id, record, user=ctx.user, now=ctx.now,
@@ -1171,6 +1210,49 @@ def _without_lead(draft: Draft) -> Draft:
     if text == draft.text:
         return draft
     return Draft(draft.type, text, draft.properties, kind=draft.kind, entities=draft.entities, replaces=draft.replaces)
+
+
+#: the kinds of value a statement gives (a price, a time of day, a date, a measure): a change or a correction gives
+#: a new value of the kind the statement it replaces gave ("$29" -> "$35", "8:10am" -> "9:40am", "3月28号" ->
+#: "4月2号"), so a candidate that gives one of the same kinds is that much closer (VALUE_KIND_BONUS)
+VALUE_KIND_BONUS = 0.08
+_VALUE_KINDS = {
+    "money": re.compile(r"[$£€¥]\s?\d|\d\s?(?:元|块|万|美元|欧|英镑|dollars?|pounds?|euros?|quid|k\b)|"
+                        r"\b(?:price|cost|fee|rate|pays?)\b|价|费", re.I),
+    "time": re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|[点點]半?|[上下]午|晚上|早上|"
+                       r"\b(?:noon|midnight|morning|afternoon|evening)\b", re.I),
+    "date": re.compile(r"\d+\s?[月号日]|周[一二三四五六日天]|星期|礼拜|\b(?:\d{1,2}(?:st|nd|rd|th)|monday|tuesday|wednesday|"
+                       r"thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|"
+                       r"september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b", re.I),
+    "measure": re.compile(r"\d\s?(?:%|米|公里|厘米|毫升|升|克|公斤|斤|km|cm|mm|kg|g|ml|metres?|meters?|miles?|"
+                          r"kilos?|litres?|liters?|percent)\b|\d\s?(?:%|米|公里|厘米|毫升|升|克|公斤|斤)", re.I),
+}
+
+
+def _value_kinds(text: str) -> frozenset[str]:
+    """The kinds of value ``text`` gives (see _VALUE_KINDS)."""
+    return frozenset(kind for kind, pattern in _VALUE_KINDS.items() if pattern.search(text))
+
+
+def _kind_bonus(candidate: Candidate, kinds: frozenset[str]) -> Candidate:
+    """The candidate VALUE_KIND_BONUS closer when it gives a value of a kind in ``kinds``."""
+    same = sorted(kinds & _value_kinds(candidate.text))
+    if not same:
+        return candidate
+    return Candidate(candidate.id, candidate.text, candidate.score + VALUE_KIND_BONUS,
+                     (*candidate.reasons, "gives a value of the same kind: " + ", ".join(same)), candidate.similarity)
+
+
+def _same_statement(a: str, b: str) -> bool:
+    """Two memory texts are one statement (several readings of one piece of an utterance carry its text)."""
+    return " ".join(a.lower().split()) == " ".join(b.lower().split())
+
+
+def _type_rank(candidate: Candidate, types: Sequence[str]) -> int:
+    """Where the candidate's type stands in ``types`` (what a correction or change replaces first); its reasons
+    open with its type (``_scored``)."""
+    kind = candidate.reasons[0].split(",", 1)[0] if candidate.reasons else ""
+    return types.index(kind) if kind in types else len(types)
 
 
 def _reads_as_report(text: str) -> bool:

@@ -79,6 +79,9 @@ CREATOR = "mnemir.understand.rules+softmax"
 #: generalisation work showed feelings said indirectly (a loss told as not being able to eat) land at p 0.45-0.6; chosen on the dev
 #: split (train cross-validation had only 8 such predictions in the 0.4-0.6 band, too few to decide on)
 PROTOTYPE_MIN_P = 0.4
+#: such a feeling, too unsure to keep, gives way to the piece's next reading (a Fact, a task…) rather than to nothing
+#: (docs/decisions/0045)
+WEAK_FEELING_GIVES_WAY = True
 #: added to EmotionalState's probability when a piece holds a word or idiom of the emotion lexicon (a soft rule,
 #: like the intent rules: the model still decides). 0.2 chosen by 5-fold cross-validation on the train split, the
 #: smallest of the best: out-of-fold accuracy without it 0.950; 0.1: 0.953, 0.2: 0.954, 0.3: 0.954, 0.4: 0.954
@@ -387,10 +390,13 @@ class Extractor:
             labelled = [(t, "Plan" if label == "Task" else label, p) for t, label, p in labelled]
         groups = _group(labelled)
         felt = dict(zip(pieces, (dict(pred).get("EmotionalState", 0.0) for pred in predictions), strict=True))
+        ranked = dict(zip(pieces, predictions, strict=True))
         drafts = []
         for label, piece_text, confidence in groups:
             vector = by_text.get(piece_text)
             draft = self._draft(label, piece_text, text, now, confidence, vector)
+            if draft is None and label == "EmotionalState" and WEAK_FEELING_GIVES_WAY and piece_text in ranked:
+                draft = self._next_reading(piece_text, text, now, ranked[piece_text], vector)
             if draft is not None:
                 draft.vector = vector  # the text it classified (None for merged pieces): the store reuses it
                 drafts.append(draft)
@@ -410,6 +416,19 @@ class Extractor:
         draft = self._draft(label, piece, whole, now, p, vector)
         if draft is not None:
             draft.reasons[:0] = [*reasons, "no word of how work stands: not a report"]
+        return draft
+
+    def _next_reading(self, piece: str, whole: str, now: datetime, ranked: Sequence[tuple[str, float]],
+                      vector: Any) -> Draft | None:
+        """A feeling too unsure to keep, with no emotion word, gives way to the piece's next reading ("the consultant
+        asked me not to nap until the sleep study" at EmotionalState 0.34, Fact 0.18): nothing when that is NONE
+        (chit-chat) or a report."""
+        label, p = next(((lab, p) for lab, p in ranked if lab != "EmotionalState"), ("NONE", 0.0))
+        if label in ("NONE", "TaskUpdate"):
+            return None
+        draft = self._draft(_report_rule(piece, label), piece, whole, now, p, vector)
+        if draft is not None:
+            draft.reasons.append("a feeling too unsure to keep, with no emotion word: read as the next reading")
         return draft
 
     def _draft(self, label: str, piece: str, whole: str, now: datetime, confidence: float,
