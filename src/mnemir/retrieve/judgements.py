@@ -545,7 +545,7 @@ def decision_first(order: list[Scored], query: str, reached: Sequence[Scored] = 
 
 
 #: asked about a choice, the decision read closest to it keeps a place in the top k after the fusion with plain
-#: search (which favours the deliberation's wording): at most this far down
+#: search (which favours the deliberation's wording)
 DECISION_KEEPS_PLACE = True
 
 
@@ -586,10 +586,9 @@ def decisions_in_reach(store: Store, scope: Any, pool: dict[str, Candidate], qve
     utterance they came from and the deliberation they settled or superseded. A decision says little of its topic
     ("定了陈师傅", "went with memoQ"), so its own text is often far from the question while the options weighed
     before it are close. Each decision whose context is about as close to the question as the closest candidate
-    (DECISION_REACH), or the closest of the user's decisions (DECISIONS_CLOSEST), joins ``pool`` (or gets closer in
-    it) with that closeness. A decision is a memory worded as one (``states_decision``) or a user's utterance that
-    answers an open choice (``answered_choices``: its reading closest to the question stands for it). Returns the
-    ids it added or raised."""
+    (DECISION_REACH), or is one of the user's decisions closest to it (DECISIONS_CLOSEST, at least
+    DECISION_CLOSEST_FLOOR), joins ``pool`` (or gets closer in it) with that closeness. Returns the ids it added or
+    raised."""
     if not (ASKS_DECISION.search(query) or ASKS_WHICH.search(query)) or not pool:
         return []
     decisions = [r for r in store.select(scope.with_(types=DECISION_TYPES), order_by=[("@created_at", False)],
@@ -598,14 +597,6 @@ def decisions_in_reach(store: Store, scope: Any, pool: dict[str, Candidate], qve
     context = {d.id: [d.id, *(rel.target for rel in d.relationships if rel.relation in DECISION_CONTEXT)]
                for d in decisions}
     _inherit_settled(store, decisions, context)
-    if UTTERANCE_DECISIONS:
-        answers = answered_choices(store, scope)
-        known = {t for ids in context.values() for t in ids}
-        for utterance, asked_by in answers:
-            if utterance.id in known:
-                continue  # read already with a decision of its own
-            decisions.append(utterance)
-            context[utterance.id] = [utterance.id, *([asked_by.id] if asked_by is not None else [])]
     if not decisions:
         return []
     ids = sorted({t for ids in context.values() for t in ids})
@@ -616,10 +607,7 @@ def decisions_in_reach(store: Store, scope: Any, pool: dict[str, Candidate], qve
     reaches = {d.id: max((float(np.dot(vectors[t], qvec)) for t in context[d.id] if t in vectors), default=0.0)
                for d in decisions}
     # the decisions read closest to the question: a question about a choice presumes one was made
-    closest = sorted((d.id for d in decisions if d.type != EPISODE), key=lambda mid: (reaches[mid], mid),
-                     reverse=True)[:DECISIONS_CLOSEST]
-    raised_by = {d.id: texts.get(context[d.id][1], "") for d in decisions if d.type == EPISODE and len(context[d.id]) > 1}
-    stand_in = _readings_for(store, scope, [d.id for d in decisions if d.type == EPISODE], qvec, raised_by)
+    closest = sorted(reaches, key=lambda mid: (reaches[mid], mid), reverse=True)[:DECISIONS_CLOSEST]
     out = []
     for d in decisions:
         reach = reaches[d.id]
@@ -627,16 +615,14 @@ def decisions_in_reach(store: Store, scope: Any, pool: dict[str, Candidate], qve
         if reach < DECISION_REACH * best and not (shares and reach >= DECISION_TERM_FLOOR) \
                 and not (d.id in closest and reach >= DECISION_CLOSEST_FLOOR):
             continue
-        record = stand_in.get(d.id, d)
-        known_c = pool.get(record.id)
-        if known_c is None:
-            pool[record.id] = Candidate(record, similarity=reach)
-        elif known_c.similarity < reach:
-            known_c.similarity = reach
-        elif record.id in out:
+        known = pool.get(d.id)
+        if known is None:
+            pool[d.id] = Candidate(d, similarity=reach)
+        elif known.similarity < reach:
+            known.similarity = reach
+        else:
             continue
-        if record.id not in out:
-            out.append(record.id)
+        out.append(d.id)
     return out
 
 
@@ -649,77 +635,6 @@ def _inherit_settled(store: Store, decisions: Sequence[MemIR], context: dict[str
     for record in store.fetch(sorted(replaced)):
         heir = context[replaced[record.id]]
         heir += [rel.target for rel in record.relationships if rel.relation == SETTLES and rel.target not in heir]
-
-
-#: a user's utterance that answers an open choice counts as a decision, whatever its wording ("Yeah, the second
-#: one.", "那就红色的吧"): the question just before it, or a sentence shortly before, offered several options
-UTTERANCE_DECISIONS = False
-#: how many of the latest utterances (both speakers) are looked through for answered choices, and how many turns
-#: back (in the same session) an open choice may have been raised for a user's utterance naming one of its options
-UTTERANCES_SCANNED = 160
-CHOICE_BACK = 3
-#: a sentence offering several options: a which-word or a disjunction (general markers of alternatives, zh + en)
-ALTERNATIVES = re.compile(r"\bor\b|\beither\b|\bbetween\b|\bversus\b|\bvs\.?|还是|或者|或是|要么|二选一", re.I)
-_QUESTION_END = re.compile(r"[?？]\s*$")
-
-
-def answered_choices(store: Store, scope: Any) -> list[tuple[MemIR, MemIR | None]]:
-    """The user's utterances (latest first) that state a choice made: worded as one (``states_decision``), or
-    answering an open choice just raised in the same session: the other speaker's question right before them that
-    asked which of several options (``ASKS_WHICH`` / ``ALTERNATIVES``), or a sentence offering options at most
-    CHOICE_BACK utterances back whose content words the utterance names. Each with the utterance that raised the
-    choice (or None). An utterance that only asks is no choice."""
-    said = store.select(scope.with_(types=(EPISODE,)), order_by=[("@created_at", False)], limit=UTTERANCES_SCANNED)
-    said.sort(key=lambda r: (r.metadata.created_at, r.metadata.source.turn or 0))
-    out: list[tuple[MemIR, MemIR | None]] = []
-    for i, utterance in enumerate(said):
-        source = utterance.metadata.source
-        sentences = _sentences(utterance.text)
-        if source.speaker != "user" or all(_QUESTION_END.search(x) for x in sentences):
-            continue
-        earlier = [r for r in said[max(0, i - CHOICE_BACK):i] if r.metadata.source.session_id == source.session_id]
-        raised = None
-        if earlier and earlier[-1].metadata.source.speaker != "user" and any(
-                _QUESTION_END.search(x) and (ASKS_WHICH.search(x) or ALTERNATIVES.search(x))
-                for x in _sentences(earlier[-1].text)):
-            raised = earlier[-1]
-        if raised is None:
-            terms = content_terms(utterance.text)
-            raised = next((r for r in reversed(earlier) if any(
-                (ASKS_WHICH.search(x) or ALTERNATIVES.search(x)) and terms & content_terms(x)
-                for x in _sentences(r.text))), None)
-        if raised is not None or states_decision(utterance):
-            out.append((utterance, raised))
-    return out[::-1]
-
-
-def _sentences(text: str) -> list[str]:
-    return [x.strip() for x in _SENTENCE_ENDS.split(text.strip()) if x.strip()]
-
-
-def _readings_for(store: Store, scope: Any, utterances: Sequence[str], qvec: np.ndarray,
-                  raised_by: Mapping[str, str]) -> dict[str, MemIR]:
-    """For each utterance, the live reading that stands for its choice (what the recall would fold it into), if
-    any: one naming a content word of the utterance that raised the choice, then one that is no task (a choice is
-    told, not to be done), then the closest to the question."""
-    if not utterances:
-        return {}
-    children: dict[str, list[str]] = {}
-    for edge in store.edges(list(utterances), relations=[DERIVED_FROM], direction="in"):
-        children.setdefault(edge.target, []).append(edge.source)
-    if not children:
-        return {}
-    ids = sorted({c for cs in children.values() for c in cs})
-    records = {r.id: r for r in store.fetch(ids) if r.status in scope.statuses and r.type not in ("DialogueAct",)}
-    vectors = store.vectors(list(records))
-    out = {}
-    for eid, cs in children.items():
-        live = [records[c] for c in cs if c in records and c in vectors]
-        if live:
-            options = content_terms(raised_by.get(eid, ""))
-            out[eid] = max(live, key=lambda r: (bool(options & content_terms(r.text)), r.type not in TASK_TYPES,
-                                                float(np.dot(vectors[r.id], qvec)), r.id))
-    return out
 
 
 #: asked about a choice, what a decision in reach settled (the options weighed before it) is no answer
