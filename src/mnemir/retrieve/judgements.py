@@ -544,6 +544,27 @@ def decision_first(order: list[Scored], query: str, reached: Sequence[Scored] = 
     return [*first, *(s for s in order if s not in first)]
 
 
+#: asked about a choice, the decision read closest to it keeps a place in the top k after the fusion with plain
+#: search (which favours the deliberation's wording)
+DECISION_KEEPS_PLACE = True
+
+
+def decision_keeps_place(order: list[Scored], reached: Sequence[Scored], k: int, barred: Mapping[str, str]
+                         ) -> list[Scored]:
+    """The user's decision in reach (``decisions_in_reach``) most relevant to the question, when the fused order
+    left it out of the top ``k``, takes the last place there: a question about a choice is answered by the choice
+    made. ``order`` as it is otherwise."""
+    mine = [s for s in reached if s.record.metadata.source.speaker == "user" and s.record.id not in barred]
+    if not DECISION_KEEPS_PLACE or not mine or k < 1:
+        return order
+    best = max(mine, key=lambda s: (_decision_relevance(s), s.record.metadata.created_at, s.record.id))
+    if any(s.record.id == best.record.id for s in order[:k]):
+        return order
+    best.reasons.append("the decision closest to a question about a choice: kept in the top k")
+    rest = [s for s in order if s.record.id != best.record.id]
+    return [*rest[:k - 1], best, *rest[k - 1:]]
+
+
 #: how many of the user's latest decisions a question about a choice looks through, and how close (cosine, relative
 #: to the closest candidate found by search) what a decision settled must be to the question for it to be a candidate
 DECISIONS_SCANNED = 60
@@ -554,35 +575,45 @@ DECISION_REACH = 0.8
 DECISION_CONTEXT = (DERIVED_FROM, "supersedes", SETTLES)
 #: ... or, when that context shares a content word with the question, at least this close
 DECISION_TERM_FLOOR = 0.2
+#: ... or, being the closest of the user's decisions to the question (a question about a choice presumes one was
+#: made), at least this close
+DECISIONS_CLOSEST = 2
+DECISION_CLOSEST_FLOOR = 0.15
 
 
 def decisions_in_reach(store: Store, scope: Any, pool: dict[str, Candidate], qvec: np.ndarray, query: str) -> list[str]:
-    """Asked which option holds or what was decided, the user's decisions (facts of the decision attribute) are read
-    with what they settled: the utterance they came from and the deliberation they settled or superseded. A
-    decision says little of its topic ("定了陈师傅", "went with memoQ"), so its own text is often far from the
-    question while the options weighed before it are close. Each decision whose context is about as close to the
-    question as the closest candidate (DECISION_REACH) joins ``pool`` (or gets closer in it) with that closeness.
-    Returns the ids it added or raised."""
+    """Asked which option holds or what was decided, the user's decisions are read with what they settled: the
+    utterance they came from and the deliberation they settled or superseded. A decision says little of its topic
+    ("定了陈师傅", "went with memoQ"), so its own text is often far from the question while the options weighed
+    before it are close. Each decision whose context is about as close to the question as the closest candidate
+    (DECISION_REACH), or is one of the user's decisions closest to it (DECISIONS_CLOSEST, at least
+    DECISION_CLOSEST_FLOOR), joins ``pool`` (or gets closer in it) with that closeness. Returns the ids it added or
+    raised."""
     if not (ASKS_DECISION.search(query) or ASKS_WHICH.search(query)) or not pool:
         return []
     decisions = [r for r in store.select(scope.with_(types=DECISION_TYPES), order_by=[("@created_at", False)],
                                          limit=DECISIONS_SCANNED)
                  if r.metadata.source.speaker == "user" and states_decision(r)]
-    if not decisions:
-        return []
     context = {d.id: [d.id, *(rel.target for rel in d.relationships if rel.relation in DECISION_CONTEXT)]
                for d in decisions}
+    _inherit_settled(store, decisions, context)
+    if not decisions:
+        return []
     ids = sorted({t for ids in context.values() for t in ids})
     vectors = store.vectors(ids)
     texts = {r.id: r.text for r in store.fetch(ids)}
     asked = content_terms(query)
     best = max(c.similarity for c in pool.values())
+    reaches = {d.id: max((float(np.dot(vectors[t], qvec)) for t in context[d.id] if t in vectors), default=0.0)
+               for d in decisions}
+    # the decisions read closest to the question: a question about a choice presumes one was made
+    closest = sorted(reaches, key=lambda mid: (reaches[mid], mid), reverse=True)[:DECISIONS_CLOSEST]
     out = []
     for d in decisions:
-        sims = [float(np.dot(vectors[t], qvec)) for t in context[d.id] if t in vectors]
-        reach = max(sims, default=0.0)
+        reach = reaches[d.id]
         shares = any(asked & content_terms(texts.get(t, "")) for t in context[d.id])
-        if reach < DECISION_REACH * best and not (shares and reach >= DECISION_TERM_FLOOR):
+        if reach < DECISION_REACH * best and not (shares and reach >= DECISION_TERM_FLOOR) \
+                and not (d.id in closest and reach >= DECISION_CLOSEST_FLOOR):
             continue
         known = pool.get(d.id)
         if known is None:
@@ -593,6 +624,17 @@ def decisions_in_reach(store: Store, scope: Any, pool: dict[str, Candidate], qve
             continue
         out.append(d.id)
     return out
+
+
+def _inherit_settled(store: Store, decisions: Sequence[MemIR], context: dict[str, list[str]]) -> None:
+    """A decision that replaced an earlier reading of the same choice (a second reading of one utterance, a choice
+    restated) is read with what that one settled too: the link was written on the first."""
+    replaced = {rel.target: d.id for d in decisions for rel in d.relationships if rel.relation == "supersedes"}
+    if not replaced:
+        return
+    for record in store.fetch(sorted(replaced)):
+        heir = context[replaced[record.id]]
+        heir += [rel.target for rel in record.relationships if rel.relation == SETTLES and rel.target not in heir]
 
 
 #: asked about a choice, what a decision in reach settled (the options weighed before it) is no answer

@@ -52,6 +52,7 @@ from mnemir.retrieve.judgements import (
     assistant_questions,
     completed_elsewhere,
     decision_first,
+    decision_keeps_place,
     decisions_in_reach,
     demote_outdated,
     demote_replaced,
@@ -394,10 +395,11 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     notes += replaced_notes
     kept = _nudged(q, kept, judged)
     notes += weak_notes
-    kept = decision_first(next_step_first(kept, q.intent.query), q.intent.query, _reached_decisions(q, judged))
+    reached = _reached_decisions(q, judged)
+    kept = decision_first(next_step_first(kept, q.intent.query), q.intent.query, reached)
     kept, ruled_out, fusion_notes = _fused(q, kept, judged)
     notes += fusion_notes
-    kept = one_slot(kept, ruled_out, quotes)
+    kept = decision_keeps_place(one_slot(kept, ruled_out, quotes), reached, k, q.barred)
     if _fusion_on(config) and config.fill_from_plain and len(kept) < k:
         kept += _plain_fillers(q, kept, judged, ruled_out)
     widened, widen_notes = _widening(kept, q.intent, k)
