@@ -43,6 +43,25 @@ sys.path.insert(0, str(HERE))
 from _results import machine  # noqa: E402
 from remember_latency import CONVERSATION, NOW  # noqa: E402
 
+
+def conversation_turns() -> list[dict[str, Any]]:
+    """The bench conversation as ``ingest`` takes it."""
+    return [{"speaker": s, "text": t, "turn": i, "now": NOW + timedelta(minutes=i)}
+            for i, (s, t) in enumerate(CONVERSATION)]
+
+
+def write_conversation(mem: Any, how: str, user: str) -> None:
+    """The bench conversation written for ``user`` by ``remember`` turn by turn or by one ``ingest``."""
+    cache = getattr(mem.embedder, "_cache", None)
+    if cache is not None and hasattr(cache, "_data"):
+        cache._data.clear()  # every turn embedded, as in a new conversation
+    if how == "remember":
+        for turn in conversation_turns():
+            mem.remember(turn["text"], speaker=turn["speaker"], user=user, session=user, turn=turn["turn"],
+                         now=turn["now"])
+    else:
+        mem.ingest(conversation_turns(), user=user, session=user)
+
 SEED = 20261205
 
 
@@ -80,31 +99,16 @@ def measure_dialogue(users: int) -> dict[str, Any]:
     loaded); the two ways alternate conversation by conversation."""
     import mnemir
 
-    def turns() -> list[dict[str, Any]]:
-        return [{"speaker": s, "text": t, "turn": i, "now": NOW + timedelta(minutes=i)}
-                for i, (s, t) in enumerate(CONVERSATION)]
-
-    def one(mem: Any, how: str, user: str) -> None:
-        cache = getattr(mem.embedder, "_cache", None)
-        if cache is not None and hasattr(cache, "_data"):
-            cache._data.clear()  # every turn embedded, as in a new conversation
-        if how == "remember":
-            for turn in turns():
-                mem.remember(turn["text"], speaker=turn["speaker"], user=user, session=user, turn=turn["turn"],
-                             now=turn["now"])
-        else:
-            mem.ingest(turns(), user=user, session=user)
-
     out: dict[str, Any] = {"utterances": users * len(CONVERSATION)}
     with tempfile.TemporaryDirectory() as tmp:
         stores = {how: mnemir.open(Path(tmp) / how) for how in ("remember", "ingest")}
         spent = {how: [0.0, 0.0] for how in stores}
         for how, mem in stores.items():
-            one(mem, how, "warm-up")
+            write_conversation(mem, how, "warm-up")
         for u in range(users):
             for how, mem in (stores.items() if u % 2 == 0 else reversed(stores.items())):
                 start = _clock()
-                one(mem, how, f"u{u}")
+                write_conversation(mem, how, f"u{u}")
                 wall, cpu = _since(start)
                 spent[how][0] += wall
                 spent[how][1] += cpu

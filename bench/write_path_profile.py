@@ -27,14 +27,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from remember_latency import CONVERSATION, NOW  # noqa: E402
+from ingest import write_conversation  # noqa: E402
+from remember_latency import CONVERSATION  # noqa: E402
 
 #: (module, attribute path): the parts measured (a missing one, e.g. in an older checkout, is left out)
 PARTS = [
@@ -91,32 +91,17 @@ def measure(users: int) -> dict[str, Any]:
     spent, calls = _instrument()
     import mnemir
 
-    def turns() -> list[dict[str, Any]]:
-        return [{"speaker": s, "text": t, "turn": i, "now": NOW + timedelta(minutes=i)}
-                for i, (s, t) in enumerate(CONVERSATION)]
-
-    def one(mem: Any, how: str, user: str) -> None:
-        cache = getattr(mem.embedder, "_cache", None)
-        if cache is not None and hasattr(cache, "_data"):
-            cache._data.clear()
-        if how == "remember":
-            for turn in turns():
-                mem.remember(turn["text"], speaker=turn["speaker"], user=user, session=user, turn=turn["turn"],
-                             now=turn["now"])
-        else:
-            mem.ingest(turns(), user=user, session=user)
-
     out: dict[str, Any] = {"mnemir": mnemir.__file__}
     n = users * len(CONVERSATION)
     with tempfile.TemporaryDirectory() as tmp:
         for how in ("remember", "ingest"):
             mem = mnemir.open(Path(tmp) / how)
-            one(mem, how, "warm-up")
+            write_conversation(mem, how, "warm-up")
             spent.clear()
             calls.clear()
             cpu, wall = time.process_time(), time.perf_counter()
             for u in range(users):
-                one(mem, how, f"u{u}")
+                write_conversation(mem, how, f"u{u}")
             out[how] = {"total": {"cpu_ms": (time.process_time() - cpu) / n * 1e3,
                                   "wall_ms": (time.perf_counter() - wall) / n * 1e3},
                         "parts": {k: {"cpu_ms": v / n * 1e3, "calls": calls[k] / n} for k, v in spent.items()}}
