@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from dialogue_helpers import say, shown_turns
 
 import mnemir
 import mnemir.retrieve.judgements as judgements
@@ -29,13 +30,7 @@ PIANO = [
 
 
 def _said(mem: mnemir.Memory, turns: list[tuple[str, str]]) -> None:
-    for n, (speaker, text) in enumerate(turns, start=1):
-        mem.remember(text, speaker=speaker, user="ines", session="s1", turn=n, now=START + timedelta(minutes=n))
-
-
-def _turns(hits: list[mnemir.RecallHit]) -> list[set[int]]:
-    return [{s.turn for s in (h.memory.metadata.source, *h.memory.metadata.merged_sources) if s.turn}
-            for h in hits]
+    say(mem, turns, user="ines", start=START)
 
 
 def _scored(text: str, relevance: float, minutes: int, speaker: str = "user") -> Scored:
@@ -68,5 +63,5 @@ def test_a_question_about_the_choice_reaches_the_closest_decision(mem: mnemir.Me
     _said(mem, PIANO)
     hits = mem.recall("Which piano teacher did we pick for Maya?", user="ines", k=5,
                       now=START + timedelta(hours=2)).hits
-    reached = any("a statement of a decision" in r for h in hits for r in h.reasons if 5 in _turns([h])[0])
+    reached = any("a statement of a decision" in r for h in hits for r in h.reasons if 5 in shown_turns([h])[0])
     assert reached == bool(closest), [(h.memory.type, h.memory.text, h.reasons) for h in hits]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from dialogue_helpers import say, shown_turns
 
 import mnemir
 import mnemir.retrieve.judgements as judgements
@@ -25,13 +26,7 @@ WALL = [
 
 
 def _said(mem: mnemir.Memory, turns: list[tuple[str, str]]) -> None:
-    for n, (speaker, text) in enumerate(turns, start=1):
-        mem.remember(text, speaker=speaker, user="ines", session="s1", turn=n, now=START + timedelta(minutes=n))
-
-
-def _turns(hits: list[mnemir.RecallHit]) -> list[set[int]]:
-    return [{s.turn for s in (h.memory.metadata.source, *h.memory.metadata.merged_sources) if s.turn}
-            for h in hits]
+    say(mem, turns, user="ines", start=START)
 
 
 def _from(mem: mnemir.Memory, turn: int) -> list[MemIR]:
@@ -49,7 +44,7 @@ def test_a_decision_points_at_the_deliberation_it_settles(mem: mnemir.Memory) ->
 def test_a_question_about_the_choice_finds_the_decision_first(mem: mnemir.Memory) -> None:
     _said(mem, WALL)
     hits = mem.recall("Which builder is doing the garden wall?", user="ines", k=5, now=START + timedelta(hours=1)).hits
-    shown = _turns(hits)
+    shown = shown_turns(hits)
     assert shown and 4 in shown[0], shown
     assert not any(1 in s for s in shown), "the options weighed before the decision should give way to it"
 
@@ -59,7 +54,7 @@ def test_without_the_settled_options_going_the_deliberation_shows(mem: mnemir.Me
     monkeypatch.setattr(judgements, "SETTLED_GO", False)
     _said(mem, WALL)
     hits = mem.recall("Which builder is doing the garden wall?", user="ines", k=5, now=START + timedelta(hours=1)).hits
-    assert any(1 in s for s in _turns(hits))
+    assert any(1 in s for s in shown_turns(hits))
 
 
 @pytest.mark.parametrize("value, key", [("the 20th", "20"), ("21st", "21"), ("a 2017", "2017"), ("今天31号", "31号"),
@@ -82,7 +77,7 @@ def test_a_correction_by_ordinal_replaces_the_date_said_plainly(mem: mnemir.Memo
                 ("user", "Small fix: the ferry leaves on the 13th, not the 12th.")])
     old = [r for r in mem.list(user="ines", statuses=["superseded"]) if r.metadata.source.turn == 1]
     hits = mem.recall("When does the ferry to Bilbao leave?", user="ines", k=5, now=START + timedelta(hours=1)).hits
-    shown = _turns(hits)
+    shown = shown_turns(hits)
     assert old or not any(1 in s for s in shown), shown
     assert any(3 in s for s in shown), shown
 

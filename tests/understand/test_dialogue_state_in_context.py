@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from dialogue_helpers import say
 
 import mnemir
 import mnemir.memory.understanding as understanding
@@ -27,8 +28,7 @@ FLORIST = [
 
 
 def _said(mem: mnemir.Memory, turns: list[tuple[str, str]]) -> None:
-    for n, (speaker, text) in enumerate(turns, start=1):
-        mem.remember(text, speaker=speaker, user="noor", session="s1", turn=n, now=START + timedelta(minutes=n))
+    say(mem, turns, user="noor", start=START)
 
 
 def _read_from(mem: mnemir.Memory, turn: int, type_: str) -> list[MemIR]:
