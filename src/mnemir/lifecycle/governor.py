@@ -21,7 +21,7 @@ from mnemir.lifecycle.merge import find_duplicate, merge_into
 from mnemir.lifecycle.records import entry, is_live, short
 from mnemir.lifecycle.terms import variants
 from mnemir.ontology import Ontology
-from mnemir.store.base import LIVE_STATUSES, Selection, Store, Write
+from mnemir.store.base import ANY, LIVE_STATUSES, Selection, Store, Write
 from mnemir.store.filters import And, Cmp, FilterNode, matches, parse_filter
 
 #: how many near neighbours (same type and scope) are checked for a duplicate
@@ -146,7 +146,7 @@ class Governor:
     @staticmethod
     def _batch_neighbours(scope: Selection, vector: Vectors, batch: _Batch) -> list[tuple[MemIR, float]]:
         """The NEIGHBOURS records of the batch inside ``scope`` most similar to ``vector``, with their similarity."""
-        inside = [(rec, vec) for rec, vec in batch.items if scope.admits(rec)]
+        inside = [batch.items[i] for i in batch.of_scope(scope) if scope.admits(batch.items[i][0])]
         if not inside:
             return []
         sims = np.vstack([vec for _, vec in inside]) @ np.asarray(vector, dtype=np.float32)
@@ -284,14 +284,24 @@ class _Batch:
     def __init__(self) -> None:
         self.items: list[tuple[MemIR, Vectors]] = []
         self._by_value: dict[tuple[str, Any], list[int]] = {}
+        self._by_user_type: dict[tuple[Any, str], list[int]] = {}
 
     def append(self, record: MemIR, vector: Vectors) -> None:
         at = len(self.items)
         self.items.append((record, vector))
+        self._by_user_type.setdefault((record.scope.user_id, record.type), []).append(at)
         for name, value in record.properties.items():
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, str | int | float | bool):
                     self._by_value.setdefault((name, item), []).append(at)
+
+    def of_scope(self, selection: Selection) -> Sequence[int]:
+        """Positions of the items that may be inside ``selection``, in batch order: those of its user and types
+        when it names them (a record of another user or type is never inside), else all."""
+        if selection.user_id is ANY or selection.types is None:
+            return range(len(self.items))
+        at = [i for t in selection.types for i in self._by_user_type.get((selection.user_id, t), ())]
+        return sorted(at) if len(selection.types) > 1 else at
 
     def found_by(self, selection: Selection) -> list[tuple[MemIR, Vectors]]:
         """The batch's records inside ``selection`` (scope, types, statuses, where), in batch order."""
