@@ -83,7 +83,7 @@ class Governor:
         if policy.merge_keys is None:
             return False
         scope = self._scope(record, (record.type,))
-        keyed_scope = self._merge_keyed(record, scope)
+        keyed_scope = looked.keyed_scope[record.id]
         sims, candidates = looked.merge_candidates(record.id, vector)
         # the records of this batch that the same look-ups would find had they been stored one by one: the
         # NEIGHBOURS most similar and the key-matched (comparing with every earlier item made a large batch
@@ -114,7 +114,7 @@ class Governor:
     def _conflicts(self, record: MemIR, batch: _Batch, pending: dict[str, Write],
                    skip: Collection[str], looked: _LookedUp) -> list[Conflict]:
         candidates: dict[str, MemIR] = {}
-        queries = self._rule_queries(record)
+        queries = looked.rule_queries[record.id]
         for found in looked.rule_matches(record.id):
             for rec in found:
                 candidates[rec.id] = rec
@@ -179,11 +179,11 @@ class Governor:
                 looked.sims[record.id] = {mid: float(sim) for mid, sim in hits}
         selections: list[Selection] = []
         for record in merging:
-            keyed = self._merge_keyed(record, self._scope(record, (record.type,)))
+            keyed = looked.keyed_scope[record.id] = self._merge_keyed(record, self._scope(record, (record.type,)))
             looked.keyed[record.id] = (len(selections), 1) if keyed is not None else (len(selections), 0)
             selections += [keyed] if keyed is not None else []
         for record in live:
-            queries = self._rule_queries(record)
+            queries = looked.rule_queries[record.id] = self._rule_queries(record)
             looked.rules[record.id] = (len(selections), len(queries))
             selections += queries
         looked.selected = self.store.select_many(selections, limit=KEY_LIMIT) if selections else []
@@ -250,6 +250,9 @@ class _LookedUp:
 
     def __init__(self) -> None:
         self.sims: dict[str, dict[str, float]] = {}
+        #: the selections the rules ask for, by record id (made once: parsing a filter is not free)
+        self.keyed_scope: dict[str, Selection | None] = {}
+        self.rule_queries: dict[str, list[Selection]] = {}
         self.keyed: dict[str, tuple[int, int]] = {}
         self.rules: dict[str, tuple[int, int]] = {}
         self.selected: list[list[MemIR]] = []
