@@ -133,13 +133,10 @@ def top_k_many(cache: VectorCache, pos: Positions, queries: Sequence[Vectors], k
     """:func:`top_k` of each query: the codes of ``pos`` gathered once (not once per query); each query's Hamming
     distances, candidates and exact scores are then those :func:`top_k` computes for it alone."""
     assert cache.signs is not None and cache.sign_mean is not None
-    if not queries:
-        return []
+    if len(queries) < 2 or len(pos) == cache.size or len(pos) > ALL_ROWS_SHARE * cache.size:
+        return [top_k(cache, pos, query, k, depth) for query in queries]  # nothing gathered per query to share
     coded = encode(np.vstack(queries), cache.sign_mean)
-    if len(pos) == cache.size:  # every row (positions are sorted and unique)
-        codes = cache.signs[:, : cache.size]
-    else:
-        codes = np.take(cache.signs, pos, axis=1)
+    codes = np.take(cache.signs, pos, axis=1)
     return [_rescored(cache, pos, distances(codes, coded[:, i]), query, k, depth) for i, query in enumerate(queries)]
 
 
