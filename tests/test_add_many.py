@@ -204,7 +204,7 @@ _ITEM = st.one_of(
 )
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(earlier=st.lists(_ITEM, max_size=4), items=st.lists(_ITEM, min_size=1, max_size=8))
 def test_a_governed_batch_stores_what_adds_one_by_one_store(tmp_path_factory: pytest.TempPathFactory,
                                                             embedder: Any, now: datetime,
