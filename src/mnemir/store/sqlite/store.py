@@ -35,6 +35,10 @@ ORDER_FIELDS = record_order_fields("r")
 #: BM25 weights of the FTS columns: words of text/summary, words of property values, single hanzi
 FTS_WEIGHTS = (1.0, 0.5, 0.2)
 _CHUNK = 500  # ids per IN (...) list
+#: the tenant column in a read by ids: ``+`` keeps SQLite from using it as an index term, so the ids are looked up by
+#: their own index (with a few hundred ids and a user condition, the planner chose to walk the user's whole scope:
+#: 500 ids of one user in a 100k store took 34 ms instead of 4.6 ms); the rows found are the same
+BY_ID_USER = "+r.user_id"
 T = TypeVar("T")
 #: text searches whose words match fewer rows than this share of the store, and fewer than TEXT_SQL_ROWS, run in
 #: SQL (cheaper for a few matches: FTS5 scores ~2 us per match; at 1M rows a word in 0.6 % of them took 20 ms CPU
@@ -258,7 +262,7 @@ class SQLiteStore(Store):
             for chunk in _chunks(list(dict.fromkeys(ids))):
                 p = Params()
                 sql = (f"SELECT r.id, d.record FROM records r JOIN documents d USING (rid) WHERE r.id IN "
-                       f"({p.many(chunk)}){owner_condition('r.user_id', user, p)}")
+                       f"({p.many(chunk)}){owner_condition(BY_ID_USER, user, p)}")
                 for mid, data in conn.execute(sql, p.values):
                     found[mid] = records.load_record(data)
             return [found[i] for i in ids if i in found]
@@ -503,7 +507,7 @@ class SQLiteStore(Store):
             for chunk in _chunks(list(dict.fromkeys(ids))):
                 p = Params()
                 sql = (f"SELECT r.id, e.vector FROM records r JOIN embeddings e ON e.rid = r.rid "
-                       f"WHERE r.id IN ({p.many(chunk)}){owner_condition('r.user_id', user, p)}")
+                       f"WHERE r.id IN ({p.many(chunk)}){owner_condition(BY_ID_USER, user, p)}")
                 out.update((mid, records.blob_vector(blob)) for mid, blob in conn.execute(sql, p.values))
             return out
 
