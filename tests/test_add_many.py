@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import mnemir
 from mnemir.errors import ConflictError, ValidationError
@@ -189,3 +191,37 @@ def test_add_with_a_precomputed_vector(mem: mnemir.Memory, now: datetime) -> Non
             mem.add("x y z", "Fact", user="alice", now=now, vector=bad)
         assert info.value.field == "vector"
     assert mem.count(user="alice") == 2
+
+
+_NAMES, _PLACES = ["Ana", "Ben", "Cleo"], ["Lisbon", "Osaka", "Lima"]
+_ITEM = st.one_of(
+    st.builds(lambda n, p, a: {"text": f"{n} has a {a} in {p}", "type": "Fact",
+                               "properties": {"entity": n, "attribute": a, "value": p}},
+              st.sampled_from(_NAMES), st.sampled_from(_PLACES), st.sampled_from(["meeting", "flat"])),
+    st.builds(lambda s, like: {"text": f"I {'like' if like else 'dislike'} {s}", "type": "Preference",
+                               "properties": {"subject": s, "preference_type": "like" if like else "dislike"}},
+              st.sampled_from(["black coffee", "green tea"]), st.booleans()),
+)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(earlier=st.lists(_ITEM, max_size=4), items=st.lists(_ITEM, min_size=1, max_size=8))
+def test_a_governed_batch_stores_what_adds_one_by_one_store(tmp_path_factory: pytest.TempPathFactory,
+                                                            embedder: Any, now: datetime,
+                                                            earlier: list[dict[str, Any]],
+                                                            items: list[dict[str, Any]]) -> None:
+    """Repeats (merged), contradictions and preference flips inside a batch and against what the store held: the
+    batch's look-ups are read together before any decision, and the outcome is that of ``add`` item by item."""
+    root = tmp_path_factory.mktemp("govern")
+    batched, one_by_one = mnemir.open(root / "batched", embedder=embedder), mnemir.open(root / "one", embedder=embedder)
+    try:
+        for memory in (batched, one_by_one):
+            for item in earlier:
+                memory.add(item["text"], item["type"], item["properties"], user="alice", now=now)
+        batched.add_many(items, user="alice", now=now)
+        for item in items:
+            one_by_one.add(item["text"], item["type"], item["properties"], user="alice", now=now)
+        assert _outcome(batched) == _outcome(one_by_one)
+    finally:
+        batched.close()
+        one_by_one.close()

@@ -4,6 +4,7 @@ scan with the store's filter semantics finds, for any filter, whether or not the
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 
@@ -44,3 +45,45 @@ def test_found_by_equals_a_scan() -> None:
             assert [r.id for r, _ in batch.found_by(selection)] == want
             checked += len(want)
     assert checked > 100  # not vacuous
+
+
+def test_a_batch_looks_up_what_each_record_would_alone(tmp_path: Path) -> None:
+    """The governor reads a whole batch's look-ups before deciding (``Governor._look_up``: vector searches per
+    scope, selects, fetches and vectors in one read each); every record must get exactly what its own calls to the
+    store return: the same neighbours and similarities, key-matched and rule-matched records, in the same order."""
+    from mnemir.lifecycle import LifecycleConfig
+    from mnemir.lifecycle.governor import KEY_LIMIT, NEIGHBOURS, Governor
+    from mnemir.store.base import Write
+    from mnemir.store.sqlite import SQLiteStore
+
+    rnd, rng = random.Random(5), np.random.default_rng(5)
+    store = SQLiteStore(tmp_path / "m.db", ontology=ONTOLOGY)
+    try:
+        stored = [fact(i, rnd) for i in range(150)]
+        vectors = rng.standard_normal((len(stored), 16)).astype(np.float32)
+        vectors[100:110] = vectors[:10]  # repeated vectors: tied neighbours
+        store.write([Write(r, v) for r, v in zip(stored, vectors, strict=True)], model_id="m")
+        batch = [fact(1000 + i, rnd).model_copy(update={"status": MemoryStatus.active}) for i in range(40)]
+        known = {r.id: v for r, v in zip(batch, rng.standard_normal((len(batch), 16)).astype(np.float32),
+                                         strict=True)}
+        known[batch[0].id] = vectors[3]
+        governor = Governor(store, ONTOLOGY, None, LifecycleConfig())  # type: ignore[arg-type]
+        looked = governor._look_up(batch, known)
+        compared = 0
+        for record in batch:
+            scope = governor._scope(record, (record.type,))
+            alone = {mid: float(s) for mid, s in store.vector_search(scope, known[record.id], NEIGHBOURS)}
+            keyed = governor._merge_keyed(record, scope)
+            keyed_found = store.select(keyed, limit=KEY_LIMIT) if keyed is not None else []
+            candidates = {r.id: r for r in [*store.fetch(list(alone), user=scope.user_id), *keyed_found]}
+            for mid, vec in store.vectors([m for m in candidates if m not in alone], user=scope.user_id).items():
+                alone[mid] = float(np.dot(vec, known[record.id]))
+            sims, found = looked.merge_candidates(record.id, known[record.id])
+            assert sims == alone
+            assert list(found) == list(candidates) and list(found.values()) == list(candidates.values())
+            rules = [store.select(q, limit=KEY_LIMIT) for q in governor._rule_queries(record)]
+            assert looked.rule_matches(record.id) == rules
+            compared += len(found) + sum(map(len, rules))
+        assert compared > 100  # not vacuous
+    finally:
+        store.close()

@@ -120,3 +120,15 @@ def test_nearest_keeps_exactly_depth_rows_ties_by_index() -> None:
     assert sorted(signs.nearest(dist, 10).tolist()) == list(range(7))
     codes = signs.encode(np.array([[1.0, -1.0] * 40], dtype=np.float32), np.zeros(80, dtype=np.float32))
     assert codes.shape == (2, 1) and signs.distances(codes, codes[:, 0]).tolist() == [0]
+
+
+def test_many_searches_by_sign_codes_are_the_searches_one_by_one(store: SQLiteStore, centres: np.ndarray) -> None:
+    """The batched search gathers a scope's codes once; every query still gets exactly its own answer."""
+    entity = Selection(user_id="alice", where=parse_filter({"entity": "e1"}, ONTOLOGY))
+    few = Selection(user_id="alice", ids=tuple(f"f{i:05d}" for i in range(0, N, 4)))  # a quarter: codes gathered
+    queries = list(clustered(np.random.default_rng(4), 12, centres))
+    for selection in (ALICE, entity, few):
+        one = [store.vector_search(selection, q, K) for q in queries]
+        assert store.last_search_path == "signs"
+        assert store.vector_search_many(selection, queries, K) == one
+        assert store.last_search_path == "signs"

@@ -495,3 +495,38 @@ def test_capabilities_are_declared(store: Store, backend: str) -> None:
     assert caps.exact_filtered_vectors is True
     assert caps.ann == hasattr(store, "build_ann_index")  # declared exactly where an ANN index can be built
     assert set(caps.text_languages) >= {"en", "zh"}
+
+
+# -- many look-ups in one read ---------------------------------------------------------------
+def test_many_vector_searches_answer_as_one_search_each(store: Store) -> None:
+    """``vector_search_many`` returns, query for query, what ``vector_search`` returns: with repeated vectors (exact
+    ties), k above the scope's size, a filtered scope and an empty query list."""
+    rng = np.random.default_rng(5)
+    base = unit(rng, 30)
+    vectors = np.vstack([base, base[:6]])  # six records share a vector with another: tied scores
+    recs = [record(f"note {i}", "Fact" if i % 3 else "Preference", {"entity": f"e{i % 4}"} if i % 3 else
+                   {"subject": f"s{i % 4}", "preference_type": "like"}, user="alice" if i % 5 else "bob", id=f"r{i:02d}")
+            for i in range(len(vectors))]
+    put(store, *recs, vectors=vectors)
+    queries = [*unit(rng, 5), base[0], base[3]]
+    selections = [Selection(user_id="alice"), Selection(user_id="alice", types=("Fact",)),
+                  Selection(user_id="bob"),
+                  Selection(user_id="alice", types=("Fact",), where=parse_filter({"entity": "e1"}, ONTOLOGY))]
+    for selection in selections:
+        for k in (1, 3, 5, 50):
+            assert store.vector_search_many(selection, queries, k) == [store.vector_search(selection, q, k)
+                                                                       for q in queries]
+    assert store.vector_search_many(Selection(user_id="alice"), [], 5) == []
+
+
+def test_many_selects_answer_as_one_select_each(store: Store) -> None:
+    recs = [record(f"note {i}", "Fact", {"entity": f"e{i % 4}", "attribute": "job"}, user="alice", id=f"s{i:02d}")
+            for i in range(12)]
+    put(store, *recs)
+    selections = [Selection(user_id="alice", types=("Fact",), where=parse_filter({"entity": e}, ONTOLOGY))
+                  for e in ("e1", "e2", "e1", "nobody")] + [Selection(user_id="alice"), Selection(user_id="bob")]
+    for limit in (None, 2):
+        many = store.select_many(selections, limit=limit)
+        assert [ids(found) for found in many] == [ids(store.select(s, limit=limit)) for s in selections]
+        assert many[0] == store.select(selections[0], limit=limit)
+    assert store.select_many([]) == []

@@ -21,7 +21,7 @@ from mnemir.lifecycle.merge import find_duplicate, merge_into
 from mnemir.lifecycle.records import entry, is_live, short
 from mnemir.lifecycle.terms import variants
 from mnemir.ontology import Ontology
-from mnemir.store.base import LIVE_STATUSES, Selection, Store, Write
+from mnemir.store.base import ANY, LIVE_STATUSES, Selection, Store, Write
 from mnemir.store.filters import And, Cmp, FilterNode, matches, parse_filter
 
 #: how many near neighbours (same type and scope) are checked for a duplicate
@@ -50,15 +50,16 @@ class Governor:
         if missing:
             known.update(zip([r.id for r in missing], self.embedder.embed([r.content.text for r in missing]),
                              strict=True))
+        looked = self._look_up(records, known)
         for record, vector in ((r, known[r.id]) for r in records):
             if not is_live(record):  # e.g. a record written as history; nothing to govern
                 pending[record.id] = Write(record, vector, [entry(None, record, Action.created, now=now,
                                                                   actor=actor, reason="added")])
                 continue
-            if self._merge(record, vector, batch, pending, report, now=now, actor=actor, skip=skip_ids):
+            if self._merge(record, vector, batch, pending, report, looked, now=now, actor=actor, skip=skip_ids):
                 continue
             current, history = record, [entry(None, record, Action.created, now=now, actor=actor, reason="added")]
-            for conflict in self._conflicts(record, batch, pending, skip_ids):
+            for conflict in self._conflicts(record, batch, pending, skip_ids, looked):
                 old = pending[conflict.old.id].record if conflict.old.id in pending else conflict.old
                 res = resolve(Conflict(conflict.rule, current, old, conflict.strategy, conflict.question,
                                        conflict.supports), self.config, now=now, actor=actor)
@@ -77,23 +78,13 @@ class Governor:
 
     # -- merge -----------------------------------------------------------------------------
     def _merge(self, record: MemIR, vector: Vectors, batch: _Batch, pending: dict[str, Write],
-               report: WriteReport, *, now: Any, actor: str, skip: Collection[str]) -> bool:
+               report: WriteReport, looked: _LookedUp, *, now: Any, actor: str, skip: Collection[str]) -> bool:
         policy = self.config.policy(record.type)
         if policy.merge_keys is None:
             return False
-        sims: dict[str, float] = {}
-        candidates: dict[str, MemIR] = {}
         scope = self._scope(record, (record.type,))
-        for mid, sim in self.store.vector_search(scope, vector, NEIGHBOURS):
-            sims[mid] = float(sim)
-        keyed_scope = self._keyed(scope, {k: record.properties.get(k) for k in policy.merge_keys}) \
-            if policy.merge_keys else None
-        keyed = self.store.select(keyed_scope, limit=KEY_LIMIT) if keyed_scope is not None else []
-        for rec in [*self.store.fetch(list(sims), user=scope.user_id), *keyed]:
-            candidates[rec.id] = rec
-        missing = [mid for mid in candidates if mid not in sims]
-        for mid, vec in self.store.vectors(missing, user=scope.user_id).items():
-            sims[mid] = float(np.dot(vec, vector))
+        keyed_scope = looked.keyed_scope[record.id]
+        sims, candidates = looked.merge_candidates(record.id, vector)
         # the records of this batch that the same look-ups would find had they been stored one by one: the
         # NEIGHBOURS most similar and the key-matched (comparing with every earlier item made a large batch
         # quadratic)
@@ -121,11 +112,11 @@ class Governor:
 
     # -- contradictions ----------------------------------------------------------------------
     def _conflicts(self, record: MemIR, batch: _Batch, pending: dict[str, Write],
-                   skip: Collection[str]) -> list[Conflict]:
+                   skip: Collection[str], looked: _LookedUp) -> list[Conflict]:
         candidates: dict[str, MemIR] = {}
-        queries = self._rule_queries(record)
-        for query in queries:
-            for rec in self.store.select(query, limit=KEY_LIMIT):
+        queries = looked.rule_queries[record.id]
+        for found in looked.rule_matches(record.id):
+            for rec in found:
                 candidates[rec.id] = rec
         for query in queries:  # the batch's records that these look-ups would find had they been stored
             for rec, _ in batch.found_by(query):
@@ -155,7 +146,7 @@ class Governor:
     @staticmethod
     def _batch_neighbours(scope: Selection, vector: Vectors, batch: _Batch) -> list[tuple[MemIR, float]]:
         """The NEIGHBOURS records of the batch inside ``scope`` most similar to ``vector``, with their similarity."""
-        inside = [(rec, vec) for rec, vec in batch.items if scope.admits(rec)]
+        inside = [batch.items[i] for i in batch.of_scope(scope) if scope.admits(batch.items[i][0])]
         if not inside:
             return []
         sims = np.vstack([vec for _, vec in inside]) @ np.asarray(vector, dtype=np.float32)
@@ -163,6 +154,50 @@ class Governor:
         return [(inside[i][0], float(sims[i])) for i in best]
 
     # -- store access ------------------------------------------------------------------------
+    def _merge_keyed(self, record: MemIR, scope: Selection) -> Selection | None:
+        policy = self.config.policy(record.type)
+        if not policy.merge_keys:
+            return None
+        return self._keyed(scope, {k: record.properties.get(k) for k in policy.merge_keys})
+
+    def _look_up(self, records: Sequence[MemIR], vectors: Mapping[str, Vectors]) -> _LookedUp:
+        """What the store holds for every record of the batch, read before any decision (the store does not change
+        while a batch is governed: its writes are stored after): the nearest neighbours of each record in its
+        type's scope (one vector search per scope for all its records), the key- and rule-matched records (one
+        read for every selection, each asked once), the neighbours' records and the key-matched records' vectors
+        (one read each). Each record then sees exactly what its own look-ups one by one would have returned."""
+        looked = _LookedUp()
+        live = [r for r in records if is_live(r)]
+        merging = [r for r in live if self.config.policy(r.type).merge_keys is not None]
+        by_scope: dict[str, tuple[Selection, list[MemIR]]] = {}
+        for record in merging:
+            scope = self._scope(record, (record.type,))
+            by_scope.setdefault(repr(scope), (scope, []))[1].append(record)
+        for scope, members in by_scope.values():
+            found = self.store.vector_search_many(scope, [vectors[r.id] for r in members], NEIGHBOURS)
+            for record, hits in zip(members, found, strict=True):
+                looked.sims[record.id] = {mid: float(sim) for mid, sim in hits}
+        selections: list[Selection] = []
+        for record in merging:
+            keyed = looked.keyed_scope[record.id] = self._merge_keyed(record, self._scope(record, (record.type,)))
+            looked.keyed[record.id] = (len(selections), 1) if keyed is not None else (len(selections), 0)
+            selections += [keyed] if keyed is not None else []
+        for record in live:
+            queries = looked.rule_queries[record.id] = self._rule_queries(record)
+            looked.rules[record.id] = (len(selections), len(queries))
+            selections += queries
+        looked.selected = self.store.select_many(selections, limit=KEY_LIMIT) if selections else []
+        by_user: dict[Any, list[MemIR]] = {}
+        for record in merging:
+            by_user.setdefault(record.scope.user_id, []).append(record)
+        for user, members in by_user.items():
+            wanted = list(dict.fromkeys(mid for r in members for mid in looked.sims[r.id]))
+            looked.fetched.update((r.id, r) for r in self.store.fetch(wanted, user=user))
+            missing = list(dict.fromkeys(rec.id for r in members for rec in looked.keyed_records(r.id)
+                                         if rec.id not in looked.sims[r.id]))
+            looked.vectors.update(self.store.vectors(missing, user=user))
+        return looked
+
     def _scope(self, record: MemIR, types: tuple[str, ...]) -> Selection:
         known = tuple(t for t in types if t in self.ontology)
         return Selection(user_id=record.scope.user_id, types=known or types, statuses=LIVE_STATUSES)
@@ -210,6 +245,41 @@ class Governor:
             pending[record.id] = Write(record, None, list(history))
 
 
+class _LookedUp:
+    """The store's answers to every look-up of a batch's records (:meth:`Governor._look_up`), by record id."""
+
+    def __init__(self) -> None:
+        self.sims: dict[str, dict[str, float]] = {}
+        #: the selections the rules ask for, by record id (made once: parsing a filter is not free)
+        self.keyed_scope: dict[str, Selection | None] = {}
+        self.rule_queries: dict[str, list[Selection]] = {}
+        self.keyed: dict[str, tuple[int, int]] = {}
+        self.rules: dict[str, tuple[int, int]] = {}
+        self.selected: list[list[MemIR]] = []
+        self.fetched: dict[str, MemIR] = {}
+        self.vectors: dict[str, Vectors] = {}
+
+    def keyed_records(self, rid: str) -> list[MemIR]:
+        at, count = self.keyed.get(rid, (0, 0))
+        return [rec for found in self.selected[at:at + count] for rec in found]
+
+    def rule_matches(self, rid: str) -> list[list[MemIR]]:
+        at, count = self.rules.get(rid, (0, 0))
+        return self.selected[at:at + count]
+
+    def merge_candidates(self, rid: str, vector: Vectors) -> tuple[dict[str, float], dict[str, MemIR]]:
+        """(similarities, candidates) of a record in the store, as its vector search, the fetch of the neighbours,
+        its key-matched select and the vectors of those would give them."""
+        sims = dict(self.sims[rid])
+        candidates: dict[str, MemIR] = {}
+        for rec in [*(self.fetched[mid] for mid in sims if mid in self.fetched), *self.keyed_records(rid)]:
+            candidates[rec.id] = rec
+        for mid in candidates:
+            if mid not in sims and mid in self.vectors:
+                sims[mid] = float(np.dot(self.vectors[mid], vector))
+        return sims, candidates
+
+
 class _Batch:
     """The records governed so far in one call, with their vectors; found as a store look-up would find them, through
     an index of their property values (a large batch is not scanned once per item)."""
@@ -217,14 +287,24 @@ class _Batch:
     def __init__(self) -> None:
         self.items: list[tuple[MemIR, Vectors]] = []
         self._by_value: dict[tuple[str, Any], list[int]] = {}
+        self._by_user_type: dict[tuple[Any, str], list[int]] = {}
 
     def append(self, record: MemIR, vector: Vectors) -> None:
         at = len(self.items)
         self.items.append((record, vector))
+        self._by_user_type.setdefault((record.scope.user_id, record.type), []).append(at)
         for name, value in record.properties.items():
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, str | int | float | bool):
                     self._by_value.setdefault((name, item), []).append(at)
+
+    def of_scope(self, selection: Selection) -> Sequence[int]:
+        """Positions of the items that may be inside ``selection``, in batch order: those of its user and types
+        when it names them (a record of another user or type is never inside), else all."""
+        if selection.user_id is ANY or selection.types is None:
+            return range(len(self.items))
+        at = [i for t in selection.types for i in self._by_user_type.get((selection.user_id, t), ())]
+        return sorted(at) if len(selection.types) > 1 else at
 
     def found_by(self, selection: Selection) -> list[tuple[MemIR, Vectors]]:
         """The batch's records inside ``selection`` (scope, types, statuses, where), in batch order."""

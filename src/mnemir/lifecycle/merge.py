@@ -11,6 +11,7 @@ merged record in the target's history, so :func:`unmerged` can restore both.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -45,8 +46,11 @@ _NAMES = re.compile(r"(?<![.!?:;]\s)(?<!^)(?<![.!?:;])\b[A-Z][\w'-]*")
 _PRONOUN_I = frozenset({"I", "I'm", "I'll", "I've", "I'd"})
 
 
+@functools.lru_cache(maxsize=4096)
 def _details(text: str) -> dict[str, tuple[str, ...]]:
-    """What in a text names one particular thing: numbers, identifiers and names (sorted, so order is ignored)."""
+    """What in a text names one particular thing: numbers, identifiers and names (sorted, so order is ignored).
+    Kept for the latest texts (a batch compares each item with its neighbours, which are often the same records);
+    the callers only read what it returns."""
     text = unicodedata.normalize("NFKC", text)  # full-width digits and letters read as their ASCII forms
     names = [n for n in _NAMES.findall(" ".join(text.split())) if n not in _PRONOUN_I]
     return {"numbers": tuple(sorted(_DIGITS.findall(text) + _CJK_NUMERALS.findall(text))),

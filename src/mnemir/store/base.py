@@ -155,6 +155,17 @@ class Store(abc.ABC):
     def vector_search(self, selection: Selection, query: Vectors, k: int) -> list[tuple[str, float]]:
         """(id, cosine similarity) of the k nearest records inside the selection, best first. Exact."""
 
+    def vector_search_many(self, selection: Selection, queries: Sequence[Vectors],
+                           k: int) -> list[list[tuple[str, float]]]:
+        """:meth:`vector_search` of each query in ``queries`` inside one selection, in order: exactly what the
+        calls one by one return (a backend may answer them together: one read, the scope resolved once)."""
+        return [self.vector_search(selection, query, k) for query in queries]
+
+    def select_many(self, selections: Sequence[Selection], *, limit: int | None = None) -> list[list[MemIR]]:
+        """:meth:`select` of each selection (default order, ``limit``), in order: exactly what the calls one by
+        one return (a backend may answer them in one read)."""
+        return [self.select(selection, limit=limit) for selection in selections]
+
     @abc.abstractmethod
     def text_search(self, selection: Selection, query: str, k: int) -> list[tuple[str, float]]:
         """(id, BM25 score, higher is better) of the k best full-text matches inside the selection."""
@@ -275,6 +286,13 @@ class TenantReads(Store):
 
     def vector_search(self, selection: Selection, query: Vectors, k: int) -> list[tuple[str, float]]:
         return self.store.vector_search(selection, query, k)
+
+    def vector_search_many(self, selection: Selection, queries: Sequence[Vectors],
+                           k: int) -> list[list[tuple[str, float]]]:
+        return self.store.vector_search_many(selection, queries, k)
+
+    def select_many(self, selections: Sequence[Selection], *, limit: int | None = None) -> list[list[MemIR]]:
+        return self.store.select_many(selections, limit=limit)
 
     def text_search(self, selection: Selection, query: str, k: int) -> list[tuple[str, float]]:
         return self.store.text_search(selection, query, k)

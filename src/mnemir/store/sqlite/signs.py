@@ -24,6 +24,7 @@ cache row for row (new, replaced and compacted rows), so deleted or out-of-scope
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -125,6 +126,18 @@ def top_k(cache: VectorCache, pos: Positions, query: Vectors, k: int, depth: int
     """(rid, exact cosine) of the best ``k`` rows among ``pos``, best first (ties by rid), from the ``depth``
     candidates nearest by sign code."""
     return _rescored(cache, pos, _candidate_distances(cache, pos, query), query, k, depth)
+
+
+def top_k_many(cache: VectorCache, pos: Positions, queries: Sequence[Vectors], k: int,
+               depth: int) -> list[list[tuple[int, float]]]:
+    """:func:`top_k` of each query: the codes of ``pos`` gathered once (not once per query); each query's Hamming
+    distances, candidates and exact scores are then those :func:`top_k` computes for it alone."""
+    assert cache.signs is not None and cache.sign_mean is not None
+    if len(queries) < 2 or len(pos) == cache.size or len(pos) > ALL_ROWS_SHARE * cache.size:
+        return [top_k(cache, pos, query, k, depth) for query in queries]  # nothing gathered per query to share
+    coded = encode(np.vstack(queries), cache.sign_mean)
+    codes = np.take(cache.signs, pos, axis=1)
+    return [_rescored(cache, pos, distances(codes, coded[:, i]), query, k, depth) for i, query in enumerate(queries)]
 
 
 def _candidate_distances(cache: VectorCache, pos: Positions, query: Vectors) -> npt.NDArray[np.uint16]:

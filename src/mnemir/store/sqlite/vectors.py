@@ -42,6 +42,11 @@ if TYPE_CHECKING:
 #: above this share of the cache, scoring every row and picking the candidates beats gathering them first
 #: (gathering copies rows and is memory-bound: measured on 2 cores, the two cross at about 15 %)
 SCORE_ALL_SHARE = 0.15
+#: :meth:`VectorCache.top_k_many`: queries scored together per matrix product, and how far below the k-th best
+#: product score a row is still rescored exactly (two float32 dot products of 512-number unit vectors differ by at
+#: most about 512 * 2**-24 * 2 = 6e-5)
+MANY_CHUNK = 64
+MARGIN = 1e-3
 #: the per-row scope columns the cache keeps (records columns)
 SCOPE_COLUMNS = ("user_id", "agent_id", "session_id", "type", "status")
 #: give deleted rows' memory back once they are this share of the cache
@@ -406,6 +411,39 @@ class VectorCache:
         chosen_rids, chosen_scores = self.rids[pos[best]], scores[best]
         order = np.lexsort((chosen_rids, -chosen_scores))
         return [(int(chosen_rids[i]), float(chosen_scores[i])) for i in order]
+
+
+    def top_k_many(self, pos: Positions, queries: Sequence[Vectors], k: int) -> list[list[tuple[int, float]]]:
+        """:meth:`top_k` of each query, the same answers: the scope's rows are scored for all queries in one matrix
+        product, which only narrows each query's candidates (every row whose product score is within
+        :data:`MARGIN` of the k-th best, a bound far above the rounding of two float32 dot products of unit
+        vectors); the candidates are then scored exactly as :meth:`top_k` scores them (row by row, one query at a
+        time), and where the exact k-th score is tied with a row beyond it (which of the tied rows ``top_k``
+        keeps depends on the whole array), that query is answered by :meth:`top_k` itself."""
+        if not len(pos) or k <= 0 or k >= len(pos) or len(queries) < 2:
+            return [self.top_k(pos, query, k) for query in queries]
+        rows = self.matrix[: self.size][pos] if len(pos) > SCORE_ALL_SHARE * self.size else np.take(
+            self.matrix, pos, axis=0)
+        out: list[list[tuple[int, float]]] = []
+        for lo in range(0, len(queries), MANY_CHUNK):
+            chunk = np.vstack(queries[lo : lo + MANY_CHUNK]).astype(np.float32, copy=False)
+            approx = chunk @ rows.T  # (queries, rows)
+            kth = np.partition(approx, len(pos) - k, axis=1)[:, len(pos) - k]
+            for j, query in enumerate(queries[lo : lo + MANY_CHUNK]):
+                near = np.flatnonzero(approx[j] >= kth[j] - MARGIN)
+                scores = np.einsum("ij,j->i", rows[near], query)
+                if not np.all(np.isfinite(scores)):
+                    out.append(self.top_k(pos, query, k))
+                    continue
+                ranked = np.sort(scores)[::-1]
+                if len(near) > k and ranked[k - 1] == ranked[k]:
+                    out.append(self.top_k(pos, query, k))  # a tie at the k-th place: top_k's own choice
+                    continue
+                best = np.argpartition(-scores, k - 1)[:k] if len(near) > k else np.arange(len(near))
+                chosen_rids, chosen_scores = self.rids[pos[near[best]]], scores[best]
+                order = np.lexsort((chosen_rids, -chosen_scores))
+                out.append([(int(chosen_rids[i]), float(chosen_scores[i])) for i in order])
+        return out
 
 
 G = TypeVar("G", bound=np.generic)
