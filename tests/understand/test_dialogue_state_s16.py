@@ -7,11 +7,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from dialogue_helpers import say
+from dialogue_helpers import say, shown_turns
 
 import mnemir
 from mnemir.ir import MemIR
-from mnemir.memory.understanding import OFFERED, _choice_of
+from mnemir.memory.understanding import OFFERED, _choice_of, _names_a_value
+from mnemir.retrieve.judgements import CORRECTS
 
 START = datetime(2026, 11, 9, 19, 0, tzinfo=UTC)
 
@@ -111,3 +112,37 @@ def test_a_chinese_terse_choice_is_kept_as_a_decision(mem: mnemir.Memory) -> Non
 def test_a_question_about_a_choice_is_no_decision(mem: mnemir.Memory) -> None:
     say(mem, [("user", "Should we go for the pine bunk bed or the white daybed?")], user="uri", start=START)
     assert not [r for r in mem.list(user="uri", types=["Fact"]) if r.properties.get("attribute") == "decision"]
+
+
+# -- a value taken back, whatever the utterance was read as ---------------------------------------------------------
+@pytest.mark.parametrize(("value", "names"), [("the 3rd", True), ("Denver", True), ("7月1号", True), ("20桌", True),
+                                              ("yet", False), ("really", False), ("不太", False)])
+def test_what_names_a_value(value: str, names: bool) -> None:
+    assert _names_a_value(value) is names
+
+
+def test_a_moved_date_takes_back_the_date_said_before(mem: mnemir.Memory) -> None:
+    turns = [("user", "My sister Maren's wedding is on the 6th of June, in Bergen."),
+             ("assistant", "How lovely! Are you flying over?"),
+             ("user", "Yes, and the car needs its MOT next week too."),
+             ("user", "Oh, Maren's wedding got moved: it's the 20th of June now, not the 6th.")]
+    say(mem, turns, user="vik", start=START)
+    said = [r for r in mem.list(user="vik") if r.metadata.source.turn == 4]
+    taken_back = {rel.target for r in said for rel in r.relationships if rel.relation == CORRECTS}
+    first = {r.id for r in mem.list(user="vik") if r.metadata.source.turn == 1}
+    assert taken_back & first, [(r.type, r.content.text, r.relationships) for r in said]
+    # the utterance and the statement read from it both take it back (recall judges what a shown memory links)
+    takers = {r.type for r in said if any(rel.relation == CORRECTS for rel in r.relationships)}
+    assert {"Episode", "Fact"} <= takers
+    assert all(rel.target not in {r.id for r in said} for r in said for rel in r.relationships
+               if rel.relation == CORRECTS)  # never itself
+
+
+def test_a_postponed_task_stays_open(mem: mnemir.Memory) -> None:
+    turns = [("user", "新房3月20号交钥匙，我得提前请好假去验房。"), ("user", "另外这周五要交物业费。"),
+             ("user", "开发商通知交房改到4月2号了，不是3月20号。")]
+    say(mem, turns, user="wei", start=START)
+    [task] = [t for t in _tasks(mem, "wei") if t.metadata.source.turn == 1]
+    assert task.properties["status"] == "pending"
+    hits = mem.recall("我还有哪些事没办？", user="wei", k=5).hits
+    assert 1 in {t for turns in shown_turns(hits) for t in turns}

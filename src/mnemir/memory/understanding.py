@@ -237,6 +237,9 @@ LEAD_WORDS = 6
 LEAD_HAN = 8
 #: a candidate that states the very value a correction takes back ("不是20桌" / "not the 20th") gains this much
 NAMED_VALUE_BONUS = 0.35
+#: ... also from the utterance itself (its Episode) when nothing read from it did (it was read as a move of a date or a
+#: report, not as a correction): docs/decisions/0050
+NAMED_VALUE_EPISODES = True
 #: a correction that names the value it takes back links (``corrects``) to at most this many earlier utterances
 #: that state it, of the closest CORRECTED_UTTERANCES_POOL, each at least this close in meaning (besides the value)
 CORRECTED_UTTERANCES = 2
@@ -481,6 +484,7 @@ class UnderstandingMixin(_Base):
                 self._close_untasked(draft, status, ctx)
             for draft in ctx.decisions[:1]:
                 self._record_decision(draft, text, ctx)
+            self._take_back_named_value(text, ctx)
         self._report_changes(report, ctx)
         return ctx.out
 
@@ -1066,6 +1070,35 @@ class UnderstandingMixin(_Base):
             f"{c.id} ({c.text[:60]!r}, {c.score - NAMED_VALUE_BONUS:.2f})" for c in stating[:CORRECTED_UTTERANCES]))
         return record.model_copy(update={"relationships": [*record.relationships, *links]})
 
+    def _take_back_named_value(self, text: str, ctx: _Context) -> None:
+        """A user's utterance that names the value it takes back ("…, not the 12th", "不是7月1号") corrects the earlier
+        utterances stating it, whatever it was read as: read as a move of a date (a postponement no task matched) or
+        as a report, no correction ran. When nothing read from it links ``corrects`` and it moved no task, its Episode
+        links to them."""
+        if not NAMED_VALUE_EPISODES or ctx.speaker != "user" or ctx.episode is None or CUES["question"].search(text):
+            return
+        old = fill.correction_of(text)[1]
+        if not old or not _names_a_value(old) \
+                or any(rel.relation == CORRECTS for r in ctx.out.created for rel in r.relationships):
+            return
+        if any(r.type in ("Task", "Plan") for r in ctx.out.updated):
+            return  # it moved a task (a postponement applied): the task carries the new value and is still open
+        episode = ctx.out.episode
+        if episode is None:
+            return
+        linked = self._link_corrected_utterances(episode, Draft("Fact", text, {}, kind="correction", replaces=old), ctx)
+        links = [rel for rel in linked.relationships if rel.relation == CORRECTS and rel.target != ctx.episode]
+        if not links:
+            return
+        # the utterance, and the statements read from it (what recall shows of it), take the value back
+        takers = [ctx.episode, *(r.id for r in ctx.out.created if r.type in UPDATED_TYPES)]
+        if set(takers) & self._queued_ids():
+            self._flush_queue()
+        for taker in takers:
+            self.update(taker, relationships=links, user=ctx.user, now=ctx.now, reason=f"takes back {old!r}",
+                        actor=ctx.creator)
+        ctx.out.notes.append(f"the utterance takes back {old!r}, said in " + ", ".join(r.target for r in links))
+
     # -- dialogue state (issue 15): proposals, relations, postponements, corrections by meaning -----------------
     def _track_proposal(self, extraction: Extraction, text: str, ctx: _Context) -> None:
         """Hold the assistant's proposal for the next user turn; on a plain confirmation make it the user's Task
@@ -1284,6 +1317,23 @@ CHANGED_TYPES = ("Preference", "Fact", "Hypothesis", "Task")
 CHANGING_TYPES = ("Preference", "Fact", "Hypothesis")
 #: what a decision settles: an earlier leaning, option or choice (a task of choosing is closed by the update itself)
 DECIDED_TYPES = ("Preference", "Fact", "Hypothesis")
+
+
+def _names_a_value(value: str) -> bool:
+    """A value taken back names something (a number, a date, a name, a thing: "the 4th", "Denver", "7月1号", "20桌"),
+    not a word of the negation itself ("not yet", "not really", "不太")."""
+    value = value.strip()
+    if re.search(r"\d", value) or re.search(r"[\u4e00-\u9fff]{2,}", value):
+        return not re.fullmatch(r"(?:不|没|太|很|一定|还|再|要|会|能|用|对|是)+.?", value)
+    words = re.findall(r"[A-Za-z']+", value)
+    return bool(words) and (any(w[0].isupper() for w in words) or len(words) >= 2 or len(words[0]) >= 5) \
+        and not (len(words) == 1 and words[0].lower() in _NOT_VALUES)
+
+
+#: words that follow a negation without naming a value taken back
+_NOT_VALUES = frozenset({"yet", "really", "sure", "quite", "exactly", "that", "this", "it", "so", "too", "only", "just",
+                         "much", "bad", "now", "today", "anymore", "again", "even", "always", "ever", "very", "at",
+                         "a", "an", "the", "to", "for", "because", "since", "until", "unless", "if", "what", "how"})
 
 
 def _as_correction(draft: Draft, record: MemIR) -> tuple[Draft, MemIR]:
