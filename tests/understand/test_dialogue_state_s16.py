@@ -146,3 +146,21 @@ def test_a_postponed_task_stays_open(mem: mnemir.Memory) -> None:
     assert task.properties["status"] == "pending"
     hits = mem.recall("我还有哪些事没办？", user="wei", k=5).hits
     assert 1 in {t for turns in shown_turns(hits) for t in turns}
+
+
+# -- work needed no more ---------------------------------------------------------------------------------------------
+def test_work_needed_no_more_drops_the_open_task(mem: mnemir.Memory) -> None:
+    turns = [("user", "I have to order new curtains for the bedroom."), ("user", "And I should call the bank."),
+             ("user", "My mum is sewing curtains for us, no need to order the bedroom curtains.")]
+    say(mem, turns, user="xan", start=START)
+    by_turn = {t.metadata.source.turn: t for t in _tasks(mem, "xan")}
+    assert by_turn[1].properties["status"] == "failed"
+    assert by_turn[2].properties["status"] == "pending"  # the other task is left alone
+    assert 3 not in by_turn  # no new task from the report
+
+
+@pytest.mark.parametrize("text", ["No need to remind me about anything else today.", "我不需要你提醒了吗？"])
+def test_no_task_dropped_without_one_it_clearly_fits(mem: mnemir.Memory, text: str) -> None:
+    say(mem, [("user", "I need to renew the parking permit."), ("user", text)], user="yul", start=START)
+    [task] = [t for t in _tasks(mem, "yul") if t.metadata.source.turn == 1]
+    assert task.properties["status"] == "pending"

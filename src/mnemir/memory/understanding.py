@@ -106,6 +106,13 @@ ASPECT_REPORT_SURE = 0.6
 _AHEAD = re.compile(r"要|得|需要|准备|打算|计划|想|该|记得|别忘|帮我|提醒|\b(?:need|needs|have to|has to|got to|gotta|should|"
                     r"must|will|'ll|going to|gonna|want|plan|planning|'d like|would like|remind|don'?t forget|let me|"
                     r"can you|could you|please|to do)\b", re.I)
+#: general markers (zh + en) of work no longer needed: a statement with one is a report that the open task it is
+#: clearly about was dropped (as a perfective statement is, same thresholds), though it names a need (docs/decisions/0050)
+CANCELLED_REPORTS = True
+_CANCELS = re.compile(r"不用(?:再)?[^，,。！!？?]{0,12}了|不需要(?:再)?[^，,。！!？?]{0,12}了|用不着|不必(?:再)?[^，,。！!？?]{0,8}了|"
+                      r"\b(?:no longer need|no need (?:to|for)|(?:do|does|did)n'?t need (?:to )?[^,.;!?]{0,50}"
+                      r"\b(?:any ?more|after all)|won'?t need (?:to )?[^,.;!?]{0,50}\b(?:any ?more|after all)|"
+                      r"(?:is|are)n'?t needed any ?more)\b", re.I)
 #: turns embedded together and stored in one transaction by ``ingest``
 INGEST_BATCH = 64
 #: a user's report of work done or dropped that matches no open task is kept as a Task in that status
@@ -653,13 +660,16 @@ class UnderstandingMixin(_Base):
         if ctx.speaker != "user" or draft.kind not in ("memory", "correction"):
             return False
         worded = draft.type == "Task" and draft.kind == "memory" and _reads_as_report(draft.text)
+        # work said to be needed no more ("don't need his quote anymore", "不用再约了") is dropped work, not work ahead
+        cancelled = CANCELLED_REPORTS and draft.type in REPORTING_TYPES and not draft.replaces \
+            and bool(_CANCELS.search(draft.text)) and not CUES["question"].search(draft.text)
         told = (ASPECT_REPORTS and draft.type in REPORTING_TYPES and not draft.replaces and fill.perfective(draft.text)
-                and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text))
+                and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text)) or cancelled
         if not worded and not told:
             return False
         candidates = self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
         sure = REPORT_SURE if worded else ASPECT_REPORT_SURE
-        status = fill.update_status(draft.text)
+        status = "failed" if cancelled else fill.update_status(draft.text)
         if not candidates or (candidates[0].score < sure and not _term_sure(candidates[0])):
             if not candidates and status in CLOSED_REPORTS:
                 # no open task at all: it may report work stated earlier and never read as a task
