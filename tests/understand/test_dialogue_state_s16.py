@@ -66,7 +66,7 @@ def test_an_offered_reminder_keeps_the_users_work_open(mem: mnemir.Memory) -> No
 
 
 def test_a_chinese_offer_delivered_is_done(mem: mnemir.Memory) -> None:
-    turns = [("user", "周末要给爸妈收拾一下阳台，东西太多了。"), ("assistant", "要不要我帮你列个收纳清单？"), ("user", "好啊，列一下。"),
+    turns = [("user", "周末要给爸妈收拾一下阳台，东西太多了。"), ("assistant", "要不要我帮你把阳台要收的东西分分类？"), ("user", "行啊，你分一下。"),
              ("assistant", "收纳清单：1. 旧花盆分大小叠放 2. 工具放进带盖的箱子 3. 不用的纸箱压扁回收 4. 换季衣物装真空袋 5. 挂钩挂扫帚和拖把")]
     say(mem, turns, user="rui", start=START)
     assert _offered(mem, "rui").properties["status"] == "completed"
@@ -144,7 +144,7 @@ def test_a_postponed_task_stays_open(mem: mnemir.Memory) -> None:
     say(mem, turns, user="wei", start=START)
     [task] = [t for t in _tasks(mem, "wei") if t.metadata.source.turn == 1]
     assert task.properties["status"] == "pending"
-    hits = mem.recall("我还有哪些事没办？", user="wei", k=5).hits
+    hits = mem.recall("这两周我手头还剩什么活要干？", user="wei", k=5).hits
     assert 1 in {t for turns in shown_turns(hits) for t in turns}
 
 

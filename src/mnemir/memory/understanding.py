@@ -263,7 +263,7 @@ _CONFIRMS = re.compile(r"^(?:好(?:的|啊|呀|吧)?|行(?:啊|吧)?|可以(?:�
                        r"absolutely|why not|that sounds (?:good|great|fine))\b)", re.I)
 #: ... unless the same turn takes it back or puts a condition ("yes, but…", "好是好，不过…")
 _BUT = re.compile(r"不过|但是|可是|不用|不要|算了|\b(?:but|not|no|don'?t|instead)\b", re.I)
-#: an offer the assistant makes to do the work itself ("Shall I draft the email?", "要不要我帮你列个清单？"): once the
+#: an offer the assistant makes to do the work itself ("Shall I sketch a seating plan for the dinner?", "要不要我帮你把行李清单分成两列？"): once the
 #: user accepts it, the work is the assistant's and its next turn in the conversation delivers it (the draft, the
 #: list): the task is then done, not the user's open work (docs/decisions/0050). General markers of the first person
 #: offering (zh + en)
@@ -274,7 +274,7 @@ _OFFERS_ITSELF = re.compile(r"要不要我|需不需要我|需要我|要我|我(
 #: ... unless what is offered keeps track of the user's own work (a reminder, a note, a flag): that work stays open
 _KEEPS_TRACK = re.compile(r"提醒|记下|记上|记一下|记着|加到|备注|标(?:一下|上)|\b(?:remind|reminder|note|flag|add|track|hold|"
                           r"keep)\b", re.I)
-#: ... and an assistant turn that puts the work off ("will do once you confirm", "回头列给你") delivers nothing yet
+#: ... and an assistant turn that puts the work off ("happy to, once you send the dates over", "回头整理好发你") delivers nothing yet
 _PUTS_OFF = re.compile(r"回头|下次|稍后|晚点|之后再|等你|\b(?:once you|when you|later|next time|will do)\b", re.I)
 #: an assistant turn delivers only when it says more than an acknowledgement: at least this many Chinese characters
 #: or English words
