@@ -83,7 +83,8 @@ def test_a_terse_choice_names_what_was_chosen(text: str, value: str) -> None:
 
 
 @pytest.mark.parametrize("text", ["Maybe we should go for the red one?", "我还在犹豫选哪个。", "我们约定了周五见面。",
-                                  "It is what it is.", "I need to ring the bank tomorrow.", "搞定了！"])
+                                  "It is what it is.", "I need to ring the bank tomorrow.", "搞定了！",
+                                  "那就这样吧。"])
 def test_no_choice_without_one_made(text: str) -> None:
     assert _choice_of(text) is None
 

@@ -226,10 +226,14 @@ def _choice_of(text: str) -> dict[str, object] | None:
         return None
     value = re.sub(r"\s+(?:in the end|after all|then)$", "", next((v for v in m.groupdict().values() if v), "").strip(
         " ，,。.!！"), flags=re.I)
-    if not value:
-        return None
+    if not value or _ONLY_POINTS.fullmatch(value):
+        return None  # "那就这样吧", "that's it then": an agreement that names no option (a proposal's confirmation)
     entity = re.sub(r"^(?:the|a|an|our|my|to)\s+", "", value.lower()).strip() or "user"
     return {"entity": entity[:80], "attribute": "decision", "value": value[:120]}
+
+
+#: a chosen "option" that only points (这样 / 那个 / that): no option named
+_ONLY_POINTS = re.compile(r"(?:这|那)(?:样|个|么办|么定|么着)?|就这样|(?:that|this|it|so)", re.I)
 
 
 #: general markers of a change of mind (zh + en): what the user says now replaces what they said before
