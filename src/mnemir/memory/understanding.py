@@ -106,6 +106,13 @@ ASPECT_REPORT_SURE = 0.6
 _AHEAD = re.compile(r"要|得|需要|准备|打算|计划|想|该|记得|别忘|帮我|提醒|\b(?:need|needs|have to|has to|got to|gotta|should|"
                     r"must|will|'ll|going to|gonna|want|plan|planning|'d like|would like|remind|don'?t forget|let me|"
                     r"can you|could you|please|to do)\b", re.I)
+#: general markers (zh + en) of work no longer needed: a statement with one is a report that the open task it is
+#: clearly about was dropped (as a perfective statement is, same thresholds), though it names a need (docs/decisions/0050)
+CANCELLED_REPORTS = True
+_CANCELS = re.compile(r"不用(?:再)?[^，,。！!？?]{0,12}了|不需要(?:再)?[^，,。！!？?]{0,12}了|用不着|不必(?:再)?[^，,。！!？?]{0,8}了|"
+                      r"\b(?:no longer need|no need (?:to|for)|(?:do|does|did)n'?t need (?:to )?[^,.;!?]{0,50}"
+                      r"\b(?:any ?more|after all)|won'?t need (?:to )?[^,.;!?]{0,50}\b(?:any ?more|after all)|"
+                      r"(?:is|are)n'?t needed any ?more)\b", re.I)
 #: turns embedded together and stored in one transaction by ``ingest``
 INGEST_BATCH = 64
 #: a user's report of work done or dropped that matches no open task is kept as a Task in that status
@@ -121,6 +128,8 @@ CLOSED_WORK_AS_FACT = True
 #: the type that keeps an utterance verbatim, and the relation from what was read from it to it
 EPISODE = "Episode"
 DERIVED_FROM = "derived_from"
+#: the reason a task made from the assistant's offer to do the work itself carries
+OFFERED = "the assistant offered to do it itself"
 #: a report of work done that matches no open task links from its utterance to the earlier user utterance stating
 #: that work (never read as a task) when at least this close (with a shared content word and a clear lead)
 USE_UNTASKED = True
@@ -176,6 +185,57 @@ SETTLED_TYPES = ("Fact", "Preference", "Hypothesis", "Task", "Plan", EPISODE)
 #: ... also a memory of another type worded as a choice made ("Splitwise it is", "就用石英石"): off, dev did not gain
 #: (docs/decisions/0041)
 LINK_WORDED_CHOICES = False
+#: a user's statement that states a choice made is also kept as a decision Fact, whatever type the extractor gave it
+#: (a feeling, a preference, a task, a fact of another attribute, a bare dialogue act): "what did I decide" looks for
+#: decisions (docs/decisions/0050)
+DECISIONS_FROM_ANY = True
+#: the types such a statement may have been read as
+DECISION_CARRIERS = ("Fact", "EmotionalState", "Preference", "Task", "Plan", "Hypothesis", "ContextualFrame", "DialogueAct")
+#: general markers of a terse choice the decision cues miss (zh + en): "X it is", "gone with X", "stick with X",
+#: "就它了", "那就X吧", "定X了", "就报X". Each names the option chosen (the named group)
+_CHOSEN = re.compile(
+    r"(?:^|[.!,;:]\s*|\band\s+)(?!(?:that|this|it|which|what|there|here|so|as)\b)(?P<e>[A-Z][\w'&-]*(?:\s+[\w'&-]+){0,3}) "
+    r"it is(?=\s*(?:[.!,;]|$|then\b))|"
+    r"\b(?:gone with|went for|going for|go for|gone for|sticking with|stick with|stuck with|sticking to|stick to|"
+    r"we'?re doing it (?:at|with|in)|i'?ve made up my mind:?)\s+(?P<e2>[^,.;!?]{1,60}?)"
+    r"(?:[,.;!?]|$| because| since| instead| over| rather| for now)|"
+    r"(?P<z0>就(?:它|这个|那个|这家|这款|这套|这么定)了)|(?:那就|就定|定了?)(?P<z>[^，,。！!？?]{1,12}?)(?:吧|了)(?:[，,。！!]|$)|"
+    r"(?<![约确规一固决稳预指特肯否制设鉴认限注搞])定(?P<z2>[^，,。！!？?了的下来期时位金]{1,10}?)(?:了|！|!)|"
+    r"(?:就|还是)(?:报|买|用|选|要|上|订|去|考|找|接)(?P<z3>[^，,。！!？?]{1,12})|"
+    r"(?:决定了|定了|想好了|想清楚了|拍板了)[，,：:！!]\s*(?P<z4>[^，,。！!？?]{1,15})", re.I)
+#: ... not when the statement asks, hedges or only considers
+_NOT_CHOSEN = re.compile(r"[?？]|要不要|吗|考虑|犹豫|纠结|还没|不知道|\b(?:maybe|might|not sure|thinking (?:of|about)|if|whether|"
+                         r"considering|torn|undecided)\b", re.I)
+
+
+#: words with 定 that make no choice ("约定", "确定", "一定", "搞定"): left out before the markers are read
+_NOT_A_CHOICE = re.compile(r"[约确规一固稳预指特肯否制设鉴认限注搞]定")
+
+
+def _choice_of(text: str) -> dict[str, object] | None:
+    """A decision's fact properties when ``text`` states a choice made (the decision cues, else the terse-choice
+    markers above); None when it asks, hedges or only weighs the options."""
+    if _NOT_CHOSEN.search(text):
+        return None
+    text = _NOT_A_CHOICE.sub("", text)
+    found = fill.decision_of(text)
+    if found is not None:
+        return found
+    m = _CHOSEN.search(text)
+    if m is None:
+        return None
+    value = re.sub(r"\s+(?:in the end|after all|then)$", "", next((v for v in m.groupdict().values() if v), "").strip(
+        " ，,。.!！"), flags=re.I)
+    if not value or _ONLY_POINTS.fullmatch(value):
+        return None  # "那就这样吧", "that's it then": an agreement that names no option (a proposal's confirmation)
+    entity = re.sub(r"^(?:the|a|an|our|my|to)\s+", "", value.lower()).strip() or "user"
+    return {"entity": entity[:80], "attribute": "decision", "value": value[:120]}
+
+
+#: a chosen "option" that only points (这样 / 那个 / that): no option named
+_ONLY_POINTS = re.compile(r"(?:这|那)(?:样|个|么办|么定|么着)?|就这样|(?:that|this|it|so)", re.I)
+
+
 #: general markers of a change of mind (zh + en): what the user says now replaces what they said before
 _CHANGED = re.compile(r"改主意|改变主意|变卦|改成|改为|换成|改用|不要.{0,10}了|不想.{0,10}了|现在(?:想|要|更|倾向|改|打算)|还是.{0,12}吧|"
                       r"想通了|想了想|不再|\b(?:changed? (?:my|our) minds?|change of (?:heart|plan)|after all|instead|"
@@ -188,6 +248,9 @@ LEAD_WORDS = 6
 LEAD_HAN = 8
 #: a candidate that states the very value a correction takes back ("不是20桌" / "not the 20th") gains this much
 NAMED_VALUE_BONUS = 0.35
+#: ... also from the utterance itself (its Episode) when nothing read from it did (it was read as a move of a date or a
+#: report, not as a correction): docs/decisions/0050
+NAMED_VALUE_EPISODES = True
 #: a correction that names the value it takes back links (``corrects``) to at most this many earlier utterances
 #: that state it, of the closest CORRECTED_UTTERANCES_POOL, each at least this close in meaning (besides the value)
 CORRECTED_UTTERANCES = 2
@@ -204,6 +267,23 @@ _CONFIRMS = re.compile(r"^(?:好(?:的|啊|呀|吧)?|行(?:啊|吧)?|可以(?:�
                        r"absolutely|why not|that sounds (?:good|great|fine))\b)", re.I)
 #: ... unless the same turn takes it back or puts a condition ("yes, but…", "好是好，不过…")
 _BUT = re.compile(r"不过|但是|可是|不用|不要|算了|\b(?:but|not|no|don'?t|instead)\b", re.I)
+#: an offer the assistant makes to do the work itself ("Shall I sketch a seating plan for the dinner?", "要不要我帮你把行李清单分成两列？"): once the
+#: user accepts it, the work is the assistant's and its next turn in the conversation delivers it (the draft, the
+#: list): the task is then done, not the user's open work (docs/decisions/0050). General markers of the first person
+#: offering (zh + en)
+OFFERS_DELIVERED = True
+_OFFERS_ITSELF = re.compile(r"要不要我|需不需要我|需要我|要我|我(?:来|先|可以|能)?(?:帮|给|替)(?:你|您)|我来|"
+                            r"\b(?:shall i|should i|can i|could i|may i|want me to|like me to|i can|i could|let me)\b",
+                            re.I)
+#: ... unless what is offered keeps track of the user's own work (a reminder, a note, a flag): that work stays open
+_KEEPS_TRACK = re.compile(r"提醒|记下|记上|记一下|记着|加到|备注|标(?:一下|上)|\b(?:remind|reminder|note|flag|add|track|hold|"
+                          r"keep)\b", re.I)
+#: ... and an assistant turn that puts the work off ("happy to, once you send the dates over", "回头整理好发你") delivers nothing yet
+_PUTS_OFF = re.compile(r"回头|下次|稍后|晚点|之后再|等你|\b(?:once you|when you|later|next time|will do)\b", re.I)
+#: an assistant turn delivers only when it says more than an acknowledgement: at least this many Chinese characters
+#: or English words
+DELIVERY_HAN = 15
+DELIVERY_WORDS = 10
 
 
 def _confirms(text: str) -> bool:
@@ -316,6 +396,8 @@ class _Context:
     reports: list[Draft] = field(default_factory=list)
     #: reports of work done that match no open task, with their status (tried on untasked utterances once written)
     unmatched: list[tuple[Draft, str]] = field(default_factory=list)
+    #: statements of a choice made, read as another type: also kept as decision Facts once the memories are written
+    decisions: list[Draft] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -326,6 +408,8 @@ class _Proposal:
     text: str
     turn: int | None
     at: datetime
+    #: the assistant offered to do it itself (see OFFERS_DELIVERED)
+    offered: bool = False
 
 
 class UnderstandingMixin(_Base):
@@ -335,6 +419,9 @@ class UnderstandingMixin(_Base):
     _understand_intent: IntentRecognizer | None = None
     #: (user, agent, session) -> the assistant's last proposal (held in this object for the next user turn)
     _understand_proposals: dict[tuple[str | None, str | None, str | None], _Proposal] | None = None
+    #: per conversation, the task the user accepted from the assistant's offer to do it itself, waiting for the
+    #: assistant's next turn to deliver it
+    _understand_deliveries: dict[tuple[str | None, str | None, str | None], str] | None = None
 
     @property
     def _lifecycle(self) -> LifecycleMixin:
@@ -400,11 +487,15 @@ class UnderstandingMixin(_Base):
                                   vectors=self._reusable_vectors(extraction.drafts, [episode, *records]))
             ctx.out.episode = stored[0]
             ctx.out.created += stored[1:]
+            self._wait_for_delivery(stored[1:], ctx)
             ctx.out.extend(stored[1:])
             for draft in [*extraction.updates, *ctx.reports]:
                 self._apply_update(draft, text, ctx)
             for draft, status in ctx.unmatched:
                 self._close_untasked(draft, status, ctx)
+            for draft in ctx.decisions[:1]:
+                self._record_decision(draft, text, ctx)
+            self._take_back_named_value(text, ctx)
         self._report_changes(report, ctx)
         return ctx.out
 
@@ -537,6 +628,10 @@ class UnderstandingMixin(_Base):
             if updating and not changing and draft.kind != "correction" and draft.type in CHANGING_TYPES \
                     and self._replace_by_meaning(record, draft, text, ctx, types=UPDATED_TYPES, what="change"):
                 continue
+            if DECISIONS_FROM_ANY and ctx.speaker == "user" and draft.kind == "memory" and draft.type in DECISION_CARRIERS \
+                    and draft.properties.get("attribute") != "decision" and _choice_of(draft.text) is not None \
+                    and not CUES["request"].search(draft.text):
+                ctx.decisions.append(draft)
             if ctx.speaker == "user" and draft.type == "Fact" and draft.kind != "correction" \
                     and draft.properties.get("attribute") == "decision":
                 if self._replace_by_meaning(record, draft, text, ctx, types=DECIDED_TYPES, what="decision"):
@@ -569,13 +664,16 @@ class UnderstandingMixin(_Base):
         if ctx.speaker != "user" or draft.kind not in ("memory", "correction"):
             return False
         worded = draft.type == "Task" and draft.kind == "memory" and _reads_as_report(draft.text)
+        # work said to be needed no more ("don't need his quote anymore", "不用再约了") is dropped work, not work ahead
+        cancelled = CANCELLED_REPORTS and draft.type in REPORTING_TYPES and not draft.replaces \
+            and bool(_CANCELS.search(draft.text)) and not CUES["question"].search(draft.text)
         told = (ASPECT_REPORTS and draft.type in REPORTING_TYPES and not draft.replaces and fill.perfective(draft.text)
-                and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text))
+                and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text)) or cancelled
         if not worded and not told:
             return False
         candidates = self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
         sure = REPORT_SURE if worded else ASPECT_REPORT_SURE
-        status = fill.update_status(draft.text)
+        status = "failed" if cancelled else fill.update_status(draft.text)
         if not candidates or (candidates[0].score < sure and not _term_sure(candidates[0])):
             if not candidates and status in CLOSED_REPORTS:
                 # no open task at all: it may report work stated earlier and never read as a task
@@ -873,11 +971,12 @@ class UnderstandingMixin(_Base):
         choosing, and it is also kept as what was decided (a Fact, attribute ``decision``), so that "what did I
         decide" finds it whether or not a task was open; it replaces the user's earlier leaning or choice closest
         in meaning."""
-        props = fill.decision_of(draft.text)
+        props = fill.decision_of(draft.text) if draft.kind == "update" else _choice_of(draft.text)
         if props is None:
             return
         fact = Draft("Fact", draft.text, {**props, "source": "user", "confidence": 0.9}, entities=draft.entities,
-                     reasons=[*draft.reasons, "a decision the user reported"])
+                     reasons=[*draft.reasons, "a decision the user reported" if draft.kind == "update"
+                              else f"a choice the user stated, read as {draft.type}: kept as a decision too"])
         fact.vector = draft.vector
         record = self._link_entities([self._to_record(fact, ctx)], ctx)[0]
         if self._replace_by_meaning(record, fact, text, ctx, types=DECIDED_TYPES, what="decision"):
@@ -985,6 +1084,35 @@ class UnderstandingMixin(_Base):
             f"{c.id} ({c.text[:60]!r}, {c.score - NAMED_VALUE_BONUS:.2f})" for c in stating[:CORRECTED_UTTERANCES]))
         return record.model_copy(update={"relationships": [*record.relationships, *links]})
 
+    def _take_back_named_value(self, text: str, ctx: _Context) -> None:
+        """A user's utterance that names the value it takes back ("…, not the 12th", "不是7月1号") corrects the earlier
+        utterances stating it, whatever it was read as: read as a move of a date (a postponement no task matched) or
+        as a report, no correction ran. When nothing read from it links ``corrects`` and it moved no task, its Episode
+        links to them."""
+        if not NAMED_VALUE_EPISODES or ctx.speaker != "user" or ctx.episode is None or CUES["question"].search(text):
+            return
+        old = fill.correction_of(text)[1]
+        if not old or not _names_a_value(old) \
+                or any(rel.relation == CORRECTS for r in ctx.out.created for rel in r.relationships):
+            return
+        if any(r.type in ("Task", "Plan") for r in ctx.out.updated):
+            return  # it moved a task (a postponement applied): the task carries the new value and is still open
+        episode = ctx.out.episode
+        if episode is None:
+            return
+        linked = self._link_corrected_utterances(episode, Draft("Fact", text, {}, kind="correction", replaces=old), ctx)
+        links = [rel for rel in linked.relationships if rel.relation == CORRECTS and rel.target != ctx.episode]
+        if not links:
+            return
+        # the utterance, and the statements read from it (what recall shows of it), take the value back
+        takers = [ctx.episode, *(r.id for r in ctx.out.created if r.type in UPDATED_TYPES)]
+        if set(takers) & self._queued_ids():
+            self._flush_queue()
+        for taker in takers:
+            self.update(taker, relationships=links, user=ctx.user, now=ctx.now, reason=f"takes back {old!r}",
+                        actor=ctx.creator)
+        ctx.out.notes.append(f"the utterance takes back {old!r}, said in " + ", ".join(r.target for r in links))
+
     # -- dialogue state (issue 15): proposals, relations, postponements, corrections by meaning -----------------
     def _track_proposal(self, extraction: Extraction, text: str, ctx: _Context) -> None:
         """Hold the assistant's proposal for the next user turn; on a plain confirmation make it the user's Task
@@ -993,10 +1121,12 @@ class UnderstandingMixin(_Base):
             self._understand_proposals = {}
         key = (ctx.user, ctx.agent, ctx.session)
         if ctx.speaker == "assistant":
+            self._deliver_offer(key, text, ctx)
             goal = next((str(d.properties["underlying_goal"]) for d in extraction.drafts
                          if d.type == "DialogueAct" and d.properties.get("underlying_goal")), None)
             if goal:
-                self._understand_proposals[key] = _Proposal(goal, text, ctx.turn, ctx.now)
+                offered = OFFERS_DELIVERED and bool(_OFFERS_ITSELF.search(text)) and not _KEEPS_TRACK.search(goal)
+                self._understand_proposals[key] = _Proposal(goal, text, ctx.turn, ctx.now, offered)
             else:
                 self._understand_proposals.pop(key, None)
             return
@@ -1013,8 +1143,41 @@ class UnderstandingMixin(_Base):
         task = Draft("Task", proposal.goal, fill.task_properties(proposal.goal, ctx.now), confidence=0.9,
                      entities=find_entities(proposal.goal), provenance=provenance,
                      reasons=["the assistant proposed it and the user confirmed"])
+        if proposal.offered:
+            task.reasons.append(OFFERED)
         extraction.drafts = [task, *[d for d in extraction.drafts if d.type not in ("DialogueAct", "Task", "Plan")]]
         ctx.out.notes.append(f"the user confirmed the assistant's proposal {proposal.goal!r}: stored as the user's task")
+
+    def _wait_for_delivery(self, stored: Sequence[MemIR], ctx: _Context) -> None:
+        """The task made from the assistant's offer to do the work itself waits for the assistant's next turn."""
+        offered = next((r.id for r in stored if r.type == "Task"
+                        and OFFERED in (r.metadata.extra.get("extraction") or {}).get("reasons", ())), None)
+        if offered is not None:
+            if self._understand_deliveries is None:
+                self._understand_deliveries = {}
+            self._understand_deliveries[(ctx.user, ctx.agent, ctx.session)] = offered
+
+    def _deliver_offer(self, key: tuple[str | None, str | None, str | None], text: str, ctx: _Context) -> None:
+        """The assistant's next turn after the user accepted its offer to do the work itself delivers it (the draft,
+        the list, the plan): the task is done. A turn that puts it off or only acknowledges it delivers nothing, and
+        the task stays open (only the very next assistant turn is read)."""
+        waiting = (self._understand_deliveries or {}).pop(key, None)
+        if waiting is None or _PUTS_OFF.search(text):
+            return
+        if len(re.findall(r"[\u4e00-\u9fff]", text)) < DELIVERY_HAN and len(re.findall(r"[A-Za-z]+", text)) < DELIVERY_WORDS:
+            return
+        try:
+            if str(self.get(waiting, user=ctx.user).properties.get("status", "pending")) not in OPEN_STATUSES:
+                return
+            updated = self._set_task_status(waiting, "completed", user=ctx.user, now=ctx.now,
+                                            reason=f"the assistant delivered what it offered: {text[:200]}",
+                                            actor=ctx.creator)
+        except (InvalidTransitionError, ConflictError, NotFoundError) as exc:
+            ctx.out.notes.append(f"could not close the offered task {waiting}: {exc}")
+            return
+        ctx.out.notes.append(f"the assistant delivered what it offered: task {waiting} ({updated.content.text!r}) done")
+        ctx.out.updated.append(updated)
+        ctx.out.append(updated)
 
     def _resolve_pronoun(self, draft: Draft, ctx: _Context) -> None:
         """A fact whose subject is "he" / "she" / "他" / "她" is about the person the user named last, in this
@@ -1168,6 +1331,23 @@ CHANGED_TYPES = ("Preference", "Fact", "Hypothesis", "Task")
 CHANGING_TYPES = ("Preference", "Fact", "Hypothesis")
 #: what a decision settles: an earlier leaning, option or choice (a task of choosing is closed by the update itself)
 DECIDED_TYPES = ("Preference", "Fact", "Hypothesis")
+
+
+def _names_a_value(value: str) -> bool:
+    """A value taken back names something (a number, a date, a name, a thing: "the 4th", "Denver", "7月1号", "20桌"),
+    not a word of the negation itself ("not yet", "not really", "不太")."""
+    value = value.strip()
+    if re.search(r"\d", value) or re.search(r"[\u4e00-\u9fff]{2,}", value):
+        return not re.fullmatch(r"(?:不|没|太|很|一定|还|再|要|会|能|用|对|是)+.?", value)
+    words = re.findall(r"[A-Za-z']+", value)
+    return bool(words) and (any(w[0].isupper() for w in words) or len(words) >= 2 or len(words[0]) >= 5) \
+        and not (len(words) == 1 and words[0].lower() in _NOT_VALUES)
+
+
+#: words that follow a negation without naming a value taken back
+_NOT_VALUES = frozenset({"yet", "really", "sure", "quite", "exactly", "that", "this", "it", "so", "too", "only", "just",
+                         "much", "bad", "now", "today", "anymore", "again", "even", "always", "ever", "very", "at",
+                         "a", "an", "the", "to", "for", "because", "since", "until", "unless", "if", "what", "how"})
 
 
 def _as_correction(draft: Draft, record: MemIR) -> tuple[Draft, MemIR]:
