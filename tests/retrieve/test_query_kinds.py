@@ -93,3 +93,15 @@ def test_a_model_survives_its_file_format() -> None:
     again = QueryKinds.from_json(model.to_json())
     vector = default_embedder().embed_query("Which plumber did I pick?")
     assert np.allclose(again.probabilities(vector), model.probabilities(vector), atol=1e-4)
+
+
+def test_no_evaluated_question_is_a_training_example() -> None:
+    from mnemir.eval import continuity
+    from mnemir.eval.learn_query_kinds import examples
+
+    dev = frozenset(examples("dev")[0])
+    trained = examples("train", leave_out=dev)[0]
+    model = shipped_query_kinds()
+    assert model is not None and model.meta["examples"] == len(trained)  # the shipped model left the dev ones out
+    tested = {c.q for conversation in continuity.load("test") for c in conversation.checkpoints}
+    assert len(set(trained) & tested) == 0  # only a count: a test split's questions must not reach a log
