@@ -50,3 +50,10 @@ def test_an_utterance_worded_as_a_step_ahead_is_no_step_by_its_wording() -> None
     order = [said("The tiler finished the bathroom floor on Monday.", 0.62, 90),
              said("Next up, the electrician comes on the 3rd.", 0.6, 20)]
     assert next_step_first(order, reading("What's next for the bathroom?")) == order
+
+
+def test_the_reason_names_the_reading() -> None:
+    order = [said("The tiler finished the bathroom floor on Monday.", 0.62, 90),
+             said("Get the electrician in on the 3rd to fit the lights.", 0.55, 20, type_="Plan", status="pending")]
+    out = next_step_first(order, reading("What's next for the bathroom?"))
+    assert any("read as next_step" in r for r in out[0].reasons), out[0].reasons

@@ -475,7 +475,8 @@ def next_step_first(order: list[Scored], reading: QueryReading) -> list[Scored]:
     latest = max(ahead, key=lambda s: (s.record.metadata.created_at, s.record.id))
     if latest is order[0]:
         return order
-    latest.reasons.append("the latest step still ahead the user stated: first for a question about what comes next")
+    latest.reasons.append("the latest step still ahead the user stated: first for a question about what comes next "
+                          f"(read as {reading.describe()})")
     return [latest, *(s for s in order if s is not latest)]
 
 
@@ -524,7 +525,8 @@ def decision_first(order: list[Scored], reading: QueryReading, reached: Sequence
     if order[:len(first)] == first:
         return order
     for s in first:
-        s.reasons.append("a statement of a decision: first for a question about what was decided")
+        s.reasons.append("a statement of a decision: first for a question about what was decided "
+                         f"(read as {reading.describe()})")
     return [*first, *(s for s in order if s not in first)]
 
 
