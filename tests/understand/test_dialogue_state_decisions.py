@@ -43,7 +43,7 @@ def test_a_decision_points_at_the_deliberation_it_settles(mem: mnemir.Memory) ->
 
 def test_a_question_about_the_choice_finds_the_decision_first(mem: mnemir.Memory) -> None:
     _said(mem, WALL)
-    hits = mem.recall("Which builder is doing the garden wall?", user="ines", k=5, now=START + timedelta(hours=1)).hits
+    hits = mem.recall("Which builder did we pick for the garden wall?", user="ines", k=5, now=START + timedelta(hours=1)).hits
     shown = shown_turns(hits)
     assert shown and 4 in shown[0], shown
     assert not any(1 in s for s in shown), "the options weighed before the decision should give way to it"
@@ -53,7 +53,7 @@ def test_without_the_settled_options_going_the_deliberation_shows(mem: mnemir.Me
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(judgements, "SETTLED_GO", False)
     _said(mem, WALL)
-    hits = mem.recall("Which builder is doing the garden wall?", user="ines", k=5, now=START + timedelta(hours=1)).hits
+    hits = mem.recall("Which builder did we pick for the garden wall?", user="ines", k=5, now=START + timedelta(hours=1)).hits
     assert any(1 in s for s in shown_turns(hits))
 
 

@@ -12,8 +12,10 @@ from dialogue_helpers import say
 
 import mnemir
 import mnemir.memory.understanding as understanding
+from mnemir.embed import default_embedder
 from mnemir.ir import Content, MemIR, Metadata, Scope, Source
 from mnemir.retrieve.judgements import decision_first, only_asks
+from mnemir.retrieve.query_kinds import QueryReading, read_query
 from mnemir.retrieve.ranking import Candidate, Scored
 
 START = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
@@ -83,6 +85,11 @@ def test_a_question_about_work_is_not_answered_by_the_assistants_question(mem: m
     assert 3 in shown and 2 not in shown, shown
 
 
+def _reading(query: str) -> QueryReading:
+    embedder = default_embedder()
+    return read_query(embedder.embed_query(query), embedder.model_id)
+
+
 def _scored(text: str, relevance: float, minutes: int, attribute: str | None = None) -> Scored:
     at = START + timedelta(minutes=minutes)
     props = {"attribute": attribute} if attribute else {}
@@ -95,18 +102,20 @@ def test_a_question_about_a_decision_puts_the_decision_first() -> None:
     order = [_scored("For the shed roof I'm torn between felt and corrugated steel.", 0.7, 1),
              _scored("The shed is at the bottom of the garden.", 0.6, 2),
              _scored("We went with corrugated steel for the shed roof in the end.", 0.4, 3)]
-    out = decision_first(order, "What did we decide about the shed roof?")
-    assert out[0] is order[2] and sorted(map(id, out)) == sorted(map(id, order))
-    # one stated with the decision attribute counts too, whatever its wording
+    # a decision is what the write side read as one (the decision attribute), whatever its wording
     tagged = [*order[:2], _scored("Corrugated steel for the shed roof.", 0.4, 3, attribute="decision")]
-    assert decision_first(tagged, "Which roof did we pick for the shed?")[0] is tagged[2]
+    out = decision_first(tagged, _reading("What did we decide about the shed roof?"))
+    assert out[0] is tagged[2] and sorted(map(id, out)) == sorted(map(id, tagged))
+    assert decision_first(tagged, _reading("Which roof did we pick for the shed?"))[0] is tagged[2]
+    # worded as a choice but not read as a decision: its wording alone does not move it
+    assert decision_first(order, _reading("What did we decide about the shed roof?")) == order
 
 
 def test_other_questions_and_far_less_relevant_decisions_keep_their_order() -> None:
     order = [_scored("For the shed roof I'm torn between felt and corrugated steel.", 0.7, 1),
-             _scored("We went with corrugated steel for the shed roof in the end.", 0.2, 3)]
-    assert decision_first(order, "Where is the shed?") == order
-    assert decision_first(order, "What did we decide about the shed roof?") == order  # 0.2 is far below 0.7
+             _scored("We went with corrugated steel for the shed roof in the end.", 0.2, 3, attribute="decision")]
+    assert decision_first(order, _reading("Where is the shed?")) == order
+    assert decision_first(order, _reading("What did we decide about the shed roof?")) == order  # 0.2 is far below 0.7
 
 
 def test_an_utterance_read_into_many_memories_is_not_judged_by_its_siblings(mem: mnemir.Memory,

@@ -20,6 +20,7 @@ from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.retrieve.fusion import DERIVED_FROM, EPISODE, utterance_of
 from mnemir.retrieve.graph import STEP_RELATIONS
 from mnemir.retrieve.lexical import content_terms, shared_terms, topic_text
+from mnemir.retrieve.query_kinds import QueryReading
 from mnemir.retrieve.ranking import (
     DAY,
     TASK_KINDS,
@@ -37,7 +38,6 @@ from mnemir.retrieve.ranking import (
 from mnemir.retrieve.wording import says_change
 from mnemir.store.base import Store
 from mnemir.understand.extract import proposal_of
-from mnemir.understand.lexicon import CUES
 
 
 # -- cross-memory judgements ---------------------------------------------------------------------
@@ -454,35 +454,35 @@ def completed_elsewhere(store: Store, pool: Mapping[str, Candidate]) -> dict[str
 
 
 # -- what comes next -----------------------------------------------------------------------------------------
-#: a question about what comes next in something under way ("what's next for…", "接下来…", "下一步…", "what happens
-#: after…"): general markers, zh + en
-ASKS_NEXT = re.compile(r"接下来|下一步|下一次|下次|下回|然后呢|后面(?:还|要|有)|之后(?:还|要|有)|还有(?:哪些|什么|啥)(?:流程|安排|要)|"
-                       r"\b(?:next|coming up|after that|happens after|lined up)\b", re.I)
-#: a statement of a step still ahead: a sequence marker ("then", "next up", "接下来", "然后") or an intention or
-#: arrangement ("I'll…", "going to…", "打算…", "约在…")
-STATES_NEXT = re.compile(r"接下来|下一步|然后|之后|打算|准备|计划|要去|得去|约(?:了|在)|\b(?:next|then|after that|afterwards|"
-                         r"i'?ll|i will|we'?ll|we will|going to|plan(?:ning)? to|need to|have to)\b", re.I)
+#: whether a question asks what comes next, or what was decided, is read by a learned model from its vector
+#: (:mod:`mnemir.retrieve.query_kinds`), not from its wording
 #: the candidates a statement of what comes next is chosen from: the head of the order, at least this relevant
 #: compared with the best of it
 NEXT_HEAD = 20
 NEXT_RELEVANCE = 0.8
 
 
-def next_step_first(order: list[Scored], query: str) -> list[Scored]:
-    """Asked what comes next, the latest statement of the user's of a step still ahead, among the memories about
-    as relevant as the best (NEXT_RELEVANCE), goes first: the plan in force is the one said last (an earlier one has
-    been done or overtaken). ``order`` as it is otherwise."""
-    if not ASKS_NEXT.search(query):
+def next_step_first(order: list[Scored], reading: QueryReading) -> list[Scored]:
+    """Asked what comes next (``reading.asks_next``), the latest of the user's open tasks and plan steps (what the
+    write side read as work still ahead), among the memories about as relevant as the best (NEXT_RELEVANCE), goes
+    first: the plan in force is the one said last (an earlier one has been done or overtaken). ``order`` as it is
+    otherwise."""
+    if not reading.asks_next:
         return order
-    ahead = _users_statements(order[:NEXT_HEAD], NEXT_RELEVANCE, lambda r: bool(
-        STATES_NEXT.search(r.text) or (r.type in TASK_TYPES and task_status(r) in OPEN_STATUSES)))
+    ahead = _users_statements(order[:NEXT_HEAD], NEXT_RELEVANCE, states_step_ahead)
     if not ahead:
         return order
     latest = max(ahead, key=lambda s: (s.record.metadata.created_at, s.record.id))
     if latest is order[0]:
         return order
-    latest.reasons.append("the latest step still ahead the user stated: first for a question about what comes next")
+    latest.reasons.append("the latest step still ahead the user stated: first for a question about what comes next "
+                          f"(read as {reading.describe()})")
     return [latest, *(s for s in order if s is not latest)]
+
+
+def states_step_ahead(record: MemIR) -> bool:
+    """A step still ahead: a task or plan step the write side read, still open."""
+    return record.type in TASK_TYPES and task_status(record) in OPEN_STATUSES
 
 
 def _users_statements(head: list[Scored], share: float, says: Callable[[MemIR], bool]) -> list[Scored]:
@@ -495,21 +495,6 @@ def _users_statements(head: list[Scored], share: float, says: Callable[[MemIR], 
 
 
 # -- what was decided ------------------------------------------------------------------------------------------
-#: a question about the outcome of a choice ("what did we decide about…", "which one did I go for in the end",
-#: "最后定的哪家", "选了哪个"): general markers, zh + en
-ASKS_DECISION = re.compile(r"决定|定了|定的|定在|怎么定|选了|选的|选哪|挑了|挑的|最后|最终|到底|结果|"
-                           r"\b(?:decide|decided|decision|settle|settled|end up|ended up|in the end|go for|went for|"
-                           r"go with|went with|going with|chose|choose|pick|picked|opt|opted|agree|agreed)\b", re.I)
-#: ... or which of several options holds ("which insurer…", "哪家…", "哪种…"): a question asking to pick out one of a
-#: set is answered by the choice made, when one was stated (general markers, zh + en)
-ASKS_WHICH = re.compile(r"哪(?:个|家|种|款|所|位|一|条|间|套|天|儿|里)|\bwhich\b", re.I)
-#: a statement worded as a choice made, beyond the extractor's decision cues (``CUES["decision"]``, which its models
-#: were trained on and so stay as they are): "X it is", "sticking with", "I'm taking", "switched to", "就用…",
-#: "改成…", "商量好了" (general markers, zh + en)
-STATES_CHOICE = re.compile(r"改成|换成|改用|改找|就(?:用|选|接|报|订|买|定|去|按)|我选|定了|商量(?:好|定)了?|"
-                           r"\b(?:\w+ it is|stick(?:ing)? with|stuck with|go(?:ing)? with|gone with|went for|"
-                           r"(?:i'?m|we'?re) (?:taking|going for|getting)|switch(?:ed|ing)? (?:over )?to|mov(?:ed|ing) "
-                           r"over to|booked)\b", re.I)
 #: the candidates a statement of a decision is chosen from: the head of the order, at least this relevant compared
 #: with the best of it
 DECISION_HEAD = 20
@@ -518,12 +503,12 @@ DECISION_RELEVANCE = 0.4
 DECISIONS_FIRST = 2
 
 
-def decision_first(order: list[Scored], query: str, reached: Sequence[Scored] = ()) -> list[Scored]:
-    """Asked what was decided, the user's statements of a decision among the memories about as relevant as the
-    best (DECISION_RELEVANCE: a fact of the decision attribute, or worded as a choice made: "went with", "定了",
-    "还是…吧") go first, the latest first: a choice settles the deliberation and the options weighed before it,
-    which otherwise often share more words with the question. ``order`` as it is otherwise."""
-    if not (ASKS_DECISION.search(query) or ASKS_WHICH.search(query)):
+def decision_first(order: list[Scored], reading: QueryReading, reached: Sequence[Scored] = ()) -> list[Scored]:
+    """Asked what was decided or which option holds (``reading.asks_decision``), the user's decisions among the
+    memories about as relevant as the best (DECISION_RELEVANCE; ``states_decision``) go first, the latest first: a
+    choice settles the deliberation and the options weighed before it, which otherwise often share more words with
+    the question. ``order`` as it is otherwise."""
+    if not reading.asks_decision:
         return order
     head = order[:DECISION_HEAD]
     if not head:
@@ -540,7 +525,8 @@ def decision_first(order: list[Scored], query: str, reached: Sequence[Scored] = 
     if order[:len(first)] == first:
         return order
     for s in first:
-        s.reasons.append("a statement of a decision: first for a question about what was decided")
+        s.reasons.append("a statement of a decision: first for a question about what was decided "
+                         f"(read as {reading.describe()})")
     return [*first, *(s for s in order if s not in first)]
 
 
@@ -581,7 +567,8 @@ DECISIONS_CLOSEST = 2
 DECISION_CLOSEST_FLOOR = 0.15
 
 
-def decisions_in_reach(store: Store, scope: Any, pool: dict[str, Candidate], qvec: np.ndarray, query: str) -> list[str]:
+def decisions_in_reach(store: Store, scope: Any, pool: dict[str, Candidate], qvec: np.ndarray, query: str,
+                       reading: QueryReading) -> list[str]:
     """Asked which option holds or what was decided, the user's decisions are read with what they settled: the
     utterance they came from and the deliberation they settled or superseded. A decision says little of its topic
     ("定了陈师傅", "went with memoQ"), so its own text is often far from the question while the options weighed
@@ -589,7 +576,7 @@ def decisions_in_reach(store: Store, scope: Any, pool: dict[str, Candidate], qve
     (DECISION_REACH), or is one of the user's decisions closest to it (DECISIONS_CLOSEST, at least
     DECISION_CLOSEST_FLOOR), joins ``pool`` (or gets closer in it) with that closeness. Returns the ids it added or
     raised."""
-    if not (ASKS_DECISION.search(query) or ASKS_WHICH.search(query)) or not pool:
+    if not reading.asks_decision or not pool:
         return []
     decisions = [r for r in store.select(scope.with_(types=DECISION_TYPES), order_by=[("@created_at", False)],
                                          limit=DECISIONS_SCANNED)
@@ -667,10 +654,10 @@ def settled_by(store: Store, pool: Mapping[str, Candidate], decisions: Sequence[
 
 
 def states_decision(record: MemIR) -> bool:
-    """A fact of the decision attribute, or a memory worded as a choice made (``CUES["decision"]``,
-    ``STATES_CHOICE``)."""
-    return record.properties.get("attribute") == "decision" or bool(
-        CUES["decision"].search(record.text) or STATES_CHOICE.search(record.text))
+    """A decision, as the write side read it: a fact of the decision attribute, or a memory linked to the
+    deliberation it settles (``settles``, written by ``remember``)."""
+    return record.properties.get("attribute") == "decision" or any(
+        rel.relation == SETTLES for rel in record.relationships)
 
 
 def _decision_relevance(s: Scored) -> float:
@@ -685,6 +672,7 @@ def _decision_relevance(s: Scored) -> float:
 #: asks: it tells nothing the user said or did
 ASKED_REST_WORDS = 8
 ASKED_REST_HAN = 12
+#: sentence-final punctuation (zh full-width and ascii marks; a period only before a space): a general fact of writing
 _SENTENCE_ENDS = re.compile(r"(?<=[。！？!?；;])\s*|(?<=[.])\s+")
 
 

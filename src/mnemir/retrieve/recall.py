@@ -80,6 +80,7 @@ from mnemir.retrieve.learned import (
     soft_gate,
 )
 from mnemir.retrieve.lexical import entity_terms
+from mnemir.retrieve.query_kinds import QueryReading, read_query
 from mnemir.retrieve.ranking import (
     ANSWER_ROLES,
     LINK_DECAY,
@@ -313,6 +314,8 @@ class _Query:
     k: int
     qvec: Vectors
     past: bool
+    #: what the question asks for, read by a learned model from ``qvec`` (:mod:`mnemir.retrieve.query_kinds`)
+    reading: QueryReading = field(default_factory=QueryReading)
     pool: dict[str, Candidate] = field(default_factory=dict)
     plain: dict[str, int] = field(default_factory=dict)
     groups: dict[str, str] = field(default_factory=dict)
@@ -385,8 +388,9 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
             now: datetime, config: RecallConfig) -> Recall:
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
-    q = _Query(store, scope, ontology, config, intent, where, now, k, embedder.embed_query(intent.query),
-               asks_about_past(intent.query, intent.time_range, now))
+    qvec = embedder.embed_query(intent.query)
+    q = _Query(store, scope, ontology, config, intent, where, now, k, qvec,
+               asks_about_past(intent.query, intent.time_range, now), read_query(qvec, embedder.model_id))
     quotes = _candidates(q, types)
     settled = _settle(q)
     notes = [settled.note] if settled.note else []
@@ -396,7 +400,7 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     kept = _nudged(q, kept, judged)
     notes += weak_notes
     reached = _reached_decisions(q, judged)
-    kept = decision_first(next_step_first(kept, q.intent.query), q.intent.query, reached)
+    kept = decision_first(next_step_first(kept, q.reading), q.reading, reached)
     kept, ruled_out, fusion_notes = _fused(q, kept, judged)
     notes += fusion_notes
     kept = decision_keeps_place(one_slot(kept, ruled_out, quotes), reached, k, q.barred)
@@ -419,7 +423,7 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     intent, now, past = q.intent, q.now, q.past
     q.pool = pool = _gather(q.store, q.scope, intent, types, q.where, q.qvec, now,
                             max(q.config.candidates, 4 * q.k), q.config)
-    q.decisions = decisions_in_reach(q.store, q.scope, pool, q.qvec, intent.query)  # read with what it settled
+    q.decisions = decisions_in_reach(q.store, q.scope, pool, q.qvec, intent.query, q.reading)  # read with what it settled
     # plain search over the utterances, read before episodes are folded (a past period the question names first)
     utterances = plain_group_ranks(pool, _past_period(intent, now), q.config.plain_text_weight,
                                    q.config.plain_assistant_weight)
