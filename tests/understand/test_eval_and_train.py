@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -231,3 +232,32 @@ def test_a_row_with_two_memory_types_trains_one_example_per_sentence_or_clause()
 def test_the_task_plan_cues_tell_a_duty_from_an_intention(text: str, must: bool, intend: bool) -> None:
     values = dict(zip(CUE_NAMES, cue_vector(text), strict=True))
     assert (values["must"], values["intend"]) == (float(must), float(intend))
+
+
+def _runs(text: str) -> set[str]:
+    """A text's runs of five English words and of eight Chinese characters."""
+    words = re.findall(r"[a-z0-9']+", text.lower())
+    han = re.sub(r"[^\u4e00-\u9fff]", "", text)
+    return {" ".join(words[i:i + 5]) for i in range(len(words) - 4)} | {han[i:i + 8] for i in range(len(han) - 7)}
+
+
+def test_the_session_16_batch_is_rebuilt_by_its_script_and_shares_no_phrase_with_the_dev_split() -> None:
+    """``training/understand/s16.py`` writes ``extraction_s16.jsonl`` exactly, and no row of it shares a run of five
+    words or eight Chinese characters with any extraction or intent text of the dev split (written in our own words,
+    not paraphrased from an evaluation file)."""
+    import importlib.util
+
+    from mnemir._paths import training_dir
+
+    script = training_dir() / "understand" / "s16.py"
+    spec = importlib.util.spec_from_file_location("s16_batch", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    shipped = [json.loads(line) for line in (training_dir() / "understand" / "extraction_s16.jsonl")
+               .read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert module.rows() == shipped
+    assert {row["expect"][0]["type"] for row in shipped} == {"TaskUpdate", "Fact", "Plan"}
+    dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
+                      *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
+    assert not [row["text"] for row in shipped if _runs(row["text"]) & dev]
