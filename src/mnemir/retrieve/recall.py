@@ -156,9 +156,10 @@ class RecallConfig:
     plain_assistant_weight: float = 0.8
     #: a confident intent rules out a reading's role, not what else the utterance said: where plain search ranks an
     #: utterance among its best and the ruled-out reading it was folded into is shorter than this share of it, the
-    #: utterance itself (what was said) stands in plain search's place (0: off; decision 0038; 1.0: whenever the
-    #: utterance says more than the reading, decision 0049)
-    ruled_out_cover: float = 1.0
+    #: utterance itself (what was said) stands in plain search's place (0: off; decision 0038; 1.0, whenever the
+    #: utterance says more than the reading, gained 2 dev checkpoints but brings back a task utterance that a reading
+    #: restates almost whole: decision 0049)
+    ruled_out_cover: float = 0.5
     #: plain search over the utterances reads this many times as deep as the role order's candidates (the one
     #: vector search and the one keyword search return that many): with every utterance kept beside what was read
     #: from it (and a dialogue act beside each turn of the assistant), the role order's depth holds about half as
