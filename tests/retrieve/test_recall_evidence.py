@@ -383,3 +383,50 @@ def test_a_period_the_question_names_ranks_what_was_said_then(mem: mnemir.Memory
     for other in earlier:
         if ids[other] in shown:
             assert shown.index(ids[said]) < shown.index(ids[other]), (query, [h.memory.text for h in result.hits])
+
+
+#: everyday remarks (invented for this test) that fill a store, each read into typed memories beside its utterance
+CHATTER = ["I need to renew my passport before the summer", "My dentist appointment moved to next Thursday",
+           "I prefer tea to coffee in the mornings", "The car needs new tyres before winter",
+           "I was really stressed about the budget review last week", "My sister is getting married in June",
+           "I want to learn to play the guitar this year", "Our team standup is at nine every day",
+           "I think the landlord might raise the rent", "Remind me to call my grandmother on Sunday",
+           "I really dislike crowded trains", "We booked a cabin in the mountains for August",
+           "我下个月要去成都出差", "我最近睡得不太好，有点焦虑", "记得周五之前把报销单交了", "我不太喜欢吃香菜"]
+
+
+@pytest.mark.parametrize(("candidates", "k"), [(1, 3), (1, 5), (30, 5)])
+def test_plain_searchs_best_keep_more_places_the_less_sure_the_intent(mem: mnemir.Memory, now: datetime,
+                                                                        candidates: int, k: int) -> None:
+    """Plain search over the utterances is read deeper than the role order's candidates (``plain_depth``), and the
+    less sure the intent (as the memories settled it), the more of its best keep places (``plain_share`` plus
+    ``unsure_plain_share`` times the doubt): where the role order reads few candidates and typed readings and
+    dialogue acts take most of them, the utterances hybrid search over the episodes ranks best are still shown (as
+    themselves or as what was read from them), unless a named lifecycle exclusion or a confident intent leaves one
+    out (said in the notes)."""
+    for n, text in enumerate(CHATTER, start=100):
+        mem.remember(text, user="alice", session="s0", turn=n, now=now - timedelta(days=60, minutes=-n))
+    turns = _conversation(mem, now)
+    config = RecallConfig(candidates=candidates)  # 1: the role order reads only 4 x k candidates
+    assert config.plain_depth > 1.0 and config.unsure_plain_share > 0.0
+    mem.recall_config = config
+    widest = 0
+    for query, unsure in [(q, u) for q in QUESTIONS for u in (False, True)]:
+        # unsure: the intent model's reading given with a low confidence (and no distribution for the role model
+        # to settle it with): most of plain search's best then keep their places
+        intent = mem.intent(query, now=now).override(confidence=0.3, kinds=()) if unsure else None
+        result = mem.recall(query, user="alice", k=k, now=now, intent=intent)
+        doubt = 1.0 - float(result.intent.confidence)
+        kept = kept_places(k, min(1.0, config.plain_share + config.unsure_plain_share * doubt))
+        assert kept >= kept_places(k, config.plain_share)
+        widest = max(widest, kept)
+        shown = set(_turns_shown(result.hits, turns))
+        for best in mem.search(query, user="alice", types=["Episode"], k=kept, now=now):
+            if best.id not in turns:
+                continue  # one of the chatter turns
+            utterance = {best.id} | {e.source for e in mem.store.edges([best.id], relations=["derived_from"],
+                                                                         direction="in")}
+            named = [n for n in result.notes if any(mid in n for mid in utterance)]
+            assert turns[best.id] in shown or named, \
+                (query, k, kept, best.memory.text, [(h.memory.type, h.memory.text) for h in result.hits])
+    assert widest > kept_places(k, config.plain_share), "no question was unsure enough to widen plain search's share"

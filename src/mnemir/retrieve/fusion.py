@@ -20,7 +20,8 @@ exclusions, and the fusion of recall's role-aware order with plain hybrid search
   or a feeling for a question that asks for neither, where the role order answers with a memory of an intended
   type; then the utterance itself stands in when the reading covers little of it: ``RecallConfig.ruled_out_cover``):
   both are said in the notes. So do the next of plain search's best, up to ``RecallConfig.plain_share`` of
-  the top k: role fit moves a memory inside the top k, it does not take the best plain matches out of it.
+  the top k, plus ``unsure_plain_share`` times the intent's doubt: role fit moves a memory inside the top k, it does
+  not take the best plain matches out of it.
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ fading move scores) -> judge memories against each other (outdated, unconfirmed,
 force) -> follow relationships from the best ones (in scope, depth-limited) -> let replacements stand in, put a
 task's finished steps below its open ones, lift the present state -> drop what was replaced -> top up a thin answer
 with weak fillers -> a learned nudge re-sorts what passed the floors (:mod:`mnemir.retrieve.learned`) -> fuse with
-plain hybrid search (plain search's best, up to half of the top k, keep places there unless a named exclusion or a
-confident intent rules one out) -> one slot per memory and its own episode -> top k. A question about the past
+plain hybrid search (read twice as deep as the role order's candidates, so that its order over the utterances is
+hybrid search's; its best, half of the top k and more the less sure the intent is, keep places there unless a named
+exclusion or a confident intent rules one out) -> one slot per memory and its own episode -> top k. A question about the past
 ("以前", "used to", an ended time range) keeps the earlier memories instead.
 """
 
@@ -141,6 +142,9 @@ class RecallConfig:
     #: this share of the top k (at least one place) is kept for plain search's best, in its order, unless a named
     #: lifecycle exclusion or a confident intent rules one out: role fit moves them, it does not remove them
     plain_share: float = 0.5
+    #: ... plus this much times (1 - the intent's confidence, as the memories settled it): the less sure the reading
+    #: of the query, the more of plain search's best keep their places (decision 0049)
+    unsure_plain_share: float = 1.0
     #: with the fusion on, an answer with fewer than k memories is filled from plain search's order (what it ranks
     #: next, each utterance once, labelled weak), skipping what a named lifecycle exclusion or a confident intent
     #: rules out: an empty place can only take away what plain search would show there
@@ -153,8 +157,17 @@ class RecallConfig:
     plain_assistant_weight: float = 0.8
     #: a confident intent rules out a reading's role, not what else the utterance said: where plain search ranks an
     #: utterance among its best and the ruled-out reading it was folded into is shorter than this share of it, the
-    #: utterance itself (what was said) stands in plain search's place (0: off; decision 0038)
+    #: utterance itself (what was said) stands in plain search's place (0: off; decision 0038; 1.0, whenever the
+    #: utterance says more than the reading, gained 2 dev checkpoints but brings back a task utterance that a reading
+    #: restates almost whole: decision 0049)
     ruled_out_cover: float = 0.5
+    #: plain search over the utterances reads this many times as deep as the role order's candidates (the one
+    #: vector search and the one keyword search return that many): with every utterance kept beside what was read
+    #: from it (and a dialogue act beside each turn of the assistant), the role order's depth holds about half as
+    #: many utterances as hybrid search over the raw utterances reads, and its order differs from theirs below the
+    #: first few. What lies past the role order's depth only places plain search's order and may come back through
+    #: it (its best places, an empty place), never enters the role order (1.0: the role order's depth; decision 0049)
+    plain_depth: float = 2.0
     #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
     #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
@@ -206,9 +219,10 @@ class RecallConfig:
                                   value=type(self.observer).__name__, allowed="a callable(items, rows)")
         for name, low, high in (("plain_weight", 0.0, 10.0), ("unsure_plain_weight", 0.0, 10.0),
                                 ("confident_intent", 0.0, 1.0), ("plain_share", 0.0, 1.0),
+                                ("unsure_plain_share", 0.0, 1.0),
                                 ("role_switch", 0.0, 1.0), ("role_widen", 0.0, 1.0),
                                 ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
-                                ("plain_assistant_weight", 0.0, 1.0)):
+                                ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -327,6 +341,9 @@ class _Query:
     asked_confidence: float = 1.0
     #: typed memory id -> the utterance (episode) it was read from, for the folded episodes
     said: dict[str, MemIR] = field(default_factory=dict)
+    #: what plain search reads past the role order's depth (``RecallConfig.plain_depth``), folded and barred as the
+    #: pool is: it places plain search's order and may come back through it, it never enters the role order
+    deep: dict[str, Candidate] = field(default_factory=dict)
 
     @property
     def ranking(self) -> RankingConfig:
@@ -365,6 +382,15 @@ class _Query:
         for mid, reason in reasons.items():
             self.barred[mid] = reason
             self.pool.pop(mid, None)
+            self.deep.pop(mid, None)
+
+    def candidate(self, mid: str) -> Candidate | None:
+        """A candidate of the role order or of plain search's deeper reading (which joins the pool when it is
+        shown through plain search)."""
+        c = self.pool.get(mid)
+        if c is None and mid in self.deep:
+            c = self.pool[mid] = self.deep.pop(mid)
+        return c
 
     def settle_intent(self, settled: Settled) -> None:
         self.asked_confidence = float(self.intent.confidence)
@@ -372,6 +398,12 @@ class _Query:
             self.intent, self.where = _switched(self.intent, settled), None
         if settled.confidence is not None and settled.confidence != self.intent.confidence:
             self.intent = _with_confidence(self.intent, settled.confidence)
+
+    def kept_places(self) -> int:
+        """How many of plain search's best keep places in the top k: ``plain_share`` of it, and more the less sure
+        the intent is (``unsure_plain_share``)."""
+        share = self.config.plain_share + self.config.unsure_plain_share * (1.0 - float(self.intent.confidence))
+        return kept_places(self.k, min(share, 1.0))
 
     def answered(self, kept: Sequence[Scored]) -> bool:
         """The top k holds a memory of an intended type in an answer role, not a weak filler: only then may a
@@ -421,30 +453,48 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     """Fill ``q.pool`` (with plain search's order over it, read before episodes are folded) and set aside what a
     named lifecycle fact bars; read the frames. Returns the quotes: typed memory id -> the utterance it was read from."""
     intent, now, past = q.intent, q.now, q.past
+    full: dict[str, Candidate] = {}
     q.pool = pool = _gather(q.store, q.scope, intent, types, q.where, q.qvec, now,
-                            max(q.config.candidates, 4 * q.k), q.config)
+                            max(q.config.candidates, 4 * q.k), q.config, q.deep, full)
+    deep = q.deep  # what plain search reads past the role order's depth; ``full``: the role order's candidates
+    # with their ranks in that deeper reading (the role order itself reads the ranks of its own depth)
     q.decisions = decisions_in_reach(q.store, q.scope, pool, q.qvec, intent.query, q.reading)  # read with what it settled
     # plain search over the utterances, read before episodes are folded (a past period the question names first)
-    utterances = plain_group_ranks(pool, _past_period(intent, now), q.config.plain_text_weight,
+    utterances = plain_group_ranks({**deep, **pool, **full}, _past_period(intent, now), q.config.plain_text_weight,
                                    q.config.plain_assistant_weight)
     folded = fold_episodes(q.store, q.scope, pool, past, q.qvec, q.ranking.felt_beside_calm)
     q.plain = plain_ranks(pool, utterances)
     q.groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
+    quotes = dict(folded.quotes)
+    if deep:  # what only plain search's deeper reading found: folded alike, one memory per group not in the pool
+        deep_folded = fold_episodes(q.store, q.scope, deep, past, q.qvec, q.ranking.felt_beside_calm)
+        for mid in [m for m in deep if m in pool]:
+            del deep[mid]
+        q.bar(deep_folded.excluded)
+        held = set(q.groups.values())
+        more = {mid: rank for mid, rank in plain_ranks(deep, utterances).items()
+                if utterance_of(deep[mid].record) not in held}
+        q.plain.update(more)
+        q.groups.update((mid, utterance_of(c.record)) for mid, c in deep.items())
+        quotes.update((mid, e) for mid, e in deep_folded.quotes.items() if mid not in quotes)
+        for mid in [m for m in deep if m not in more]:
+            del deep[mid]  # a group the pool stands for already
     q.bar(folded.excluded)  # an utterance whose readings were all replaced is no answer either
-    q.bar({mid: reason for mid, c in list(pool.items())
+    both = {**deep, **pool}
+    q.bar({mid: reason for mid, c in both.items()
            if (reason := hard_exclusion(c.record, intent, now, past)) is not None})
-    asked = assistant_questions(pool) if intent.kind in TASK_KINDS else {}  # work asked about: a question is no answer
-    q.bar({**taken_back(q.store, pool, past), **asked})
+    asked = assistant_questions(both) if intent.kind in TASK_KINDS else {}  # work asked about: a question is no answer
+    q.bar({**taken_back(q.store, both, past), **asked})
     if not past:  # asked about a choice: the options a decision in reach settled are no answer
-        q.bar(settled_by(q.store, pool, q.decisions))
+        q.bar(settled_by(q.store, both, q.decisions))
     if intent.kind == "open_tasks":
-        q.bar(completed_elsewhere(q.store, pool))
+        q.bar(completed_elsewhere(q.store, both))
     q.frames = frames = _frames(q.store, q.scope, now, pool)
     if "ContextualFrame" in intent.types and frames.active is not None and frames.active.id not in pool:
         pool[frames.active.id] = Candidate(frames.active)  # the frame in force may answer "what is this about?"
         _fill_similarity(q.store, pool, [frames.active.id], q.qvec)
-    q.said = dict(folded.quotes)
-    return dict(folded.quotes)
+    q.said = dict(quotes)
+    return quotes
 
 
 def _role_order(q: _Query) -> tuple[list[Scored], dict[str, Scored], list[str], list[str], list[str]]:
@@ -504,22 +554,28 @@ def _fused(q: _Query, kept: list[Scored], judged: Mapping[str, Scored]
     sure = q.intent.confidence if config.role_confidence_in_fusion else q.asked_confidence
     weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(sure))
     fused, notes = fuse(kept, q.plain, extra, k=q.k, role_weight=1.0, plain_weight=weight, fusion_k=config.fusion_k,
-                        barred=q.barred, ruled_out=ruled_out, kept=kept_places(q.k, config.plain_share),
+                        barred=q.barred, ruled_out=ruled_out, kept=q.kept_places(),
                         groups=q.groups)
     return fused, ruled_out, notes
 
 
 # -- gathering --------------------------------------------------------------------------------------
 def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str, ...], where: FilterNode | None,
-            qvec: Vectors, now: datetime, n: int, config: RecallConfig) -> dict[str, Candidate]:
+            qvec: Vectors, now: datetime, n: int, config: RecallConfig,
+            deep: dict[str, Candidate] | None = None,
+            full: dict[str, Candidate] | None = None) -> dict[str, Candidate]:
     """Candidates from: one vector search over every type (the intent's types and the rest, which serve context
     roles and widening), one keyword search, and, when the query may need them, the user's recent facts and
     feelings (the present state) and the open tasks (what is left), whatever words they share with the query."""
     signals: dict[str, dict[str, Any]] = {}
-    for rank, (mid, sim) in enumerate(store.vector_search(scope, qvec, n + max(n // 2, 10)), start=1):
+    n_vector = n + max(n // 2, 10)
+    depth = config.plain_depth if deep is not None else 1.0  # plain search's deeper reading (into ``deep``)
+    for rank, (mid, sim) in enumerate(store.vector_search(scope, qvec, int(n_vector * depth)), start=1):
         signals[mid] = {"similarity": float(sim), "vector_rank": rank}
-    for rank, (mid, _) in enumerate(store.text_search(scope, intent.query, n), start=1):
+    for rank, (mid, _) in enumerate(store.text_search(scope, intent.query, int(n * depth)), start=1):
         signals.setdefault(mid, {})["text_rank"] = rank
+    beyond = {mid for mid, s in signals.items()
+              if s.get("vector_rank", n_vector + 1) > n_vector and s.get("text_rank", n + 1) > n}
     span = _past_period(intent, now)
     if span is not None:
         # a past period the question names ("last May", "两周前", "over Christmas"): what was said then is a
@@ -528,6 +584,7 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
                      for op, t in (("$gte", span[0]), ("$lt", span[1])) if t is not None)
         for mid, sim in store.vector_search(scope.with_(where=And(when)), qvec, max(n // 2, 10)):
             signals.setdefault(mid, {"similarity": float(sim)})
+            beyond.discard(mid)
     records: dict[str, MemIR] = {}
     if _needs_open_tasks(intent):
         # listed whatever their wording, so read by listing: closer memories of other types would crowd them out of
@@ -551,12 +608,21 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
                                    limit=config.present_limit)
         recent.sort(key=lambda r: (r.metadata.created_at, r.id), reverse=True)
         records.update((r.id, r) for r in recent[: config.present_limit])
+    beyond -= set(records)  # read by listing: candidates of the role order whatever plain search's depth
     records.update((r.id, r) for r in store.fetch([m for m in signals if m not in records]))
     pool = {mid: Candidate(record, similarity=signals.get(mid, {}).get("similarity", 0.0),
                            vector_rank=signals.get(mid, {}).get("vector_rank"),
                            text_rank=signals.get(mid, {}).get("text_rank"))
             for mid, record in records.items()}
     _fill_similarity(store, pool, [mid for mid, c in pool.items() if c.vector_rank is None], qvec)
+    if deep is not None:
+        deep.update((mid, pool.pop(mid)) for mid in beyond if mid in pool)
+        for c in pool.values():  # the role order reads the ranks of its own depth, as without the deeper reading
+            if (c.vector_rank or 0) > n_vector or (c.text_rank or 0) > n:
+                if full is not None:
+                    full[c.id] = replace(c)
+                c.vector_rank = c.vector_rank if (c.vector_rank or 0) <= n_vector else None
+                c.text_rank = c.text_rank if (c.text_rank or 0) <= n else None
     return pool
 
 
@@ -747,11 +813,11 @@ def _plain_extras(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Scored
     ruled_out: dict[str, str] = {}
     answered = q.answered(kept)
     depth = max(2 * q.k, 10)
-    protected = kept_places(q.k, q.config.plain_share)
+    protected = q.kept_places()
     sure = q.intent.confidence >= q.config.confident_intent
     seen = 0
     for mid, _ in sorted(q.plain.items(), key=lambda kv: kv[1])[:depth]:
-        c = q.pool.get(mid)
+        c = q.candidate(mid)
         if c is None or q.is_setting(mid):  # the setting in force is shown apart
             continue
         role = q.role(c)
@@ -816,7 +882,7 @@ def _plain_fillers(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Score
     for mid, rank in sorted(q.plain.items(), key=lambda kv: (kv[1], kv[0])):
         if len(kept) + len(out) >= q.k:
             break
-        c = q.pool.get(mid)
+        c = q.candidate(mid)
         group = q.groups.get(mid, mid)
         if c is None or group in shown or mid in q.barred or mid in ruled_out or q.is_setting(mid):
             continue
