@@ -407,8 +407,9 @@ def test_plain_searchs_best_keep_more_places_the_less_sure_the_intent(mem: mnemi
     for n, text in enumerate(CHATTER, start=100):
         mem.remember(text, user="alice", session="s0", turn=n, now=now - timedelta(days=60, minutes=-n))
     turns = _conversation(mem, now)
-    config = RecallConfig(candidates=candidates)  # 1: the role order reads only 4 x k candidates
-    assert config.plain_depth > 1.0 and config.unsure_plain_share > 0.0
+    # 1: the role order reads only 4 x k candidates; plain search read twice as deep as that
+    config = RecallConfig(candidates=candidates, plain_depth=2.0)
+    assert config.unsure_plain_share > 0.0
     mem.recall_config = config
     widest = 0
     for query, unsure in [(q, u) for q in QUESTIONS for u in (False, True)]:

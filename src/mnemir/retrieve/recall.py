@@ -166,8 +166,9 @@ class RecallConfig:
     #: from it (and a dialogue act beside each turn of the assistant), the role order's depth holds about half as
     #: many utterances as hybrid search over the raw utterances reads, and its order differs from theirs below the
     #: first few. What lies past the role order's depth only places plain search's order and may come back through
-    #: it (its best places, an empty place), never enters the role order (1.0: the role order's depth; decision 0049)
-    plain_depth: float = 2.0
+    #: it (its best places, an empty place), never enters the role order (1.0: the role order's depth; 2.0 gained
+    #: 0.2 points of continuity dev, added violations and cost about 7 ms at 100k: decision 0049)
+    plain_depth: float = 1.0
     #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
     #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
