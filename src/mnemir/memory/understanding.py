@@ -29,7 +29,7 @@ Extraction itself is offline and store-free (:mod:`mnemir.understand`); this mix
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, cast
@@ -874,15 +874,9 @@ class UnderstandingMixin(_Base):
             why = "; ".join(best.reasons)
             said = f"{ctx.speaker}" + (f", session {ctx.session}" if ctx.session else "") + (
                 f", turn {ctx.turn}" if ctx.turn is not None else "")
-            try:
-                updated = self._set_task_status(best.id, status, user=ctx.user, now=ctx.now,
-                                                reason=f"reported by {said} ({why}): {text}", actor=ctx.creator)
-            except (InvalidTransitionError, ConflictError, NotFoundError) as exc:
-                ctx.out.notes.append(f"could not move task {best.id} to {status}: {exc}")
-                return
-            ctx.out.notes.append(f"moved {best.id} ({best.text!r}) to {status}: {why}")
-            ctx.out.updated.append(updated)
-            ctx.out.append(updated)
+            self._report_status(best.id, status, ctx, reason=f"reported by {said} ({why}): {text}",
+                                done=lambda _: f"moved {best.id} ({best.text!r}) to {status}: {why}",
+                                failed=f"could not move task {best.id} to {status}")
             return
         question = (f"“{text}”说的是哪一件事？" if ctx.language == "zh" else f"Which task does “{text}” refer to?")
         ctx.out.confirmations.append(Confirmation("update", text, question, candidates[:3], status=status,
@@ -1021,6 +1015,19 @@ class UnderstandingMixin(_Base):
         stored = self._commit([record], now=ctx.now, actor=ctx.creator)
         ctx.out.created += stored
         ctx.out.extend(stored)
+
+    def _report_status(self, id: str, status: str, ctx: _Context, *, reason: str, done: Callable[[MemIR], str],
+                       failed: str) -> None:
+        """Move a task to ``status`` for this turn and say so in its result: ``done(updated)`` is the note when it
+        moved, ``failed`` (with the reason) when its state machine or a concurrent write refused."""
+        try:
+            updated = self._set_task_status(id, status, user=ctx.user, now=ctx.now, reason=reason, actor=ctx.creator)
+        except (InvalidTransitionError, ConflictError, NotFoundError) as exc:
+            ctx.out.notes.append(f"{failed}: {exc}")
+            return
+        ctx.out.notes.append(done(updated))
+        ctx.out.updated.append(updated)
+        ctx.out.append(updated)
 
     def _set_task_status(self, id: str, status: str, *, user: str | None, now: datetime | None, reason: str,
                          actor: str) -> MemIR:
@@ -1169,15 +1176,13 @@ class UnderstandingMixin(_Base):
         try:
             if str(self.get(waiting, user=ctx.user).properties.get("status", "pending")) not in OPEN_STATUSES:
                 return
-            updated = self._set_task_status(waiting, "completed", user=ctx.user, now=ctx.now,
-                                            reason=f"the assistant delivered what it offered: {text[:200]}",
-                                            actor=ctx.creator)
-        except (InvalidTransitionError, ConflictError, NotFoundError) as exc:
+        except NotFoundError as exc:
             ctx.out.notes.append(f"could not close the offered task {waiting}: {exc}")
             return
-        ctx.out.notes.append(f"the assistant delivered what it offered: task {waiting} ({updated.content.text!r}) done")
-        ctx.out.updated.append(updated)
-        ctx.out.append(updated)
+        self._report_status(waiting, "completed", ctx, reason=f"the assistant delivered what it offered: {text[:200]}",
+                            done=lambda updated: (f"the assistant delivered what it offered: task {waiting} "
+                                                  f"({updated.content.text!r}) done"),
+                            failed=f"could not close the offered task {waiting}")
 
     def _resolve_pronoun(self, draft: Draft, ctx: _Context) -> None:
         """A fact whose subject is "he" / "she" / "他" / "她" is about the person the user named last, in this
