@@ -48,20 +48,15 @@ def _read(query: str) -> QueryReading:
     return read_query(embedder.embed_query(query), embedder.model_id)
 
 
-@pytest.mark.parametrize("query", ["What comes after the plastering, what's my next move on the flat?",
-                                   "装修这边下一步我准备干嘛？"])
-def test_a_question_about_what_comes_next_reads_as_one(query: str) -> None:
+@pytest.mark.parametrize(("query", "asks_next"), [
+    ("What comes after the plastering, what's my next move on the flat?", True),
+    ("装修这边下一步我准备干嘛？", True),
+    ("Which caterer did we go with for the christening in the end?", False),
+    ("搬家公司最后定的哪一家？", False)])
+def test_a_question_about_what_comes_next_or_a_choice_reads_as_that_one_only(query: str, asks_next: bool) -> None:
     reading = _read(query)
-    assert reading.asks_next, reading.probabilities
-    assert not reading.asks_decision, reading.probabilities
-
-
-@pytest.mark.parametrize("query", ["Which caterer did we go with for the christening in the end?",
-                                   "搬家公司最后定的哪一家？"])
-def test_a_question_about_a_choice_reads_as_one(query: str) -> None:
-    reading = _read(query)
-    assert reading.asks_decision, reading.probabilities
-    assert not reading.asks_next, reading.probabilities
+    assert reading.asks_next is asks_next, reading.probabilities
+    assert reading.asks_decision is not asks_next, reading.probabilities
 
 
 @pytest.mark.parametrize("query", ["What's my nephew's name?", "我对什么过敏？", "How was the concert last weekend?"])

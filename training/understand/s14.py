@@ -16,8 +16,12 @@ What it teaches (the kinds of utterance the shipped extractor misread, in genera
 
 from __future__ import annotations
 
-import json
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _batch import labelled_rows, write_rows
 
 TASKS_EN = [
     "Pay the £60 deposit for the village hall to Mrs Okafor",
@@ -303,25 +307,14 @@ FACTS_ZH_2 = [
 
 
 def rows() -> list[dict[str, object]]:
-    out: list[dict[str, object]] = []
     groups = [("en", TASKS_EN, {"type": "Task", "status": "pending"}), ("zh", TASKS_ZH, {"type": "Task", "status": "pending"}),
               ("en", REPORTED_EN, {"type": "Fact"}), ("zh", REPORTED_ZH, {"type": "Fact"}),
               ("en", SCHEDULE_EN, {"type": "Fact"}), ("zh", SCHEDULE_ZH, {"type": "Fact"}),
               ("en", OUTBURSTS_EN, {"type": "EmotionalState"}), ("zh", OUTBURSTS_ZH, {"type": "EmotionalState"}),
               ("zh", TASKS_ZH_2, {"type": "Task", "status": "pending"}), ("en", FACTS_EN_2, {"type": "Fact"}),
               ("zh", FACTS_ZH_2, {"type": "Fact"})]
-    counters = {"en": 0, "zh": 0}
-    for lang, texts, expect in groups:
-        for text in texts:
-            counters[lang] += 1
-            out.append({"id": f"{lang}-s14-{counters[lang]:03d}", "lang": lang, "speaker": "user", "text": text,
-                        "expect": [dict(expect)]})
-    return out
+    return labelled_rows("s14", groups)
 
 
 if __name__ == "__main__":
-    path = Path(__file__).with_name("extraction_s14.jsonl")
-    with open(path, "w", encoding="utf-8") as fh:
-        for row in rows():
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"{len(rows())} rows -> {path}")
+    write_rows("extraction_s14.jsonl", rows())

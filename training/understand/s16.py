@@ -17,8 +17,12 @@ What it teaches (the boundaries where the extractor's English was weakest, each 
 
 from __future__ import annotations
 
-import json
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _batch import labelled_rows, write_rows
 
 DROPPED_EN = [
     "Scrap the kayaking weekend, the river's flooded",
@@ -190,7 +194,6 @@ OTHERS_ZH = [
 
 
 def rows() -> list[dict[str, object]]:
-    out: list[dict[str, object]] = []
     groups = [("en", DROPPED_EN, {"type": "TaskUpdate", "status": "failed"}),
               ("en", PROGRESS_EN, {"type": "TaskUpdate", "status": "in_progress"}),
               ("en", OTHERS_EN, {"type": "Fact"}),
@@ -199,18 +202,8 @@ def rows() -> list[dict[str, object]]:
               ("zh", DROPPED_ZH, {"type": "TaskUpdate", "status": "failed"}),
               ("zh", PROGRESS_ZH, {"type": "TaskUpdate", "status": "in_progress"}),
               ("zh", OTHERS_ZH, {"type": "Fact"})]
-    counters = {"en": 0, "zh": 0}
-    for lang, texts, expect in groups:
-        for text in texts:
-            counters[lang] += 1
-            out.append({"id": f"{lang}-s16-{counters[lang]:03d}", "lang": lang, "speaker": "user", "text": text,
-                        "expect": [dict(expect)]})
-    return out
+    return labelled_rows("s16", groups)
 
 
 if __name__ == "__main__":
-    path = Path(__file__).with_name("extraction_s16.jsonl")
-    with open(path, "w", encoding="utf-8") as fh:
-        for row in rows():
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"{len(rows())} rows -> {path}")
+    write_rows("extraction_s16.jsonl", rows())
