@@ -39,7 +39,8 @@ SPLITS = {"train": ("extraction_train.jsonl",),
           "dev": ("extraction_dev.jsonl", "extraction_heldout.jsonl", "extraction_fresh.jsonl",
                   "extraction_dev_b1.jsonl", "extraction_dev_b2.jsonl", "extraction_dev_b3.jsonl",
                   "extraction_dev_b4.jsonl", "extraction_dev_b5.jsonl", "extraction_dev_b6.jsonl",
-                  "extraction_dev_b7.jsonl", "extraction_dev_b8.jsonl"),
+                  "extraction_dev_b7.jsonl", "extraction_dev_b8.jsonl",
+                  "extraction_dev_b9.jsonl"),
           "test": ("extraction_test.jsonl",),
           # issue 15's new behaviour (hedges, decisions, who a fact is about, assistant turns), written by the
           # engineer who wrote the eighth training batch: a sanity check, not a measurement
@@ -48,7 +49,8 @@ INTENT_SPLITS = {"train": ("intent_train.jsonl",),
                  "dev": ("intent_dev.jsonl", "intent_heldout.jsonl", "intent_fresh.jsonl", "intent_dev_b1.jsonl",
                          "intent_dev_b2.jsonl", "intent_dev_b3.jsonl",
                          "intent_dev_b4.jsonl", "intent_dev_b5.jsonl", "intent_dev_b6.jsonl",
-                         "intent_dev_b7.jsonl", "intent_dev_b8.jsonl"),
+                         "intent_dev_b7.jsonl", "intent_dev_b8.jsonl",
+                         "intent_dev_b9.jsonl"),
                  "test": ("intent_test.jsonl",)}
 #: every utterance in the corpus is resolved against this instant (a Wednesday, UTC+8)
 ANCHOR_NOW = datetime.fromisoformat("2026-03-04T10:00:00+08:00")
