@@ -21,7 +21,7 @@ from mnemir.retrieve.ranking import Candidate, Scored
 START = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
 
 FLORIST = [
-    ("user", "I need to get the bathroom tiles regrouted before the inspection."),
+    ("user", "I have to get the shower tiles regrouted before the viewing."),
     ("assistant", "Noted, regrouting first. What else is on the flat list?"),
     ("user", "The florist on Mill Road does peonies for the table. I'll ring them on Friday."),
     ("user", "Also I have to renew the parking permit this month."),

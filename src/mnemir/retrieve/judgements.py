@@ -370,7 +370,7 @@ TAKES_BACK = (CORRECTS, "supersedes")
 #: ``remember``, followed by recall (``graph.FOLLOW_RELATIONS``)
 SETTLES = "settles"
 #: an utterance taken back goes when what took it back is at most this much less close to the query (cosine): a
-#: correction often opens with words of its own ("a correction to something I told you: …") that make it a little
+#: correction often opens with words of its own ("one thing I got wrong earlier: …") that make it a little
 #: less close than the old statement; a question about something else the old utterance said is much closer to it
 TAKEN_BACK_MARGIN = 0.15
 
