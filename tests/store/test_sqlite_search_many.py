@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from store_cases import ONTOLOGY, record
 
-from mnemir.store.base import Selection, Write
+from mnemir.store.base import ANY, Selection, Write
 from mnemir.store.filters import parse_filter
 from mnemir.store.sqlite import SQLiteStore
 
@@ -38,7 +38,11 @@ def test_many_exact_searches_are_the_searches_one_by_one(tmp_path_factory: objec
         store.write([Write(record(f"r {i}", "Fact", {"entity": f"e{i % 3}"}, user="u" if i % 4 else "v", id=f"r{i:04d}"), v)
                      for i, v in enumerate(vectors)], model_id=MODEL)
         asked = [*_unit(rng, queries), vectors[rng.integers(0, len(vectors))]]
-        for selection in (Selection(user_id="u"), Selection(user_id="u", where=parse_filter({"entity": "e1"}, ONTOLOGY))):
+        # every row (scored in place, no column dropped), most rows (scored in place, the others' columns dropped),
+        # a share under SCORE_ALL_SHARE (the rows gathered first), and rows picked by SQL
+        for selection in (Selection(user_id=ANY), Selection(user_id="u"),
+                          Selection(user_id="v", where=parse_filter({"entity": "e1"}, ONTOLOGY)),
+                          Selection(user_id="u", where=parse_filter({"entity": "e1"}, ONTOLOGY))):
             one = [store.vector_search(selection, q, k) for q in asked]
             assert store.vector_search_many(selection, asked, k) == one
     finally:

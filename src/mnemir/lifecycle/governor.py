@@ -146,12 +146,12 @@ class Governor:
     @staticmethod
     def _batch_neighbours(scope: Selection, vector: Vectors, batch: _Batch) -> list[tuple[MemIR, float]]:
         """The NEIGHBOURS records of the batch inside ``scope`` most similar to ``vector``, with their similarity."""
-        inside = [batch.items[i] for i in batch.of_scope(scope) if scope.admits(batch.items[i][0])]
-        if not inside:
+        at = [i for i in batch.of_scope(scope) if batch.admitted(scope, i)]
+        if not at:
             return []
-        sims = np.vstack([vec for _, vec in inside]) @ np.asarray(vector, dtype=np.float32)
+        sims = batch.matrix(at) @ np.asarray(vector, dtype=np.float32)
         best = np.argsort(-sims, kind="stable")[:NEIGHBOURS]
-        return [(inside[i][0], float(sims[i])) for i in best]
+        return [(batch.items[at[i]][0], float(sims[i])) for i in best]
 
     # -- store access ------------------------------------------------------------------------
     def _merge_keyed(self, record: MemIR, scope: Selection) -> Selection | None:
@@ -288,15 +288,35 @@ class _Batch:
         self.items: list[tuple[MemIR, Vectors]] = []
         self._by_value: dict[tuple[str, Any], list[int]] = {}
         self._by_user_type: dict[tuple[Any, str], list[int]] = {}
+        #: the items' vectors as rows of one array (grown by doubling), so that a scope's rows are gathered in one
+        #: step instead of stacked from a list per item; None once an item's vector is not a float32 row of the
+        #: first one's length (then they are stacked as before)
+        self._rows: Vectors | None = None
 
     def append(self, record: MemIR, vector: Vectors) -> None:
         at = len(self.items)
         self.items.append((record, vector))
+        self._keep_row(at, vector)
         self._by_user_type.setdefault((record.scope.user_id, record.type), []).append(at)
         for name, value in record.properties.items():
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, str | int | float | bool):
                     self._by_value.setdefault((name, item), []).append(at)
+
+    def _keep_row(self, at: int, vector: Vectors) -> None:
+        rows = self._rows
+        if at == 0:
+            rows = self._rows = np.zeros((16, len(vector)), dtype=np.float32) if _row_like(vector) else None
+        if rows is None:
+            return
+        if not _row_like(vector) or len(vector) != rows.shape[1]:
+            self._rows = None
+            return
+        if at >= len(rows):
+            grown = np.zeros((2 * len(rows), rows.shape[1]), dtype=np.float32)
+            grown[:at] = rows[:at]
+            rows = self._rows = grown
+        rows[at] = vector
 
     def of_scope(self, selection: Selection) -> Sequence[int]:
         """Positions of the items that may be inside ``selection``, in batch order: those of its user and types
@@ -305,6 +325,22 @@ class _Batch:
             return range(len(self.items))
         at = [i for t in selection.types for i in self._by_user_type.get((selection.user_id, t), ())]
         return sorted(at) if len(selection.types) > 1 else at
+
+    def matrix(self, at: Sequence[int]) -> Vectors:
+        """The vectors of the items at ``at``, one row each (the values ``np.vstack`` of them gives)."""
+        if self._rows is not None:
+            return self._rows[np.asarray(at, dtype=np.intp)]
+        return np.vstack([self.items[i][1] for i in at])
+
+    def admitted(self, selection: Selection, i: int) -> bool:
+        """``selection.admits`` of item ``i``, where ``i`` comes from :meth:`of_scope`: for a selection of one user
+        and named types, any agent and session, no ids and no time (a governor's scope), only the status is left
+        to check."""
+        record = self.items[i][0]
+        if selection.user_id is not ANY and selection.types is not None and selection.agent_id is ANY \
+                and selection.session_id is ANY and selection.ids is None and selection.valid_at is None:
+            return record.status in selection.statuses
+        return selection.admits(record)
 
     def found_by(self, selection: Selection) -> list[tuple[MemIR, Vectors]]:
         """The batch's records inside ``selection`` (scope, types, statuses, where), in batch order."""
@@ -315,6 +351,10 @@ class _Batch:
             name, values = first
             at = sorted({i for v in values for i in self._by_value.get((name, v), ())})
         return [self.items[i] for i in at if _found_by(selection, self.items[i][0])]
+
+
+def _row_like(vector: Any) -> bool:
+    return isinstance(vector, np.ndarray) and vector.dtype == np.float32 and vector.ndim == 1
 
 
 def _equality(node: FilterNode | None) -> tuple[str, list[Any]] | None:
