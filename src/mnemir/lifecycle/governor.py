@@ -169,10 +169,12 @@ class Governor:
         looked = _LookedUp()
         live = [r for r in records if is_live(r)]
         merging = [r for r in live if self.config.policy(r.type).merge_keys is not None]
-        by_scope: dict[str, tuple[Selection, list[MemIR]]] = {}
-        for record in merging:
-            scope = self._scope(record, (record.type,))
-            by_scope.setdefault(repr(scope), (scope, []))[1].append(record)
+        by_scope: dict[tuple[Any, str], tuple[Selection, list[MemIR]]] = {}
+        for record in merging:  # a record's scope is made of its user and type only (_scope): keyed by them
+            key = (record.scope.user_id, record.type)
+            if key not in by_scope:
+                by_scope[key] = (self._scope(record, (record.type,)), [])
+            by_scope[key][1].append(record)
         for scope, members in by_scope.values():
             found = self.store.vector_search_many(scope, [vectors[r.id] for r in members], NEIGHBOURS)
             for record, hits in zip(members, found, strict=True):
