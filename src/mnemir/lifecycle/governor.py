@@ -51,6 +51,8 @@ class Governor:
             known.update(zip([r.id for r in missing], self.embedder.embed([r.content.text for r in missing]),
                              strict=True))
         looked = self._look_up(records, known)
+        named: set[str] = set()  # the memories report.events names so far (read up to ``seen``)
+        seen = 0
         for record, vector in ((r, known[r.id]) for r in records):
             if not is_live(record):  # e.g. a record written as history; nothing to govern
                 pending[record.id] = Write(record, vector, [entry(None, record, Action.created, now=now,
@@ -69,7 +71,9 @@ class Governor:
                     self._stage(pending, res.old, res.old_history)
                 if res.event is not None:
                     report.events.append(res.event)
-            if not any(e.memory_id == record.id for e in report.events):
+            named.update(e.memory_id for e in report.events[seen:])  # events are only appended
+            seen = len(report.events)
+            if record.id not in named:
                 report.events.append(GovernanceEvent("created", record.id, f"stored {record.type} {record.id}: "
                                                      f"\"{short(record.text)}\"."))
             pending[record.id] = Write(current, vector, history)
