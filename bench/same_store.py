@@ -115,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for i, src in enumerate((str(HERE.parent / "src"), args.compare)):
             out = Path(tmp) / f"{i}.json"
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, str(HERE)])}
+            # a compared src outside a checkout (``git archive``) finds this checkout's benchmarks folder
+            env = {"MNEMIR_BENCHMARKS": str(HERE.parent / "benchmarks"), **os.environ,
+                   "PYTHONPATH": os.pathsep.join([src, str(HERE)])}
             done = subprocess.run([sys.executable, __file__, "--worker", "--out", str(out), *passed], env=env,
                                   capture_output=True, text=True, cwd=HERE.parent)
             if done.returncode != 0:
