@@ -87,3 +87,30 @@ def test_a_batch_looks_up_what_each_record_would_alone(tmp_path: Path) -> None:
         assert compared > 100  # not vacuous
     finally:
         store.close()
+
+
+def test_a_scopes_neighbours_are_the_items_a_scan_admits_with_their_stacked_vectors() -> None:
+    """The batch keeps its vectors in one growing array and checks only the status of the items of a governor's
+    scope: the same items, in order, and the same rows ``np.vstack`` gives (also once a vector of another kind
+    makes it stack them), for scopes a governor asks and scopes it does not."""
+    rnd = random.Random(5)
+    rng = np.random.default_rng(5)
+    records = [fact(i, rnd) for i in range(70)]  # past the array's first sizes (16, 32, 64)
+    vectors: list[object] = [rng.standard_normal(8).astype(np.float32) for _ in records]
+    vectors[60] = rng.standard_normal(8)  # float64: from here on the batch stacks its vectors
+    scopes = [Selection(user_id=u, types=t, statuses=LIVE_STATUSES) for u in ("alice", "bob")
+              for t in (("Fact",), ("Fact", "Hypothesis"), ("Task",))]
+    scopes += [Selection(user_id="alice", types=("Fact",), statuses=(MemoryStatus.superseded,)),
+               Selection(user_id="bob", types=("Fact",), ids=("f3", "f4", "f9"))]
+    batch = _Batch()
+    checked = 0
+    for record, vector in zip(records, vectors, strict=True):
+        batch.append(record, vector)  # type: ignore[arg-type]
+        for scope in scopes:
+            at = [i for i in batch.of_scope(scope) if batch.admitted(scope, i)]
+            assert at == [i for i in range(len(batch.items)) if scope.admits(batch.items[i][0])]
+            if at:
+                stacked = np.vstack([batch.items[i][1] for i in at])
+                assert np.array_equal(batch.matrix(at), stacked) and batch.matrix(at).dtype == stacked.dtype
+                checked += 1
+    assert checked > 300
