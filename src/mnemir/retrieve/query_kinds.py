@@ -30,6 +30,7 @@ MODEL_FILE = "query_kinds.json"
 #: the kinds the judgements act on
 NEXT_STEP = "next_step"
 DECISION = "decision"
+OPEN_TASKS = "open_tasks"
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,14 @@ class QueryReading:
     def asks_next(self) -> bool:
         """The question asks what comes next in something under way."""
         return self.asks(NEXT_STEP)
+
+    @property
+    def asks_open_work(self) -> bool | None:
+        """Whether the question asks for the open work (what is left to do), not about one task's standing; None
+        when this reading has no threshold for it (nothing read, or a model fitted before it had one)."""
+        if OPEN_TASKS not in self.thresholds or OPEN_TASKS not in self.probabilities:
+            return None
+        return self.asks(OPEN_TASKS)
 
     @property
     def asks_decision(self) -> bool:
