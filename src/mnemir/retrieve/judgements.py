@@ -465,14 +465,15 @@ NEXT_RELEVANCE = 0.8
 
 def confirm_open_work(intent: Any, reading: QueryReading) -> Any:
     """The intent, read as a question about where a task stands (``task_status``) when it asks for the open work
-    (``open_tasks``) but the query-kind reading does not (:attr:`QueryReading.asks_open_work`). Asking for the
-    open work is what bars closed tasks outright and lists every open task whatever its wording; a question about
-    one task ("is X still to do?", "did X work out?") needs that task whatever its status. Two models must agree
-    before recall acts on the narrower reading: the intent model's kind and the query-kind model fitted on the
-    continuity conversations, where the two kinds are told apart. The status filter of the intent goes with it. An
-    intent set by hand (no model distribution over kinds) is used as it is given."""
+    (``open_tasks``) but the query-kind reading says it asks where a task stands
+    (:attr:`QueryReading.asks_task_standing`). Asking for the open work is what bars closed tasks outright and
+    lists every open task whatever its wording; a question about one task ("is X still to do?", "did X work out?")
+    needs that task whatever its status. The query-kind model is fitted on the continuity conversations, where the
+    two kinds are told apart; the intent model's kind stands unless that model reads the other kind positively. The
+    status filter of the intent goes with it. An intent set by hand (no model distribution over kinds) is used as it
+    is given."""
     kinds = getattr(intent, "kinds", ())
-    if intent.kind != "open_tasks" or not kinds or reading.asks_open_work is not False:
+    if intent.kind != "open_tasks" or not kinds or not reading.asks_task_standing:
         return intent
     if hasattr(intent, "override"):
         return intent.override(kind="task_status", where=None, kinds=kinds)

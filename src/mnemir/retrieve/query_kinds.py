@@ -31,6 +31,7 @@ MODEL_FILE = "query_kinds.json"
 NEXT_STEP = "next_step"
 DECISION = "decision"
 OPEN_TASKS = "open_tasks"
+TASK_STATUS = "task_status"
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,13 @@ class QueryReading:
         return self.asks(NEXT_STEP)
 
     @property
-    def asks_open_work(self) -> bool | None:
-        """Whether the question asks for the open work (what is left to do), not about one task's standing; None
-        when this reading has no threshold for it (nothing read, or a model fitted before it had one)."""
-        if OPEN_TASKS not in self.thresholds or OPEN_TASKS not in self.probabilities:
-            return None
-        return self.asks(OPEN_TASKS)
+    def asks_task_standing(self) -> bool:
+        """The question asks where one task stands ("is X still to do?", "did X work out?"), not for the open work
+        ("what is left?"): task_status read, open_tasks not. False when this reading has no threshold for either
+        (nothing read, or a model fitted before it had them)."""
+        if OPEN_TASKS not in self.thresholds or TASK_STATUS not in self.thresholds:
+            return False
+        return self.asks(TASK_STATUS) and not self.asks(OPEN_TASKS)
 
     @property
     def asks_decision(self) -> bool:

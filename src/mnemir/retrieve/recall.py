@@ -431,8 +431,8 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     settled = _settle(q)
     notes = [settled.note] if settled.note else []
     if intent.kind != asked.kind:
-        notes.insert(0, f"read as {intent.kind}, not {asked.kind}: the query-kind model does not read a request "
-                        f"for the open work ({reading.describe()})")
+        notes.insert(0, f"read as {intent.kind}, not {asked.kind}: the query-kind model reads a question about "
+                        f"where a task stands ({reading.describe()})")
     q.settle_intent(settled)
     kept, judged, walk_notes, replaced_notes, weak_notes = _role_order(q)
     notes += replaced_notes
