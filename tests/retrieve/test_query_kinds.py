@@ -13,7 +13,16 @@ import numpy as np
 import pytest
 
 from mnemir.embed import default_embedder
-from mnemir.retrieve.query_kinds import DECISION, NEXT_STEP, OPEN_TASKS, TASK_STATUS, QueryKinds, QueryReading, read_query, shipped_query_kinds
+from mnemir.retrieve.query_kinds import (
+    DECISION,
+    NEXT_STEP,
+    OPEN_TASKS,
+    TASK_STATUS,
+    QueryKinds,
+    QueryReading,
+    read_query,
+    shipped_query_kinds,
+)
 
 RETRIEVE = Path(__file__).resolve().parents[2] / "src" / "mnemir" / "retrieve"
 #: regex alternation branches in retrieve/ at most (session 16 start: 175; 39 of them the prompt-injection guard of
