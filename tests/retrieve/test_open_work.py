@@ -36,7 +36,7 @@ def test_a_question_about_one_task_keeps_it_when_it_failed(mem: mnemir.Memory, n
 
 def test_a_request_for_the_open_work_still_bars_closed_tasks(mem: mnemir.Memory, now: datetime,
                                                              errands: dict[str, mnemir.MemIR]) -> None:
-    result = mem.recall("出发前我手头还有什么没搞定的？", user="alice", k=3, now=now)
+    result = mem.recall("旅行前还剩哪些事要办？", user="alice", k=3, now=now)
     ids = [h.id for h in result.hits]
     assert result.intent.kind == "open_tasks"
     assert errands["visa"].id not in ids and {errands["hotel"].id, errands["cash"].id} <= set(ids)
