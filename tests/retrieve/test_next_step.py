@@ -34,7 +34,7 @@ def test_the_latest_step_ahead_goes_first_for_a_question_about_what_comes_next()
              said("Book the plumber to move the pipes.", 0.6, 300, type_="Task", status="completed"),
              said("Get the electrician in on the 3rd to fit the lights.", 0.55, 20, type_="Plan", status="pending"),
              said("Shall I remind you about the electrician?", 0.6, 19, speaker="assistant")]
-    out = next_step_first(order, reading("What's next for the bathroom?"))
+    out = next_step_first(order, reading("What's the next step on the bathroom job?"))
     assert out[0] is order[2] and sorted(map(id, out)) == sorted(map(id, order))
 
 
@@ -42,18 +42,20 @@ def test_other_questions_and_far_less_relevant_statements_keep_their_order() -> 
     order = [said("The tiler finished the bathroom floor on Monday.", 0.62, 90),
              said("Repaint the shed.", 0.3, 20, type_="Task", status="pending")]
     assert next_step_first(order, reading("What did the tiler do?")) == order
-    assert next_step_first(order, reading("What's next for the bathroom?")) == order  # 0.3 is far below the best 0.62
+    asked = reading("What's the next step on the bathroom job?")
+    assert asked.asks_next and next_step_first(order, asked) == order  # 0.3 is far below the best 0.62
 
 
 def test_an_utterance_worded_as_a_step_ahead_is_no_step_by_its_wording() -> None:
     """What counts as a step ahead is what the write side read (an open task or plan step), not the wording."""
     order = [said("The tiler finished the bathroom floor on Monday.", 0.62, 90),
              said("Next up, the electrician comes on the 3rd.", 0.6, 20)]
-    assert next_step_first(order, reading("What's next for the bathroom?")) == order
+    asked = reading("What's the next step on the bathroom job?")
+    assert asked.asks_next and next_step_first(order, asked) == order
 
 
 def test_the_reason_names_the_reading() -> None:
     order = [said("The tiler finished the bathroom floor on Monday.", 0.62, 90),
              said("Get the electrician in on the 3rd to fit the lights.", 0.55, 20, type_="Plan", status="pending")]
-    out = next_step_first(order, reading("What's next for the bathroom?"))
+    out = next_step_first(order, reading("What's the next step on the bathroom job?"))
     assert any("read as next_step" in r for r in out[0].reasons), out[0].reasons

@@ -13,7 +13,16 @@ import numpy as np
 import pytest
 
 from mnemir.embed import default_embedder
-from mnemir.retrieve.query_kinds import DECISION, NEXT_STEP, QueryKinds, QueryReading, read_query, shipped_query_kinds
+from mnemir.retrieve.query_kinds import (
+    DECISION,
+    NEXT_STEP,
+    OPEN_TASKS,
+    TASK_STATUS,
+    QueryKinds,
+    QueryReading,
+    read_query,
+    shipped_query_kinds,
+)
 
 RETRIEVE = Path(__file__).resolve().parents[2] / "src" / "mnemir" / "retrieve"
 #: regex alternation branches in retrieve/ at most (session 16 start: 175; 39 of them the prompt-injection guard of
@@ -68,7 +77,7 @@ def test_other_questions_ask_neither(query: str) -> None:
 def test_the_shipped_model_names_its_training_files_and_embedder() -> None:
     model = shipped_query_kinds()
     assert model is not None
-    assert {NEXT_STEP, DECISION} <= set(model.kinds) and set(model.thresholds) == {NEXT_STEP, DECISION}
+    assert set(model.thresholds) == {NEXT_STEP, DECISION, OPEN_TASKS, TASK_STATUS} <= set(model.kinds)
     assert model.meta["trained_on"] and all("train" in name for name in model.meta["trained_on"])
     assert model.model_id == default_embedder().model_id and model.dim == default_embedder().dim
 

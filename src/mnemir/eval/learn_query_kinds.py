@@ -27,10 +27,10 @@ import numpy.typing as npt
 from mnemir.embed import Embedder, default_embedder
 from mnemir.eval import continuity
 from mnemir.eval._embedcache import cached
-from mnemir.retrieve.query_kinds import DECISION, NEXT_STEP, QueryKinds
+from mnemir.retrieve.query_kinds import DECISION, NEXT_STEP, OPEN_TASKS, TASK_STATUS, QueryKinds
 
 #: the kinds recall acts on (their thresholds are chosen; the other kinds only share the probability)
-ACTED_ON = (NEXT_STEP, DECISION)
+ACTED_ON = (NEXT_STEP, DECISION, OPEN_TASKS, TASK_STATUS)
 PENALTIES = (1e-4, 3e-4, 1e-3)
 THRESHOLDS = tuple(round(0.1 + 0.05 * i, 2) for i in range(15))  # 0.10 .. 0.80
 STEPS = 1000

@@ -9,6 +9,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -460,6 +461,23 @@ def completed_elsewhere(store: Store, pool: Mapping[str, Candidate]) -> dict[str
 #: compared with the best of it
 NEXT_HEAD = 20
 NEXT_RELEVANCE = 0.8
+
+
+def confirm_open_work(intent: Any, reading: QueryReading) -> Any:
+    """The intent, read as a question about where a task stands (``task_status``) when it asks for the open work
+    (``open_tasks``) but the query-kind reading says it asks where a task stands
+    (:attr:`QueryReading.asks_task_standing`). Asking for the open work is what bars closed tasks outright and
+    lists every open task whatever its wording; a question about one task ("is X still to do?", "did X work out?")
+    needs that task whatever its status. The query-kind model is fitted on the continuity conversations, where the
+    two kinds are told apart; the intent model's kind stands unless that model reads the other kind positively. The
+    status filter of the intent goes with it. An intent set by hand (no model distribution over kinds) is used as it
+    is given."""
+    kinds = getattr(intent, "kinds", ())
+    if intent.kind != "open_tasks" or not kinds or not reading.asks_task_standing:
+        return intent
+    if hasattr(intent, "override"):
+        return intent.override(kind="task_status", where=None, kinds=kinds)
+    return replace(intent, kind="task_status", where=None)
 
 
 def next_step_first(order: list[Scored], reading: QueryReading) -> list[Scored]:

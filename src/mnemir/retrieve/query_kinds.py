@@ -30,6 +30,8 @@ MODEL_FILE = "query_kinds.json"
 #: the kinds the judgements act on
 NEXT_STEP = "next_step"
 DECISION = "decision"
+OPEN_TASKS = "open_tasks"
+TASK_STATUS = "task_status"
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,15 @@ class QueryReading:
     def asks_next(self) -> bool:
         """The question asks what comes next in something under way."""
         return self.asks(NEXT_STEP)
+
+    @property
+    def asks_task_standing(self) -> bool:
+        """The question asks where one task stands ("is X still to do?", "did X work out?"), not for the open work
+        ("what is left?"): task_status read, open_tasks not. False when this reading has no threshold for either
+        (nothing read, or a model fitted before it had them)."""
+        if OPEN_TASKS not in self.thresholds or TASK_STATUS not in self.thresholds:
+            return False
+        return self.asks(TASK_STATUS) and not self.asks(OPEN_TASKS)
 
     @property
     def asks_decision(self) -> bool:

@@ -52,6 +52,7 @@ from mnemir.retrieve.judgements import (
     above_floor,
     assistant_questions,
     completed_elsewhere,
+    confirm_open_work,
     decision_first,
     decision_keeps_place,
     decisions_in_reach,
@@ -419,14 +420,19 @@ class _Query:
 
 def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentLike, scope: Selection, k: int,
             now: datetime, config: RecallConfig) -> Recall:
+    qvec = embedder.embed_query(intent.query)
+    reading = read_query(qvec, embedder.model_id)
+    asked, intent = intent, confirm_open_work(intent, reading)
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
-    qvec = embedder.embed_query(intent.query)
     q = _Query(store, scope, ontology, config, intent, where, now, k, qvec,
-               asks_about_past(intent.query, intent.time_range, now), read_query(qvec, embedder.model_id))
+               asks_about_past(intent.query, intent.time_range, now), reading)
     quotes = _candidates(q, types)
     settled = _settle(q)
     notes = [settled.note] if settled.note else []
+    if intent.kind != asked.kind:
+        notes.insert(0, f"read as {intent.kind}, not {asked.kind}: the query-kind model reads a question about "
+                        f"where a task stands ({reading.describe()})")
     q.settle_intent(settled)
     kept, judged, walk_notes, replaced_notes, weak_notes = _role_order(q)
     notes += replaced_notes
