@@ -129,7 +129,11 @@ def test_graceful_shutdown_loses_no_acknowledged_write(tmp_path: Path) -> None:
         threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
         for t in threads:
             t.start()
-        time.sleep(1.5)
+        # the signal comes while writes are in flight: after some were acknowledged (the first ones load the
+        # model, which takes seconds on a loaded machine), not after a fixed pause
+        deadline = time.monotonic() + 120
+        while len(acked) < 8 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=60)
         stop.set()
