@@ -138,8 +138,7 @@ UNTASKED_SURE = 0.3
 #: (docs/decisions/0057): general markers of the near future (zh + en)
 UNTASKED_SOON = True
 _SOON = re.compile(r"明天|明早|明晚|后天|今晚|今天下午|下周|这周|本周|周末|回头|待会|等会|晚点|过两天|这两天|\b(?:tomorrow|tonight|"
-                   r"this (?:week|weekend|afternoon|evening)|next (?:week|month)|later today|on (?:monday|tuesday|wednesday|"
-                   r"thursday|friday|saturday|sunday))\b", re.I)
+                   r"this (?:week|weekend|afternoon|evening)|next (?:week|month)|later today)\b", re.I)
 #: a report of work done (or dropped) that matches no open task by itself is compared through its whole utterance
 #: (a terse "Booked it!!" names its work in the rest of the turn), then applied only when the open task is at least
 #: this close with a clear lead (docs/decisions/0057)
@@ -259,7 +258,7 @@ CHANGED_EPISODES = True
 CHANGED_UTTERANCE_SURE = 0.5
 _CHANGED_MIND = re.compile(r"改主意|改变主意|变卦|想通了|不再|不想再|现在(?:想|更|倾向|改|打算)|以后都|从现在起|"
                            r"\b(?:changed? (?:my|our) minds?|change of (?:heart|plan)|i know i said|on second thought|"
-                           r"gone off|gone back to|gone right off|no longer|not any ?more|from now on|i'?d rather)\b", re.I)
+                           r"gone off|gone back to|gone right off|no longer|not any ?more|from now on)\b", re.I)
 #: a clause that only announces a correction or a change ("Oops, I got that wrong:", "我记错了，") says nothing
 #: about what is corrected: left out when the correction is compared with what it may correct
 _LEAD = re.compile(r"^[^,:;，：；—]{0,40}?(?:[,:;，：；—]|\s-\s)\s*")
@@ -910,8 +909,8 @@ class UnderstandingMixin(_Base):
         is compared instead, and the open task it clearly fits (REPORT_SURE, or a shared word over TERM_SURE, with a
         clear lead) is the candidate. [] when none is clear (nothing is guessed from a longer text)."""
         if not UTTERANCE_REPORTS or ctx.speaker != "user" or status not in CLOSED_REPORTS \
-                or len(text.strip()) <= len(draft.text.strip()) + 2:
-            return []
+                or len(text.strip()) <= len(draft.text.strip()) + 2 or _corrects_a_value(text):
+            return []  # a correction's turn tells what is true of a fact, not which work is done
         whole = Draft("Task", text, draft.properties, kind="update", entities=find_entities(text))
         candidates = [c for c in self._best_open_tasks(whole, ctx, types=("Task", "Plan"))
                       if c.score >= MATCH_FLOOR or _term_sure(c)]
@@ -1416,6 +1415,18 @@ CHANGING_TYPES = ("Preference", "Fact", "Hypothesis")
 DECIDED_TYPES = ("Preference", "Fact", "Hypothesis")
 
 
+def _corrects_a_value(text: str) -> bool:
+    """The utterance corrects a value said before: it names the old value ("not the 12th", "不是十二号", "I told you
+    £350") or says it got something wrong ("纠正一下", "I misspoke")."""
+    old = fill.correction_of(text)[1]
+    return bool((old and _names_a_value(old)) or _said_before(text) or _CORRECTING_WORDS.search(text))
+
+
+#: general markers that the speaker got something wrong before (zh + en)
+_CORRECTING_WORDS = re.compile(r"纠正|更正|记错|说错|搞错|弄错|看错|看岔|记岔|听错|写错|\b(?:correction|misspoke|misread|misheard|"
+                               r"i was wrong|got (?:it|that|the \w+) wrong|my mistake)\b", re.I)
+
+
 def _names_a_value(value: str) -> bool:
     """A value taken back names something (a number, a date, a name, a thing: "the 4th", "Denver", "7月1号", "20桌"),
     not a word of the negation itself ("not yet", "not really", "不太")."""
@@ -1424,7 +1435,14 @@ def _names_a_value(value: str) -> bool:
         return not re.fullmatch(r"(?:不|没|太|很|一定|还|再|要|会|能|用|对|是)+.?", value)
     words = re.findall(r"[A-Za-z']+", value)
     return bool(words) and (any(w[0].isupper() for w in words) or len(words) >= 2 or len(words[0]) >= 5) \
-        and not (len(words) == 1 and words[0].lower() in _NOT_VALUES)
+        and not (len(words) == 1 and (words[0].lower() in _NOT_VALUES or _NOT_A_THING.search(words[0])))
+
+
+#: a lone lower-case word after a negation that is a verb form or a word of judging ("not planning", "isn't booked",
+#: "not great"): it says how something is, it names no value taken back (docs/decisions/0057)
+_NOT_A_THING = re.compile(r"^(?!(?:morning|evening|wedding|meeting|building|ceiling|parking|booking|clothing|"
+                          r"painting|spring|string|shed|speed|seed|bed|red)$)[a-z']{3,}(?:ing|ed)$|^(?:great|good|fine|nice|easy|cheap|before|after|ideal|ready|happy|"
+                          r"done|over|there|enough|keen|bothered|worried|allowed|possible|likely)$")
 
 
 #: words that follow a negation without naming a value taken back
