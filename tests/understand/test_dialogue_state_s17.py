@@ -14,6 +14,7 @@ import mnemir
 import mnemir.memory.understanding as understanding
 from mnemir.memory.understanding import _said_before
 from mnemir.retrieve.judgements import CORRECTS
+from mnemir.understand import Extractor
 
 START = datetime(2026, 11, 9, 19, 0, tzinfo=UTC)
 
@@ -145,3 +146,14 @@ def test_a_correction_of_a_date_closes_no_work(mem: mnemir.Memory) -> None:
     say(mem, turns, user="jo", start=START)
     work = [r for r in mem.list(user="jo", types=["Task", "Plan"]) if r.metadata.source.turn == 1]
     assert work and all(r.properties.get("status", "pending") in ("pending", "in_progress") for r in work)
+
+
+# -- an assistant's bare 已经 reports no work of its own --------------------------------------------------------------
+@pytest.mark.parametrize(("text", "update"), [("放心，这条规定员工手册里已经写清楚了，你翻到第三章就能看到。", False),
+                                              ("这家店的营业时间已经改成晚上十点关门。", False),
+                                              ("我已经帮你把周五的会议室取消了。", True),
+                                              ("机票已经订好了，周五早上八点的航班。", True)])
+def test_an_assistant_update_needs_its_own_work_in_chinese(extractor: Extractor, wed: datetime, text: str,
+                                                            update: bool) -> None:
+    result = extractor.extract(text, speaker="assistant", now=wed)
+    assert any(d.kind == "update" for d in result.drafts) is update, [(d.type, d.kind) for d in result.drafts]
