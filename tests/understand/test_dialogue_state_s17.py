@@ -26,7 +26,7 @@ START = datetime(2026, 11, 9, 19, 0, tzinfo=UTC)
     ("Correction: I said the shed was 3 metres wide but it's 2.5.", "3"),
     ("Oh wait, I said the match was on March 8, right? It's March 15.", "March 8"),
     ("我上次说它3.5公斤，今天一称其实是4.3公斤。", "3.5公斤"),
-    ("纠正一下，我之前说在徐汇上班，其实公司在静安。", "徐汇上班"),
+    ("纠正：我先前说在徐汇上班，其实公司一直在闵行。", "徐汇上班"),
 ])
 def test_a_quoted_earlier_value_is_named(text: str, value: str) -> None:
     assert _said_before(text) == value
@@ -41,13 +41,13 @@ def test_nothing_named_without_a_value_taken_back(text: str) -> None:
 
 
 def test_a_correction_quoting_the_old_value_replaces_it(mem: mnemir.Memory) -> None:
-    turns = [("user", "The deposit for the flat is £350, due on Friday."), ("assistant", "Noted, £350 by Friday."),
+    turns = [("user", "The rent for the flat is £350 a week, due every Friday."), ("assistant", "Noted, £350 by Friday."),
              ("user", "Also the boiler is making a ticking noise again."),
-             ("user", "Sorry, I told you the deposit was £350. It's actually £420, the agent emailed me.")]
+             ("user", "Sorry, I told you the rent was £350. It's actually £420, the agent emailed me.")]
     say(mem, turns, user="ana", start=START)
     [old] = [r for r in mem.list(user="ana", types=["Fact"], statuses=["superseded"])]
     assert old.metadata.source.turn == 1
-    hits = mem.recall("How much is the deposit for the flat?", user="ana", k=5).hits
+    hits = mem.recall("How much rent do I pay for the flat?", user="ana", k=5).hits
     shown = set().union(*shown_turns(hits))
     assert 4 in shown and 1 not in shown, [(h.memory.type, h.memory.content.text) for h in hits]
 

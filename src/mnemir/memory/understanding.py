@@ -134,13 +134,13 @@ OFFERED = "the assistant offered to do it itself"
 #: that work (never read as a task) when at least this close (with a shared content word and a clear lead)
 USE_UNTASKED = True
 UNTASKED_SURE = 0.3
-#: ... an utterance that puts work at a time ahead ("我明天打电话问问…", "I'm seeing her tonight") states work ahead too
+#: ... an utterance that puts work at a time ahead ("明早给中介打个电话", "ringing the garage tonight") states work ahead too
 #: (docs/decisions/0057): general markers of the near future (zh + en)
 UNTASKED_SOON = True
 _SOON = re.compile(r"明天|明早|明晚|后天|今晚|今天下午|下周|这周|本周|周末|回头|待会|等会|晚点|过两天|这两天|\b(?:tomorrow|tonight|"
                    r"this (?:week|weekend|afternoon|evening)|next (?:week|month)|later today)\b", re.I)
 #: a report of work done (or dropped) that matches no open task by itself is compared through its whole utterance
-#: (a terse "Booked it!!" names its work in the rest of the turn), then applied only when the open task is at least
+#: (a terse "Sorted it!!" names its work in the rest of the turn), then applied only when the open task is at least
 #: this close with a clear lead (docs/decisions/0057)
 UTTERANCE_REPORTS = True
 UTTERANCE_REPORT_SURE = 0.6
@@ -904,8 +904,8 @@ class UnderstandingMixin(_Base):
                                                   user=ctx.user, now=ctx.now))
 
     def _report_in_its_utterance(self, draft: Draft, text: str, status: str, ctx: _Context) -> list[Candidate]:
-        """A terse report ("Booked it!!", "搞定了") often names its work only in the rest of its utterance ("The
-        Boathouse, Saturday 22nd, deposit paid"): when the report itself matches no open task, its whole utterance
+        """A terse report ("Sorted it!!", "搞定了") often names its work only in the rest of its utterance ("the
+        Riverside Inn, Saturday the 9th, deposit paid"): when the report itself matches no open task, its whole utterance
         is compared instead, and the open task it clearly fits (REPORT_SURE, or a shared word over TERM_SURE, with a
         clear lead) is the candidate. [] when none is clear (nothing is guessed from a longer text)."""
         if not UTTERANCE_REPORTS or ctx.speaker != "user" or status not in CLOSED_REPORTS \
@@ -1166,7 +1166,7 @@ class UnderstandingMixin(_Base):
         ctx.out.notes.append(f"the utterance takes back {old!r}, said in " + ", ".join(r.target for r in links))
 
     def _take_back_changed_stance(self, text: str, ctx: _Context) -> None:
-        """A user's utterance that says their mind changed ("I've changed my mind on colour", "婚纱不要缎面了，现在想要蕾丝的")
+        """A user's utterance that says their mind changed ("the rug? changed my mind, grey now", "窗帘不要深蓝了，现在想要米白的")
         takes back the earlier utterance of theirs closest in meaning, whatever either was read as: when nothing read
         from it replaced anything (the old stance was kept only as an utterance, or read as another type, or the
         new one was read as a plan or a feeling), its Episode and the statements read from it link ``corrects`` to
@@ -1499,8 +1499,8 @@ def _without_lead(draft: Draft) -> Draft:
     return Draft(draft.type, text, draft.properties, kind=draft.kind, entities=draft.entities, replaces=draft.replaces)
 
 
-#: a correction often names the value it takes back by quoting what the speaker said before ("I told you the budget
-#: was £18,000", "the 58k I told you was wrong", "我上次说它4.2公斤", "我之前说在张江上班") instead of negating it ("not the
+#: a correction often names the value it takes back by quoting what the speaker said before ("I told you the rent
+#: was £350", "the 12k I told you was off", "我上次说它3.5公斤", "我之前说在徐汇上班") instead of negating it ("not the
 #: 4th", "不是20桌"): general markers of the speaker's own earlier statement, read only when the utterance also says it
 #: was wrong or corrects it (docs/decisions/0057)
 SAID_BEFORE = True
@@ -1526,8 +1526,8 @@ _QUOTE_END = re.compile(r"(?:记错|说错|搞错|弄错|不对|不准|有误|�
 
 
 def _said_before(text: str) -> str | None:
-    """The value the speaker says they stated before and now takes back ("I told you the budget was £18,000. It's
-    £21,000" -> "£18,000"; "我上次说它4.2公斤，其实是5.1公斤" -> "4.2公斤"; "我之前说在张江上班，不准确" -> "在张江上班"); None
+    """The value the speaker says they stated before and now takes back ("I told you the rent was £350. It's
+    £420" -> "£350"; "我上次说它3.5公斤，其实有4公斤" -> "3.5公斤"; "我之前说在徐汇上班，不对" -> "徐汇上班"); None
     when the utterance quotes nothing of the kind or does not take it back."""
     if not SAID_BEFORE:
         return None
@@ -1537,7 +1537,7 @@ def _said_before(text: str) -> str | None:
                     or CUES["correction"].search(text) or _CHANGED_MIND.search(text)):
                 continue
             value = _quoted_value(m.group("e"))
-            # what stands before "I told you" names a value only with a number ("the 58k I told you"), not a topic
+            # what stands before "I told you" names a value only with a number ("the 12k I told you"), not a topic
             if value is not None and (index != 1 or re.search(r"\d", value)):
                 return value
     return None
@@ -1552,7 +1552,7 @@ def _quoted_value(clause: str) -> str | None:
         return found.group(0).strip()
     if re.search(r"[\u4e00-\u9fff]", clause):
         if clause.startswith("的"):
-            return None  # "我之前说的分数要求记错了": names what was wrong, not the value
+            return None  # "我之前说的时间记错了": names what was wrong, not the value
         clause = _QUOTE_END.sub("", clause)
         for _ in range(2):
             clause = _QUOTE_LEAD.sub("", clause).strip()
