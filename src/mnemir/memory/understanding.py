@@ -134,6 +134,16 @@ OFFERED = "the assistant offered to do it itself"
 #: that work (never read as a task) when at least this close (with a shared content word and a clear lead)
 USE_UNTASKED = True
 UNTASKED_SURE = 0.3
+#: ... an utterance that puts work at a time ahead ("明早给中介打个电话", "ringing the garage tonight") states work ahead too
+#: (docs/decisions/0057): general markers of the near future (zh + en)
+UNTASKED_SOON = True
+_SOON = re.compile(r"明天|明早|明晚|后天|今晚|今天下午|下周|这周|本周|周末|回头|待会|等会|晚点|过两天|这两天|\b(?:tomorrow|tonight|"
+                   r"this (?:week|weekend|afternoon|evening)|next (?:week|month)|later today)\b", re.I)
+#: a report of work done (or dropped) that matches no open task by itself is compared through its whole utterance
+#: (a terse "Sorted it!!" names its work in the rest of the turn), then applied only when the open task is at least
+#: this close with a clear lead (docs/decisions/0057)
+UTTERANCE_REPORTS = True
+UTTERANCE_REPORT_SURE = 0.6
 
 #: a correction with no attribute read supersedes a fact at least this close in meaning (default embedder) ...
 CORRECTION_SURE = 0.55
@@ -241,6 +251,14 @@ _CHANGED = re.compile(r"改主意|改变主意|变卦|改成|改为|换成|改�
                       r"想通了|想了想|不再|\b(?:changed? (?:my|our) minds?|change of (?:heart|plan)|after all|instead|"
                       r"i know i said|no longer|not any ?more|anymore|gone off|on second thought|now i(?:'d| would)? "
                       r"(?:want|prefer|rather|think)|switch(?:ed|ing)? to|i'?d rather)\b", re.I)
+#: the stronger of those markers, said of a stance (not "instead" / "after all" alone, which also tell of a plan): an
+#: utterance with one that replaced nothing read from it takes back the earlier utterance closest in meaning
+#: (docs/decisions/0057)
+CHANGED_EPISODES = True
+CHANGED_UTTERANCE_SURE = 0.5
+_CHANGED_MIND = re.compile(r"改主意|改变主意|变卦|想通了|不再|不想再|现在(?:想|更|倾向|改|打算)|以后都|从现在起|"
+                           r"\b(?:changed? (?:my|our) minds?|change of (?:heart|plan)|i know i said|on second thought|"
+                           r"gone off|gone back to|gone right off|no longer|not any ?more|from now on)\b", re.I)
 #: a clause that only announces a correction or a change ("Oops, I got that wrong:", "我记错了，") says nothing
 #: about what is corrected: left out when the correction is compared with what it may correct
 _LEAD = re.compile(r"^[^,:;，：；—]{0,40}?(?:[,:;，：；—]|\s-\s)\s*")
@@ -496,6 +514,7 @@ class UnderstandingMixin(_Base):
             for draft in ctx.decisions[:1]:
                 self._record_decision(draft, text, ctx)
             self._take_back_named_value(text, ctx)
+            self._take_back_changed_stance(text, ctx)
         self._report_changes(report, ctx)
         return ctx.out
 
@@ -616,8 +635,8 @@ class UnderstandingMixin(_Base):
         updating = VALUE_UPDATES and ctx.speaker in ("user", "tool", "system") and bool(_UPDATED.search(text))
         for index in order:
             draft, record = drafts[index], linked[index]
-            if draft.kind != "correction" and ctx.speaker == "user":
-                draft, record = _as_correction(draft, record)
+            if ctx.speaker == "user":
+                draft, record = _as_correction(draft, record, text)
             if draft.kind == "correction" and ctx.speaker == "user":
                 record = self._link_corrected_utterances(record, draft, ctx)
             if draft.kind == "correction" and self._apply_correction(record, draft, text, ctx):
@@ -854,6 +873,8 @@ class UnderstandingMixin(_Base):
         candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
                       if c.score >= MATCH_FLOOR or _term_sure(c)]
         if not candidates:
+            candidates = self._report_in_its_utterance(draft, text, status, ctx)
+        if not candidates:
             if ctx.speaker == "user" and status in CLOSED_REPORTS:
                 # the utterance that stated the work, never read as a task, is marked done (``completes``)
                 self._close_untasked(draft, status, ctx)
@@ -882,6 +903,27 @@ class UnderstandingMixin(_Base):
         ctx.out.confirmations.append(Confirmation("update", text, question, candidates[:3], status=status,
                                                   user=ctx.user, now=ctx.now))
 
+    def _report_in_its_utterance(self, draft: Draft, text: str, status: str, ctx: _Context) -> list[Candidate]:
+        """A terse report ("Sorted it!!", "搞定了") often names its work only in the rest of its utterance ("the
+        Riverside Inn, Saturday the 9th, deposit paid"): when the report itself matches no open task, its whole utterance
+        is compared instead, and the open task it clearly fits (REPORT_SURE, or a shared word over TERM_SURE, with a
+        clear lead) is the candidate. [] when none is clear (nothing is guessed from a longer text)."""
+        if not UTTERANCE_REPORTS or ctx.speaker != "user" or status not in CLOSED_REPORTS \
+                or len(text.strip()) <= len(draft.text.strip()) + 2 or _corrects_a_value(text):
+            return []  # a correction's turn tells what is true of a fact, not which work is done
+        whole = Draft("Task", text, draft.properties, kind="update", entities=find_entities(text))
+        candidates = [c for c in self._best_open_tasks(whole, ctx, types=("Task", "Plan"))
+                      if c.score >= MATCH_FLOOR or _term_sure(c)]
+        if not candidates:
+            return []
+        runner_up = candidates[1].score if len(candidates) > 1 else 0.0
+        best = candidates[0]
+        if (best.score >= UTTERANCE_REPORT_SURE or (_term_sure(best) and best.score >= MATCH_SURE)) \
+                and best.score - runner_up >= MATCH_MARGIN:
+            reasons = (*best.reasons, "matched through the whole utterance")
+            return [Candidate(best.id, best.text, best.score, reasons, best.similarity)]
+        return []
+
     def _close_untasked(self, draft: Draft, status: str, ctx: _Context) -> bool:
         """A report of work done (or dropped) that matches no open task may be about work the user stated earlier
         that was never read as a task ("I'll ring round three places this week", told in passing): the earlier
@@ -892,7 +934,8 @@ class UnderstandingMixin(_Base):
             return False
         hits = [h for h in self.search(draft.text, types=[EPISODE], where={"speaker": "user"}, user=ctx.user,
                                        k=TASK_POOL, now=ctx.now)
-                if h.memory.id != ctx.episode and _AHEAD.search(h.memory.content.text)
+                if h.memory.id != ctx.episode and (_AHEAD.search(h.memory.content.text)
+                                                   or (UNTASKED_SOON and _SOON.search(h.memory.content.text)))
                 and not CUES["question"].search(h.memory.content.text)]
         if not hits:
             return False
@@ -1099,6 +1142,8 @@ class UnderstandingMixin(_Base):
         if not NAMED_VALUE_EPISODES or ctx.speaker != "user" or ctx.episode is None or CUES["question"].search(text):
             return
         old = fill.correction_of(text)[1]
+        if not old or not _names_a_value(old):
+            old = _said_before(text)
         if not old or not _names_a_value(old) \
                 or any(rel.relation == CORRECTS for r in ctx.out.created for rel in r.relationships):
             return
@@ -1119,6 +1164,38 @@ class UnderstandingMixin(_Base):
             self.update(taker, relationships=links, user=ctx.user, now=ctx.now, reason=f"takes back {old!r}",
                         actor=ctx.creator)
         ctx.out.notes.append(f"the utterance takes back {old!r}, said in " + ", ".join(r.target for r in links))
+
+    def _take_back_changed_stance(self, text: str, ctx: _Context) -> None:
+        """A user's utterance that says their mind changed ("the rug? changed my mind, grey now", "窗帘不要深蓝了，现在想要米白的")
+        takes back the earlier utterance of theirs closest in meaning, whatever either was read as: when nothing read
+        from it replaced anything (the old stance was kept only as an utterance, or read as another type, or the
+        new one was read as a plan or a feeling), its Episode and the statements read from it link ``corrects`` to
+        the earlier user utterance at least CHANGED_UTTERANCE_SURE close with a clear lead (MATCH_MARGIN)."""
+        if not CHANGED_EPISODES or ctx.speaker != "user" or ctx.episode is None or ctx.replaced \
+                or CUES["question"].search(text) or not _CHANGED_MIND.search(text):
+            return
+        if any(rel.relation in (CORRECTS, "supersedes") for r in ctx.out.created for rel in r.relationships) \
+                or any(r.type in ("Task", "Plan") for r in ctx.out.updated):
+            return
+        probe = _without_lead(Draft("Fact", text, {}, kind="correction"))
+        found = [c for c in self._closest(probe, (EPISODE,), ctx, where={"speaker": "user"}, k=CORRECTED_UTTERANCES_POOL)
+                 if c.id != ctx.episode and not self._said_now(c.id, ctx)]
+        if not found:
+            return
+        best = found[0]
+        runner_up = found[1].score if len(found) > 1 else 0.0
+        if best.score < CHANGED_UTTERANCE_SURE or best.score - runner_up < MATCH_MARGIN:
+            return
+        link = Relationship(target=best.id, relation=CORRECTS, properties={"change": True,
+                                                                            "score": round(best.score, 3)})
+        takers = [ctx.episode, *(r.id for r in ctx.out.created if r.type in (*UPDATED_TYPES, "Plan", "Task"))]
+        if set(takers) & self._queued_ids():
+            self._flush_queue()
+        for taker in takers:
+            self.update(taker, relationships=[link], user=ctx.user, now=ctx.now, reason="a change of mind",
+                        actor=ctx.creator)
+        ctx.out.notes.append(f"a change of mind takes back what was said in {best.id} ({best.text[:60]!r}, "
+                             f"{best.score:.2f})")
 
     # -- dialogue state (issue 15): proposals, relations, postponements, corrections by meaning -----------------
     def _track_proposal(self, extraction: Extraction, text: str, ctx: _Context) -> None:
@@ -1338,6 +1415,18 @@ CHANGING_TYPES = ("Preference", "Fact", "Hypothesis")
 DECIDED_TYPES = ("Preference", "Fact", "Hypothesis")
 
 
+def _corrects_a_value(text: str) -> bool:
+    """The utterance corrects a value said before: it names the old value ("not the 12th", "不是十二号", "I told you
+    £350") or says it got something wrong ("纠正一下", "I misspoke")."""
+    old = fill.correction_of(text)[1]
+    return bool((old and _names_a_value(old)) or _said_before(text) or _CORRECTING_WORDS.search(text))
+
+
+#: general markers that the speaker got something wrong before (zh + en)
+_CORRECTING_WORDS = re.compile(r"纠正|更正|记错|说错|搞错|弄错|看错|看岔|记岔|听错|写错|\b(?:correction|misspoke|misread|misheard|"
+                               r"i was wrong|got (?:it|that|the \w+) wrong|my mistake)\b", re.I)
+
+
 def _names_a_value(value: str) -> bool:
     """A value taken back names something (a number, a date, a name, a thing: "the 4th", "Denver", "7月1号", "20桌"),
     not a word of the negation itself ("not yet", "not really", "不太")."""
@@ -1346,7 +1435,14 @@ def _names_a_value(value: str) -> bool:
         return not re.fullmatch(r"(?:不|没|太|很|一定|还|再|要|会|能|用|对|是)+.?", value)
     words = re.findall(r"[A-Za-z']+", value)
     return bool(words) and (any(w[0].isupper() for w in words) or len(words) >= 2 or len(words[0]) >= 5) \
-        and not (len(words) == 1 and words[0].lower() in _NOT_VALUES)
+        and not (len(words) == 1 and (words[0].lower() in _NOT_VALUES or _NOT_A_THING.search(words[0])))
+
+
+#: a lone lower-case word after a negation that is a verb form or a word of judging ("not planning", "isn't booked",
+#: "not great"): it says how something is, it names no value taken back (docs/decisions/0057)
+_NOT_A_THING = re.compile(r"^(?!(?:morning|evening|wedding|meeting|building|ceiling|parking|booking|clothing|"
+                          r"painting|spring|string|shed|speed|seed|bed|red)$)[a-z']{3,}(?:ing|ed)$|^(?:great|good|fine|nice|easy|cheap|before|after|ideal|ready|happy|"
+                          r"done|over|there|enough|keen|bothered|worried|allowed|possible|likely)$")
 
 
 #: words that follow a negation without naming a value taken back
@@ -1355,12 +1451,18 @@ _NOT_VALUES = frozenset({"yet", "really", "sure", "quite", "exactly", "that", "t
                          "a", "an", "the", "to", "for", "because", "since", "until", "unless", "if", "what", "how"})
 
 
-def _as_correction(draft: Draft, record: MemIR) -> tuple[Draft, MemIR]:
+def _as_correction(draft: Draft, record: MemIR, utterance: str = "") -> tuple[Draft, MemIR]:
     """A statement read as a guess or a fact that names the value it takes back ("his visa actually runs out in
-    May, not August", "不是20桌，是26桌") is a correction: a Fact that replaces what it corrects."""
-    if draft.type not in ("Fact", "Hypothesis"):
+    May, not August", "不是20桌，是26桌") is a correction: a Fact that replaces what it corrects. So is one that
+    quotes what the speaker said before and takes it back (``_said_before``: in the statement itself, or in its
+    utterance when the statement is itself a correction)."""
+    if draft.type not in ("Fact", "Hypothesis") or (draft.kind == "correction" and draft.replaces):
         return draft, record
     cued, old = fill.correction_of(draft.text)
+    if _old_value_key(old) is None:
+        said = _said_before(draft.text) or (_said_before(utterance) if cued or draft.kind == "correction" else None)
+        if said is not None:
+            cued, old = True, said
     if not cued or _old_value_key(old) is None:
         return draft, record
     props = {**fill.fact_properties(draft.text), "source": "user", "confidence": 0.8} if draft.type != "Fact" \
@@ -1395,6 +1497,73 @@ def _without_lead(draft: Draft) -> Draft:
     if text == draft.text:
         return draft
     return Draft(draft.type, text, draft.properties, kind=draft.kind, entities=draft.entities, replaces=draft.replaces)
+
+
+#: a correction often names the value it takes back by quoting what the speaker said before ("I told you the rent
+#: was £350", "the 12k I told you was off", "我上次说它3.5公斤", "我之前说在徐汇上班") instead of negating it ("not the
+#: 4th", "不是20桌"): general markers of the speaker's own earlier statement, read only when the utterance also says it
+#: was wrong or corrects it (docs/decisions/0057)
+SAID_BEFORE = True
+_SAID_BEFORE = (
+    re.compile(r"\bI\s+(?:(?:had\s+)?said|told you|mentioned|gave you|wrote down|put down)\s+(?:that\s+|it\s+was\s+)?"
+               r"(?P<e>[^.;!?]{1,70})", re.I),
+    re.compile(r"(?P<e>\b[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+){0,3})\s+(?:that\s+)?I\s+(?:told you|gave you|mentioned|said)\b",
+               re.I),
+    re.compile(r"(?:之前|上次|刚才|前面|当时|那天|先前|以前|原先)(?:跟你|和你|给你|我)?(?:说|讲|提|报)(?:过)?(?P<e>[^，,。；;！!？?—]{1,20})"))
+#: ... what says the earlier statement was wrong (besides the lexicon's correction cue)
+_RETRACTS = re.compile(r"错|不对|不准|不是|其实|更正|纠正|\b(?:wrong|off|mistake|incorrect|correct(?:ion|ing)?\s+(?:myself|the|that|"
+                       r"this|it)|correction|actually|wait|not|isn'?t|wasn'?t|it'?s (?:actually |really |more like )?)\b", re.I)
+#: a value in the quoted clause: a number with its unit or currency, a date, a time of day
+_QUOTED_VALUE = re.compile(
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|"
+    r"nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|"
+    r"jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|[£$€¥]\s?\d[\d,.]*\s?[km]?\b|"
+    r"\d+(?:\.\d+)?\s?(?:公斤|[月号日点天年岁周个次块元万斤平米桌人])|\d+(?:[.,]\d+)*\s?(?:%|k\b|am\b|pm\b)?", re.I)
+#: words that only lead into the quoted statement ("it was", "the budget was", "它", "是")
+_QUOTE_LEAD = re.compile(r"^(?:[的是它他她那这在]|(?:it|that|this|the \w+(?: \w+)?)\s+(?:was|is|'s|were|are)\s+)", re.I)
+#: Chinese words that end the quoted statement (the retraction that follows it)
+_QUOTE_END = re.compile(r"(?:记错|说错|搞错|弄错|不对|不准|有误|错了|其实|后来|但|可).*$")
+
+
+def _said_before(text: str) -> str | None:
+    """The value the speaker says they stated before and now takes back ("I told you the rent was £350. It's
+    £420" -> "£350"; "我上次说它3.5公斤，其实有4公斤" -> "3.5公斤"; "我之前说在徐汇上班，不对" -> "徐汇上班"); None
+    when the utterance quotes nothing of the kind or does not take it back."""
+    if not SAID_BEFORE:
+        return None
+    for index, pattern in enumerate(_SAID_BEFORE):
+        for m in pattern.finditer(text):
+            if not (_RETRACTS.search(text[m.end():]) or _RETRACTS.search(text[:m.start()])
+                    or CUES["correction"].search(text) or _CHANGED_MIND.search(text)):
+                continue
+            value = _quoted_value(m.group("e"))
+            # what stands before "I told you" names a value only with a number ("the 12k I told you"), not a topic
+            if value is not None and (index != 1 or re.search(r"\d", value)):
+                return value
+    return None
+
+
+def _quoted_value(clause: str) -> str | None:
+    """The value a quoted earlier statement gave (see _said_before), or None."""
+    clause = re.split(r"(?<!\d),|，|\s+(?:but|and|so|because|when|right)\b", clause.strip(), maxsplit=1,
+                      flags=re.I)[0].strip()
+    found = _QUOTED_VALUE.search(clause)
+    if found is not None and re.search(r"\d", found.group(0)):
+        return found.group(0).strip()
+    if re.search(r"[\u4e00-\u9fff]", clause):
+        if clause.startswith("的"):
+            return None  # "我之前说的时间记错了": names what was wrong, not the value
+        clause = _QUOTE_END.sub("", clause)
+        for _ in range(2):
+            clause = _QUOTE_LEAD.sub("", clause).strip()
+        return clause if 2 <= len(clause) <= 8 and _names_a_value(clause) else None
+    clause = _QUOTE_LEAD.sub("", clause).strip()
+    words = clause.split()
+    return clause if 1 <= len(words) <= 3 and _names_a_value(clause) and not _NOT_QUOTED.match(clause) else None
+
+
+#: what follows "I said" / "I told you" without quoting a value
+_NOT_QUOTED = re.compile(r"(?:was|is|were|are|it|that|this|so|you|no|yes|i|we|he|she|they)\b", re.I)
 
 
 #: the kinds of value a statement gives (a price, a time of day, a date, a measure): a change or a correction gives

@@ -195,8 +195,11 @@ def _as_reported(text: str, drafts: list[Draft], allowed: set[str]) -> list[Draf
 
 
 #: an assistant's report of work it did itself: a first person with a finished verb ("I've booked", "我已经帮你订好了",
-#: "I went ahead and cancelled"); anything else it says (wishes, advice, restatements) finishes no task of the user
-_OWN_REPORT = re.compile(r"已经?|我.{0,10}(?:好了|完了|完成|搞定)|(?:帮你|给你|替你|为你|为您|帮您).{1,8}(?:好了|完了|了)|"
+#: "I went ahead and cancelled"); anything else it says (wishes, advice, restatements) finishes no task of the user.
+#: A bare 已(经) is no report of the assistant's own ("合同里已经写明了…" tells what a document says): it needs a first
+#: person, work done for the user ("已经帮你…") or a finished verb ("…已经订好了") (docs/decisions/0057)
+_OWN_REPORT = re.compile(r"我.{0,8}已经?|已经?.{0,3}(?:帮|给|替|为)(?:你|您)|已经?.{0,8}(?:好了|完了|完成|搞定|办了|交了|发了|订了|约了|取消了)|"
+                         r"我.{0,10}(?:好了|完了|完成|搞定)|(?:帮你|给你|替你|为你|为您|帮您).{1,8}(?:好了|完了|了)|"
                          r"\b(?:i'?ve|i have|i just|i went ahead and|we'?ve|i)\s+(?:\w+\s+){0,2}?(?:\w+ed|sent|paid|done|"
                          r"made|put|set|got|booked|cancell?ed|moved|sorted|bought|written|wrote|found|told|taken|took)\b|"
                          r"\b(?:is|are|has been|have been)\s+(?:now\s+)?(?:booked|done|sent|paid|cancell?ed|confirmed|"
