@@ -77,11 +77,14 @@ def test_a_run_judges_every_checkpoint_beside_the_baselines(tmp_path: Path, embe
     hybrid = [r for r in report.rows if r.system == "turns_hybrid" and r.kind == "corrected_fact"]
     assert [r.violation for r in hybrid] == [True]
     assert all(len(cover) == 1 for r in report.rows if r.system not in continuity.REMEMBERED for cover in r.covered)
+    # BM25 alone shows the turns that share the question's words: the old closing time, not the correction
+    bm25 = next(r for r in report.rows if r.system == "turns_bm25" and r.kind == "corrected_fact")
+    assert [3] in bm25.covered and [4] not in bm25.covered and bm25.violation
     task = [r for r in report.rows if r.system == "remember_recall" and r.kind == "open_tasks"]
     assert task[0].accurate, task[0].covered  # the user's task is found; the assistant's offer is no task of theirs
     data = report.to_dict()
     assert set(data["systems"]["remember_recall"]["by_kind"]) == {"open_tasks", "corrected_fact"}
-    assert "turns + hybrid" in report.render()
+    assert "turns + hybrid" in report.render() and "turns + BM25" in report.render()
 
 
 # a task finished in the second session beside one still open; every fact is made up for this test

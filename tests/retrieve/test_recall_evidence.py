@@ -431,3 +431,36 @@ def test_plain_searchs_best_keep_more_places_the_less_sure_the_intent(mem: mnemi
             assert turns[best.id] in shown or named, \
                 (query, k, kept, best.memory.text, [(h.memory.type, h.memory.text) for h in result.hits])
     assert widest > kept_places(k, config.plain_share), "no question was unsure enough to widen plain search's share"
+
+
+def test_the_keyword_search_is_read_deeper_for_plain_search_only(mem: mnemir.Memory, now: datetime) -> None:
+    """``plain_text_depth`` 2: recall's keyword search reads twice the role order's depth; what it finds past that
+    depth places plain search's order over the utterances (``deep``) and never enters the role order, whose
+    candidates keep the keyword ranks of their own depth. Every utterance here shares one word with the query."""
+    from mnemir.retrieve.recall import _gather
+
+    sights = ["harbour", "castle", "market", "museum", "bridge", "garden", "station", "cathedral", "library",
+              "stadium", "bakery", "theatre", "canal", "tower", "square", "chapel", "quay", "orchard"]
+    for n, sight in enumerate(sights, start=1):
+        mem.remember(f"We walked past the old {sight} with the lanterns on our evening stroll", user="alice",
+                     session="s1", turn=n, now=now - timedelta(days=3, minutes=-n))
+    query = "Which places had lanterns?"
+    scope = mem._selection(user="alice").with_(types=None, where=None)
+    intent = mem.intent(query, now=now)
+    qvec = mem.embedder.embed_query(query)
+    n = 4 * 5  # the role order's keyword depth at k = 5
+    found = len(mem.store.text_search(scope, query, 1000))
+    assert found > n, "the store must hold more keyword matches than the role order reads"
+    for config, reach in ((RecallConfig(), n), (RecallConfig(plain_text_depth=2.0), 2 * n)):
+        assert config.plain_depth == 1.0
+        deep: dict = {}
+        full: dict = {}
+        pool = _gather(mem.store, scope, intent, (), None, qvec, now, n, config, deep, full)
+        assert all(c.text_rank is None or c.text_rank <= n for c in pool.values())
+        ranked = [c.text_rank for c in [*pool.values(), *deep.values(), *full.values()] if c.text_rank is not None]
+        assert max(ranked) == min(found, reach)
+        assert all(c.text_rank is not None and c.text_rank > n for c in deep.values())
+    with pytest.raises(mnemir.ValidationError, match="plain_text_depth"):
+        RecallConfig(plain_text_depth=0.5)
+    mem.recall_config = RecallConfig(plain_text_depth=2.0)
+    assert len(mem.recall(query, user="alice", k=5, now=now).hits) == 5

@@ -14,8 +14,9 @@ Systems, side by side in one run:
   checkpoint through ``mem.recall(q, k=5, now=...)``;
 * ``remember_search``: the same store, each checkpoint through plain ``mem.search(q, k=5, now=...)`` (what typing
   must add to, never subtract from);
-* ``turns_vector`` / ``turns_hybrid``: every turn stored verbatim as one ``Fact`` memory (both speakers), plain
-  exact vector search / ``mem.search`` (vectors + BM25) over what was said so far.
+* ``turns_bm25`` / ``turns_vector`` / ``turns_hybrid``: every turn stored verbatim as one ``Fact`` memory (both
+  speakers), the store's full-text (BM25) search / plain exact vector search / ``mem.search`` (vectors + BM25) over
+  what was said so far.
 
 A memory stands for (covers) the turns it came from: its ``metadata.source`` turn, its ``metadata.merged_sources``,
 the turns whose ``remember`` call updated it (a completion report, a correction), and the turns of the memories it
@@ -61,8 +62,8 @@ SPLITS = ("train", "dev", "test")
 KINDS = ("open_tasks", "task_status", "decision", "corrected_fact", "preference", "next_step", "past_event",
          "other_person")
 SPEAKERS = ("user", "assistant")
-SYSTEMS = ("turns_vector", "turns_hybrid", "remember_search", "remember_recall")
-SYSTEM_TITLES = {"turns_vector": "turns + vector", "turns_hybrid": "turns + hybrid",
+SYSTEMS = ("turns_bm25", "turns_vector", "turns_hybrid", "remember_search", "remember_recall")
+SYSTEM_TITLES = {"turns_bm25": "turns + BM25", "turns_vector": "turns + vector", "turns_hybrid": "turns + hybrid",
                  "remember_search": "remember + search", "remember_recall": "mnemir remember + recall"}
 #: the systems that read the store built through ``remember``
 REMEMBERED = frozenset({"remember_search", "remember_recall"})
@@ -387,6 +388,8 @@ def _rank(stores: _Stores, system: str, question: str, now: datetime) -> tuple[A
     if system == "turns_vector":
         vector = mem.embedder.embed_query(question)
         return mem, [mid for mid, _ in mem.store.vector_search(Selection(user_id=ANY, statuses=NOT_DELETED), vector, K)]
+    if system == "turns_bm25":
+        return mem, [mid for mid, _ in mem.store.text_search(Selection(user_id=ANY, statuses=NOT_DELETED), question, K)]
     return mem, [h.id for h in mem.search(question, user=stores.user, k=K, now=now)]
 
 
