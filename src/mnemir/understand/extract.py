@@ -381,17 +381,12 @@ class Extractor:
 
     def _pieces(self, text: str, now: datetime) -> list[Draft]:
         pieces = split_pieces(text)
-        whole = TURN_READING_MIN_P is not None and len(pieces) > 1 and language_of(text) in TURN_READING_LANGUAGES
-        embedded = self.embedder.embed([*pieces, text] if whole else pieces)  # the whole turn in the same batch
-        vectors = embedded[:len(pieces)]
+        vectors = self.embedder.embed(pieces)
         by_text = dict(zip(pieces, vectors, strict=True))
         predictions = [lexicon_boost(piece, pred) for piece, pred in
                        zip(pieces, self.model.predict(vectors, pieces), strict=True)]
         labelled = [(piece, _report_rule(piece, pred[0][0]), pred[0][1])
                     for piece, pred in zip(pieces, predictions, strict=True)]
-        if whole:
-            turn = lexicon_boost(text, self.model.predict(embedded[len(pieces):], [text])[0])
-            labelled = _read_with_turn(labelled, dict(turn))
         if any(label == "Plan" for _, label, _ in labelled):
             # actions told together with a step of a plan are more steps of it ("周六上午给阳台换花盆，下午去修自行车"):
             # no training row labels one utterance both Task and Plan
@@ -496,27 +491,6 @@ FEELING_BESIDE_TYPES = ("Fact", "Hypothesis", "Task", "TaskUpdate", "Plan", "Con
 #: the least EmotionalState probability (after the emotion-word boost) for a piece read as another type to also
 #: carry the feeling; None: off
 FEELING_BESIDE_MIN_P: float | None = 0.2
-
-
-#: a turn of several pieces is also read whole: a piece's type that the whole turn gives less than this probability is
-#: no memory of its own (the piece is context of the others: the event behind a feeling, the evidence for a guess, the
-#: reason for a frame) and stays with its neighbour's memory; None: off (docs/decisions/0056)
-TURN_READING_MIN_P: float | None = 0.1
-#: the languages whose turns are read whole too: Chinese clauses that are not about the user already stay with the "我"
-#: clause after them (``segment._zh_clauses``), and reading Chinese turns whole as well cost Chinese dev 0.3-1.4 points
-#: of macro-F1 at floors 0.05-0.3
-TURN_READING_LANGUAGES = ("en",)
-
-
-def _read_with_turn(labelled: list[tuple[str, str, float]], turn: dict[str, float]) -> list[tuple[str, str, float]]:
-    """``labelled`` pieces with the types the whole turn hardly reads (below ``TURN_READING_MIN_P``) turned to NONE, as
-    long as another piece keeps a type the turn does read."""
-    floor = TURN_READING_MIN_P or 0.0
-    kept = [label != "NONE" and turn.get(label, 0.0) >= floor for _, label, _ in labelled]
-    if not any(kept):
-        return labelled
-    return [(piece, label if keep or label == "NONE" else "NONE", p)
-            for (piece, label, p), keep in zip(labelled, kept, strict=True)]
 
 
 def _feeling_beside(draft: Draft, p_feeling: float) -> Draft | None:
