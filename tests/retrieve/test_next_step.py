@@ -33,7 +33,7 @@ def test_the_latest_step_ahead_goes_first_for_a_question_about_what_comes_next()
     order = [said("The tiler finished the bathroom floor on Monday.", 0.62, 90),
              said("Book the plumber to move the pipes.", 0.6, 300, type_="Task", status="completed"),
              said("Get the electrician in on the 3rd to fit the lights.", 0.55, 20, type_="Plan", status="pending"),
-             said("Shall I remind you about the electrician?", 0.6, 19, speaker="assistant")]
+             said("Want me to set a reminder for the electrician visit?", 0.6, 19, speaker="assistant")]
     out = next_step_first(order, reading("What's the next step on the bathroom job?"))
     assert out[0] is order[2] and sorted(map(id, out)) == sorted(map(id, order))
 
