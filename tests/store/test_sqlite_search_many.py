@@ -14,6 +14,7 @@ from store_cases import ONTOLOGY, record
 from mnemir.store.base import ANY, Selection, Write
 from mnemir.store.filters import parse_filter
 from mnemir.store.sqlite import SQLiteStore
+from mnemir.store.sqlite import vectors as vectors_module
 
 MODEL, DIM = "test-many-64", 64
 
@@ -46,4 +47,33 @@ def test_many_exact_searches_are_the_searches_one_by_one(tmp_path_factory: objec
             one = [store.vector_search(selection, q, k) for q in asked]
             assert store.vector_search_many(selection, asked, k) == one
     finally:
+        store.close()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 120), repeats=st.integers(0, 40), k=st.integers(1, 12))
+def test_one_narrowed_search_is_the_exact_search(tmp_path_factory: object, seed: int, n: int, repeats: int,
+                                                 k: int) -> None:
+    """A single query on a large scope is narrowed by a matrix-vector product first (``NARROW_ONE_FROM`` rows and
+    up): its answer is the one of the row-by-row search, ties at the k-th place included."""
+    rng = np.random.default_rng(seed)
+    vectors = _unit(rng, n)
+    if repeats:
+        vectors = np.vstack([vectors, vectors[rng.integers(0, n, repeats)]])
+    path = Path(tmp_path_factory.mktemp("one")) / "o.db"  # type: ignore[attr-defined]
+    store = SQLiteStore(path, ontology=ONTOLOGY)
+    threshold = vectors_module.NARROW_ONE_FROM
+    try:
+        store.write([Write(record(f"r {i}", "Fact", {"entity": f"e{i % 3}"}, user="u" if i % 4 else "v", id=f"r{i:04d}"), v)
+                     for i, v in enumerate(vectors)], model_id=MODEL)
+        asked = [*_unit(rng, 3), vectors[rng.integers(0, len(vectors))]]
+        for selection in (Selection(user_id=ANY), Selection(user_id="u"),
+                          Selection(user_id="v", where=parse_filter({"entity": "e1"}, ONTOLOGY))):
+            vectors_module.NARROW_ONE_FROM = 10**9  # every single search row by row (VectorCache.top_k)
+            exact = [store.vector_search(selection, q, k) for q in asked]
+            vectors_module.NARROW_ONE_FROM = 0  # every single search narrowed first
+            assert [store.vector_search(selection, q, k) for q in asked] == exact
+            assert [store.vector_search_many(selection, [q], k)[0] for q in asked] == exact
+    finally:
+        vectors_module.NARROW_ONE_FROM = threshold
         store.close()

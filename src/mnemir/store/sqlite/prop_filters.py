@@ -103,6 +103,8 @@ class PropertyColumns:
         self.numbers: dict[str, _Values] = {}
         #: keys holding a list (or an opaque value) in some row: filters on them go to SQL
         self.multi: set[str] = set()
+        #: the indexed keys :meth:`_columns` last gave columns (the same object: nothing to add at every sync)
+        self._columned: frozenset[str] | None = None
 
     @property
     def keys(self) -> frozenset[str]:
@@ -150,12 +152,16 @@ class PropertyColumns:
         self._fill(rows, cache)
 
     def _columns(self, cache: Any, keys: Iterable[str]) -> None:
+        if isinstance(keys, frozenset) and keys is self._columned:
+            return  # every one of these keys has its columns (they are never removed but by reset)
         for key in keys:
             for suffix in ("t", "n", "x"):
                 if f"p:{key}:{suffix}" not in cache.codes:
                     cache.codes[f"p:{key}:{suffix}"] = np.zeros(cache.capacity, dtype=np.int32)
             self.text.setdefault(key, _Values(False))
             self.numbers.setdefault(key, _Values(True))
+        if isinstance(keys, frozenset):
+            self._columned = keys
 
     def adopt(self, conn: sqlite3.Connection, cache: Any, node: FilterNode | None) -> None:
         """Index, in this cache, the JSON properties that ``node`` names and nothing indexes yet (read once from

@@ -291,20 +291,22 @@ class SQLiteStore(Store):
             loaded: dict[str, MemIR] = {}
             answers: dict[str, list[MemIR]] = {}
             out = []
+            indexed = self._indexed(conn)  # one read for all: nothing writes inside this read
             for selection in selections:
                 key = repr(selection)
                 if key not in answers:
                     answers[key] = self._select(conn, selection, self._order_sql((), selection), limit, 0, None,
-                                                loaded)
+                                                loaded, indexed)
                 out.append(list(answers[key]))
             return out
 
         return self._db.read("selects", body)
 
     def _select(self, conn: sqlite3.Connection, selection: Selection, order: str, limit: int | None, offset: int,
-                after: Keyset | None, loaded: dict[str, MemIR] | None = None) -> list[MemIR]:
+                after: Keyset | None, loaded: dict[str, MemIR] | None = None,
+                indexed: frozenset[str] | None = None) -> list[MemIR]:
         p = Params()
-        where = self._where(conn, selection, p)
+        where = self._where(conn, selection, p, indexed)
         if after is not None:  # the order is exactly (created_at, id): a row-value comparison continues it
             where += f" AND (r.created_at, r.id) > ({p(rows.iso(after[0]))}, {p(after[1])})"
         if loaded is None:
@@ -624,8 +626,11 @@ class SQLiteStore(Store):
         joined = conn.execute(f"SELECT group_concat(r.rid, ' ') FROM records r WHERE {where}", p.values).fetchone()[0]
         return np.array(joined.split(), dtype=np.int64) if joined else np.zeros(0, dtype=np.int64)
 
-    def _where(self, conn: sqlite3.Connection, selection: Selection, p: Params) -> str:
-        return compile_selection(selection, SQLiteDialect(self._indexed(conn)), p) or "1"
+    def _where(self, conn: sqlite3.Connection, selection: Selection, p: Params,
+               indexed: frozenset[str] | None = None) -> str:
+        """``indexed``: the store's indexed properties when the caller has just read them (else read here)."""
+        return compile_selection(selection, SQLiteDialect(self._indexed(conn) if indexed is None else indexed), p) \
+            or "1"
 
     def _order_sql(self, order_by: Sequence[tuple[str, bool]], selection: Selection) -> str:
         terms = []
