@@ -261,3 +261,27 @@ def test_the_session_16_batch_is_rebuilt_by_its_script_and_shares_no_phrase_with
     dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
                       *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
     assert not [row["text"] for row in shipped if _runs(row["text"]) & dev]
+
+
+def test_the_session_18_batch_is_rebuilt_by_its_script_is_trained_on_and_shares_no_phrase_with_the_dev_split() -> None:
+    """``training/understand/s18.py`` writes ``extraction_s18.jsonl`` exactly, the extractor trains on it, and no row
+    of it shares a run of five words or eight Chinese characters with any extraction or intent text of the dev split
+    (written in our own words for the end-to-end collapse work, docs/decisions/0061)."""
+    import importlib.util
+
+    from mnemir._paths import training_dir
+    from mnemir.understand.train import TRAIN_FILES
+
+    script = training_dir() / "understand" / "s18.py"
+    spec = importlib.util.spec_from_file_location("s18_batch", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    shipped = [json.loads(line) for line in (training_dir() / "understand" / "extraction_s18.jsonl")
+               .read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert module.rows() == shipped
+    assert "extraction_s18.jsonl" in TRAIN_FILES["extractor"]
+    assert {row["expect"][0]["type"] for row in shipped} == {"EmotionalState", "Preference", "Task", "Fact"}
+    dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
+                      *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
+    assert not [row["text"] for row in shipped if _runs(row["text"]) & dev]
