@@ -12,7 +12,9 @@ train and dev files, in many shapes each):
   "I've switched to …, …", "现在更想…", "还是…好", "只认…", what a child or a partner likes or won't have) is a
   ``Preference``, also with a reason clause after it;
 - asking the assistant to remind the user of something, or to help with a piece of work, is a ``Task`` even when
-  the request is worded as a question or embeds one ("Can you remind me to … before …?", "提醒我…问问…要不要…").
+  the request is worded as a question or embeds one ("Can you remind me to … before …?", "提醒我…问问…要不要…");
+- calm facts in the shapes those come near (a doctor's constraint, what the user owns, how a thing is made, counts
+  so far) stay ``Fact``, and a choice told tersely ("The X it is") is a decision (a ``Fact``), not a report.
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ OUTBURSTS_ZH = [
     "外卖小哥把汤洒了一半，商家还不给退，我气得不想吃了",
     "朋友借了我五千块，半年了一直装没看见，我越想越窝火",
     "新买的沙发才用一个月就塌了，商家死活不认，我真是气不打一处来",
-    "孩子发烧到三十九度半，半夜打不到车，我急得直掉眼泪",
+    "半夜闺女烧得滚烫，叫了半小时车都没人接单，我急得直掉眼泪",
     "年终奖说没就没了，老板还让我们体谅公司，我心里凉透了",
     "单位体检说我甲状腺上长了东西，我这几天吓得吃不下饭",
     "同事把我熬夜做的数据说成是他做的，我气得浑身发抖",
@@ -321,12 +323,25 @@ FACTS_ZH = [
     "博物馆每个月第一个周日免费开放",
 ]
 
+#: a choice told tersely ("The X it is", "We'll go with X"): a decision, kept as a ``Fact`` (attribute decision), not a
+#: report on work; beside the other groups, so that a short sentence with no status word is not pulled toward a report
+#: (English only: with twelve or six English rows beside twelve Chinese ones English extraction dev lost ~0.3 points)
+CHOICES_EN = [
+    "The green tiles it is.",
+    "Right, the Tuesday evening class it is then.",
+    "We'll go with the smaller tent, it's lighter to carry.",
+    "Going with the blue pushchair in the end.",
+    "The later train it is, no point rushing.",
+    "The corner plot it is, it gets more sun.",
+]
+
 
 def rows() -> list[dict[str, object]]:
     groups = [("en", OUTBURSTS_EN, {"type": "EmotionalState"}),
               ("en", PREFERENCES_EN, {"type": "Preference"}),
               ("en", REQUESTS_EN, {"type": "Task", "status": "pending"}),
               ("en", FACTS_EN, {"type": "Fact"}),
+              ("en", CHOICES_EN, {"type": "Fact", "decision": True}),
               ("zh", OUTBURSTS_ZH, {"type": "EmotionalState"}),
               ("zh", PREFERENCES_ZH, {"type": "Preference"}),
               ("zh", REQUESTS_ZH, {"type": "Task", "status": "pending"}),
