@@ -12,7 +12,7 @@ train and dev files, in many shapes each):
   "I've switched to …, …", "现在更想…", "还是…好", "只认…", what a child or a partner likes or won't have) is a
   ``Preference``, also with a reason clause after it;
 - asking the assistant to remind the user of something, or to help with a piece of work, is a ``Task`` even when
-  the request is worded as a question or embeds one ("Can you remind me to … before …?", "提醒我…问问…要不要…");
+  the request is worded as a question or embeds one ("Could you nudge me … before …?", "提醒我…问问…要不要…");
 - calm facts in the shapes those come near (a doctor's constraint, what the user owns, how a thing is made, counts
   so far) stay ``Fact``, and a choice told tersely ("The X it is") is a decision (a ``Fact``), not a report.
 """
