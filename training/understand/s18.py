@@ -337,7 +337,7 @@ CHOICES_EN = [
 
 
 def rows() -> list[dict[str, object]]:
-    groups = [("en", OUTBURSTS_EN, {"type": "EmotionalState"}),
+    groups: list[tuple[str, list[str], dict[str, object]]] = [("en", OUTBURSTS_EN, {"type": "EmotionalState"}),
               ("en", PREFERENCES_EN, {"type": "Preference"}),
               ("en", REQUESTS_EN, {"type": "Task", "status": "pending"}),
               ("en", FACTS_EN, {"type": "Fact"}),
