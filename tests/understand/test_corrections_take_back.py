@@ -105,7 +105,7 @@ def test_a_report_closes_no_utterance_that_states_no_work(mem: mnemir.Memory, we
 
 # -- done work kept as the fact it tells, then corrected (docs/decisions/0045) --------------------------------------
 def test_a_correction_replaces_the_fact_kept_from_a_report_of_done_work(mem: mnemir.Memory, wed: datetime) -> None:
-    turns = [("user", "Sorted the boiler service, the engineer can only come on Tuesday the 17th."),
+    turns = [("user", "Booked the boiler service, the engineer can only come on Tuesday the 17th."),
              ("user", "My neighbour Odile lent us her ladder for the weekend."),
              ("user", "Sorry, I read the text wrong: the boiler engineer comes Friday the 20th, not the 17th.")]
     said = _said(mem, turns, wed)

@@ -188,7 +188,7 @@ def test_sample_weights_and_batches_are_named() -> None:
     rows = training_rows("extractor")
     assert {r["batch"] for r in rows} == {"extraction_train.jsonl", "extraction_hw8.jsonl", "extraction_hw9.jsonl",
                                           "extraction_hw11.jsonl", "extraction_hw12.jsonl",
-                                          "extraction_s12e2e.jsonl"}
+                                          "extraction_s12e2e.jsonl", "extraction_s18.jsonl", "extraction_s14.jsonl"}
     assert {row_weight(r) for r in rows} == {1.0}
     assert row_weight({"batch": "multiwoz21"}) < 1.0
 
@@ -258,6 +258,30 @@ def test_the_session_16_batch_is_rebuilt_by_its_script_and_shares_no_phrase_with
                .read_text(encoding="utf-8").splitlines() if line.strip()]
     assert module.rows() == shipped
     assert {row["expect"][0]["type"] for row in shipped} == {"TaskUpdate", "Fact", "Plan"}
+    dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
+                      *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
+    assert not [row["text"] for row in shipped if _runs(row["text"]) & dev]
+
+
+def test_the_session_18_batch_is_rebuilt_by_its_script_is_trained_on_and_shares_no_phrase_with_the_dev_split() -> None:
+    """``training/understand/s18.py`` writes ``extraction_s18.jsonl`` exactly, the extractor trains on it, and no row
+    of it shares a run of five words or eight Chinese characters with any extraction or intent text of the dev split
+    (written in our own words for the end-to-end collapse work, docs/decisions/0061)."""
+    import importlib.util
+
+    from mnemir._paths import training_dir
+    from mnemir.understand.train import TRAIN_FILES
+
+    script = training_dir() / "understand" / "s18.py"
+    spec = importlib.util.spec_from_file_location("s18_batch", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    shipped = [json.loads(line) for line in (training_dir() / "understand" / "extraction_s18.jsonl")
+               .read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert module.rows() == shipped
+    assert "extraction_s18.jsonl" in TRAIN_FILES["extractor"]
+    assert {row["expect"][0]["type"] for row in shipped} == {"EmotionalState", "Preference", "Task", "Fact"}
     dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
                       *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
     assert not [row["text"] for row in shipped if _runs(row["text"]) & dev]

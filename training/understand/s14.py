@@ -45,7 +45,6 @@ TASKS_EN = [
     "Ask Priyanka in accounts for the Q3 expense codes",
     "Swap the Tuesday shift with Declan so I can make the hospital appointment",
     "Fix the leaking flush valve in the upstairs toilet",
-    "Sign the permission slip for Ava's trip to the science museum",
     "Replace the smoke alarm battery in the hallway",
     "Reserve a table for six at Ottavio's for Saturday at 7",
     "Get three quotes for rewiring the garage",
@@ -80,7 +79,6 @@ TASKS_ZH = [
     "往饭卡里充五百块",
     "给李老师发一下孩子的请假条",
     "在天猫超市订一箱牛奶和两袋大米",
-    "去银行把定期存款转成大额存单",
     "联系搬家公司，问问周日搬家要多少钱",
     "给车子换四条米其林轮胎",
     "把喜帖快递给在外省的表舅一家",
@@ -171,7 +169,6 @@ SCHEDULE_EN = [
 SCHEDULE_ZH = [
     "每月五号发工资",
     "小区垃圾每天晚上七点到九点收",
-    "女儿的钢琴课是每周六下午三点",
     "单位食堂中午十一点半开饭",
     "社保每年七月调整一次基数",
     "老年大学的书法班每周二上午上课",
@@ -188,7 +185,6 @@ SCHEDULE_ZH = [
 OUTBURSTS_EN = [
     "The courier left my parcel in the rain and it's ruined, I'm fuming",
     "My flatmate ate the cake I made for Mum's birthday, I could scream",
-    "Three hours on hold with the bank and then they hung up on me, absolutely livid",
     "The builder walked off the job with half the kitchen ripped out, I'm beside myself",
     "Failed the driving test a second time on a roundabout, I'm gutted",
     "Someone keyed the whole side of my car overnight, I'm so angry I'm shaking",
@@ -208,12 +204,10 @@ OUTBURSTS_EN = [
     "My article got rejected with a one-line email, feeling pretty low",
 ]
 OUTBURSTS_ZH = [
-    "快递员把我的包裹扔在门口淋湿了，气死我了",
     "主管开会时又点名说我拖后腿，我真的委屈得想哭",
     "排了两个小时队结果说号没了，我快气炸了",
     "装修师傅把地砖铺歪了还不认账，我火大得很",
     "考研又差三分没过线，心里难受死了",
-    "车停在楼下被人划了一长道，我气得一晚上没睡",
     "孩子的作业本被老师弄丢了，还怪孩子没交，我真是服了",
     "面试最后一轮被刷了，整个人都蔫了",
     "房东突然说下个月要收回房子，我慌得不知道怎么办",
@@ -299,7 +293,6 @@ FACTS_ZH_2 = [
     "驾校学费是四千二，分两次交",
     "幼儿园的伙食费这学期涨到每天十五块",
     "规划公示的反馈截止日期是十四号",
-    "退款一般三到五个工作日到账",
     "房贷利率从下个月起降到百分之三点五",
     "快递员说包裹明天下午送到",
     "体检中心早上七点半开始抽血，要空腹",
