@@ -38,7 +38,7 @@ DROPPED_EN = [
     "No need to chase the plumber now, my neighbour sorted the leak",
     "No need to find a dog sitter anymore, my sister's taking Bruno",
     "Don't worry about the birthday cake, the party's cancelled",
-    "We called off the garage sale, too much rain forecast",
+    "The yard sale is off, they say storms all weekend",
     "I pulled out of the charity bike ride, my back's gone",
     "Dropped the evening class, I couldn't keep up with the travel",
     "Ditch the idea of a bigger car, we'll make do with this one",
