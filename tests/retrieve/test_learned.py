@@ -20,7 +20,7 @@ import mnemir
 from mnemir.errors import ValidationError
 from mnemir.eval import collapse
 from mnemir.eval import learn_ranking as training
-from mnemir.retrieve.learned import FEATURES, LearnedRanker, default_ranker
+from mnemir.retrieve.learned import FEATURES, TYPES, LearnedRanker, default_ranker
 from mnemir.retrieve.ranking import RankingConfig
 from mnemir.retrieve.recall import RecallConfig
 
@@ -244,6 +244,24 @@ def test_fitting_learns_which_way_a_feature_points() -> None:
     assert model.weights[FEATURES.index("similarity")] > 0
     assert training.judge(queries, None, k=1) == (0.0, 1.0)
     assert training.judge(queries, model, k=1) == (1.0, 0.0)
+
+
+def test_the_hessian_by_memory_type_is_the_dense_one() -> None:
+    # rows of several types, each using its own type's columns and some shared ones; one row of no type
+    rng = np.random.default_rng(7)
+    types = [f"type_{t}" for t in (*TYPES, "other")]
+    X = np.zeros((60, len(FEATURES)))
+    for i, row in enumerate(X[:-1]):
+        t = types[i % len(types)]
+        row[FEATURES.index(t)] = 1.0
+        own = [j for j, name in enumerate(FEATURES) if name.endswith(t.replace("type", "_x", 1))]
+        row[rng.choice(own, 4)] = 1.0
+        row[: 5] = rng.random(5) * 3
+    mean, scale = X.mean(axis=0), X.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    v = rng.random(len(X))
+    Z = np.hstack([(X - mean) / scale, np.ones((len(X), 1))])
+    assert np.allclose(training._Hessian(X, mean, scale)(v), (Z * v[:, None]).T @ Z, atol=1e-8)
 
 
 def test_the_simulated_top_k_is_drawn_from_what_the_rules_show() -> None:
