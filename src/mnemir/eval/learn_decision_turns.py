@@ -8,8 +8,8 @@ relevant by a ``decision`` checkpoint states a choice made; every other user tur
 never asked about: the labels are noisy, which the cross-validated threshold absorbs). Each turn is embedded by the
 bundled embedder as ``remember`` embeds an utterance; a logistic regression (a two-class softmax, classes weighing
 alike, an L2 penalty) is fitted on the vector, the cue groups and the hashed n-grams. The n-gram scale, the penalty
-and the threshold are chosen by cross-validation over whole files (best F0.5 of "decision": precision weighs more,
-see BETA), then the model is fitted
+and the threshold are chosen by cross-validation over whole files (best F-beta of "decision",
+BETA), then the model is fitted
 on every training file. The dev and test files measure it (docs/EVALUATION.md); it never reads them.
 """
 
@@ -35,9 +35,9 @@ NGRAM_SCALES = (1.0, 2.0)
 PENALTIES = (1e-3,)
 THRESHOLDS = tuple(round(0.3 + 0.05 * i, 2) for i in range(13))  # 0.30 .. 0.90
 STEPS = 300
-#: the threshold weighs precision over recall (F-beta, beta 0.5): a turn wrongly kept as a decision goes first for a
-#: question about a choice and bars the options it is linked to, a missed one leaves the turn to plain search
-BETA = 0.5
+#: the threshold's F-beta: 1.0 (F1). 0.5 (precision first: a turn wrongly kept as a decision goes first for a question
+#: about a choice) chose 0.65 and lost most of the dev gain (decision 0.663 -> 0.633; docs/decisions/0059)
+BETA = 1.0
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "understand" / "data" / "decision_turns.json"
 
 

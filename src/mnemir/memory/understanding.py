@@ -236,6 +236,10 @@ _NOT_CHOSEN = re.compile(r"[?？]|要不要|吗|考虑|犹豫|纠结|还没|不�
                          r"considering|torn|undecided)\b", re.I)
 
 
+#: general markers (zh + en) of options still being weighed: a turn with one states no choice made (the learned reading
+#: of a choice, docs/decisions/0059, read such turns as decisions)
+_DELIBERATES = re.compile(r"\b(?:weigh(?:ing)?(?: up)?|compar(?:e|ing)|choosing between|deciding between|torn between|"
+                          r"leaning (?:towards?|to)|either\b[^.!?]{1,60}\bor)\b|在考虑|比较一下|对比|二选一|还在选|选哪|倾向", re.I)
 #: words with 定 that make no choice ("约定", "确定", "一定", "搞定"): left out before the markers are read
 _NOT_A_CHOICE = re.compile(r"[约确规一固稳预指特肯否制设鉴认限注搞]定")
 
@@ -1125,11 +1129,11 @@ class UnderstandingMixin(_Base):
 
     def _learned_decision(self, text: str, ctx: _Context) -> None:
         """A user's turn the learned model reads as stating a choice made (:mod:`mnemir.understand.decision_turns`:
-        "Hattie it is, Thursdays and Fridays", "定庄园了！", "verdict: Bayesian") is kept as a decision Fact, as
+        "the walnut one it is, delivered Monday", "定了湖边那家！", "final answer: the train") is kept as a decision Fact, as
         :meth:`_record_decision` keeps one the markers found, when nothing of the turn was kept as a decision yet."""
         # not a turn that asks, hedges or only weighs the options (the markers the worded choices obey, _NOT_CHOSEN)
         if not LEARNED_DECISIONS or ctx.speaker != "user" or CUES["question"].search(text) \
-                or _NOT_CHOSEN.search(text) \
+                or _NOT_CHOSEN.search(text) or _DELIBERATES.search(text) \
                 or any(r.properties.get("attribute") == "decision" for r in ctx.out.created):
             return
         understanding = self._understanding_embedder()

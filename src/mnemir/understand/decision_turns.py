@@ -1,8 +1,8 @@
-"""A learned reading of whether a user's turn states a choice made ("Hattie it is", "定庄园了", "verdict: Bayesian").
+"""A learned reading of whether a user's turn states a choice made ("the walnut one it is", "定了湖边那家", "final answer: the train").
 
 The write side keeps a decision as a Fact (attribute ``decision``) so that "what did I decide" finds it; hand-written
 markers (:func:`mnemir.understand.fill.decision_of`, ``memory.understanding._choice_of``) miss most of the ways people
-say they chose (a bare name with a reason, "we hired X", "got the Ghosts", "就让何姐陪周五的吧"). This model reads the
+say they chose (a bare name with a reason, "we hired the second firm", "got the red ones", "就让我妈周三去接吧"). This model reads the
 whole turn: a logistic regression on the turn's sentence vector, the extractor's cue groups and its hashed word /
 character n-grams (:mod:`mnemir.understand.model`), fitted by :mod:`mnemir.eval.learn_decision_turns` on the
 continuity *train* conversations only (a user turn that answers a decision checkpoint is a decision; every other user
