@@ -1136,6 +1136,8 @@ class UnderstandingMixin(_Base):
                 or _NOT_CHOSEN.search(text) or _DELIBERATES.search(text) \
                 or any(r.properties.get("attribute") == "decision" for r in ctx.out.created):
             return
+        if not ctx.out.created and any(r.type in ("Task", "Plan") for r in ctx.out.updated):
+            return  # a turn that only reported on an open task ("the form is in") moved it: it chose nothing new
         understanding = self._understanding_embedder()
         vector = understanding.embed([text])[0]
         read = decision_probability(vector, text, understanding.model_id)
