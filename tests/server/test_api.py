@@ -397,7 +397,7 @@ def test_concurrent_writes_and_reads_on_one_store(server: Running) -> None:
 
 
 def test_unsure_extractions_wait_in_review_until_confirmed(http: Any) -> None:
-    said = http.post("/v1/remember", json={"text": "周末那个事再看看", "user": "uma", "now": T}).json()
+    said = http.post("/v1/remember", json={"text": "周末那件事到时候看情况", "user": "uma", "now": T}).json()
     [unsure] = said["created"]
     assert unsure["metadata"]["extra"]["extraction"]["confidence"] < 0.6
     sure = http.post("/v1/remember", json={"text": "帮我下周五之前把报销单交了", "user": "uma", "now": T}).json()

@@ -91,8 +91,8 @@ def test_a_reply_is_read_with_the_question_it_answers(mem: mnemir.Memory, monkey
 
 def test_declining_an_offer_reports_no_work(mem: mnemir.Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(understanding, "ANSWERS_READ_WITH_QUESTION", True)
-    turns = [("user", "I have to write to the landlord about the damp in the bathroom."),
-             ("assistant", "Want me to draft the email to the landlord for you?"),
+    turns = [("user", "I have to write to the letting agent about the mould in the spare room."),
+             ("assistant", "Shall I put together a message to the agent on your behalf?"),
              ("user", "No thanks, I'll write it myself tonight.")]
     say(mem, turns, user="pia", start=START)
     assert "failed" not in _status_of_turn(mem, "pia", 1)
