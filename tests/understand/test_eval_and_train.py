@@ -8,6 +8,7 @@ import dataclasses
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -241,22 +242,27 @@ def _runs(text: str) -> set[str]:
     return {" ".join(words[i:i + 5]) for i in range(len(words) - 4)} | {han[i:i + 8] for i in range(len(han) - 7)}
 
 
-def test_the_session_16_batch_is_rebuilt_by_its_script_and_shares_no_phrase_with_the_dev_split() -> None:
-    """``training/understand/s16.py`` writes ``extraction_s16.jsonl`` exactly, and no row of it shares a run of five
-    words or eight Chinese characters with any extraction or intent text of the dev split (written in our own words,
-    not paraphrased from an evaluation file)."""
+def _batch(name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The rows ``training/understand/<name>.py`` builds, and those of the ``extraction_<name>.jsonl`` it wrote."""
     import importlib.util
 
     from mnemir._paths import training_dir
 
-    script = training_dir() / "understand" / "s16.py"
-    spec = importlib.util.spec_from_file_location("s16_batch", script)
+    spec = importlib.util.spec_from_file_location(f"{name}_batch", training_dir() / "understand" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    shipped = [json.loads(line) for line in (training_dir() / "understand" / "extraction_s16.jsonl")
+    shipped = [json.loads(line) for line in (training_dir() / "understand" / f"extraction_{name}.jsonl")
                .read_text(encoding="utf-8").splitlines() if line.strip()]
-    assert module.rows() == shipped
+    return module.rows(), shipped
+
+
+def test_the_session_16_batch_is_rebuilt_by_its_script_and_shares_no_phrase_with_the_dev_split() -> None:
+    """``training/understand/s16.py`` writes ``extraction_s16.jsonl`` exactly, and no row of it shares a run of five
+    words or eight Chinese characters with any extraction or intent text of the dev split (written in our own words,
+    not paraphrased from an evaluation file)."""
+    rebuilt, shipped = _batch("s16")
+    assert rebuilt == shipped
     assert {row["expect"][0]["type"] for row in shipped} == {"TaskUpdate", "Fact", "Plan"}
     dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
                       *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
@@ -267,19 +273,10 @@ def test_the_session_18_batch_is_rebuilt_by_its_script_is_trained_on_and_shares_
     """``training/understand/s18.py`` writes ``extraction_s18.jsonl`` exactly, the extractor trains on it, and no row
     of it shares a run of five words or eight Chinese characters with any extraction or intent text of the dev split
     (written in our own words for the end-to-end collapse work, docs/decisions/0061)."""
-    import importlib.util
-
-    from mnemir._paths import training_dir
     from mnemir.understand.train import TRAIN_FILES
 
-    script = training_dir() / "understand" / "s18.py"
-    spec = importlib.util.spec_from_file_location("s18_batch", script)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    shipped = [json.loads(line) for line in (training_dir() / "understand" / "extraction_s18.jsonl")
-               .read_text(encoding="utf-8").splitlines() if line.strip()]
-    assert module.rows() == shipped
+    rebuilt, shipped = _batch("s18")
+    assert rebuilt == shipped
     assert "extraction_s18.jsonl" in TRAIN_FILES["extractor"]
     assert {row["expect"][0]["type"] for row in shipped} == {"EmotionalState", "Preference", "Task", "Fact"}
     dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),

@@ -15,7 +15,6 @@ on every training file. The dev and test files measure it (docs/EVALUATION.md); 
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemir.embed import Embedder, default_embedder
-from mnemir.eval import continuity
+from mnemir.eval import continuity, model_main
 from mnemir.eval._embedcache import cached
 from mnemir.eval.learn_query_kinds import _f1, _probabilities, fit
 from mnemir.understand.decision_turns import DecisionTurns, features
@@ -115,13 +114,7 @@ def train(embedder: Embedder | None = None) -> DecisionTurns:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    args = parser.parse_args(argv)
-    model = train()
-    args.out.write_text(json.dumps(model.to_json(), ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}: threshold {model.threshold}, n-gram scale {model.ngram_scale}")
-    return 0
+    return model_main(__doc__, DEFAULT_OUT, train, lambda m: f"threshold {m.threshold}, n-gram scale {m.ngram_scale}", argv)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ into the model file. The dev and test files measure it (docs/EVALUATION.md); it 
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemir.embed import Embedder, default_embedder
-from mnemir.eval import continuity
+from mnemir.eval import continuity, model_main
 from mnemir.eval._embedcache import cached
 from mnemir.retrieve.query_kinds import DECISION, NEXT_STEP, OPEN_TASKS, TASK_STATUS, QueryKinds
 
@@ -158,13 +157,7 @@ def train(embedder: Embedder | None = None) -> QueryKinds:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    args = parser.parse_args(argv)
-    model = train()
-    args.out.write_text(json.dumps(model.to_json(), ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}: thresholds {model.thresholds}, penalty {model.meta['penalty']}")
-    return 0
+    return model_main(__doc__, DEFAULT_OUT, train, lambda m: f"thresholds {m.thresholds}, penalty {m.meta['penalty']}", argv)
 
 
 if __name__ == "__main__":
