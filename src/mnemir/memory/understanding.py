@@ -43,7 +43,7 @@ from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, MemoryStatus, Metadata, Re
 from mnemir.lifecycle.terms import content_terms, people_named
 from mnemir.memory.core import serialized
 from mnemir.ontology.enums import OPEN_STATUSES
-from mnemir.retrieve.judgements import ANSWERS, COMPLETES, CORRECTS, DECISION_TYPES, states_decision
+from mnemir.retrieve.judgements import COMPLETES, CORRECTS, DECISION_TYPES, states_decision
 from mnemir.store.base import ANY, Selection
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
 from mnemir.understand.dates import local_now
@@ -84,16 +84,6 @@ TERM_SURE = 0.2
 #: through a shared word below 0.21 was the wrong one, but on dev a floor of 0.21 left right ones open (a poll
 #: closed at 0.20): not kept (decision 0030)
 TERM_SIMILARITY_FLOOR = 0.0
-#: a user's report that does not clearly fit one open task by itself is read with the assistant's question it answers
-#: (the turn just before, not an offer; at most its last ASKED_CHARS characters): off, continuity dev did not gain
-#: (tasks closed: recall 0.678 -> 0.684, accuracy 0.710 -> 0.707 with the link below; docs/decisions/0059)
-ANSWERS_READ_WITH_QUESTION = False
-ASKED_CHARS = 300
-#: ... and a decision answering that question points at it (``answers``; recall reads a decision with it): off, as
-#: above (decision 0.663 -> 0.658)
-DECISIONS_ANSWER = False
-#: the opening sentence of a reply (up to its first sentence end)
-_REPLY_OPENING = re.compile(r"[^。！？!?.]*[。！？!?.]?")
 #: open tasks read from the same utterance as the best match (two readings of one statement of work) are no rival
 #: to it when a report's lead is measured (docs/decisions/0059)
 SAME_UTTERANCE_NO_RIVAL = True
@@ -438,10 +428,6 @@ class _Context:
     unmatched: list[tuple[Draft, str]] = field(default_factory=list)
     #: statements of a choice made, read as another type: also kept as decision Facts once the memories are written
     decisions: list[Draft] = field(default_factory=list)
-    #: the question the assistant asked on the turn just before this user turn ("" when none): what a reply is about
-    asked: str = ""
-    #: ... and the id of that question's Episode (None when none)
-    asked_episode: str | None = None
 
 
 @dataclass(frozen=True)
@@ -463,8 +449,6 @@ class UnderstandingMixin(_Base):
     _understand_intent: IntentRecognizer | None = None
     #: (user, agent, session) -> the assistant's last proposal (held in this object for the next user turn)
     _understand_proposals: dict[tuple[str | None, str | None, str | None], _Proposal] | None = None
-    #: (user, agent, session) -> the question the assistant asked on the last turn (for the user's reply to it)
-    _understand_asked: dict[tuple[str | None, str | None, str | None], tuple[str, str | None]] | None = None
     #: per conversation, the task the user accepted from the assistant's offer to do it itself, waiting for the
     #: assistant's next turn to deliver it
     _understand_deliveries: dict[tuple[str | None, str | None, str | None], str] | None = None
@@ -523,7 +507,6 @@ class UnderstandingMixin(_Base):
         ctx.out.extractions.append(extraction)
         ctx.out.notes += extraction.notes
         self._track_proposal(extraction, text, ctx)
-        self._track_question(text, ctx)
         # one utterance, one store transaction: the episode, corrections, new memories and task updates are queued
         # and written together (nothing of it is stored if any part fails)
         with self._lifecycle._gathering_reports() as report, self._one_transaction():
@@ -546,7 +529,6 @@ class UnderstandingMixin(_Base):
             self._take_back_named_value(text, ctx)
             self._take_back_changed_stance(text, ctx)
         self._report_changes(report, ctx)
-        self._hold_question(text, ctx)
         return ctx.out
 
     def _report_changes(self, report: Any, ctx: _Context) -> None:
@@ -686,7 +668,7 @@ class UnderstandingMixin(_Base):
                     and draft.properties.get("attribute") == "decision":
                 if self._replace_by_meaning(record, draft, text, ctx, types=DECIDED_TYPES, what="decision"):
                     continue
-                record = self._with_question(self._link_settled(record, draft, ctx), ctx)
+                record = self._link_settled(record, draft, ctx)
             elif LINK_WORDED_CHOICES and ctx.speaker == "user" and record.type in DECISION_TYPES \
                     and states_decision(record):
                 record = self._link_settled(record, draft, ctx)  # a choice read as a plan, a task, a preference
@@ -906,8 +888,6 @@ class UnderstandingMixin(_Base):
         if not candidates:
             candidates = self._report_in_its_utterance(draft, text, status, ctx)
         if not candidates:
-            candidates = self._report_as_answer(draft, text, status, ctx)
-        if not candidates:
             if ctx.speaker == "user" and status in CLOSED_REPORTS:
                 # the utterance that stated the work, never read as a task, is marked done (``completes``)
                 self._close_untasked(draft, status, ctx)
@@ -921,10 +901,6 @@ class UnderstandingMixin(_Base):
             return
         best = candidates[0]
         runner_up = self._runner_up(candidates)
-        if not ((best.score >= MATCH_SURE or _term_sure(best)) and best.score - runner_up >= MATCH_MARGIN):
-            answered = self._report_as_answer(draft, text, status, ctx)
-            if answered:
-                best, runner_up = answered[0], 0.0
         if (best.score >= MATCH_SURE or _term_sure(best)) \
                 and best.score - runner_up >= MATCH_MARGIN:
             if best.id in self._queued_ids():  # this utterance already changed that task: read it as stored
@@ -939,56 +915,6 @@ class UnderstandingMixin(_Base):
         question = (f"“{text}”说的是哪一件事？" if ctx.language == "zh" else f"Which task does “{text}” refer to?")
         ctx.out.confirmations.append(Confirmation("update", text, question, candidates[:3], status=status,
                                                   user=ctx.user, now=ctx.now))
-
-    def _track_question(self, text: str, ctx: _Context) -> None:
-        """Hold the assistant's question for the user's reply on the next turn of the same conversation (and hand
-        it to that reply's context): a reply is about what it answers."""
-        key = (ctx.user, ctx.agent, ctx.session)
-        if self._understand_asked is None:
-            self._understand_asked = {}
-        asked, episode = self._understand_asked.pop(key, ("", None))
-        if ctx.speaker == "user":
-            ctx.asked, ctx.asked_episode = asked, episode
-
-    def _hold_question(self, text: str, ctx: _Context) -> None:
-        """An assistant turn that asks something is held (with its Episode) for the user's next turn."""
-        key = (ctx.user, ctx.agent, ctx.session)
-        # an offer ("Want me to draft it?") is answered by accepting or declining it, not by a report on work
-        held = (self._understand_proposals or {}).get(key)
-        offered = held is not None and held.offered and held.turn == ctx.turn
-        if ctx.speaker == "assistant" and CUES["question"].search(text) and not offered \
-                and self._understand_asked is not None:
-            self._understand_asked[key] = (text[-ASKED_CHARS:], ctx.episode)
-
-    def _with_question(self, record: MemIR, ctx: _Context) -> MemIR:
-        """A decision answering the assistant's question ("Which one felt better?" / "The blue ones.") points at
-        it (``answers``): a terse choice names its topic only there, and recall reads a decision with it."""
-        if not DECISIONS_ANSWER or ctx.asked_episode is None:
-            return record
-        link = Relationship(target=ctx.asked_episode, relation=ANSWERS)
-        return record.model_copy(update={"relationships": [*record.relationships, link]})
-
-    def _report_as_answer(self, draft: Draft, text: str, status: str, ctx: _Context) -> list[Candidate]:
-        """A reply to the assistant's question about a piece of work ("Did the plumber come?" / "Came Tuesday, all
-        fixed") names its work in the question, not in itself (an answer's ellipsis): when the report alone does not
-        clearly fit one open task, the question and the reply are compared together, and the open task they clearly
-        fit (MATCH_SURE, or a shared word over TERM_SURE, with a clear lead) is the candidate (docs/decisions/0059).
-        [] when none is clear, or when the turn before was no question of the assistant's."""
-        if not ANSWERS_READ_WITH_QUESTION or ctx.speaker != "user" or not ctx.asked or _corrects_a_value(text):
-            return []
-        # the answer opens the reply ("Yes, Tuesday." / "给了，…"): what follows may turn to other things
-        together = f"{ctx.asked} {_REPLY_OPENING.match(text.strip()).group(0)}"  # type: ignore[union-attr]
-        whole = Draft("Task", together, draft.properties, kind="update", entities=find_entities(together))
-        candidates = [c for c in self._best_open_tasks(whole, ctx, types=("Task", "Plan"))
-                      if c.score >= MATCH_FLOOR or _term_sure(c)]
-        if not candidates:
-            return []
-        best = candidates[0]
-        # a longer text shares some word with almost anything: only a match by meaning counts here
-        if best.score >= MATCH_SURE and best.score - self._runner_up(candidates) >= MATCH_MARGIN:
-            return [Candidate(best.id, best.text, best.score, (*best.reasons, "read with the question it answers"),
-                              best.similarity)]
-        return []
 
     def _runner_up(self, candidates: Sequence[Candidate]) -> float:
         """The score of the best open task other than ``candidates[0]`` that is other work: a task or plan step read
@@ -1124,7 +1050,7 @@ class UnderstandingMixin(_Base):
         record = self._link_entities([self._to_record(fact, ctx)], ctx)[0]
         if self._replace_by_meaning(record, fact, text, ctx, types=DECIDED_TYPES, what="decision"):
             return
-        self._store_read(self._with_question(self._link_settled(record, fact, ctx), ctx), ctx)
+        self._store_read(self._link_settled(record, fact, ctx), ctx)
         ctx.out.notes.append(f"kept the decision {props['value']!r} as a fact")
 
     def _learned_decision(self, text: str, ctx: _Context) -> None:
@@ -1153,7 +1079,7 @@ class UnderstandingMixin(_Base):
         record = self._link_entities([self._to_record(fact, ctx)], ctx)[0]
         if self._replace_by_meaning(record, fact, text, ctx, types=DECIDED_TYPES, what="decision"):
             return
-        self._store_read(self._with_question(self._link_settled(record, probe, ctx), ctx), ctx)
+        self._store_read(self._link_settled(record, probe, ctx), ctx)
         ctx.out.notes.append(f"kept the turn as a decision (learned reading, p={read[0]:.2f})")
 
     def _link_settled(self, record: MemIR, draft: Draft, ctx: _Context) -> MemIR:

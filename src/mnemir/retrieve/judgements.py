@@ -576,9 +576,7 @@ DECISIONS_SCANNED = 60
 DECISION_TYPES = ("Fact", "Plan", "Task", "Preference", "ContextualFrame", "Hypothesis")
 DECISION_REACH = 0.8
 #: what a decision is read with: the utterance it came from, and what it settled or superseded (the deliberation)
-#: ... and the assistant's question it answers (``answers``, written by ``remember``: "Which one?" / "The blue one.")
-ANSWERS = "answers"
-DECISION_CONTEXT = (DERIVED_FROM, "supersedes", SETTLES, ANSWERS)
+DECISION_CONTEXT = (DERIVED_FROM, "supersedes", SETTLES)
 #: ... or, when that context shares a content word with the question, at least this close
 DECISION_TERM_FLOOR = 0.2
 #: ... or, being the closest of the user's decisions to the question (a question about a choice presumes one was
