@@ -121,7 +121,8 @@ def test_the_int8_first_pass_keeps_the_exact_answers(tmp_path_factory: object, s
     try:
         write(vectors, 0)
         check()
-        assert store._cache.quantised is not None and store._cache.quantised.upto == store._cache.size
+        if len(vectors) > k:  # (k rows or fewer: every row is the answer, nothing narrowed)
+            assert store._cache.quantised is not None and store._cache.quantised.upto == store._cache.size
         if later:  # appended rows, rows given new vectors, deleted rows: the copy follows
             write(_unit(rng, later), len(vectors))
             write(_unit(rng, min(later, len(vectors))), 0)
