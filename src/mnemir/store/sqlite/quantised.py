@@ -33,6 +33,9 @@ LEVELS = 127
 #: the factor ``c`` brings all but this share of a sample's components into [-1, 1] (the rest are clipped: their
 #: loss is in ``err``, so clipping costs tightness, never exactness)
 CLIP_QUANTILE = 0.9999
+#: from this many queries at once the rows are packed for numkong's matrix kernel (packing 10k rows costs ~2.5 ms,
+#: then 0.024 ms a query) instead of one row-by-row pass per query (~0.4 ms a query at 10k)
+PACK_FROM = 8
 #: rows quantised per step (its float64 temporaries stay small: 8,192 x 512 x 8 bytes each)
 SLICE = 8192
 
@@ -125,8 +128,9 @@ class Quantised:
         levels, qerr, _ = self.quantise(queries64)
         qnorm = np.sqrt(np.einsum("ij,ij->i", queries64, queries64))
         rows = self.rows[: self.upto] if whole else np.take(self.rows, pos, axis=0)
-        if len(levels) == 1:
-            products = np.asarray(nk.cdist(levels, rows, metric="dot"), dtype=np.float64)
+        if len(levels) < PACK_FROM:
+            products = np.vstack([np.asarray(nk.cdist(levels[j : j + 1], rows, metric="dot"), dtype=np.float64)
+                                  for j in range(len(levels))])
         else:
             products = np.asarray(nk.dots_packed(levels, nk.dots_pack(rows)), dtype=np.float64)
         if whole and not everything:

@@ -465,13 +465,16 @@ class VectorCache:
         whole = len(pos) > SCORE_ALL_SHARE * self.size
         everything = whole and len(pos) == self.size and bool(pos[0] == 0) and bool(pos[-1] == self.size - 1) \
             and bool(np.all(pos[1:] > pos[:-1]))  # every row, in order: no column to drop or reorder
-        quantised = self._quantised() if len(pos) >= QUANTISED_FROM else None
+        quantised = self._quantised() if len(pos) >= QUANTISED_FROM and len(queries) else None
+        # every query's candidates from the int8 copy at once (its rows packed once for all of them)
+        narrowed = None if quantised is None else quantised.candidates(
+            np.vstack(queries).astype(np.float32, copy=False), pos, whole=whole, everything=everything, k=k,
+            margin=MARGIN)
         rows: Vectors | None = None
         out: list[list[tuple[int, float]]] = []
         for lo in range(0, len(queries), MANY_CHUNK):
             chunk = np.vstack(queries[lo : lo + MANY_CHUNK]).astype(np.float32, copy=False)
-            found = None if quantised is None else \
-                quantised.candidates(chunk, pos, whole=whole, everything=everything, k=k, margin=MARGIN)
+            found = None if narrowed is None else narrowed[lo : lo + MANY_CHUNK]
             if found is None:
                 if rows is None:
                     rows = self.matrix[: self.size] if whole else np.take(self.matrix, pos, axis=0)
