@@ -129,18 +129,18 @@ class Quantised:
         qnorm = np.sqrt(np.einsum("ij,ij->i", queries64, queries64))
         rows = self.rows[: self.upto] if whole else np.take(self.rows, pos, axis=0)
         if len(levels) < PACK_FROM:
-            products = np.vstack([np.asarray(nk.cdist(levels[j : j + 1], rows, metric="dot"), dtype=np.float64)
+            products = np.vstack([np.asarray(nk.cdist(levels[j : j + 1], rows, metric="dot", out_dtype="float32"))
                                   for j in range(len(levels))])
         else:
-            products = np.asarray(nk.dots_packed(levels, nk.dots_pack(rows)), dtype=np.float64)
+            products = np.asarray(nk.dots_packed(levels, nk.dots_pack(rows)))
         if whole and not everything:
             products = products[:, pos]
-        approx = products / (self.factor * self.factor)  # (queries, the scope's rows in the order of pos)
-        err, norm = self.err[pos], self.norm[pos]
+        # (queries, the scope's rows in the order of pos); float32 holds every integer product exactly up to ~1,040-d
+        # (|p . r| <= 127 * 127 * dim < 2**24), and its rounding beyond that and of what follows is far below
+        # ``margin``
+        approx = products.astype(np.float32, copy=False) * np.float32(1.0 / (self.factor * self.factor))
+        bound = (qnorm[:, None] * self.err[pos][None, :] + qerr[:, None] * self.norm[pos][None, :]).astype(np.float32)
         n = approx.shape[1]
-        out = []
-        for j in range(len(levels)):
-            bound = qnorm[j] * err + qerr[j] * norm
-            kth = np.partition(approx[j] - bound, n - k)[n - k]
-            out.append(np.flatnonzero(approx[j] + bound >= kth - margin))
-        return out
+        kth = np.partition(approx - bound, n - k, axis=1)[:, n - k]
+        possible = approx + bound >= (kth - np.float32(margin))[:, None]
+        return [np.flatnonzero(row) for row in possible]
