@@ -108,7 +108,7 @@ def test_the_int8_first_pass_keeps_the_exact_answers(tmp_path_factory: object, s
         store.write([Write(record(f"r {i}", "Fact", {"entity": f"e{i % 3}"}, user="u" if i % 4 else "v",
                                   id=f"r{i:04d}"), v) for i, v in enumerate(rows, start=start)], model_id=MODEL)
 
-    def check() -> None:  # 4 queries (a pass per query) or 12 (the rows packed once for all of them)
+    def check() -> None:  # 4 queries (the int8 first pass) or 12 (the float32 product narrows)
         asked = [*_unit(rng, 3 if seed % 2 else 11), vectors[rng.integers(0, len(vectors))]]
         for selection in (Selection(user_id=ANY), Selection(user_id="u"),
                           Selection(user_id="v", where=parse_filter({"entity": "e1"}, ONTOLOGY))):
@@ -152,3 +152,25 @@ def test_the_int8_bound_holds_for_every_row() -> None:
     exact = queries.astype(np.float64) @ rows.astype(np.float64).T
     assert np.all(np.abs(exact - approx) <= bound + 1e-12)
     assert copy.err[:20].min() > copy.err[20:500].max()  # clipped rows: looser bounds
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), k=st.integers(1, 12), spread=st.sampled_from([0.001, 0.01, 0.05, 1.0]))
+def test_the_int8_candidates_hold_every_row_of_the_best_k(seed: int, k: int, spread: float) -> None:
+    """With no margin at all: every row whose exact score reaches the k-th best is a candidate, also where the
+    scores lie closer together than the int8 copy can tell apart (rows a small step from one vector)."""
+    if quantised_module.kernels() is None:
+        return
+    rng = np.random.default_rng(seed)
+    base = _unit(rng, 1)
+    rows = base + np.float32(spread) * _unit(rng, 300)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    copy = quantised_module.Quantised.of(rows, 300)
+    queries = np.vstack([base, _unit(rng, 2), rows[:1]])
+    pos = np.arange(300, dtype=np.intp)[:: 1 + seed % 2]  # every row, or every other (gathered)
+    found = copy.candidates(queries, pos, whole=seed % 2 == 0, everything=seed % 2 == 0, k=k, margin=0.0)
+    assert found is not None
+    exact = queries.astype(np.float64) @ rows[pos].astype(np.float64).T
+    for scores, near in zip(exact, found, strict=True):
+        kth = np.sort(scores)[::-1][k - 1]
+        assert set(np.flatnonzero(scores >= kth - 1e-9)) <= set(near.tolist())

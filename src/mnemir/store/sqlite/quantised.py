@@ -8,9 +8,9 @@ way (``p``, with ``qerr = |q - p / c|``), Cauchy-Schwarz bounds the true score:
 
     |q . x - (p . r) / c**2|  <=  |q| * err  +  qerr * norm
 
-The integer products are computed by numkong's int8 kernels (a dependency of usearch, the ``ann`` extra: VNNI /
-AMX where the CPU has them): one query against 10k rows 0.4 ms in cache (float32: 1.2-1.5 ms), 64 queries against a
-packed copy of the rows 0.024 ms a query (float32 matrix product: 0.15-0.18 ms). A row whose upper bound is below the
+The integer products are computed by numkong's int8 kernels (a dependency of usearch, the ``ann`` extra; VNNI
+where the CPU has it): one query against 10k rows 0.4 ms in cache (the float32 product: 1.2-1.5 ms). Only a few
+queries at a time (:data:`MAX_QUERIES`): for many, the float32 matrix product is as cheap. A row whose upper bound is below the
 ``k``-th largest lower bound cannot be among the best ``k`` (nor tied with the ``k``-th); every other row is a
 candidate, and the candidates are scored exactly, as before (:meth:`VectorCache.top_k_many`). The answer is the
 exact search's answer by construction; the bounds only decide how many rows are rescored (for unit vectors of
@@ -33,9 +33,11 @@ LEVELS = 127
 #: the factor ``c`` brings all but this share of a sample's components into [-1, 1] (the rest are clipped: their
 #: loss is in ``err``, so clipping costs tightness, never exactness)
 CLIP_QUANTILE = 0.9999
-#: from this many queries at once the rows are packed for numkong's matrix kernel (packing 10k rows costs ~2.5 ms,
-#: then 0.024 ms a query) instead of one row-by-row pass per query (~0.4 ms a query at 10k)
-PACK_FROM = 8
+#: the first pass answers at most this many queries at once: one pass over the int8 rows per query (~0.4 ms at
+#: 10k rows); for more, the float32 matrix product of all of them is cheaper (numkong's packed int8 product of 200
+#: queries by 10k rows took 3-9 ms, but picking each query's candidates from it another ~30 ms, against 18-30 ms for
+#: the whole float32 narrowing)
+MAX_QUERIES = 7
 #: rows quantised per step (its float64 temporaries stay small: 8,192 x 512 x 8 bytes each)
 SLICE = 8192
 
@@ -118,9 +120,9 @@ class Quantised:
         by exact score: every row whose upper bound is within ``margin`` of the ``k``-th largest lower bound.
         ``whole``: score every quantised row in place and keep the columns of ``pos`` after (a scope of most of the
         cache; ``everything``: ``pos`` is every row in order); otherwise the rows of ``pos`` are gathered first.
-        None: not answerable here (no kernels, a row or query not finite)."""
+        None: not answerable here (no kernels, more than :data:`MAX_QUERIES` queries, a row or query not finite)."""
         nk = kernels()
-        if nk is None or not self.sound:
+        if nk is None or not self.sound or len(queries) > MAX_QUERIES:
             return None
         queries64 = np.asarray(queries, dtype=np.float64)
         if not np.all(np.isfinite(queries64)):
@@ -128,19 +130,25 @@ class Quantised:
         levels, qerr, _ = self.quantise(queries64)
         qnorm = np.sqrt(np.einsum("ij,ij->i", queries64, queries64))
         rows = self.rows[: self.upto] if whole else np.take(self.rows, pos, axis=0)
-        if len(levels) < PACK_FROM:
-            products = np.vstack([np.asarray(nk.cdist(levels[j : j + 1], rows, metric="dot", out_dtype="float32"))
-                                  for j in range(len(levels))])
-        else:
-            products = np.asarray(nk.dots_packed(levels, nk.dots_pack(rows)))
+        products = np.vstack([np.asarray(nk.cdist(levels[j : j + 1], rows, metric="dot", out_dtype="float32"))
+                              for j in range(len(levels))])
         if whole and not everything:
-            products = products[:, pos]
-        # (queries, the scope's rows in the order of pos); float32 holds every integer product exactly up to ~1,040-d
-        # (|p . r| <= 127 * 127 * dim < 2**24), and its rounding beyond that and of what follows is far below
-        # ``margin``
-        approx = products.astype(np.float32, copy=False) * np.float32(1.0 / (self.factor * self.factor))
-        bound = (qnorm[:, None] * self.err[pos][None, :] + qerr[:, None] * self.norm[pos][None, :]).astype(np.float32)
-        n = approx.shape[1]
-        kth = np.partition(approx - bound, n - k, axis=1)[:, n - k]
-        possible = approx + bound >= (kth - np.float32(margin))[:, None]
-        return [np.flatnonzero(row) for row in possible]
+            products = products[:, pos]  # (queries, the scope's rows in the order of pos)
+        # The k-th largest lower bound is at least the smallest lower bound of any k rows: those of the k largest
+        # products (``limit``). A row can be among the best k only when its upper bound reaches it: first the rows
+        # whose product reaches it less the largest bound of any row (one integer comparison per row; floored, in
+        # product units), then each of those by its own bound. (Integer products are exact in float32 up to
+        # ~1,040-d; beyond, their rounding is far below ``margin``.)
+        n, scale = products.shape[1], self.factor * self.factor
+        err, norm = self.err[pos], self.norm[pos]
+        most = qnorm * float(err.max()) + qerr * float(norm.max())
+        top = np.argpartition(products, n - k, axis=1)[:, n - k :]
+        out = []
+        for j in range(len(levels)):
+            at = top[j]
+            limit = float(np.min(products[j, at] / scale - (qnorm[j] * err[at] + qerr[j] * norm[at])))
+            floor = np.floor((limit - most[j] - margin) * scale - 1.0)
+            near = np.flatnonzero(products[j] >= floor)
+            upper = products[j, near] / scale + (qnorm[j] * err[near] + qerr[j] * norm[near])
+            out.append(near[upper >= limit - margin])
+        return out

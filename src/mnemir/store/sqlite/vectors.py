@@ -35,7 +35,7 @@ from mnemir.embed.base import Vectors
 from mnemir.store.base import ANY, Selection
 from mnemir.store.sqlite import signs
 from mnemir.store.sqlite.prop_filters import PropertyColumns
-from mnemir.store.sqlite.quantised import Quantised, kernels
+from mnemir.store.sqlite.quantised import MAX_QUERIES, Quantised, kernels
 from mnemir.store.sqlite.signs import SignPlan
 
 if TYPE_CHECKING:
@@ -55,8 +55,9 @@ MARGIN = 1e-3
 #: cache; the 10k product alone with cold caches 1.2-2.0 ms against einsum's 2.6-3.0); a small scope is left to
 #: einsum alone
 NARROW_ONE_FROM = 1024
-#: from this many rows in scope the narrowing is an exact bound from the rows' int8 copy
-#: (:mod:`mnemir.store.sqlite.quantised`, where numkong is installed) instead of the float32 product
+#: from this many rows in scope the narrowing of a few queries (a governed ``add``'s duplicate search, one search
+#: of a large scope) is an exact bound from the rows' int8 copy (:mod:`mnemir.store.sqlite.quantised`, where
+#: numkong is installed) instead of the float32 product
 QUANTISED_FROM = 2048
 #: the per-row scope columns the cache keeps (records columns)
 SCOPE_COLUMNS = ("user_id", "agent_id", "session_id", "type", "status")
@@ -465,8 +466,7 @@ class VectorCache:
         whole = len(pos) > SCORE_ALL_SHARE * self.size
         everything = whole and len(pos) == self.size and bool(pos[0] == 0) and bool(pos[-1] == self.size - 1) \
             and bool(np.all(pos[1:] > pos[:-1]))  # every row, in order: no column to drop or reorder
-        quantised = self._quantised() if len(pos) >= QUANTISED_FROM and len(queries) else None
-        # every query's candidates from the int8 copy at once (its rows packed once for all of them)
+        quantised = self._quantised() if len(pos) >= QUANTISED_FROM and 0 < len(queries) <= MAX_QUERIES else None
         narrowed = None if quantised is None else quantised.candidates(
             np.vstack(queries).astype(np.float32, copy=False), pos, whole=whole, everything=everything, k=k,
             margin=MARGIN)
