@@ -14,6 +14,7 @@ from store_cases import ONTOLOGY, record
 from mnemir.store.base import ANY, Selection, Write
 from mnemir.store.filters import parse_filter
 from mnemir.store.sqlite import SQLiteStore
+from mnemir.store.sqlite import quantised as quantised_module
 from mnemir.store.sqlite import vectors as vectors_module
 
 MODEL, DIM = "test-many-64", 64
@@ -77,3 +78,99 @@ def test_one_narrowed_search_is_the_exact_search(tmp_path_factory: object, seed:
     finally:
         vectors_module.NARROW_ONE_FROM = threshold
         store.close()
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 150), repeats=st.integers(0, 40), k=st.integers(1, 12),
+       spiky=st.integers(0, 20), later=st.integers(0, 30))
+def test_the_int8_first_pass_keeps_the_exact_answers(tmp_path_factory: object, seed: int, n: int, repeats: int,
+                                                     k: int, spiky: int, later: int) -> None:
+    """From ``QUANTISED_FROM`` rows the candidates come from the rows' int8 copy and its error bounds
+    (:mod:`mnemir.store.sqlite.quantised`): the answers are the row-by-row search's, ties at the k-th place
+    included, for one query and for many, after rows were appended, given new vectors and deleted (the copy follows
+    the cache), and for vectors with components far beyond the copy's range (clipped: a looser bound, never a lost
+    row)."""
+    if quantised_module.kernels() is None:
+        return  # numkong not installed: the float32 narrowing answers (tested above)
+    rng = np.random.default_rng(seed)
+    vectors = _unit(rng, n)
+    if repeats:
+        vectors = np.vstack([vectors, vectors[rng.integers(0, n, repeats)]])
+    if spiky:  # one large component: clipped in the copy made from the others
+        spikes = _unit(rng, spiky)
+        spikes[np.arange(spiky), rng.integers(0, DIM, spiky)] = 5.0
+        vectors = np.vstack([vectors, spikes / np.linalg.norm(spikes, axis=1, keepdims=True)])
+    path = Path(tmp_path_factory.mktemp("int8")) / "q.db"  # type: ignore[attr-defined]
+    store = SQLiteStore(path, ontology=ONTOLOGY)
+    saved = vectors_module.QUANTISED_FROM, vectors_module.NARROW_ONE_FROM
+
+    def write(rows: np.ndarray, start: int) -> None:
+        store.write([Write(record(f"r {i}", "Fact", {"entity": f"e{i % 3}"}, user="u" if i % 4 else "v",
+                                  id=f"r{i:04d}"), v) for i, v in enumerate(rows, start=start)], model_id=MODEL)
+
+    def check() -> None:  # 4 queries (the int8 first pass) or 12 (the float32 product narrows)
+        asked = [*_unit(rng, 3 if seed % 2 else 11), vectors[rng.integers(0, len(vectors))]]
+        for selection in (Selection(user_id=ANY), Selection(user_id="u"),
+                          Selection(user_id="v", where=parse_filter({"entity": "e1"}, ONTOLOGY))):
+            vectors_module.QUANTISED_FROM, vectors_module.NARROW_ONE_FROM = 10**9, 10**9
+            exact = [store.vector_search(selection, q, k) for q in asked]
+            vectors_module.QUANTISED_FROM, vectors_module.NARROW_ONE_FROM = 0, 0
+            assert [store.vector_search(selection, q, k) for q in asked] == exact
+            assert store.vector_search_many(selection, asked, k) == exact
+
+    try:
+        write(vectors, 0)
+        check()
+        if len(vectors) > k:  # (k rows or fewer: every row is the answer, nothing narrowed)
+            assert store._cache.quantised is not None and store._cache.quantised.upto == store._cache.size
+        if later:  # appended rows, rows given new vectors, deleted rows: the copy follows
+            write(_unit(rng, later), len(vectors))
+            write(_unit(rng, min(later, len(vectors))), 0)
+            check()
+            store.write([], model_id=MODEL, delete_ids=[f"r{i:04d}" for i in range(0, len(vectors), 2)])
+            check()
+    finally:
+        vectors_module.QUANTISED_FROM, vectors_module.NARROW_ONE_FROM = saved
+        store.close()
+
+
+def test_the_int8_bound_holds_for_every_row() -> None:
+    """The bound itself: for random, clipped and repeated rows, |exact - approximate| <= the row's bound."""
+    if quantised_module.kernels() is None:
+        return
+    rng = np.random.default_rng(7)
+    rows = _unit(rng, 500)
+    rows[:20, 0] = 3.0
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    factor = quantised_module.Quantised.of(rows[20:], 480).factor  # from rows without the large components
+    copy = quantised_module.Quantised(DIM, factor)
+    copy.follow(rows, 500)
+    queries = np.vstack([_unit(rng, 30), rows[:5]])
+    levels, qerr, _ = copy.quantise(queries)
+    approx = (levels.astype(np.int64) @ copy.rows[:500].astype(np.int64).T) / copy.factor**2
+    bound = np.linalg.norm(queries, axis=1)[:, None] * copy.err[None, :500] + qerr[:, None] * copy.norm[None, :500]
+    exact = queries.astype(np.float64) @ rows.astype(np.float64).T
+    assert np.all(np.abs(exact - approx) <= bound + 1e-12)
+    assert copy.err[:20].min() > copy.err[20:500].max()  # clipped rows: looser bounds
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), k=st.integers(1, 12), spread=st.sampled_from([0.001, 0.01, 0.05, 1.0]))
+def test_the_int8_candidates_hold_every_row_of_the_best_k(seed: int, k: int, spread: float) -> None:
+    """With no margin at all: every row whose exact score reaches the k-th best is a candidate, also where the
+    scores lie closer together than the int8 copy can tell apart (rows a small step from one vector)."""
+    if quantised_module.kernels() is None:
+        return
+    rng = np.random.default_rng(seed)
+    base = _unit(rng, 1)
+    rows = base + np.float32(spread) * _unit(rng, 300)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    copy = quantised_module.Quantised.of(rows, 300)
+    queries = np.vstack([base, _unit(rng, 2), rows[:1]])
+    pos = np.arange(300, dtype=np.intp)[:: 1 + seed % 2]  # every row, or every other (gathered)
+    found = copy.candidates(queries, pos, whole=seed % 2 == 0, everything=seed % 2 == 0, k=k, margin=0.0)
+    assert found is not None
+    exact = queries.astype(np.float64) @ rows[pos].astype(np.float64).T
+    for scores, near in zip(exact, found, strict=True):
+        kth = np.sort(scores)[::-1][k - 1]
+        assert set(np.flatnonzero(scores >= kth - 1e-9)) <= set(near.tolist())

@@ -35,6 +35,7 @@ from mnemir.embed.base import Vectors
 from mnemir.store.base import ANY, Selection
 from mnemir.store.sqlite import signs
 from mnemir.store.sqlite.prop_filters import PropertyColumns
+from mnemir.store.sqlite.quantised import MAX_QUERIES, Quantised, kernels
 from mnemir.store.sqlite.signs import SignPlan
 
 if TYPE_CHECKING:
@@ -54,6 +55,10 @@ MARGIN = 1e-3
 #: cache; the 10k product alone with cold caches 1.2-2.0 ms against einsum's 2.6-3.0); a small scope is left to
 #: einsum alone
 NARROW_ONE_FROM = 1024
+#: from this many rows in scope the narrowing of a few queries (a governed ``add``'s duplicate search, one search
+#: of a large scope) is an exact bound from the rows' int8 copy (:mod:`mnemir.store.sqlite.quantised`, where
+#: numkong is installed) instead of the float32 product
+QUANTISED_FROM = 2048
 #: the per-row scope columns the cache keeps (records columns)
 SCOPE_COLUMNS = ("user_id", "agent_id", "session_id", "type", "status")
 #: give deleted rows' memory back once they are this share of the cache
@@ -134,6 +139,9 @@ class VectorCache:
         self._moved = False
         self.sign_mean: Vectors | None = None
         self.sign_plan: SignPlan | None = None
+        #: the rows' int8 copy for the exact first pass of large searches (None until a search wants it; dropped
+        #: when rows move, made again at the next such search)
+        self.quantised: Quantised | None = None
 
     @property
     def dim(self) -> int:
@@ -249,6 +257,7 @@ class VectorCache:
         self._lookup, self._moved = None, True
         self.rids, self.matrix, self.live = self.rids[keep], self.matrix[keep], self.live[keep]
         self.codes = {c: codes[keep] for c, codes in self.codes.items()}
+        self.quantised = None
         if self.signs is not None:
             self.signs = np.ascontiguousarray(self.signs[:, keep])
         self.size, self.dead = len(keep), 0
@@ -257,6 +266,8 @@ class VectorCache:
         pos, known = self.positions(rids)
         if known.any():
             self.matrix[pos[known]] = rows[known]
+            if self.quantised is not None:
+                self.quantised.replace(pos[known], rows[known])
             if self.signs is not None and self.sign_mean is not None:
                 self.signs[:, pos[known]] = signs.encode(rows[known], self.sign_mean)
         new_rids, new_rows = rids[~known], rows[~known]
@@ -274,6 +285,7 @@ class VectorCache:
             order = np.argsort(self.rids[: self.size], kind="stable")
             self.rids, self.matrix, self.live = self.rids[order], self.matrix[order], self.live[order]
             self.codes = {c: codes[order] for c, codes in self.codes.items()}
+            self.quantised = None
             if self.signs is not None:
                 self.signs = np.ascontiguousarray(self.signs[:, order])
         elif self._lookup is not None:  # appended rows: extend the rid -> position table instead of rebuilding it
@@ -454,19 +466,28 @@ class VectorCache:
         whole = len(pos) > SCORE_ALL_SHARE * self.size
         everything = whole and len(pos) == self.size and bool(pos[0] == 0) and bool(pos[-1] == self.size - 1) \
             and bool(np.all(pos[1:] > pos[:-1]))  # every row, in order: no column to drop or reorder
-        rows = self.matrix[: self.size] if whole else np.take(self.matrix, pos, axis=0)
+        quantised = self._quantised() if len(pos) >= QUANTISED_FROM and 0 < len(queries) <= MAX_QUERIES else None
+        narrowed = None if quantised is None else quantised.candidates(
+            np.vstack(queries).astype(np.float32, copy=False), pos, whole=whole, everything=everything, k=k,
+            margin=MARGIN)
+        rows: Vectors | None = None
         out: list[list[tuple[int, float]]] = []
         for lo in range(0, len(queries), MANY_CHUNK):
             chunk = np.vstack(queries[lo : lo + MANY_CHUNK]).astype(np.float32, copy=False)
-            with one_blas_thread():
-                # one query: a matrix-vector product (a one-row matrix product may not be routed to it)
-                approx = (rows @ chunk[0])[None, :] if len(chunk) == 1 else chunk @ rows.T  # (queries, rows)
-            if whole and not everything:
-                approx = approx[:, pos]  # (queries, the scope's rows), in the order of pos
-            kth = np.partition(approx, len(pos) - k, axis=1)[:, len(pos) - k]
-            for j, query in enumerate(queries[lo : lo + MANY_CHUNK]):
-                near = np.flatnonzero(approx[j] >= kth[j] - MARGIN)
-                scores = np.einsum("ij,j->i", self.matrix[pos[near]] if whole else rows[near], query)
+            found = None if narrowed is None else narrowed[lo : lo + MANY_CHUNK]
+            if found is None:
+                if rows is None:
+                    rows = self.matrix[: self.size] if whole else np.take(self.matrix, pos, axis=0)
+                with one_blas_thread():
+                    # one query: a matrix-vector product (a one-row matrix product may not be routed to it)
+                    approx = (rows @ chunk[0])[None, :] if len(chunk) == 1 else chunk @ rows.T  # (queries, rows)
+                if whole and not everything:
+                    approx = approx[:, pos]  # (queries, the scope's rows), in the order of pos
+                kth = np.partition(approx, len(pos) - k, axis=1)[:, len(pos) - k]
+                found = [np.flatnonzero(approx[j] >= kth[j] - MARGIN) for j in range(len(chunk))]
+            for near, query in zip(found, queries[lo : lo + MANY_CHUNK], strict=True):
+                # the same values wherever they are gathered from: the same exact scores
+                scores = np.einsum("ij,j->i", self.matrix[pos[near]], query)
                 if not np.all(np.isfinite(scores)):
                     out.append(self.top_k(pos, query, k))
                     continue
@@ -479,6 +500,17 @@ class VectorCache:
                 order = np.lexsort((chosen_rids, -chosen_scores))
                 out.append([(int(chosen_rids[i]), float(chosen_scores[i])) for i in order])
         return out
+
+    def _quantised(self) -> Quantised | None:
+        """The rows' int8 copy, caught up with the appended rows (made at the first call); None without numkong or
+        once a row was not finite."""
+        if kernels() is None or not self.size:
+            return None
+        if self.quantised is None or self.quantised.rows.shape[1] != self.dim or self.quantised.upto > self.size:
+            self.quantised = Quantised.of(self.matrix, self.size)
+        else:
+            self.quantised.follow(self.matrix, self.size)
+        return self.quantised if self.quantised.sound else None
 
 
 G = TypeVar("G", bound=np.generic)
