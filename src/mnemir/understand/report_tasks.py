@@ -1,5 +1,5 @@
-"""A learned reading of which open task a report of work is about ("the quotes came back", "搞定了", "rang both
-garages").
+"""A learned reading of which open task a report of work is about ("the vet fitted us in on Monday", "表交上去了", "painted the
+fence").
 
 The write side reads a status report (done, dropped, under way) and looks for the open task it moves among the
 user's open tasks and plan steps. Which candidate it is, and whether any is clear enough to move without asking, is
