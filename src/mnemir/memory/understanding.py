@@ -52,6 +52,7 @@ from mnemir.understand.entities import aliases, find_entities
 from mnemir.understand.extract import Draft, check_speaker, check_text, says_how_work_stands
 from mnemir.understand.fill import RELATIONS
 from mnemir.understand.lexicon import CUES
+from mnemir.understand.report_tasks import TIE, shipped_report_tasks
 from mnemir.understand.segment import split_pieces
 
 if TYPE_CHECKING:
@@ -110,6 +111,14 @@ ASPECT_REPORT_SURE = 0.6
 _AHEAD = re.compile(r"要|得|需要|准备|打算|计划|想|该|记得|别忘|帮我|提醒|\b(?:need|needs|have to|has to|got to|gotta|should|"
                     r"must|will|'ll|going to|gonna|want|plan|planning|'d like|would like|remind|don'?t forget|let me|"
                     r"can you|could you|please|to do)\b", re.I)
+#: which open task a status report moves is read by the learned report-to-task matcher
+#: (:mod:`mnemir.understand.report_tasks`, fitted on the continuity train split; docs/decisions/0063) where it is
+#: shipped: it replaces the hand-set MATCH_SURE / REPORT_SURE / ASPECT_REPORT_SURE / UTTERANCE_REPORT_SURE / TERM_SURE
+#: and MATCH_MARGIN tests of a report (the candidates are still the open tasks over MATCH_FLOOR or sharing a word)
+LEARNED_REPORT_MATCH = True
+#: the trainer's log of every report-task decision (None: nothing is logged); see mnemir.eval.learn_report_tasks
+REPORT_PAIR_LOG: list[dict[str, Any]] | None = None
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 #: general markers (zh + en) of work no longer needed: a statement with one is a report that the open task it is
 #: clearly about was dropped (as a perfective statement is, same thresholds), though it names a need (docs/decisions/0050)
 CANCELLED_REPORTS = True
@@ -424,6 +433,8 @@ class _Context:
     replaced: set[str] = field(default_factory=set)
     #: task drafts read as reports on an open task (applied as updates once the new memories are written)
     reports: list[Draft] = field(default_factory=list)
+    #: id of a report draft -> (worded as done, told as having happened), as it was read among the statements
+    report_reading: dict[int, tuple[bool, bool]] = field(default_factory=dict)
     #: reports of work done that match no open task, with their status (tried on untasked utterances once written)
     unmatched: list[tuple[Draft, str]] = field(default_factory=list)
     #: statements of a choice made, read as another type: also kept as decision Facts once the memories are written
@@ -702,24 +713,43 @@ class UnderstandingMixin(_Base):
         told = (ASPECT_REPORTS and draft.type in REPORTING_TYPES and not draft.replaces and fill.perfective(draft.text)
                 and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text)) or cancelled
         if not worded and not told:
+            if REPORT_PAIR_LOG is not None and draft.type in REPORTING_TYPES and not draft.replaces \
+                    and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text):
+                # the trainer also sees statements with no report reading (never acted on here)
+                unmarked = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
+                            if c.score >= MATCH_FLOOR or _term_sure(c)]
+                self._report_decision(draft, ctx.text, unmarked, ctx, route="unmarked",
+                                      status=fill.update_status(draft.text), rule=False)
             return False
         candidates = self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
         sure = REPORT_SURE if worded else ASPECT_REPORT_SURE
         status = "failed" if cancelled else fill.update_status(draft.text)
-        if not candidates or (candidates[0].score < sure and not _term_sure(candidates[0])):
-            if not candidates and status in CLOSED_REPORTS:
+        if not candidates:
+            if status in CLOSED_REPORTS:
                 # no open task at all: it may report work stated earlier and never read as a task
                 ctx.unmatched.append((draft, status))
                 if worded:  # a task worded as done ("Finally booked the plumber") is stored done, not pending
                     draft.properties["status"] = status
             return False
-        if len(candidates) > 1 and candidates[0].score - self._runner_up(candidates) < MATCH_MARGIN:
+        rule = (candidates[0].score >= sure or _term_sure(candidates[0])) \
+            and (len(candidates) < 2 or candidates[0].score - self._runner_up(candidates) >= MATCH_MARGIN) \
+            and (worded or _shares(candidates[0]))
+        pool = [c for c in candidates if c.score >= MATCH_FLOOR or _term_sure(c)]
+        if (LEARNED_REPORT_MATCH and status in CLOSED_REPORTS and shipped_report_tasks() is not None) \
+                or REPORT_PAIR_LOG is not None:
+            moves, ranked = self._report_decision(draft, ctx.text, pool, ctx, route="report", status=status, rule=rule,
+                                                  worded=worded, told=told)
+        else:
+            moves, ranked = rule, candidates
+        if not moves or not ranked:
             return False
-        if not worded and not _shares(candidates[0]):
-            return False
-        ctx.reports.append(Draft("Task", draft.text, {"status": status, "goal": fill.strip_request(draft.text)},
-                                 kind="update", confidence=draft.confidence, entities=draft.entities,
-                                 reasons=[*draft.reasons, f"a report of work {status} on an open task"]))
+        candidates = ranked
+        report = Draft("Task", draft.text, {"status": status, "goal": fill.strip_request(draft.text)}, kind="update",
+                       confidence=draft.confidence, entities=draft.entities,
+                       reasons=[*draft.reasons, f"a report of work {status} on an open task"])
+        report.vector = draft.vector
+        ctx.reports.append(report)
+        ctx.report_reading[id(report)] = (worded, told)
         ctx.out.notes.append(f"read {draft.text!r} as a report ({status}) on open task {candidates[0].id}"
                              + (", not a new task" if draft.type in ("Task", "Plan") else ""))
         return draft.type in ("Task", "Plan")
@@ -885,8 +915,18 @@ class UnderstandingMixin(_Base):
         status = str(draft.properties["status"])
         candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
                       if c.score >= MATCH_FLOOR or _term_sure(c)]
-        if not candidates:
+        moves: bool | None = None
+        if candidates:
+            rule = (candidates[0].score >= MATCH_SURE or _term_sure(candidates[0])) \
+                and candidates[0].score - self._runner_up(candidates) >= MATCH_MARGIN
+            reading = ctx.report_reading.get(id(draft))
+            worded, told = reading or (_reads_as_report(draft.text), fill.perfective(draft.text))
+            moves, candidates = self._report_decision(draft, text, candidates, ctx,
+                                                      route="report" if reading else "update", status=status,
+                                                      rule=rule, worded=worded, told=told)
+        else:
             candidates = self._report_in_its_utterance(draft, text, status, ctx)
+            moves = bool(candidates)
         if not candidates:
             if ctx.speaker == "user" and status in CLOSED_REPORTS:
                 # the utterance that stated the work, never read as a task, is marked done (``completes``)
@@ -900,9 +940,7 @@ class UnderstandingMixin(_Base):
             ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
             return
         best = candidates[0]
-        runner_up = self._runner_up(candidates)
-        if (best.score >= MATCH_SURE or _term_sure(best)) \
-                and best.score - runner_up >= MATCH_MARGIN:
+        if moves:
             if best.id in self._queued_ids():  # this utterance already changed that task: read it as stored
                 self._flush_queue()
             why = "; ".join(best.reasons)
@@ -935,6 +973,99 @@ class UnderstandingMixin(_Base):
         best = said_in(candidates[0].id)
         return max((c.score for c in candidates[1:] if best is None or said_in(c.id) != best), default=0.0)
 
+    def _report_decision(self, draft: Draft, text: str, candidates: Sequence[Candidate], ctx: _Context, *,
+                         route: str, status: str, rule: bool, worded: bool = False,
+                         told: bool = False) -> tuple[bool, list[Candidate]]:
+        """Whether a report moves its best open task, and the candidates best first. With the learned matcher
+        (LEARNED_REPORT_MATCH, shipped), for a report told in a later session than its best task by match score was
+        said in, the best is the candidate it reads most likely and it moves from the model's threshold with its lead
+        over the best rival from another utterance, unless the two fit alike in meaning (TIE: asked); otherwise (in
+        the same session, or with no model) ``rule``, the hand-set test, decides and the order is the match score's. Every decision is logged to REPORT_PAIR_LOG when
+        the trainer set one."""
+        # the matcher learned from reports that close work (done or dropped); progress reports keep the hand-set test
+        model = shipped_report_tasks() if LEARNED_REPORT_MATCH and status in CLOSED_REPORTS else None
+        if not candidates or (model is None and REPORT_PAIR_LOG is None):
+            return rule, list(candidates)
+        raws, places = self._pair_raws(draft, text, candidates, ctx, route=route, status=status, worded=worded,
+                                       told=told)
+        if REPORT_PAIR_LOG is not None:
+            REPORT_PAIR_LOG.append({"turn": ctx.turn, "session": ctx.session, "text": draft.text, "route": route,
+                                    "status": status, "rule": rule, "rule_best": candidates[0].id,
+                                    "pairs": [{"id": c.id, "turn": place[1] if place else None,
+                                               "session": place[0] if place else None, "raw": raw}
+                                              for c, raw, place in zip(candidates, raws, places, strict=True)]})
+        if model is None or not raws[0]["other_session"]:
+            # within the session its best task was said in, a report keeps the hand-set test: the matcher learned
+            # from reports told in a later session (the train split has 2 right same-session pairs of 31)
+            return rule, list(candidates)
+        probabilities = [model.probability(raw) for raw in raws]
+        order = sorted(range(len(candidates)), key=lambda i: -probabilities[i])
+        best = order[0]
+        rival = max((probabilities[i] for i in order[1:] if places[i] is None or places[i] != places[best]),
+                    default=0.0)
+        ranked = [Candidate(candidates[i].id, candidates[i].text, candidates[i].score,
+                            (*candidates[i].reasons, f"report matcher p {probabilities[i]:.2f}"),
+                            candidates[i].similarity) for i in order]
+        alike = len(candidates) > 1 and raws[best]["lead"] < TIE  # two tasks that fit alike in meaning: ask
+        return probabilities[best] >= model.threshold and probabilities[best] - rival >= model.lead and not alike, \
+            ranked
+
+    def _pair_raws(self, draft: Draft, text: str, candidates: Sequence[Candidate], ctx: _Context, *, route: str,
+                   status: str, worded: bool, told: bool) -> tuple[list[dict[str, Any]], list[tuple[str | None, int] | None]]:
+        """The quantities the report matcher reads of each (report, candidate task) pair, and where each task was
+        said ((session, turn), None when unknown)."""
+        records = {r.id: r for r in self.store.fetch([c.id for c in candidates])}
+        understanding = self._understanding_embedder()
+        whole = understanding.embed([text])[0] if text.strip() and text.strip() != draft.text.strip() else None
+        report = draft.vector if draft.vector is not None else understanding.embed([draft.text])[0]
+        if understanding.model_id == self.embedder.model_id:
+            vectors = dict(self.store.vectors([c.id for c in candidates], user=ctx.user))
+        else:
+            vectors = {}
+        missing = [c for c in candidates if c.id not in vectors]
+        if missing:
+            vectors.update(zip([c.id for c in missing], understanding.embed([c.text for c in missing]), strict=True))
+
+        def place(mid: str) -> tuple[str | None, int] | None:
+            record = records.get(mid)
+            if record is None or record.metadata.source.turn is None:
+                return None
+            return record.metadata.source.session_id, record.metadata.source.turn
+
+        places = [place(c.id) for c in candidates]
+        turns = [p[1] if p is not None else None for p in places]
+        sessions = [p[0] if p is not None else None for p in places]
+        by_recency = sorted(range(len(candidates)), key=lambda i: -(turns[i] or -1))
+        recency = {i: r for r, i in enumerate(by_recency)}
+        numbers = set(_NUMBER.findall(text))
+        best_score = max(c.score for c in candidates)
+        raws = []
+        for i, c in enumerate(candidates):
+            rival = max((o.score for j, o in enumerate(candidates) if j != i
+                         and (places[i] is None or places[j] != places[i])), default=0.0)
+            vector = vectors.get(c.id)
+            similarity = c.similarity if c.similarity is not None else (
+                float(np.dot(report, vector)) if vector is not None else c.score)
+            context = next((float(r.rsplit(" ", 1)[1]) for r in c.reasons
+                            if r.startswith("said in an utterance of similarity ")), None)
+            shared = next((len(r[len("shares "):].split(", ")) for r in c.reasons if r.startswith("shares ")), 0)
+            record = records.get(c.id)
+            said = turns[i]
+            gap = ctx.turn - said if said is not None and ctx.turn is not None else None
+            raws.append({
+                "score": c.score, "similarity": similarity,
+                "utterance_similarity": float(np.dot(whole, vector)) if whole is not None and vector is not None
+                else similarity,
+                "context_similarity": context, "lead": c.score - rival, "behind_best": best_score - c.score,
+                "rank": i, "recency_rank": recency[i], "turn_gap": gap,
+                "other_session": places[i] is not None and sessions[i] != ctx.session,
+                "shared_terms": shared, "shared_entities": int(any(r.startswith("mentions ") for r in c.reasons)),
+                "shared_numbers": int(bool(numbers & set(_NUMBER.findall(c.text)))),
+                "candidates": len(candidates), "status": status, "worded": worded, "told": told,
+                "task_type": record.type if record is not None else "Task", "route": route,
+                "terse": len(content_terms(draft.text)) <= 2, "language": ctx.language})
+        return raws, places
+
     def _report_in_its_utterance(self, draft: Draft, text: str, status: str, ctx: _Context) -> list[Candidate]:
         """A terse report ("Sorted it!!", "搞定了") often names its work only in the rest of its utterance ("the
         Riverside Inn, Saturday the 9th, deposit paid"): when the report itself matches no open task, its whole utterance
@@ -949,9 +1080,14 @@ class UnderstandingMixin(_Base):
         if not candidates:
             return []
         runner_up = self._runner_up(candidates)
+        rule = (candidates[0].score >= UTTERANCE_REPORT_SURE
+                or (_term_sure(candidates[0]) and candidates[0].score >= MATCH_SURE)) \
+            and candidates[0].score - runner_up >= MATCH_MARGIN
+        moves, candidates = self._report_decision(draft, text, candidates, ctx, route="utterance", status=status,
+                                                  rule=rule, worded=_reads_as_report(draft.text),
+                                                  told=fill.perfective(draft.text))
         best = candidates[0]
-        if (best.score >= UTTERANCE_REPORT_SURE or (_term_sure(best) and best.score >= MATCH_SURE)) \
-                and best.score - runner_up >= MATCH_MARGIN:
+        if moves:
             reasons = (*best.reasons, "matched through the whole utterance")
             return [Candidate(best.id, best.text, best.score, reasons, best.similarity)]
         return []

@@ -1,0 +1,130 @@
+"""A learned reading of which open task a report of work is about ("the vet fitted us in on Monday", "表交上去了", "painted the
+fence").
+
+The write side reads a status report (done, dropped, under way) and looks for the open task it moves among the
+user's open tasks and plan steps. Which candidate it is, and whether any is clear enough to move without asking, is
+read here from features of the pair (the report and one candidate task), the report's reading and the rival tasks:
+
+- meaning: the cosine of the report and the task, of the report's whole utterance and the task, of the report and
+  the utterance the task was read from, and the hand-weighted match score (:meth:`UnderstandingMixin._scored`);
+- what they share: content words, entities, numbers;
+- where the task stands among the candidates: its rank by score, its lead over the best rival from another
+  utterance, its recency rank, the turns and sessions between them;
+- the report's reading: done, dropped or under way, worded with a done word or told as having happened, which route
+  found it, its length and language.
+
+A logistic regression (:mod:`mnemir.eval.learn_report_tasks`) is fitted on pairs read while the continuity *train*
+conversations are remembered (a pair is right when the next ``open_tasks`` checkpoint that names the task's turn
+forbids it, wrong when it still lists it as open), and its threshold and lead are chosen by cross-validation over
+whole files. Shipped in ``understand/data/report_tasks.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["FEATURES", "ROUTES", "TIE", "ReportTasks", "row", "shipped_report_tasks"]
+
+MODEL_FILE = "report_tasks.json"
+#: two tasks fit a report alike in meaning when the best one's match score leads the best rival's (from another
+#: utterance) by under TIE (half the hand-set MATCH_MARGIN): the report is asked about, whatever the matcher's lead
+#: (recency alone does not pick between two alike tasks). Cross-validated on train it costs 2 right moves of 104
+#: and saves 2 wrong ones (docs/decisions/0063).
+TIE = 0.04
+
+#: where a report met its candidates: the extractor's own update, a statement read as a report (worded or told),
+#: the report's whole utterance (a terse report), a user statement with no report reading (only logged, never acted on)
+ROUTES = ("update", "report", "utterance", "unmarked")
+
+FEATURES = (
+    "score", "similarity", "utterance_similarity", "context_similarity", "lead", "behind_best", "rank",
+    "recency_rank", "turn_gap", "other_session", "shared_terms", "shared_entities", "shared_numbers",
+    "candidates", "completed", "failed", "under_way", "worded", "told", "plan_step", "terse", "zh",
+    *(f"route_{r}" for r in ROUTES),
+)
+
+
+def row(raw: dict[str, Any]) -> npt.NDArray[np.float64]:
+    """The feature vector (in FEATURES order) of one report-task pair, from the quantities the write side measured."""
+    status = str(raw.get("status", ""))
+    route = str(raw.get("route", ""))
+    gap = raw.get("turn_gap")
+    values = {
+        "score": float(raw["score"]),
+        "similarity": float(raw["similarity"]),
+        "utterance_similarity": float(raw["utterance_similarity"]),
+        "context_similarity": float(raw.get("context_similarity") or raw["similarity"]),
+        "lead": float(raw["lead"]),
+        "behind_best": float(raw["behind_best"]),
+        "rank": 1.0 / (1.0 + float(raw["rank"])),
+        "recency_rank": 1.0 / (1.0 + float(raw["recency_rank"])),
+        "turn_gap": math.log1p(max(float(gap), 0.0)) / 4.0 if gap is not None else 0.5,
+        "other_session": float(bool(raw.get("other_session"))),
+        "shared_terms": min(float(raw["shared_terms"]), 3.0) / 3.0,
+        "shared_entities": float(min(int(raw["shared_entities"]), 1)),
+        "shared_numbers": float(min(int(raw["shared_numbers"]), 1)),
+        "candidates": min(float(raw["candidates"]), 8.0) / 8.0,
+        "completed": float(status == "completed"),
+        "failed": float(status == "failed"),
+        "under_way": float(status not in ("completed", "failed")),
+        "worded": float(bool(raw.get("worded"))),
+        "told": float(bool(raw.get("told"))),
+        "plan_step": float(raw.get("task_type") == "Plan"),
+        "terse": float(bool(raw.get("terse"))),
+        "zh": float(raw.get("language") == "zh"),
+        **{f"route_{r}": float(route == r) for r in ROUTES},
+    }
+    return np.array([values[f] for f in FEATURES], dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class ReportTasks:
+    """``p(the report is about this task) = sigmoid(weights @ [row, 1])``. A report moves its best task from
+    ``threshold`` on when its lead over the best rival task (from another utterance) is at least ``lead``; a best
+    task over ``threshold`` without that lead is asked about (a confirmation)."""
+
+    weights: npt.NDArray[np.float64]  # (len(FEATURES) + 1,): the last entry is the bias
+    threshold: float
+    lead: float
+    features: tuple[str, ...] = FEATURES
+    meta: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def probability(self, raw: dict[str, Any]) -> float:
+        x = row(raw)
+        z = float(x @ self.weights[:-1] + self.weights[-1])
+        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"features": list(self.features), "threshold": self.threshold, "lead": self.lead,
+                "weights": [round(float(x), 6) for x in self.weights], **self.meta}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ReportTasks:
+        known = {"features", "threshold", "lead", "weights"}
+        features = tuple(data["features"])
+        if features != FEATURES:
+            raise ValueError("report_tasks model was fitted on other features; refit it "
+                             "(python -m mnemir.eval.learn_report_tasks)")
+        return cls(np.asarray(data["weights"], dtype=np.float64), float(data["threshold"]), float(data["lead"]),
+                   features, {k: v for k, v in data.items() if k not in known})
+
+
+@lru_cache(maxsize=1)
+def shipped_report_tasks() -> ReportTasks | None:
+    """The shipped model (``understand/data/report_tasks.json``), or None when the package holds none."""
+    path = resources.files("mnemir.understand").joinpath(f"data/{MODEL_FILE}")
+    if not path.is_file():
+        return None
+    return ReportTasks.from_json(json.loads(path.read_text(encoding="utf-8")))
+
+
+def dumps(model: ReportTasks) -> str:
+    return json.dumps(model.to_json(), ensure_ascii=False, indent=1)
