@@ -230,6 +230,30 @@ _NOT_CHOSEN = re.compile(r"[?？]|要不要|吗|考虑|犹豫|纠结|还没|不�
 #: of a choice, docs/decisions/0059, read such turns as decisions)
 _DELIBERATES = re.compile(r"\b(?:weigh(?:ing)?(?: up)?|compar(?:e|ing)|choosing between|deciding between|torn between|"
                           r"leaning (?:towards?|to)|either\b[^.!?]{1,60}\bor)\b|在考虑|比较一下|对比|二选一|还在选|选哪|倾向", re.I)
+#: general markers (zh + en) of putting a choice off ("X再说", "看情况", "到时候再看", "we'll see", "decide later",
+#: "hold off"): a clause with one states no choice made. A turn read as a decision (the learned reading) is kept as one
+#: only when what it says besides its deferring clauses is still read as a choice (DEFERRALS_LEFT_OUT)
+DEFERRALS_LEFT_OUT = True
+_DEFERS = re.compile(r"再说|看情况|视情况|到时候(?:再)?(?:看|说|定|决定)|回头再(?:看|说|定|决定)|以后再(?:看|说|定|决定)|"
+                     r"再(?:看看|考虑|决定|定)|(?:先|暂时|暂且)(?:放(?:着|一放|一下)|搁(?:着|一搁|置)|不(?:定|决定|急|管))|"
+                     r"\b(?:(?:decide|figure (?:it|that|this) out|sort (?:it|that|this) out|think about (?:it|that|this)|"
+                     r"see|worry about (?:it|that|this)) later|decide (?:it )?(?:after(?:wards)?|once|when)|"
+                     r"(?:we'?ll|let'?s|i'?ll|we will|i will) (?:just )?see(?=\s*(?:[.,;!?]|$|how|what|if|whether))|"
+                     r"wait and see|see how (?:it|things|that) go(?:es)?|play it by ear|hold(?:ing)? off|"
+                     r"put(?:ting)? (?:it|that|this|the \w+) off|leave it (?:for now|till|until|open)|"
+                     r"park(?:ing)? (?:it|that|this)|sleep on it|cross that bridge|revisit|come back to (?:it|that|this)|"
+                     r"no rush|not (?:deciding|decided) yet)\b", re.I)
+#: a clause of a turn: split at sentence and clause punctuation
+_CLAUSES = re.compile(r"[^，,。.；;！!？?\n]+[，,。.；;！!？?\n]*")
+
+
+def _without_deferrals(text: str) -> str | None:
+    """``text`` without its clauses that put a choice off (_DEFERS); None when it has none."""
+    if not DEFERRALS_LEFT_OUT or not _DEFERS.search(text):
+        return None
+    return "".join(c for c in _CLAUSES.findall(text) if not _DEFERS.search(c)).strip(" ，,。.；;！!")
+
+
 #: words with 定 that make no choice ("约定", "确定", "一定", "搞定"): left out before the markers are read
 _NOT_A_CHOICE = re.compile(r"[约确规一固稳预指特肯否制设鉴认限注搞]定")
 
@@ -250,6 +274,8 @@ def _choice_of(text: str) -> dict[str, object] | None:
         " ，,。.!！"), flags=re.I)
     if not value or _ONLY_POINTS.fullmatch(value):
         return None  # "那就这样吧", "that's it then": an agreement that names no option (a proposal's confirmation)
+    if DEFERRALS_LEFT_OUT and _DEFERS.search(value):
+        return None  # "那就等明年再说吧": what is "chosen" is to choose later
     entity = re.sub(r"^(?:the|a|an|our|my|to)\s+", "", value.lower()).strip() or "user"
     return {"entity": entity[:80], "attribute": "decision", "value": value[:120]}
 
@@ -1069,6 +1095,14 @@ class UnderstandingMixin(_Base):
         read = decision_probability(vector, text, understanding.model_id)
         if read is None or read[0] < read[1]:
             return
+        rest = _without_deferrals(text)
+        if rest is not None:  # a choice put off ("等明年再说"): what the turn says besides must still read as a choice
+            # an acknowledgement left alone ("行吧", "OK") names nothing chosen
+            kept = decision_probability(understanding.embed([rest])[0], rest, understanding.model_id) \
+                if content_terms(rest) else None
+            if kept is None or kept[0] < kept[1]:
+                ctx.out.notes.append("the turn puts a choice off; not kept as a decision")
+                return
         props: dict[str, Any] = {"entity": "user", "attribute": "decision", "source": "user",
                                  "confidence": round(read[0], 3)}
         probe = Draft("Fact", text, props, entities=find_entities(text),
