@@ -4,14 +4,15 @@ every sentence is made up here."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from dialogue_helpers import say
 
 import mnemir
 import mnemir.memory.understanding as understanding
-from mnemir.memory.understanding import _choice_of, _without_deferrals
+from mnemir.lifecycle.terms import content_terms
+from mnemir.memory.understanding import Candidate, _about_the_same, _choice_of, _without_deferrals
 from mnemir.retrieve.judgements import states_decision
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
@@ -56,3 +57,51 @@ def test_a_choice_made_beside_one_put_off_is_kept(mem: mnemir.Memory) -> None:
              ("user", "窗帘就选米白那款，沙发等搬家以后再说。")]
     say(mem, turns, user="qiu", start=START)
     assert _decided(mem, "qiu", 3)
+
+
+def _candidate(kind: str, text: str, similarity: float, *reasons: str) -> Candidate:
+    return Candidate("m1", text, similarity, (f"{kind}, text similarity {similarity:.2f}", *reasons), similarity)
+
+
+def test_a_statement_is_replaced_only_when_both_are_about_the_same_thing() -> None:
+    terms = content_terms("Our reading group now meets on Wednesdays at the library")
+    # close in meaning
+    assert _about_the_same(_candidate("Fact", "The reading group meets on Mondays at the cafe", 0.72), "Fact", terms)
+    # a stance is what a change of mind replaces
+    assert _about_the_same(_candidate("Preference", "I prefer quiet cafes", 0.45), "Preference", terms)
+    # one shared word is not enough, nor a shared weekday (a value, not a topic)
+    assert not _about_the_same(_candidate("Fact", "The library closes at 8 on Wednesdays", 0.45, "shares library, wednesday"),
+                               "Fact", terms)
+    # a shared word and a value of the same kind, or three shared words, are
+    assert _about_the_same(_candidate("Fact", "The group meets on Mondays", 0.45, "shares group",
+                                      "gives a value of the same kind: date"), "Fact", terms)
+    assert _about_the_same(_candidate("Fact", "Reading group at the library", 0.45, "shares group, library, read"),
+                           "Fact", terms)
+    # a guess does not replace what is known
+    assert not _about_the_same(_candidate("Fact", "The reading group meets on Mondays", 0.9), "Hypothesis", terms)
+
+
+def test_a_number_shared_is_no_topic() -> None:
+    terms = content_terms("房贷现在还剩三十万")
+    assert not _about_the_same(_candidate("Fact", "我们结婚三十年了", 0.45, "shares 三十"), "Fact", terms)
+
+
+def test_a_change_about_the_same_person_but_another_thing_replaces_nothing(mem: mnemir.Memory,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    first, then = "女儿的游泳课每周二下午四点，在区体育馆。", "女儿现在能游五十米了，教练说可以学蝶泳了。"
+    mem.remember(first, user="ren", now=START)
+    mem.remember(then, user="ren", now=START + timedelta(days=3))
+    assert first in [r.content.text for r in mem.list(user="ren") if r.type == "Fact"]
+    # without the check, the later statement about the daughter replaced the lesson time
+    monkeypatch.setattr(understanding, "SAME_THING", False)
+    mem.remember(first, user="su", now=START)
+    mem.remember(then, user="su", now=START + timedelta(days=3))
+    assert first not in [r.content.text for r in mem.list(user="su") if r.type == "Fact"]
+
+
+def test_a_changed_value_still_replaces_the_old_one(mem: mnemir.Memory) -> None:
+    mem.remember("The hostel charges $30 a night for a dorm bed.", user="tao", now=START)
+    done = mem.remember("The hostel now charges $34 a night for a dorm bed.", user="tao", now=START + timedelta(days=3))
+    assert any("superseded" in note for note in done.notes), done.notes
+    assert [r.content.text for r in mem.list(user="tao") if r.type == "Fact"] == [
+        "The hostel now charges $34 a night for a dorm bed."]

@@ -1471,9 +1471,14 @@ class UnderstandingMixin(_Base):
         people = people_named(draft.text)
         sure = {"correction": CORRECTION_NAMED_SURE if named else CORRECTION_SURE,
                 "decision": DECISION_SURE}.get(what, CHANGE_SURE)
-        candidates = [c for c in found if c.id not in ctx.replaced and _same_people(people, c.text)
+        # what this very utterance said (a decision kept beside the preference read from the same turn) is no
+        # earlier statement it changes
+        own = {ctx.episode, *(r.id for r in ctx.out.created)} if SAID_NOW_NOT_REPLACED else set()
+        terms = content_terms(probe.text)
+        candidates = [c for c in found if c.id not in ctx.replaced and c.id not in own and _same_people(people, c.text)
                       and (c.score >= sure or (what == "correction"
-                                               and c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS))]
+                                               and c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS))
+                      and (what == "decision" or _about_the_same(c, draft.type, terms))]
         if not candidates:
             if what == "correction":
                 ctx.out.notes.append("correction: no earlier fact is close enough in meaning; stored as a new fact")
@@ -1499,6 +1504,42 @@ class UnderstandingMixin(_Base):
                                                   user=ctx.user, now=ctx.now))
         return True
 
+
+
+#: a change or a correction replaces a statement only when both are about the same thing (docs/decisions/0064): a
+#: stance (a Preference) is what a change of mind replaces, and the closest one is; any other statement must be
+#: close in meaning (text similarity SAME_THING_SIMILARITY), or state the value taken back, or share SAME_THING_TERMS
+#: content terms, or name the same entity and share another term, or give a value of the same kind and share a content
+#: term. A value shared is what changes, not a topic: numerals, weekdays and months do not count as shared terms (a
+#: "three" in "thirty years" and in "300,000")
+SAME_THING = True
+SAME_THING_SIMILARITY = 0.6
+SAME_THING_TERMS = 3
+#: ... and a guess (a Hypothesis) does not replace what is stated as known (a Fact)
+GUESS_REPLACES_NO_FACT = True
+#: the memories read from the utterance being remembered are never what it replaces
+SAID_NOW_NOT_REPLACED = True
+_NUMERAL = re.compile(r"[\d.,:%]+|[零〇一二两三四五六七八九十百千万亿半几]+")
+
+
+def _about_the_same(candidate: Candidate, draft_type: str, terms: frozenset[str]) -> bool:
+    """A change or correction of type ``draft_type`` (its content ``terms``) and a candidate it may replace are
+    about the same thing (see SAME_THING)."""
+    kind = candidate.reasons[0].split(",", 1)[0] if candidate.reasons else ""
+    if GUESS_REPLACES_NO_FACT and draft_type == "Hypothesis" and kind == "Fact":
+        return False
+    if not SAME_THING or kind == "Preference":
+        return True
+    if candidate.similarity is None or candidate.similarity >= SAME_THING_SIMILARITY:
+        return True
+    if any(r.startswith("states the value") for r in candidate.reasons):
+        return True
+    # a value (a number, a weekday, a month) is what changes, not what the statement is about
+    shared = [t for t in _shared_terms(terms, candidate.text) if not _NUMERAL.fullmatch(t) and not _value_kinds(t)]
+    entity = any(r.startswith(("mentions ", "about the same ")) for r in candidate.reasons)
+    kind = any(r.startswith("gives a value of the same kind") for r in candidate.reasons)
+    # the entity's own name is one of the shared terms: the same entity needs one more
+    return len(shared) >= SAME_THING_TERMS or (entity and len(shared) >= 2) or (kind and bool(shared))
 
 
 #: what a correction may replace (an event with a date is often read as a task); what a change of mind may replace,
