@@ -105,3 +105,19 @@ def test_a_changed_value_still_replaces_the_old_one(mem: mnemir.Memory) -> None:
     assert any("superseded" in note for note in done.notes), done.notes
     assert [r.content.text for r in mem.list(user="tao") if r.type == "Fact"] == [
         "The hostel now charges $34 a night for a dorm bed."]
+
+
+def test_a_changed_stance_stated_as_a_choice_keeps_its_preference(mem: mnemir.Memory,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    old = "Spin classes at the gym are my favourite workout, the louder the better."
+    new = "I've had enough of crowded spin classes, from now on I'm sticking with riding outdoors with the club."
+    mem.remember(old, user="uma", now=START)
+    mem.remember(new, user="uma", now=START + timedelta(days=2))
+    live = [(r.type, r.content.text) for r in mem.list(user="uma") if r.type != "Episode"]
+    assert ("Preference", new) in live and ("Preference", old) not in live, live
+    assert any(states_decision(r) for r in mem.list(user="uma"))
+    # before: the decision read from the same turn replaced the new preference itself
+    monkeypatch.setattr(understanding, "SAID_NOW_NOT_REPLACED", False)
+    mem.remember(old, user="vic", now=START)
+    mem.remember(new, user="vic", now=START + timedelta(days=2))
+    assert ("Preference", new) not in [(r.type, r.content.text) for r in mem.list(user="vic")]

@@ -1129,7 +1129,7 @@ class UnderstandingMixin(_Base):
             found.update((c.id, c) for c in self._closest(probe, SETTLED_TYPES, ctx, text=named, k=SETTLES_POOL)
                          if c.id not in found)
         scored = [_named_bonus(c, named) if named else c for c in found.values()]
-        own = {ctx.episode, record.id}
+        own = {ctx.episode, record.id, *((r.id for r in ctx.out.created) if SAID_NOW_NOT_REPLACED else ())}
         kept = [c for c in sorted(scored, key=lambda c: -c.score) if c.id not in own and c.score >= SETTLES_SURE]
         kept = [c for c in kept if not self._said_now(c.id, ctx)][:SETTLED_AT_MOST]
         if not kept:
