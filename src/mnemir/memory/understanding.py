@@ -1537,9 +1537,9 @@ def _about_the_same(candidate: Candidate, draft_type: str, terms: frozenset[str]
     # a value (a number, a weekday, a month) is what changes, not what the statement is about
     shared = [t for t in _shared_terms(terms, candidate.text) if not _NUMERAL.fullmatch(t) and not _value_kinds(t)]
     entity = any(r.startswith(("mentions ", "about the same ")) for r in candidate.reasons)
-    kind = any(r.startswith("gives a value of the same kind") for r in candidate.reasons)
+    same_kind = any(r.startswith("gives a value of the same kind") for r in candidate.reasons)
     # the entity's own name is one of the shared terms: the same entity needs one more
-    return len(shared) >= SAME_THING_TERMS or (entity and len(shared) >= 2) or (kind and bool(shared))
+    return len(shared) >= SAME_THING_TERMS or (entity and len(shared) >= 2) or (same_kind and bool(shared))
 
 
 #: what a correction may replace (an event with a date is often read as a task); what a change of mind may replace,
