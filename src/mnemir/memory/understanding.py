@@ -1478,7 +1478,7 @@ class UnderstandingMixin(_Base):
         candidates = [c for c in found if c.id not in ctx.replaced and c.id not in own and _same_people(people, c.text)
                       and (c.score >= sure or (what == "correction"
                                                and c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS))
-                      and (what == "decision" or _about_the_same(c, draft.type, terms))]
+                      and (what != "change" or _about_the_same(c, draft.type, terms))]
         if not candidates:
             if what == "correction":
                 ctx.out.notes.append("correction: no earlier fact is close enough in meaning; stored as a new fact")
@@ -1506,7 +1506,8 @@ class UnderstandingMixin(_Base):
 
 
 
-#: a change or a correction replaces a statement only when both are about the same thing (docs/decisions/0064): a
+#: a change (a value said to have changed, a change of mind: not a correction, which says itself that it takes an
+#: earlier statement back) replaces a statement only when both are about the same thing (docs/decisions/0064): a
 #: stance (a Preference) is what a change of mind replaces, and the closest one is; any other statement must be
 #: close in meaning (text similarity SAME_THING_SIMILARITY), or state the value taken back, or share SAME_THING_TERMS
 #: content terms, or name the same entity and share another term, or give a value of the same kind and share a content
@@ -1519,7 +1520,7 @@ SAME_THING_TERMS = 3
 GUESS_REPLACES_NO_FACT = True
 #: the memories read from the utterance being remembered are never what it replaces
 SAID_NOW_NOT_REPLACED = True
-_NUMERAL = re.compile(r"[\d.,:%]+|[零〇一二两三四五六七八九十百千万亿半几]+")
+_NUMERAL = re.compile(r"[$£€¥]?[\d.,:%]+(?:st|nd|rd|th|k|m|am|pm)?|[零〇一二两三四五六七八九十百千万亿半几]+")
 
 
 def _about_the_same(candidate: Candidate, draft_type: str, terms: frozenset[str]) -> bool:
@@ -1535,7 +1536,8 @@ def _about_the_same(candidate: Candidate, draft_type: str, terms: frozenset[str]
     if any(r.startswith("states the value") for r in candidate.reasons):
         return True
     # a value (a number, a weekday, a month) is what changes, not what the statement is about
-    shared = [t for t in _shared_terms(terms, candidate.text) if not _NUMERAL.fullmatch(t) and not _value_kinds(t)]
+    shared = [t for t in _shared_terms(terms, candidate.text)
+              if not _NUMERAL.fullmatch(t) and not _VALUE_KINDS["date"].fullmatch(t)]
     entity = any(r.startswith(("mentions ", "about the same ")) for r in candidate.reasons)
     same_kind = any(r.startswith("gives a value of the same kind") for r in candidate.reasons)
     # the entity's own name is one of the shared terms: the same entity needs one more
