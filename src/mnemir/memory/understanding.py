@@ -1508,11 +1508,11 @@ class UnderstandingMixin(_Base):
 
 #: a change (a value said to have changed, a change of mind: not a correction, which says itself that it takes an
 #: earlier statement back) replaces a statement only when both are about the same thing (docs/decisions/0064): a
-#: stance (a Preference) is what a change of mind replaces, and the closest one is; any other statement must be
-#: close in meaning (text similarity SAME_THING_SIMILARITY), or state the value taken back, or share SAME_THING_TERMS
-#: content terms, or name the same entity and share another term, or give a value of the same kind and share a content
-#: term. A value shared is what changes, not a topic: numerals, weekdays and months do not count as shared terms (a
-#: "three" in "thirty years" and in "300,000")
+#: stance (a Preference) or an intention (a Task) is what a change of mind replaces, and the closest one is; any other
+#: statement (a fact, a guess) must be close in meaning (text similarity SAME_THING_SIMILARITY), or state the value
+#: taken back, or share SAME_THING_TERMS content terms, or name the same entity and share another term, or give a value
+#: of the same kind and share a content term. A value shared is what changes, not a topic: numerals, weekdays and
+#: months do not count as shared terms (a "three" in "thirty years" and in "300,000")
 SAME_THING = True
 SAME_THING_SIMILARITY = 0.6
 SAME_THING_TERMS = 3
@@ -1529,7 +1529,7 @@ def _about_the_same(candidate: Candidate, draft_type: str, terms: frozenset[str]
     kind = candidate.reasons[0].split(",", 1)[0] if candidate.reasons else ""
     if GUESS_REPLACES_NO_FACT and draft_type == "Hypothesis" and kind == "Fact":
         return False
-    if not SAME_THING or kind == "Preference":
+    if not SAME_THING or kind in ("Preference", "Task"):
         return True
     if candidate.similarity is None or candidate.similarity >= SAME_THING_SIMILARITY:
         return True
