@@ -121,3 +121,13 @@ def test_a_changed_stance_stated_as_a_choice_keeps_its_preference(mem: mnemir.Me
     mem.remember(old, user="vic", now=START)
     mem.remember(new, user="vic", now=START + timedelta(days=2))
     assert ("Preference", new) not in [(r.type, r.content.text) for r in mem.list(user="vic")]
+
+
+def test_decisions_on_different_matters_stand_side_by_side(mem: mnemir.Memory) -> None:
+    first = mem.add("Took the grey sofa in the end, the green one was too deep.", "Fact",
+                    {"entity": "user", "attribute": "decision", "value": "the grey sofa"}, user="wen", now=START)
+    second = mem.add("Booked the cottage by the lake for the August week.", "Fact",
+                     {"entity": "user", "attribute": "decision", "value": "the cottage by the lake"}, user="wen",
+                     now=START + timedelta(days=1))
+    live = {r.id for r in mem.list(user="wen")}
+    assert {first.id, second.id} <= live
