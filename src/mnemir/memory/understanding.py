@@ -239,6 +239,30 @@ _NOT_CHOSEN = re.compile(r"[?？]|要不要|吗|考虑|犹豫|纠结|还没|不�
 #: of a choice, docs/decisions/0059, read such turns as decisions)
 _DELIBERATES = re.compile(r"\b(?:weigh(?:ing)?(?: up)?|compar(?:e|ing)|choosing between|deciding between|torn between|"
                           r"leaning (?:towards?|to)|either\b[^.!?]{1,60}\bor)\b|在考虑|比较一下|对比|二选一|还在选|选哪|倾向", re.I)
+#: general markers (zh + en) of putting a choice off ("X再说", "看情况", "到时候再看", "we'll see", "decide later",
+#: "hold off"): a clause with one states no choice made. A turn read as a decision (the learned reading) is kept as one
+#: only when what it says besides its deferring clauses is still read as a choice (DEFERRALS_LEFT_OUT)
+DEFERRALS_LEFT_OUT = True
+_DEFERS = re.compile(r"再说|看情况|视情况|到时候(?:再)?(?:看|说|定|决定)|回头再(?:看|说|定|决定)|以后再(?:看|说|定|决定)|"
+                     r"再(?:看看|考虑|决定|定)|(?:先|暂时|暂且)(?:放(?:着|一放|一下)|搁(?:着|一搁|置)|不(?:定|决定|急|管))|"
+                     r"\b(?:(?:decide|figure (?:it|that|this) out|sort (?:it|that|this) out|think about (?:it|that|this)|"
+                     r"see|worry about (?:it|that|this)) later|decide (?:it )?(?:after(?:wards)?|once|when)|"
+                     r"(?:we'?ll|let'?s|i'?ll|we will|i will) (?:just )?see(?=\s*(?:[.,;!?]|$|how|what|if|whether))|"
+                     r"wait and see|see how (?:it|things|that) go(?:es)?|play it by ear|hold(?:ing)? off|"
+                     r"put(?:ting)? (?:it|that|this|the \w+) off|leave it (?:for now|till|until|open)|"
+                     r"park(?:ing)? (?:it|that|this)|sleep on it|cross that bridge|revisit|come back to (?:it|that|this)|"
+                     r"no rush|not (?:deciding|decided) yet)\b", re.I)
+#: a clause of a turn: split at sentence and clause punctuation
+_CLAUSES = re.compile(r"[^，,。.；;！!？?\n]+[，,。.；;！!？?\n]*")
+
+
+def _without_deferrals(text: str) -> str | None:
+    """``text`` without its clauses that put a choice off (_DEFERS); None when it has none."""
+    if not DEFERRALS_LEFT_OUT or not _DEFERS.search(text):
+        return None
+    return "".join(c for c in _CLAUSES.findall(text) if not _DEFERS.search(c)).strip(" ，,。.；;！!")
+
+
 #: words with 定 that make no choice ("约定", "确定", "一定", "搞定"): left out before the markers are read
 _NOT_A_CHOICE = re.compile(r"[约确规一固稳预指特肯否制设鉴认限注搞]定")
 
@@ -259,6 +283,8 @@ def _choice_of(text: str) -> dict[str, object] | None:
         " ，,。.!！"), flags=re.I)
     if not value or _ONLY_POINTS.fullmatch(value):
         return None  # "那就这样吧", "that's it then": an agreement that names no option (a proposal's confirmation)
+    if DEFERRALS_LEFT_OUT and _DEFERS.search(value):
+        return None  # "那就等明年再说吧": what is "chosen" is to choose later
     entity = re.sub(r"^(?:the|a|an|our|my|to)\s+", "", value.lower()).strip() or "user"
     return {"entity": entity[:80], "attribute": "decision", "value": value[:120]}
 
@@ -1205,6 +1231,14 @@ class UnderstandingMixin(_Base):
         read = decision_probability(vector, text, understanding.model_id)
         if read is None or read[0] < read[1]:
             return
+        rest = _without_deferrals(text)
+        if rest is not None:  # a choice put off ("等明年再说"): what the turn says besides must still read as a choice
+            # an acknowledgement left alone ("行吧", "OK") names nothing chosen
+            kept = decision_probability(understanding.embed([rest])[0], rest, understanding.model_id) \
+                if content_terms(rest) else None
+            if kept is None or kept[0] < kept[1]:
+                ctx.out.notes.append("the turn puts a choice off; not kept as a decision")
+                return
         props: dict[str, Any] = {"entity": "user", "attribute": "decision", "source": "user",
                                  "confidence": round(read[0], 3)}
         probe = Draft("Fact", text, props, entities=find_entities(text),
@@ -1231,7 +1265,7 @@ class UnderstandingMixin(_Base):
             found.update((c.id, c) for c in self._closest(probe, SETTLED_TYPES, ctx, text=named, k=SETTLES_POOL)
                          if c.id not in found)
         scored = [_named_bonus(c, named) if named else c for c in found.values()]
-        own = {ctx.episode, record.id}
+        own = {ctx.episode, record.id, *((r.id for r in ctx.out.created) if SAID_NOW_NOT_REPLACED else ())}
         kept = [c for c in sorted(scored, key=lambda c: -c.score) if c.id not in own and c.score >= SETTLES_SURE]
         kept = [c for c in kept if not self._said_now(c.id, ctx)][:SETTLED_AT_MOST]
         if not kept:
@@ -1573,9 +1607,14 @@ class UnderstandingMixin(_Base):
         people = people_named(draft.text)
         sure = {"correction": CORRECTION_NAMED_SURE if named else CORRECTION_SURE,
                 "decision": DECISION_SURE}.get(what, CHANGE_SURE)
-        candidates = [c for c in found if c.id not in ctx.replaced and _same_people(people, c.text)
+        # what this very utterance said (a decision kept beside the preference read from the same turn) is no
+        # earlier statement it changes
+        own = {ctx.episode, *(r.id for r in ctx.out.created)} if SAID_NOW_NOT_REPLACED else set()
+        terms = content_terms(probe.text)
+        candidates = [c for c in found if c.id not in ctx.replaced and c.id not in own and _same_people(people, c.text)
                       and (c.score >= sure or (what == "correction"
-                                               and c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS))]
+                                               and c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS))
+                      and (what != "change" or _about_the_same(c, draft.type, terms))]
         if not candidates:
             if what == "correction":
                 ctx.out.notes.append("correction: no earlier fact is close enough in meaning; stored as a new fact")
@@ -1601,6 +1640,44 @@ class UnderstandingMixin(_Base):
                                                   user=ctx.user, now=ctx.now))
         return True
 
+
+
+#: a change (a value said to have changed, a change of mind: not a correction, which says itself that it takes an
+#: earlier statement back) replaces a statement only when both are about the same thing (docs/decisions/0064): a
+#: stance (a Preference) or an intention (a Task) is what a change of mind replaces, and the closest one is; any other
+#: statement (a fact, a guess) must be close in meaning (text similarity SAME_THING_SIMILARITY), or state the value
+#: taken back, or share SAME_THING_TERMS content terms, or name the same entity and share another term, or give a value
+#: of the same kind and share a content term. A value shared is what changes, not a topic: numerals, weekdays and
+#: months do not count as shared terms (a "three" in "thirty years" and in "300,000")
+SAME_THING = True
+SAME_THING_SIMILARITY = 0.6
+SAME_THING_TERMS = 3
+#: ... and a guess (a Hypothesis) does not replace what is stated as known (a Fact)
+GUESS_REPLACES_NO_FACT = True
+#: the memories read from the utterance being remembered are never what it replaces
+SAID_NOW_NOT_REPLACED = True
+_NUMERAL = re.compile(r"[$£€¥]?[\d.,:%]+(?:st|nd|rd|th|k|m|am|pm)?|[零〇一二两三四五六七八九十百千万亿半几]+")
+
+
+def _about_the_same(candidate: Candidate, draft_type: str, terms: frozenset[str]) -> bool:
+    """A change or correction of type ``draft_type`` (its content ``terms``) and a candidate it may replace are
+    about the same thing (see SAME_THING)."""
+    kind = candidate.reasons[0].split(",", 1)[0] if candidate.reasons else ""
+    if GUESS_REPLACES_NO_FACT and draft_type == "Hypothesis" and kind == "Fact":
+        return False
+    if not SAME_THING or kind in ("Preference", "Task"):
+        return True
+    if candidate.similarity is None or candidate.similarity >= SAME_THING_SIMILARITY:
+        return True
+    if any(r.startswith("states the value") for r in candidate.reasons):
+        return True
+    # a value (a number, a weekday, a month) is what changes, not what the statement is about
+    shared = [t for t in _shared_terms(terms, candidate.text)
+              if not _NUMERAL.fullmatch(t) and not _VALUE_KINDS["date"].fullmatch(t)]
+    entity = any(r.startswith(("mentions ", "about the same ")) for r in candidate.reasons)
+    same_kind = any(r.startswith("gives a value of the same kind") for r in candidate.reasons)
+    # the entity's own name is one of the shared terms: the same entity needs one more
+    return len(shared) >= SAME_THING_TERMS or (entity and len(shared) >= 2) or (same_kind and bool(shared))
 
 
 #: what a correction may replace (an event with a date is often read as a task); what a change of mind may replace,

@@ -11,6 +11,9 @@ MULTI_VALUED_ATTRIBUTES: frozenset[str] = frozenset({
     "language", "languages", "语言", "skill", "skills", "技能", "pet", "pets", "宠物", "child", "children", "孩子",
     "friend", "friends", "朋友", "likes", "dislikes", "member_of", "visited", "去过", "owns", "拥有",
     "diet_restriction", "dietary_restriction", "cannot_eat", "忌口", "不能吃", "tag", "tags", "alias", "aliases",
+    # a user's decisions on different matters stand side by side: a choice that replaces an earlier one is matched by
+    # meaning on the write side (docs/decisions/0064), not by sharing the attribute
+    "decision", "decisions", "决定",
     # catch-all attributes an extractor gives when it cannot name one: they hold whatever was said, not one value
     "general", "other", "misc", "info", "note", "notes", "family", "relative", "relatives", "家人", "家庭", "其他",
 })
