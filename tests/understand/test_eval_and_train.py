@@ -282,3 +282,18 @@ def test_the_session_18_batch_is_rebuilt_by_its_script_is_trained_on_and_shares_
     dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
                       *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
     assert not [row["text"] for row in shipped if _runs(row["text"]) & dev]
+
+
+def test_the_session_19_batch_is_rebuilt_by_its_script_is_not_trained_on_and_shares_no_phrase_with_the_dev_split() -> None:
+    """``training/understand/s19.py`` writes ``extraction_s19.jsonl`` exactly, the extractor does not train on it (end
+    to end it moved nothing on dev, docs/decisions/0065), and no row of it shares a run of five words or eight Chinese
+    characters with any extraction or intent text of the dev split (written in our own words)."""
+    from mnemir.understand.train import TRAIN_FILES
+
+    rebuilt, shipped = _batch("s19")
+    assert rebuilt == shipped
+    assert "extraction_s19.jsonl" not in TRAIN_FILES["extractor"]
+    assert {row["expect"][0]["type"] for row in shipped} == {"Fact", "Preference", "Task"}
+    dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
+                      *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
+    assert not [row["text"] for row in shipped if _runs(row["text"]) & dev]

@@ -61,7 +61,7 @@ PROGRESS_EN = [
     "Two of the five thank-you cards are written",
     "Tax return's about seventy percent done",
     "Nearly through the stack of marking, a dozen essays left",
-    "Still waiting to hear back from the letting agent about the deposit",
+    "No word yet from the letting agent about the deposit",
     "The kitchen tiles are half up, grout tomorrow",
     "First coat's on the shed, second one at the weekend",
     "Most of the boxes are packed, just the kitchen stuff left",
