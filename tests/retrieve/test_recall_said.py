@@ -20,7 +20,7 @@ HAPPENED = "What happened with the train tickets?"
 FACT = "Where is my brother's new flat?"
 #: questions that ask what happened or what someone said, and questions that ask for something else
 SAID_QUESTIONS = ["What did Priya tell me about the garden waste?", "What happened when the plumber came?",
-                  "What did my son win at the school fair?", "上周和老王吃饭的时候发生了什么？"]
+                  "What prize did my daughter get at the village fete?", "上个月跟表哥去钓鱼那天出了什么事？"]
 OTHER_QUESTIONS = ["What is still on my to-do list?", "Do I like shopping on Saturdays?"]
 
 
@@ -95,9 +95,9 @@ def test_the_softening_is_checked() -> None:
 
 
 def _work_store(mem: mnemir.Memory, now: datetime) -> mnemir.MemIR:
-    """A done task, facts about the same landlord and unrelated facts. Returns the task."""
-    done = add(mem, now, "Sent the signed lease back to the landlord", "Task", {"status": "completed"}, days=4)
-    add(mem, now, "The landlord's office is on Elm Street", "Fact", {"entity": "landlord", "attribute": "office"},
+    """A done task, a fact about the same council and unrelated facts. Returns the task."""
+    done = add(mem, now, "Posted the renewed parking permit form to the council", "Task", {"status": "completed"}, days=4)
+    add(mem, now, "The council's parking office is on Elm Street", "Fact", {"entity": "council", "attribute": "office"},
         days=30)
     for days, text in enumerate(["My cousin plays the cello", "The gym opens at 6am on weekdays"], start=5):
         add(mem, now, text, "Fact", days=days)
@@ -105,7 +105,7 @@ def _work_store(mem: mnemir.Memory, now: datetime) -> mnemir.MemIR:
 
 
 def _unsure_open_work(mem: mnemir.Memory, now: datetime) -> mnemir.Recall:
-    query = "What did I send to the landlord?"
+    query = "What did I post to the council?"
     return mem.recall(query, user="alice", k=3, now=now, intent=intent(query, "open_tasks", ("Task",),
                                                                        confidence=0.3))
 
