@@ -1,8 +1,8 @@
-"""Asked what happened, a confident intent rules a role out only as surely as the question does not ask about a past
-event (issue 14: typing adds to plain search, never subtracts). A report of work done, read as a task, is what a
-question about what happened asks for however surely the intent model reads a fact question; the query-kind reading's
-probability softens the ruling (a probability, not a gate). On a real store and the real model; every sentence here
-is invented for these tests."""
+"""Typing adds to plain search, never subtracts (issue 14, decision 0066): what a bar set aside only because open work
+was asked for comes back when the memories settle the intent elsewhere; and, as a setting (off by default), a
+confident intent rules a role out only as surely as the question does not ask about a past event (the query-kind
+reading's probability softens the ruling: a probability, not a gate). On a real store and the real model; every
+sentence here is invented for these tests."""
 
 from __future__ import annotations
 
@@ -62,11 +62,11 @@ def test_the_reading_gives_the_probability_a_question_asks_what_was_said(mem: mn
 
 
 def test_asked_what_happened_a_report_read_as_a_task_is_not_ruled_out(mem: mnemir.Memory, now: datetime) -> None:
-    """The shipped setting softens the ruling by the probability of a past event: the done task (the report) comes
-    back for "what happened with ...?" read as a sure fact question; a fact question about the same things, which
-    asks about no event, still leaves it out (said in the notes)."""
+    """Softened by the probability of a past event (a setting, off by default: decision 0066), the ruling lets the
+    done task (the report) come back for "what happened with ...?" read as a sure fact question; a fact question
+    about the same things, which asks about no event, still leaves it out (said in the notes)."""
     said = _store(mem, now)
-    assert RecallConfig().ruling_softened_by == ("past_event",)
+    mem.recall_config = RecallConfig(ruling_softened_by=("past_event",))
     reading = read_query(mem.embedder.embed_query(HAPPENED), mem.embedder.model_id)
     start = RecallConfig().ruling_softened_from
     softened = 0.9 * (1.0 - max(0.0, reading.probability(("past_event",)) - start) / (1.0 - start))
@@ -81,7 +81,7 @@ def test_asked_what_happened_a_report_read_as_a_task_is_not_ruled_out(mem: mnemi
 
 def test_without_the_softening_the_sure_intent_rules_the_report_out(mem: mnemir.Memory, now: datetime) -> None:
     said = _store(mem, now)
-    mem.recall_config = RecallConfig(ruling_softened_by=())
+    assert RecallConfig().ruling_softened_by == ()  # the default
     shown, result = _asked(mem, now, HAPPENED)
     assert said not in shown, [(h.memory.text, h.reasons) for h in result.hits]
     assert any("is not brought back" in n for n in result.notes), result.notes
