@@ -13,7 +13,7 @@ from recall_helpers import add, intent
 
 import mnemir
 from mnemir.retrieve import RecallConfig
-from mnemir.retrieve.query_kinds import SAID_KINDS, QueryReading, read_query
+from mnemir.retrieve.query_kinds import QueryReading, read_query
 
 #: a question about what happened, and one about a fact of the same things (which asks about no event)
 HAPPENED = "What happened with the train tickets?"
@@ -49,14 +49,17 @@ def _asked(mem: mnemir.Memory, now: datetime, query: str) -> tuple[set[str], mne
 
 
 def test_the_reading_gives_the_probability_a_question_asks_what_was_said(mem: mnemir.Memory) -> None:
-    """``QueryReading.probability`` / ``asks_said``: the probability of the kinds asked (a sum, in [0, 1]), higher
-    for questions about what happened or what someone said than for open work or a liking; nothing read: 0."""
-    assert QueryReading().asks_said == 0.0
+    """``QueryReading.probability``: the probability of the kinds asked (a sum, in [0, 1]), higher for a past event
+    or another person in questions about what happened or what someone said than in questions about open work or a
+    liking; nothing read: 0."""
+    said_kinds = ("past_event", "other_person")
+    assert QueryReading().probability(said_kinds) == 0.0
     reading = QueryReading({"past_event": 0.25, "other_person": 0.5, "preference": 0.25})
-    assert reading.asks_said == 0.75 and reading.probability(("past_event", "past_event")) == 0.25
-    assert set(SAID_KINDS) == {"past_event", "other_person"}
-    said = [read_query(mem.embedder.embed_query(q), mem.embedder.model_id).asks_said for q in SAID_QUESTIONS]
-    other = [read_query(mem.embedder.embed_query(q), mem.embedder.model_id).asks_said for q in OTHER_QUESTIONS]
+    assert reading.probability(said_kinds) == 0.75 and reading.probability(("past_event", "past_event")) == 0.25
+    said = [read_query(mem.embedder.embed_query(q), mem.embedder.model_id).probability(said_kinds)
+            for q in SAID_QUESTIONS]
+    other = [read_query(mem.embedder.embed_query(q), mem.embedder.model_id).probability(said_kinds)
+             for q in OTHER_QUESTIONS]
     assert all(0.0 <= p <= 1.0 for p in said + other)
     assert min(said) > max(other), (said, other)
 

@@ -33,9 +33,6 @@ NEXT_STEP = "next_step"
 DECISION = "decision"
 OPEN_TASKS = "open_tasks"
 TASK_STATUS = "task_status"
-#: the kinds that ask what was said or what happened (an event of the past, what another person did or said): their
-#: answer is an utterance as it was said, which plain search over the utterances finds as well as anything typed
-SAID_KINDS = ("past_event", "other_person")
 
 
 @dataclass(frozen=True)
@@ -68,12 +65,6 @@ class QueryReading:
     def probability(self, kinds: Iterable[str]) -> float:
         """The probability that the question asks one of ``kinds`` (0.0 when nothing was read)."""
         return float(sum(self.probabilities.get(kind, 0.0) for kind in dict.fromkeys(kinds)))
-
-    @property
-    def asks_said(self) -> float:
-        """The probability that the question asks what was said or what happened (``SAID_KINDS``; 0.0 when
-        nothing was read): soft, a weight, never a gate."""
-        return self.probability(SAID_KINDS)
 
     @property
     def asks_decision(self) -> bool:
