@@ -540,7 +540,10 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
                          if mid not in lifecycle or hard_exclusion(both[mid].record, _not_open_work(intent), now,
                                                                    past) is None}
     q.bar(lifecycle)
-    q.bar({**taken_back(q.store, both, past), **asked})
+    taken = taken_back(q.store, both, past)
+    for mid in taken:
+        q.work_barred.pop(mid, None)  # a correction took it back: barred whatever is asked
+    q.bar({**taken, **asked})
     if not past:  # asked about a choice: the options a decision in reach settled are no answer
         q.bar(settled_by(q.store, both, q.decisions))
     q.bar(done)
