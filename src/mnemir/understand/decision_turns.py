@@ -14,17 +14,15 @@ The model belongs to the embedder it was fitted with: for a vector of another mo
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from mnemir.understand.lexicon import cue_vector
-from mnemir.understand.model import ngram_vectors
+from mnemir.understand.model import ngram_vectors, shipped_json
 
 __all__ = ["DecisionTurns", "decision_probability", "features", "shipped_decision_turns"]
 
@@ -81,10 +79,8 @@ class DecisionTurns:
 @lru_cache(maxsize=1)
 def shipped_decision_turns() -> DecisionTurns | None:
     """The shipped model (``understand/data/decision_turns.json``), or None when the package holds none."""
-    path = resources.files("mnemir.understand").joinpath(f"data/{MODEL_FILE}")
-    if not path.is_file():
-        return None
-    return DecisionTurns.from_json(json.loads(path.read_text(encoding="utf-8")))
+    data = shipped_json(MODEL_FILE)
+    return None if data is None else DecisionTurns.from_json(data)
 
 
 def decision_probability(vector: npt.ArrayLike, text: str, model_id: str | None = None) -> tuple[float, float] | None:

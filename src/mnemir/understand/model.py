@@ -29,10 +29,19 @@ from mnemir.errors import ConfigError, ModelMismatchError
 from mnemir.understand.lexicon import CUE_NAMES, cue_vector
 
 __all__ = ["DATA_DIR", "FeatureSpec", "SoftmaxModel", "boosted", "featurize", "load_model", "ngram_vectors",
-           "read_jsonl", "train_softmax"]
+           "read_jsonl", "shipped_json", "train_softmax"]
 
 #: the package data: the shipped weights (the corpora live in the checkout: see ``mnemir._paths``)
 DATA_DIR = Path(str(resources.files("mnemir.understand") / "data"))
+
+
+def shipped_json(name: str) -> dict[str, Any] | None:
+    """A small model shipped as JSON in the package data (``understand/data/<name>``), or None when it holds none."""
+    path = DATA_DIR / name
+    if not path.is_file():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -25,11 +25,12 @@ import json
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from mnemir.understand.model import shipped_json
 
 __all__ = ["FEATURES", "ROUTES", "TIE", "ReportTasks", "row", "shipped_report_tasks"]
 
@@ -120,10 +121,8 @@ class ReportTasks:
 @lru_cache(maxsize=1)
 def shipped_report_tasks() -> ReportTasks | None:
     """The shipped model (``understand/data/report_tasks.json``), or None when the package holds none."""
-    path = resources.files("mnemir.understand").joinpath(f"data/{MODEL_FILE}")
-    if not path.is_file():
-        return None
-    return ReportTasks.from_json(json.loads(path.read_text(encoding="utf-8")))
+    data = shipped_json(MODEL_FILE)
+    return None if data is None else ReportTasks.from_json(data)
 
 
 def dumps(model: ReportTasks) -> str:
