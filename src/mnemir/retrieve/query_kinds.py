@@ -15,7 +15,6 @@ dimension) it reads nothing, and the two judgements stay off.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -61,10 +60,6 @@ class QueryReading:
         if OPEN_TASKS not in self.thresholds or TASK_STATUS not in self.thresholds:
             return False
         return self.asks(TASK_STATUS) and not self.asks(OPEN_TASKS)
-
-    def probability(self, kinds: Iterable[str]) -> float:
-        """The probability that the question asks one of ``kinds`` (0.0 when nothing was read)."""
-        return float(sum(self.probabilities.get(kind, 0.0) for kind in dict.fromkeys(kinds)))
 
     @property
     def asks_decision(self) -> bool:

@@ -146,16 +146,6 @@ class RecallConfig:
     #: ... plus this much times (1 - the intent's confidence, as the memories settled it): the less sure the reading
     #: of the query, the more of plain search's best keep their places (decision 0049)
     unsure_plain_share: float = 1.0
-    #: a confident intent rules a role out (a task, a feeling) by its confidence times (1 - the probability that the
-    #: question asks one of these query kinds, e.g. ``("past_event",)``): asked what happened, a report of work done
-    #: or an outburst may be the answer however surely the intent reads a fact question (empty, the default: by the
-    #: intent's confidence alone; past_event gained continuity dev 0.710 -> 0.716 but let 7 tasks back into sure
-    #: fact questions of the typed collapse dev split: decision 0066)
-    ruling_softened_by: tuple[str, ...] = ()
-    #: ... counted from this probability on (rescaled to [0, 1] above it): the reading is a softmax over the
-    #: continuity question kinds with no "none of them", and a question about a present fact ("what's the weather
-    #: there?") still gives a past event 0.2-0.35
-    ruling_softened_from: float = 0.25
     #: what a bar set aside only because open work was asked for (a closed task, an utterance whose work is all
     #: closed, the assistant's questions) comes back when the memories settle the intent on a kind that asks for
     #: no work
@@ -246,16 +236,11 @@ class RecallConfig:
                                 ("role_switch", 0.0, 1.0), ("role_widen", 0.0, 1.0),
                                 ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
                                 ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0),
-                                ("ruling_softened_from", 0.0, 0.99),
                                 ("plain_text_depth", 1.0, 10.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
                                       allowed=f"[{low:g}, {high:g}]")
-        softened = self.ruling_softened_by
-        if not isinstance(softened, tuple) or not all(isinstance(kind, str) for kind in softened):
-            raise ValidationError("ruling_softened_by must be a tuple of query kinds", field="ruling_softened_by",
-                                  value=softened, allowed="a tuple of str (query kinds, e.g. 'past_event')")
         for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback", "fusion_k"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -451,14 +436,7 @@ class _Query:
 
     def ruled_out(self, c: Candidate, role: str, answered: bool) -> str | None:
         """Why a confident intent rules this candidate out of plain search's places, or None (never an utterance)."""
-        if not answered or c.record.type == EPISODE:
-            return None
-        intent = self.intent
-        start = self.config.ruling_softened_from
-        asks = max(0.0, self.reading.probability(self.config.ruling_softened_by) - start) / (1.0 - start)
-        if asks > 0.0:
-            intent = _with_confidence(intent, float(intent.confidence) * (1.0 - asks))
-        return _ruled_out(role, intent, self.config)
+        return _ruled_out(role, self.intent, self.config) if answered and c.record.type != EPISODE else None
 
 
 def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentLike, scope: Selection, k: int,
