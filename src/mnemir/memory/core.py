@@ -151,15 +151,18 @@ class MemoryCore:
         return writes, {}
 
     def _commit(self, records: Sequence[MemIR], *, now: datetime | None = None, actor: str = "api",
-                govern: bool = True, vectors: Mapping[str, Vectors] | None = None) -> list[MemIR]:
+                govern: bool = True, vectors: Mapping[str, Vectors] | None = None,
+                ready: bool = False) -> list[MemIR]:
         """Validate, govern, embed and store ``records`` in one transaction; return what was stored.
+
+        ``ready``: the records come from :meth:`_prepare` already (with this ``now`` and ``actor``): not again.
 
         ``vectors`` (optional, record id -> vector): vectors the caller already made for these records' texts WITH
         THIS STORE'S EMBEDDER (the understanding step embeds each utterance piece once to classify it); a record
         is governed and stored with its vector instead of being embedded again.
         """
         now = resolve_now(now)
-        prepared = [self._prepare(r, now, actor) for r in records]
+        prepared = list(records) if ready else [self._prepare(r, now, actor) for r in records]
         if govern:
             self._flush_queue()  # governance reads the store: it must see what this block already changed
             writes, merged = self._govern(prepared, now=now, actor=actor, vectors=vectors)
@@ -321,7 +324,7 @@ class MemoryCore:
                                     id=record.id, index=i)
         known = dict(zip((r.id for r in prepared), given, strict=True)) if given is not None else None
         if govern:
-            return self._commit(prepared, now=now, actor=creator, vectors=known)
+            return self._commit(prepared, now=now, actor=creator, vectors=known, ready=True)
         if known is None:
             known = dict(zip((r.id for r in prepared), self.embedder.embed([r.content.text for r in prepared]),
                              strict=True))
