@@ -49,7 +49,7 @@ class Governor:
         self.embedder = embedder
         self.config = config
         #: parsed filter conditions by (property, values, types) (:meth:`_filter`)
-        self._parsed: dict[tuple[Any, ...], FilterNode | _Refused] = {}
+        self._parsed: dict[tuple[Any, ...], FilterNode | _Refused | None] = {}
 
     def govern(self, records: Sequence[MemIR], *, now: Any, actor: str, skip_ids: Collection[str] = (),
                vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], WriteReport]:
@@ -246,16 +246,15 @@ class Governor:
         items: list[FilterNode] = []
         for name, cond in where.items():
             key = (name, tuple((type(v), v) for v in cond["$in"]), types)
-            found = self._parsed.get(key)
-            if found is None:
-                try:
-                    found = parse_filter({name: cond}, self.ontology, types)
-                except ValidationError:
-                    found = _REFUSED
+            if key not in self._parsed:
                 if len(self._parsed) >= PARSED_LIMIT:
                     self._parsed.clear()
-                self._parsed[key] = found
-            if found is _REFUSED:
+                try:
+                    self._parsed[key] = parse_filter({name: cond}, self.ontology, types)
+                except ValidationError:
+                    self._parsed[key] = _REFUSED
+            found = self._parsed[key]
+            if found is None or isinstance(found, _Refused):  # (a mapping of one condition always parses to one)
                 return self._cleaned_filter(where, types)
             items.extend(found.items if isinstance(found, And) else [found])
         return items[0] if len(items) == 1 else And(tuple(items))
