@@ -291,7 +291,8 @@ class MemoryCore:
         Each item is a mapping of :meth:`add`'s per-record arguments (``text``, ``type``, ``properties``,
         ``summary``, ``speaker``, ``turn``, ``relationships``, ``id``, ``valid_from``). Every item is validated
         before anything is written: the first bad one raises a ValidationError naming ``items[i].<field>`` (and
-        ``index``), with nothing written; a failing write leaves nothing either. ``vectors``: one per item, made
+        ``index``), with nothing written; a record the store refuses while writing (StoreError) fails the whole
+        batch: nothing of it is stored, not even a merge into a memory held before (tested). ``vectors``: one per item, made
         with THIS store's embedder (e.g. by an earlier ``embedder.embed`` call), so the texts are not embedded
         again; otherwise they are embedded in one call. ``govern=True`` applies add's lifecycle rules to each item
         (merges, contradictions, supersedes: a vector search in the item's scope per item);
