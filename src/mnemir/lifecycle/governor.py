@@ -33,13 +33,6 @@ KEY_LIMIT = 50
 PARSED_LIMIT = 4096
 
 
-class _Refused:
-    """A filter condition that the property's kind refuses."""
-
-
-_REFUSED = _Refused()
-
-
 class Governor:
     """Applies merge and contradiction rules to a batch of records being written."""
 
@@ -49,7 +42,7 @@ class Governor:
         self.embedder = embedder
         self.config = config
         #: parsed filter conditions by (property, values, types) (:meth:`_filter`)
-        self._parsed: dict[tuple[Any, ...], FilterNode | _Refused | None] = {}
+        self._parsed: dict[tuple[Any, ...], FilterNode] = {}
 
     def govern(self, records: Sequence[MemIR], *, now: Any, actor: str, skip_ids: Collection[str] = (),
                vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], WriteReport]:
@@ -240,24 +233,25 @@ class Governor:
         return scope.with_(where=node)
 
     def _filter(self, where: dict[str, Any], types: tuple[str, ...] | None) -> FilterNode | None:
-        """``parse_filter(where)`` of a mapping of ``{"$in": values}`` conditions, each condition parsed once per
-        governor (:attr:`_parsed`: the same keys, attributes and enum values come back record after record); a
-        spelling the property's kind refuses is dropped."""
-        items: list[FilterNode] = []
-        for name, cond in where.items():
-            key = (name, tuple((type(v), v) for v in cond["$in"]), types)
-            if key not in self._parsed:
-                if len(self._parsed) >= PARSED_LIMIT:
-                    self._parsed.clear()
-                try:
-                    self._parsed[key] = parse_filter({name: cond}, self.ontology, types)
-                except ValidationError:
-                    self._parsed[key] = _REFUSED
-            found = self._parsed[key]
-            if found is None or isinstance(found, _Refused):  # (a mapping of one condition always parses to one)
-                return self._cleaned_filter(where, types)
-            items.extend(found.items if isinstance(found, And) else [found])
-        return items[0] if len(items) == 1 else And(tuple(items))
+        """``parse_filter(where)`` of a mapping of ``{"$in": values}`` conditions; each condition is kept once parsed
+        (:attr:`_parsed`: the same keys, attributes and enum values come back record after record), so a filter
+        whose conditions were all seen is put together from them (the node ``parse_filter`` makes: one condition per
+        property, in order). A spelling the property's kind refuses is dropped (:meth:`_cleaned_filter`)."""
+        keys = [(name, tuple((type(v), v) for v in cond["$in"]), types) for name, cond in where.items()]
+        seen = [self._parsed.get(key) for key in keys]
+        if all(item is not None for item in seen):
+            items = [item for item in seen if item is not None]
+            return items[0] if len(items) == 1 else And(tuple(items))
+        try:
+            node = parse_filter(where, self.ontology, types)
+        except ValidationError:
+            return self._cleaned_filter(where, types)
+        parts = node.items if isinstance(node, And) else (node,) if node is not None else ()
+        if len(parts) == len(keys):
+            if len(self._parsed) + len(keys) > PARSED_LIMIT:
+                self._parsed.clear()
+            self._parsed.update(zip(keys, parts, strict=True))
+        return node
 
     def _cleaned_filter(self, where: dict[str, Any], types: tuple[str, ...] | None) -> FilterNode | None:
         try:
