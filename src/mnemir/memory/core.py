@@ -292,9 +292,9 @@ class MemoryCore:
         ``summary``, ``speaker``, ``turn``, ``relationships``, ``id``, ``valid_from``). Every item is validated
         before anything is written: the first bad one raises a ValidationError naming ``items[i].<field>`` (and
         ``index``), with nothing written; a record the store refuses while writing (StoreError) fails the whole
-        batch: nothing of it is stored, not even a merge into a memory held before (tested). ``vectors``: one per item, made
-        with THIS store's embedder (e.g. by an earlier ``embedder.embed`` call), so the texts are not embedded
-        again; otherwise they are embedded in one call. ``govern=True`` applies add's lifecycle rules to each item
+        batch: nothing of it is stored, not even a merge into a memory held before (tested). ``vectors``: one per
+        item, made with THIS store's embedder (e.g. by an earlier ``embedder.embed`` call), so the texts are not
+        embedded again; otherwise they are embedded in one call. ``govern=True`` applies add's lifecycle rules to each item
         (merges, contradictions, supersedes: a vector search in the item's scope per item);
         ``govern=False`` stores the items as they are (a bulk load of records known to be new and distinct:
         no merging or conflict checks), each with its ``created`` history entry."""
