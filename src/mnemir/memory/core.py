@@ -294,8 +294,8 @@ class MemoryCore:
         ``index``), with nothing written; a record the store refuses while writing (StoreError) fails the whole
         batch: nothing of it is stored, not even a merge into a memory held before (tested). ``vectors``: one per
         item, made with THIS store's embedder (e.g. by an earlier ``embedder.embed`` call), so the texts are not
-        embedded again; otherwise they are embedded in one call. ``govern=True`` applies add's lifecycle rules to each item
-        (merges, contradictions, supersedes: a vector search in the item's scope per item);
+        embedded again; otherwise they are embedded in one call. ``govern=True`` applies add's lifecycle rules to
+        each item (merges, contradictions, supersedes: a vector search in the item's scope per item);
         ``govern=False`` stores the items as they are (a bulk load of records known to be new and distinct:
         no merging or conflict checks), each with its ``created`` history entry."""
         if not isinstance(govern, bool):
