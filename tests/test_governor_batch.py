@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -161,15 +162,17 @@ def test_the_governors_parsed_conditions_equal_parse_filter() -> None:
     from mnemir.lifecycle.terms import variants
 
     governor = Governor(None, ONTOLOGY, None, LifecycleConfig())  # type: ignore[arg-type]
-    wheres = [{"entity": {"$in": variants("Ana")}, "attribute": {"$in": variants("job")}},
-              {"entity": {"$in": variants("ana")}},
-              {"subject": {"$in": variants("tea")}, "preference_type": {"$in": ["like"]}},
-              {"entity": {"$in": ["1", 1]}, "attribute": {"$in": variants("job")}}]
+    wheres: list[dict[str, Any]] = [
+        {"entity": {"$in": variants("Ana")}, "attribute": {"$in": variants("job")}},
+        {"entity": {"$in": variants("ana")}},
+        {"subject": {"$in": variants("tea")}, "preference_type": {"$in": ["like"]}},
+        {"entity": {"$in": ["1", 1]}, "attribute": {"$in": variants("job")}}]
     for _ in range(2):  # the second time from what the first parsed
         for where in wheres:
             types = ("Preference",) if "subject" in where else ("Fact", "Hypothesis")
             assert governor._filter(where, types) == parse_filter(where, ONTOLOGY, types)
-    refused = {"subject": {"$in": ["tea"]}, "preference_type": {"$in": ["Like", "like", "LIKE", "nope"]}}
+    refused: dict[str, Any] = {"subject": {"$in": ["tea"]},
+                               "preference_type": {"$in": ["Like", "like", "LIKE", "nope"]}}
     for _ in range(2):
         assert governor._filter(refused, ("Preference",)) == governor._cleaned_filter(refused, ("Preference",))
     assert governor._filter({"preference_type": {"$in": ["nope"]}}, ("Preference",)) is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import psycopg
@@ -191,7 +192,7 @@ def test_a_record_postgresql_refuses_leaves_the_whole_governed_batch_unwritten(t
     into a held memory either), and the same batch without it is governed as if the failed call never happened."""
     url = database_url(tmp_path, "refuse")
     with mnemir.open(url, embedder=embedder) as mem:
-        coffee = {"text": "I like black coffee without sugar", "type": "Preference",
+        coffee: dict[str, Any] = {"text": "I like black coffee without sugar", "type": "Preference",
                   "properties": {"subject": "black coffee", "preference_type": "like"}}
         kept = mem.add(coffee["text"], "Preference", coffee["properties"], user="alice")
         (schema,), = sql(url, "SELECT schemaname FROM pg_tables WHERE tablename = 'records'")
