@@ -330,7 +330,8 @@ class _Batch:
         #: first one's length (then they are stacked as before)
         self._rows: Vectors | None = None
         #: the same rows again by (user, type), each scope's rows contiguous in batch order, with their items'
-        #: statuses (as positions in MemoryStatus): a governor's scope is then a slice, not a gather per item
+        #: statuses (as positions in MemoryStatus): a governor's scope is then a slice, not a gather per item (made
+        #: at a scope's first :meth:`scope_rows`, then kept up by :meth:`append`)
         self._scope_rows: dict[tuple[Any, str], Vectors] = {}
         self._scope_status: dict[tuple[Any, str], npt.NDArray[np.int8]] = {}
 
@@ -363,13 +364,11 @@ class _Batch:
         rows[at] = vector
 
     def _keep_scope_row(self, key: tuple[Any, str], at: int, record: MemIR, vector: Vectors) -> None:
-        if self._rows is None:
-            return
+        """Append to the scope's rows once :meth:`scope_rows` has made them (a batch of one record never does)."""
         rows, status = self._scope_rows.get(key), self._scope_status.get(key)
-        if rows is None or status is None:
-            rows = self._scope_rows[key] = np.zeros((16, self._rows.shape[1]), dtype=np.float32)
-            status = self._scope_status[key] = np.zeros(16, dtype=np.int8)
-        elif at >= len(rows):
+        if self._rows is None or rows is None or status is None:
+            return
+        if at >= len(rows):
             grown = np.zeros((2 * len(rows), rows.shape[1]), dtype=np.float32)
             grown[:at] = rows[:at]
             rows = self._scope_rows[key] = grown
@@ -391,6 +390,11 @@ class _Batch:
         if not members:
             return [], np.zeros((0, self._rows.shape[1]), dtype=np.float32)
         count = len(members)
+        if key not in self._scope_rows:  # made at the first look: the rows kept so far, gathered once
+            self._scope_rows[key] = np.zeros((max(16, 2 * count), self._rows.shape[1]), dtype=np.float32)
+            self._scope_rows[key][:count] = self._rows[np.asarray(members, dtype=np.intp)]
+            self._scope_status[key] = np.zeros(max(16, 2 * count), dtype=np.int8)
+            self._scope_status[key][:count] = [_STATUS_CODE[self.items[i][0].status] for i in members]
         rows, status = self._scope_rows[key][:count], self._scope_status[key][:count]
         wanted = np.zeros(len(_STATUS_CODE), dtype=bool)
         wanted[[_STATUS_CODE[s] for s in selection.statuses]] = True
