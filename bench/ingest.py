@@ -16,8 +16,9 @@ load):
 * **typed records** on the store of N memories that ``scale.py`` builds (under ``--root``; built there if
   missing): ``add`` one call per record (governed: merge and contradiction look-ups, as users call it), one record
   per ``add_many(govern=False)`` call (the ungoverned single write), ``add_many(govern=True)`` of ``--batch``
-  records and ``add_many(govern=False)`` of 1,000-record batches; vectors precomputed (an embedder that looks them up:
-  the store is measured, not the model). What is added is deleted again.
+  records (and, with ``--big-batch``, one more call of that many) and ``add_many(govern=False)`` of 1,000-record
+  batches; vectors precomputed (an embedder that looks them up: the store is measured, not the model). What is
+  added is deleted again.
 
 Every figure is the median over rounds with its spread ((max - min) / median); load averages are recorded per round.
 Never part of ``make test``.
@@ -119,7 +120,7 @@ def measure_dialogue(users: int) -> dict[str, Any]:
     return out
 
 
-def measure_records(n: int, root: Path, add: int, batch: int, bulk: int) -> dict[str, Any]:
+def measure_records(n: int, root: Path, add: int, batch: int, bulk: int, big: int = 0) -> dict[str, Any]:
     import scale
 
     import mnemir
@@ -135,7 +136,7 @@ def measure_records(n: int, root: Path, add: int, batch: int, bulk: int) -> dict
     start = _clock()
     store.vector_search(Selection(user_id=scale.USER, types=("Fact",)), scale.queries(SEED, 1, where)[0], 10)
     out: dict[str, Any] = {"n": n, "open_and_first_search_s": _since(start)[0]}
-    count = 2 * add + batch + bulk
+    count = 2 * add + batch + big + bulk
     props = scale.chunk_props(SEED, 10**6 + 9, n, count)
     vectors = scale.chunk_vectors(SEED, 10**6 + 9, count, where)
     records = [scale.record_of(n + j, props, j) for j in range(count)]
@@ -161,6 +162,12 @@ def measure_records(n: int, root: Path, add: int, batch: int, bulk: int) -> dict
         mem.add_many(items[lo:lo + batch], user=scale.USER, vectors=vectors[lo:lo + batch], govern=True, now=scale.NOW)
         out["add_many_governed"] = {**_rate(batch, _since(start)), "batch": batch}
         lo += batch
+        if big:
+            start = _clock()
+            mem.add_many(items[lo:lo + big], user=scale.USER, vectors=vectors[lo:lo + big], govern=True,
+                         now=scale.NOW)
+            out["add_many_governed_big"] = {**_rate(big, _since(start)), "batch": big}
+            lo += big
         start = _clock()
         for b in range(lo, lo + bulk, 1000):
             hi = min(b + 1000, lo + bulk)
@@ -184,7 +191,8 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
         out["threadpoolctl"] = False
     out["embedder"] = measure_embedder(args.embed_repeat)
     out["dialogue"] = measure_dialogue(args.users)
-    out["records"] = {str(n): measure_records(n, args.root, args.add, args.batch, args.bulk) for n in args.sizes}
+    out["records"] = {str(n): measure_records(n, args.root, args.add, args.batch, args.bulk, args.big_batch)
+                      for n in args.sizes}
     out["load_end"] = os.getloadavg()[0]
     return out
 
@@ -227,6 +235,9 @@ def report(systems: dict[str, Any]) -> list[str]:
             row(f"{int(n):,}: add_many(govern=False), one record per call", r["add_single_ungoverned"])
             row(f"{int(n):,}: add_many(govern=True), {int(_m(r['add_many_governed']['batch']))} per call",
                 r["add_many_governed"])
+            if "add_many_governed_big" in r:
+                row(f"{int(n):,}: add_many(govern=True), {int(_m(r['add_many_governed_big']['batch'])):,} per call",
+                    r["add_many_governed_big"])
             row(f"{int(n):,}: add_many(govern=False), 1,000 per call", r["add_many_ungoverned"])
         cpu = lambda node: _m(node["per_cpu_s"])  # noqa: E731
         lines.append(f"ratios (CPU): ingest / remember {cpu(d['ingest']) / cpu(d['remember']):.2f}; ingest / batched "
@@ -241,7 +252,12 @@ def report(systems: dict[str, Any]) -> list[str]:
                      f"ingest {_m(sa['dialogue']['ingest']['per_cpu_s']) / _m(sb['dialogue']['ingest']['per_cpu_s']):.2f}x"
                      + "".join(f", {int(n):,} governed add "
                                f"{_m(r['add_governed']['per_cpu_s']) / _m(sb['records'][n]['add_governed']['per_cpu_s']):.2f}x"
-                               for n, r in sa["records"].items()))
+                               for n, r in sa["records"].items())
+                     + "".join(f", {int(n):,} add_many(govern=True) of {int(_m(r[key]['batch'])):,} "
+                               f"{_m(r[key]['per_cpu_s']) / _m(sb['records'][n][key]['per_cpu_s']):.2f}x"
+                               for n, r in sa["records"].items()
+                               for key in ("add_many_governed", "add_many_governed_big")
+                               if key in r and key in sb["records"][n]))
     return lines
 
 
@@ -256,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--add", type=int, default=100, help="records for add and for single ungoverned writes")
     parser.add_argument("--batch", type=int, default=200, help="records in the add_many(govern=True) call")
     parser.add_argument("--bulk", type=int, default=5000, help="records for add_many(govern=False)")
+    parser.add_argument("--big-batch", type=int, default=0,
+                        help="records in a second, larger add_many(govern=True) call (0: none)")
     parser.add_argument("--compare", default=None, help="another checkout's src directory, measured alongside")
     parser.add_argument("--compare-bare", action="store_true",
                         help="run the compared checkout without threadpoolctl (as a venv without it)")
@@ -267,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     passed = ["--sizes", ",".join(map(str, args.sizes)) or "none", "--root", str(args.root), "--users", str(args.users),
               "--embed-repeat", str(args.embed_repeat), "--add", str(args.add), "--batch", str(args.batch),
-              "--bulk", str(args.bulk)]
+              "--bulk", str(args.bulk), "--big-batch", str(args.big_batch)]
     src = str(HERE.parent / "src")
     systems = {"this checkout": src}
     if args.compare:

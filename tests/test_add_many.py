@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mnemir
-from mnemir.errors import ConflictError, ValidationError
+from mnemir.errors import ConflictError, StoreError, ValidationError
 from mnemir.ir import Action
 from mnemir.store.base import ANY
 
@@ -225,3 +226,33 @@ def test_a_governed_batch_stores_what_adds_one_by_one_store(tmp_path_factory: py
     finally:
         batched.close()
         one_by_one.close()
+
+
+def test_a_record_the_store_refuses_leaves_the_whole_governed_batch_unwritten(mem: mnemir.Memory,
+                                                                             now: datetime) -> None:
+    """The contract of a failing record in a batch: ``add_many`` is one transaction, so when the store refuses one
+    record (here a real SQLite trigger on the store file, as a full disk or a broken constraint would) the call
+    raises StoreError and nothing of the batch is written: not the items before it, not the merge of a repeat into
+    a stored memory. The store answers as before afterwards (its caches follow the rollback), and the same batch
+    without the refused record is then governed as if the failed call had never happened."""
+    kept = mem.add(ITEMS[1]["text"], "Preference", ITEMS[1]["properties"], user="alice", now=now)
+    path = mem.store.path  # type: ignore[attr-defined]
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON records WHEN NEW.id = 'refused' "
+                     "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+    batch = [ITEMS[0], ITEMS[1], ITEMS[2]]  # a new task, a repeat of the stored preference, a new fact
+    with pytest.raises(StoreError):
+        mem.add_many([*batch, {"text": "The spare key is under the mat", "type": "Fact", "id": "refused",
+                               "properties": {"entity": "key", "attribute": "place", "value": "mat"}}],
+                     user="alice", now=now)
+    assert mem.count(user=ANY, include_archived=True) == 1
+    assert mem.get(kept.id, user="alice") == kept
+    assert [h.action for h in mem.history(kept.id, user="alice")] == [Action.created]
+    assert [h.memory.id for h in mem.search("black coffee", user="alice", k=3)] == [kept.id]
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TRIGGER refuse")
+    stored = mem.add_many(batch, user="alice", now=now)
+    assert stored[1].id == kept.id  # merged into the stored preference, once
+    assert [h.action for h in mem.history(kept.id, user="alice")] == [Action.created, Action.merged]
+    assert mem.count(user="alice") == 3
+    assert mem.check().ok

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -114,3 +115,64 @@ def test_a_scopes_neighbours_are_the_items_a_scan_admits_with_their_stacked_vect
                 assert np.array_equal(batch.matrix(at), stacked) and batch.matrix(at).dtype == stacked.dtype
                 checked += 1
     assert checked > 300
+
+
+def test_a_governor_scope_is_a_slice_of_the_same_items_and_rows() -> None:
+    """A governor's scope (one user, one type, only the status checked) is read from rows kept by scope: the same
+    items in batch order and the same rows, bit for bit, as the scan above, so the same similarities (the slice is
+    what a gather of those rows holds); other selections, and a batch whose vectors stopped being float32 rows, take
+    the scan."""
+    rnd = random.Random(11)
+    rng = np.random.default_rng(11)
+    records = [fact(i, rnd) for i in range(90)]  # statuses mixed: some prefixes are sliced, some masked
+    vectors: list[object] = [rng.standard_normal(8).astype(np.float32) for _ in records]
+    vectors[80] = rng.standard_normal(8)  # float64: from here on there are no kept rows
+    governed = [Selection(user_id=u, types=("Fact",), statuses=s) for u in ("alice", "bob")
+                for s in (LIVE_STATUSES, (MemoryStatus.superseded,), (MemoryStatus.active,))]
+    others = [Selection(user_id="alice", types=("Fact", "Hypothesis"), statuses=LIVE_STATUSES),
+              Selection(user_id="bob", types=("Fact",), ids=("f3", "f4"))]
+    nobody = Selection(user_id="carol", types=("Task",), statuses=LIVE_STATUSES)
+    batch = _Batch()
+    sliced = 0
+    for record, vector in zip(records, vectors, strict=True):
+        batch.append(record, vector)  # type: ignore[arg-type]
+        query = rng.standard_normal(8).astype(np.float32)
+        for scope in governed:
+            found = batch.scope_rows(scope)
+            at = [i for i in batch.of_scope(scope) if batch.admitted(scope, i)]
+            if batch._rows is None:
+                assert found is None
+                continue
+            assert found is not None and found[0] == at
+            if at:
+                assert np.array_equal(found[1], batch.matrix(at))
+                assert np.array_equal(found[1] @ query, batch.matrix(at) @ query)
+                sliced += 1
+        assert all(batch.scope_rows(scope) is None for scope in others)
+        empty = batch.scope_rows(nobody)
+        assert empty is None if batch._rows is None else (empty is not None and empty[0] == [] and not len(empty[1]))
+    assert sliced > 200
+
+
+def test_the_governors_parsed_conditions_equal_parse_filter() -> None:
+    """The governor parses each key condition once per batch: the filter it builds is the one ``parse_filter``
+    builds from the whole mapping, and a spelling the property refuses is dropped as before."""
+    from mnemir.lifecycle import LifecycleConfig
+    from mnemir.lifecycle.governor import Governor
+    from mnemir.lifecycle.terms import variants
+
+    governor = Governor(None, ONTOLOGY, None, LifecycleConfig())  # type: ignore[arg-type]
+    wheres: list[dict[str, Any]] = [
+        {"entity": {"$in": variants("Ana")}, "attribute": {"$in": variants("job")}},
+        {"entity": {"$in": variants("ana")}},
+        {"subject": {"$in": variants("tea")}, "preference_type": {"$in": ["like"]}},
+        {"entity": {"$in": ["1", 1]}, "attribute": {"$in": variants("job")}}]
+    for _ in range(2):  # the second time from what the first parsed
+        for where in wheres:
+            types = ("Preference",) if "subject" in where else ("Fact", "Hypothesis")
+            assert governor._filter(where, types) == parse_filter(where, ONTOLOGY, types)
+    refused: dict[str, Any] = {"subject": {"$in": ["tea"]},
+                               "preference_type": {"$in": ["Like", "like", "LIKE", "nope"]}}
+    for _ in range(2):
+        assert governor._filter(refused, ("Preference",)) == governor._cleaned_filter(refused, ("Preference",))
+    assert governor._filter({"preference_type": {"$in": ["nope"]}}, ("Preference",)) is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import psycopg
@@ -182,3 +183,33 @@ def test_mnemir_open_with_a_postgresql_url(tmp_path: Path, embedder: USEEmbedder
                         {"subject": "咖啡", "preference_type": "like"}, user="alice")
         hits = mem.search("咖啡", user="alice")
         assert [h.id for h in hits][:1] == [added.id]
+
+
+def test_a_record_postgresql_refuses_leaves_the_whole_governed_batch_unwritten(tmp_path: Path,
+                                                                               embedder: USEEmbedder) -> None:
+    """``add_many``'s contract for a failing record (tests/test_add_many.py on SQLite), on PostgreSQL: a record the
+    server refuses (a real trigger) fails the call with StoreError, nothing of the batch is stored (not the merge
+    into a held memory either), and the same batch without it is governed as if the failed call never happened."""
+    url = database_url(tmp_path, "refuse")
+    with mnemir.open(url, embedder=embedder) as mem:
+        coffee: dict[str, Any] = {"text": "I like black coffee without sugar", "type": "Preference",
+                  "properties": {"subject": "black coffee", "preference_type": "like"}}
+        kept = mem.add(coffee["text"], "Preference", coffee["properties"], user="alice")
+        (schema,), = sql(url, "SELECT schemaname FROM pg_tables WHERE tablename = 'records'")
+        sql(url, "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN IF NEW.id = 'refused' THEN RAISE EXCEPTION "
+                 "'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql")
+        sql(url, f"CREATE TRIGGER refuse BEFORE INSERT ON {schema}.records FOR EACH ROW EXECUTE FUNCTION refuse()")
+        batch = [{"text": "Dana's passport expires in March", "type": "Fact",
+                  "properties": {"entity": "Dana", "attribute": "passport expiry", "value": "March"}}, coffee]
+        with pytest.raises(StoreError):
+            mem.add_many([*batch, {"text": "The spare key is under the mat", "type": "Fact", "id": "refused",
+                                   "properties": {"entity": "key", "attribute": "place", "value": "mat"}}],
+                         user="alice")
+        assert mem.count(user=ANY, include_archived=True) == 1
+        assert mem.get(kept.id, user="alice") == kept
+        assert [h.action.value for h in mem.history(kept.id, user="alice")] == ["created"]
+        sql(url, f"DROP TRIGGER refuse ON {schema}.records")
+        stored = mem.add_many(batch, user="alice")
+        assert stored[1].id == kept.id
+        assert [h.action.value for h in mem.history(kept.id, user="alice")] == ["created", "merged"]
+        assert mem.count(user="alice") == 2

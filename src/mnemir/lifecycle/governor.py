@@ -10,10 +10,11 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from mnemir.embed.base import Embedder, Vectors
 from mnemir.errors import ValidationError
-from mnemir.ir import Action, MemIR
+from mnemir.ir import Action, MemIR, MemoryStatus
 from mnemir.lifecycle.config import LifecycleConfig
 from mnemir.lifecycle.contradictions import Conflict, find_conflicts, resolve
 from mnemir.lifecycle.events import GovernanceEvent, WriteReport
@@ -28,6 +29,8 @@ from mnemir.store.filters import And, Cmp, FilterNode, matches, parse_filter
 NEIGHBOURS = 5
 #: at most this many key-matched candidates are read per lookup
 KEY_LIMIT = 50
+#: at most this many parsed filter conditions are kept per governor
+PARSED_LIMIT = 4096
 
 
 class Governor:
@@ -38,6 +41,8 @@ class Governor:
         self.ontology = ontology
         self.embedder = embedder
         self.config = config
+        #: parsed filter conditions by (property, values, types) (:meth:`_filter`)
+        self._parsed: dict[tuple[Any, ...], FilterNode] = {}
 
     def govern(self, records: Sequence[MemIR], *, now: Any, actor: str, skip_ids: Collection[str] = (),
                vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], WriteReport]:
@@ -100,9 +105,8 @@ class Governor:
                 if rec.id not in candidates:
                     candidates[rec.id] = rec
                     sims[rec.id] = float(np.dot(vec, vector))
-        for mid, write in pending.items():
-            if mid in candidates:
-                candidates[mid] = write.record
+        for mid in [m for m in candidates if m in pending]:  # what this batch changed (not every pending write)
+            candidates[mid] = pending[mid].record
         pool = [c for c in candidates.values() if c.id not in skip]
         target = find_duplicate(record, pool, sims, policy)
         if target is None:
@@ -125,9 +129,8 @@ class Governor:
         for query in queries:  # the batch's records that these look-ups would find had they been stored
             for rec, _ in batch.found_by(query):
                 candidates[rec.id] = rec
-        for mid, write in pending.items():
-            if mid in candidates:
-                candidates[mid] = write.record
+        for mid in [m for m in candidates if m in pending]:  # what this batch changed (not every pending write)
+            candidates[mid] = pending[mid].record
         pool = [c for c in candidates.values() if c.id not in skip]
         return find_conflicts(record, pool, self.config)
 
@@ -150,10 +153,17 @@ class Governor:
     @staticmethod
     def _batch_neighbours(scope: Selection, vector: Vectors, batch: _Batch) -> list[tuple[MemIR, float]]:
         """The NEIGHBOURS records of the batch inside ``scope`` most similar to ``vector``, with their similarity."""
-        at = [i for i in batch.of_scope(scope) if batch.admitted(scope, i)]
-        if not at:
-            return []
-        sims = batch.matrix(at) @ np.asarray(vector, dtype=np.float32)
+        found = batch.scope_rows(scope)
+        if found is None:
+            at = [i for i in batch.of_scope(scope) if batch.admitted(scope, i)]
+            if not at:
+                return []
+            matrix = batch.matrix(at)
+        else:
+            at, matrix = found
+            if not at:
+                return []
+        sims = matrix @ np.asarray(vector, dtype=np.float32)
         best = np.argsort(-sims, kind="stable")[:NEIGHBOURS]
         return [(batch.items[at[i]][0], float(sims[i])) for i in best]
 
@@ -223,6 +233,27 @@ class Governor:
         return scope.with_(where=node)
 
     def _filter(self, where: dict[str, Any], types: tuple[str, ...] | None) -> FilterNode | None:
+        """``parse_filter(where)`` of a mapping of ``{"$in": values}`` conditions; each condition is kept once parsed
+        (:attr:`_parsed`: the same keys, attributes and enum values come back record after record), so a filter
+        whose conditions were all seen is put together from them (the node ``parse_filter`` makes: one condition per
+        property, in order). A spelling the property's kind refuses is dropped (:meth:`_cleaned_filter`)."""
+        keys = [(name, tuple((type(v), v) for v in cond["$in"]), types) for name, cond in where.items()]
+        seen = [self._parsed.get(key) for key in keys]
+        if all(item is not None for item in seen):
+            items = [item for item in seen if item is not None]
+            return items[0] if len(items) == 1 else And(tuple(items))
+        try:
+            node = parse_filter(where, self.ontology, types)
+        except ValidationError:
+            return self._cleaned_filter(where, types)
+        parts = node.items if isinstance(node, And) else (node,) if node is not None else ()
+        if len(parts) == len(keys):
+            if len(self._parsed) + len(keys) > PARSED_LIMIT:
+                self._parsed.clear()
+            self._parsed.update(zip(keys, parts, strict=True))
+        return node
+
+    def _cleaned_filter(self, where: dict[str, Any], types: tuple[str, ...] | None) -> FilterNode | None:
         try:
             return parse_filter(where, self.ontology, types)
         except ValidationError:
@@ -298,12 +329,20 @@ class _Batch:
         #: step instead of stacked from a list per item; None once an item's vector is not a float32 row of the
         #: first one's length (then they are stacked as before)
         self._rows: Vectors | None = None
+        #: the same rows again by (user, type), each scope's rows contiguous in batch order, with their items'
+        #: statuses (as positions in MemoryStatus): a governor's scope is then a slice, not a gather per item (made
+        #: at a scope's first :meth:`scope_rows`, then kept up by :meth:`append`)
+        self._scope_rows: dict[tuple[Any, str], Vectors] = {}
+        self._scope_status: dict[tuple[Any, str], npt.NDArray[np.int8]] = {}
 
     def append(self, record: MemIR, vector: Vectors) -> None:
         at = len(self.items)
         self.items.append((record, vector))
         self._keep_row(at, vector)
-        self._by_user_type.setdefault((record.scope.user_id, record.type), []).append(at)
+        key = (record.scope.user_id, record.type)
+        members = self._by_user_type.setdefault(key, [])
+        members.append(at)
+        self._keep_scope_row(key, len(members) - 1, record, vector)
         for name, value in record.properties.items():
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, str | int | float | bool):
@@ -323,6 +362,46 @@ class _Batch:
             grown[:at] = rows[:at]
             rows = self._rows = grown
         rows[at] = vector
+
+    def _keep_scope_row(self, key: tuple[Any, str], at: int, record: MemIR, vector: Vectors) -> None:
+        """Append to the scope's rows once :meth:`scope_rows` has made them (a batch of one record never does)."""
+        rows, status = self._scope_rows.get(key), self._scope_status.get(key)
+        if self._rows is None or rows is None or status is None:
+            return
+        if at >= len(rows):
+            grown = np.zeros((2 * len(rows), rows.shape[1]), dtype=np.float32)
+            grown[:at] = rows[:at]
+            rows = self._scope_rows[key] = grown
+            status = self._scope_status[key] = np.concatenate([status, np.zeros(len(status), dtype=np.int8)])
+        rows[at] = vector
+        status[at] = _STATUS_CODE[record.status]
+
+    def scope_rows(self, selection: Selection) -> tuple[list[int], Vectors] | None:
+        """(positions, rows) of the items inside a governor's scope (one user, one type, any agent and session, no
+        ids, time or filter: only the status is checked), in batch order: the positions :meth:`of_scope` and
+        :meth:`admitted` give and the rows :meth:`matrix` gives for them (a contiguous slice where every item is
+        admitted). None for any other selection, or when the rows are not kept."""
+        if self._rows is None or selection.user_id is ANY or selection.types is None or len(selection.types) != 1 \
+                or selection.agent_id is not ANY or selection.session_id is not ANY or selection.ids is not None \
+                or selection.valid_at is not None or selection.where is not None:
+            return None
+        key = (selection.user_id, selection.types[0])
+        members = self._by_user_type.get(key, [])
+        if not members:
+            return [], np.zeros((0, self._rows.shape[1]), dtype=np.float32)
+        count = len(members)
+        if key not in self._scope_rows:  # made at the first look: the rows kept so far, gathered once
+            self._scope_rows[key] = np.zeros((max(16, 2 * count), self._rows.shape[1]), dtype=np.float32)
+            self._scope_rows[key][:count] = self._rows[np.asarray(members, dtype=np.intp)]
+            self._scope_status[key] = np.zeros(max(16, 2 * count), dtype=np.int8)
+            self._scope_status[key][:count] = [_STATUS_CODE[self.items[i][0].status] for i in members]
+        rows, status = self._scope_rows[key][:count], self._scope_status[key][:count]
+        wanted = np.zeros(len(_STATUS_CODE), dtype=bool)
+        wanted[[_STATUS_CODE[s] for s in selection.statuses]] = True
+        inside = wanted[status]
+        if inside.all():
+            return members, rows
+        return [m for m, keep in zip(members, inside.tolist(), strict=True) if keep], rows[inside]
 
     def of_scope(self, selection: Selection) -> Sequence[int]:
         """Positions of the items that may be inside ``selection``, in batch order: those of its user and types
@@ -357,6 +436,9 @@ class _Batch:
             name, values = first
             at = sorted({i for v in values for i in self._by_value.get((name, v), ())})
         return [self.items[i] for i in at if _found_by(selection, self.items[i][0])]
+
+
+_STATUS_CODE = {status: code for code, status in enumerate(MemoryStatus)}
 
 
 def _row_like(vector: Any) -> bool:

@@ -151,15 +151,18 @@ class MemoryCore:
         return writes, {}
 
     def _commit(self, records: Sequence[MemIR], *, now: datetime | None = None, actor: str = "api",
-                govern: bool = True, vectors: Mapping[str, Vectors] | None = None) -> list[MemIR]:
+                govern: bool = True, vectors: Mapping[str, Vectors] | None = None,
+                ready: bool = False) -> list[MemIR]:
         """Validate, govern, embed and store ``records`` in one transaction; return what was stored.
+
+        ``ready``: the records come from :meth:`_prepare` already (with this ``now`` and ``actor``): not again.
 
         ``vectors`` (optional, record id -> vector): vectors the caller already made for these records' texts WITH
         THIS STORE'S EMBEDDER (the understanding step embeds each utterance piece once to classify it); a record
         is governed and stored with its vector instead of being embedded again.
         """
         now = resolve_now(now)
-        prepared = [self._prepare(r, now, actor) for r in records]
+        prepared = list(records) if ready else [self._prepare(r, now, actor) for r in records]
         if govern:
             self._flush_queue()  # governance reads the store: it must see what this block already changed
             writes, merged = self._govern(prepared, now=now, actor=actor, vectors=vectors)
@@ -288,10 +291,11 @@ class MemoryCore:
         Each item is a mapping of :meth:`add`'s per-record arguments (``text``, ``type``, ``properties``,
         ``summary``, ``speaker``, ``turn``, ``relationships``, ``id``, ``valid_from``). Every item is validated
         before anything is written: the first bad one raises a ValidationError naming ``items[i].<field>`` (and
-        ``index``), with nothing written; a failing write leaves nothing either. ``vectors``: one per item, made
-        with THIS store's embedder (e.g. by an earlier ``embedder.embed`` call), so the texts are not embedded
-        again; otherwise they are embedded in one call. ``govern=True`` applies add's lifecycle rules to each item
-        (merges, contradictions, supersedes: a vector search in the item's scope per item);
+        ``index``), with nothing written; a record the store refuses while writing (StoreError) fails the whole
+        batch: nothing of it is stored, not even a merge into a memory held before (tested). ``vectors``: one per
+        item, made with THIS store's embedder (e.g. by an earlier ``embedder.embed`` call), so the texts are not
+        embedded again; otherwise they are embedded in one call. ``govern=True`` applies add's lifecycle rules to
+        each item (merges, contradictions, supersedes: a vector search in the item's scope per item);
         ``govern=False`` stores the items as they are (a bulk load of records known to be new and distinct:
         no merging or conflict checks), each with its ``created`` history entry."""
         if not isinstance(govern, bool):
@@ -321,7 +325,7 @@ class MemoryCore:
                                     id=record.id, index=i)
         known = dict(zip((r.id for r in prepared), given, strict=True)) if given is not None else None
         if govern:
-            return self._commit(prepared, now=now, actor=creator, vectors=known)
+            return self._commit(prepared, now=now, actor=creator, vectors=known, ready=True)
         if known is None:
             known = dict(zip((r.id for r in prepared), self.embedder.embed([r.content.text for r in prepared]),
                              strict=True))
