@@ -82,7 +82,7 @@ from mnemir.retrieve.learned import (
     soft_gate,
 )
 from mnemir.retrieve.lexical import entity_terms
-from mnemir.retrieve.query_kinds import QueryReading, read_query
+from mnemir.retrieve.query_kinds import QueryKinds, QueryReading, read_query
 from mnemir.retrieve.ranking import (
     ANSWER_ROLES,
     LINK_DECAY,
@@ -207,6 +207,14 @@ class RecallConfig:
     role_confidence_in_fusion: bool = False
     #: called with the role model's feature row of each query (training and diagnostics)
     role_observer: Callable[[Any], None] | None = None
+    #: the query-kind model (:mod:`mnemir.retrieve.query_kinds`); None = the one shipped with the package
+    query_kinds: QueryKinds | None = None
+    #: plain search's share of the top k grows by this much times the query-kind model's probability that the
+    #: question asks for none of the kinds recall reads (a plain lookup: ``QueryReading.plain``), so where no kind
+    #: fits, the fused lexical + vector order stands (docs/decisions/0072)
+    lookup_plain_share: float = 0.0
+    #: ... and plain search's weight in the fusion by this much times that probability
+    lookup_plain_weight: float = 0.0
 
     def __post_init__(self) -> None:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
@@ -224,6 +232,9 @@ class RecallConfig:
         if self.role_model is not None and not isinstance(self.role_model, RoleModel):
             raise ValidationError("role_model must be a RoleModel or None", field="role_model",
                                   value=type(self.role_model).__name__, allowed="RoleModel (RoleModel.from_dict)")
+        if self.query_kinds is not None and not isinstance(self.query_kinds, QueryKinds):
+            raise ValidationError("query_kinds must be a QueryKinds or None", field="query_kinds",
+                                  value=type(self.query_kinds).__name__, allowed="QueryKinds (QueryKinds.from_json)")
         if self.role_observer is not None and not callable(self.role_observer):
             raise ValidationError("role_observer must be callable or None", field="role_observer",
                                   value=type(self.role_observer).__name__, allowed="a callable(row)")
@@ -236,7 +247,8 @@ class RecallConfig:
                                 ("role_switch", 0.0, 1.0), ("role_widen", 0.0, 1.0),
                                 ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
                                 ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0),
-                                ("plain_text_depth", 1.0, 10.0)):
+                                ("plain_text_depth", 1.0, 10.0), ("lookup_plain_share", 0.0, 1.0),
+                                ("lookup_plain_weight", 0.0, 10.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -424,8 +436,10 @@ class _Query:
 
     def kept_places(self) -> int:
         """How many of plain search's best keep places in the top k: ``plain_share`` of it, and more the less sure
-        the intent is (``unsure_plain_share``)."""
-        share = self.config.plain_share + self.config.unsure_plain_share * (1.0 - float(self.intent.confidence))
+        the intent is (``unsure_plain_share``) and the likelier the question asks for no kind recall reads
+        (``lookup_plain_share``)."""
+        share = (self.config.plain_share + self.config.unsure_plain_share * (1.0 - float(self.intent.confidence))
+                 + self.config.lookup_plain_share * self.reading.plain)
         return kept_places(self.k, min(share, 1.0))
 
     def answered(self, kept: Sequence[Scored]) -> bool:
@@ -442,7 +456,8 @@ class _Query:
 def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentLike, scope: Selection, k: int,
             now: datetime, config: RecallConfig) -> Recall:
     qvec = embedder.embed_query(intent.query)
-    reading = read_query(qvec, embedder.model_id)
+    reading = (read_query(qvec, embedder.model_id) if config.query_kinds is None
+               else config.query_kinds.read(qvec, embedder.model_id))
     asked, intent = intent, confirm_open_work(intent, reading)
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
@@ -588,7 +603,8 @@ def _fused(q: _Query, kept: list[Scored], judged: Mapping[str, Scored]
     q.barred.update(more_barred)
     # the intent is a probability over roles: the less sure it is, the more plain search counts
     sure = q.intent.confidence if config.role_confidence_in_fusion else q.asked_confidence
-    weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(sure))
+    weight = (config.plain_weight + config.unsure_plain_weight * (1.0 - float(sure))
+              + config.lookup_plain_weight * q.reading.plain)  # and the likelier no kind fits the question
     fused, notes = fuse(kept, q.plain, extra, k=q.k, role_weight=1.0, plain_weight=weight, fusion_k=config.fusion_k,
                         barred=q.barred, ruled_out=ruled_out, kept=q.kept_places(),
                         groups=q.groups)
