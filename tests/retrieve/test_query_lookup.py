@@ -29,15 +29,15 @@ def test_the_shipped_model_has_a_none_of_these_class() -> None:
 
 
 @pytest.mark.parametrize("query", ["How many litres does my fish tank hold?", "我的护照号码是多少？",
-                                   "What's my bank's sort code?", "我的血型是什么？"])
+                                   "What's the sort code of my savings account at the credit union?", "我家路由器的管理密码是多少？"])
 def test_a_present_fact_question_reads_as_a_lookup_and_asks_no_kind(query: str) -> None:
     reading = _read(query)
     assert max(reading.probabilities, key=reading.probabilities.__getitem__) == LOOKUP, reading.probabilities
     assert not (reading.asks_decision or reading.asks_next or reading.asks_task_standing), reading.probabilities
 
 
-@pytest.mark.parametrize("query", ["Which moving company did we end up booking?", "下一步我该先弄哪个？",
-                                   "What's still left to sort out before the party?"])
+@pytest.mark.parametrize("query", ["Which of the two removal firms did I pick for the flat?", "下一步我该先弄哪个？",
+                                   "What jobs remain before my garden gathering?"])
 def test_a_question_of_a_kind_is_no_lookup(query: str) -> None:
     reading = _read(query)
     assert reading.plain < 0.3, reading.probabilities
@@ -50,7 +50,7 @@ def test_a_lookup_keeps_plain_searchs_best_in_recall(mem: mnemir.Memory, now: da
                days=20)
     add(mem, now, "Buy a new lock for the bike, the old one is rusty", "Task",
         {"goal": "buy a bike lock", "status": "pending"}, days=2)
-    add(mem, now, "I love cycling to work along the canal", "Preference", {"preference_type": "like"}, days=5)
+    add(mem, now, "I love cycling to the office along the old canal towpath", "Preference", {"preference_type": "like"}, days=5)
     add(mem, now, "Ask the neighbour whether the bike shed has a lock", "Task",
         {"goal": "ask about the shed", "status": "pending"}, days=1)
     query = "What's the code for my bike lock?"
@@ -61,8 +61,13 @@ def test_a_lookup_keeps_plain_searchs_best_in_recall(mem: mnemir.Memory, now: da
     assert best.id in hits and said.id in hits
 
 
-def test_the_lookup_settings_are_checked() -> None:
-    with pytest.raises(mnemir.ValidationError):
-        RecallConfig(lookup_plain_share=1.5)
+def test_a_query_kind_model_can_be_handed_in(mem: mnemir.Memory, now: datetime) -> None:
+    """A refit is measured beside the shipped model on the same store (``RecallConfig.query_kinds``)."""
+    add(mem, now, "The spare fuse for the amplifier is taped inside its lid", "Fact", {"attribute": "spare fuse"},
+        days=9)
+    query = "Where is the spare fuse for my amplifier kept?"
+    shipped = [h.id for h in mem.recall(query, user="alice", k=3, now=now).hits]
+    mem.recall_config = RecallConfig(query_kinds=shipped_query_kinds())
+    assert [h.id for h in mem.recall(query, user="alice", k=3, now=now).hits] == shipped
     with pytest.raises(mnemir.ValidationError):
         RecallConfig(query_kinds="the shipped one")  # type: ignore[arg-type]

@@ -4,22 +4,24 @@
 
 The examples are the checkpoints of the continuity train conversations (``benchmarks/continuity/train``): each
 question with its kind (decision, next_step, open_tasks, task_status, ...), and questions that ask for none of those
-kinds, labelled ``lookup`` (docs/decisions/0072): the intent model's training queries of the kinds no continuity kind
-is (its training files, ``training/understand``: a fact looked up, a feeling, the setting, small talk), the collapse train
-queries whose relevant memories are all facts, feelings, frames or guesses (none a decision), and the questions of
-``training/query_kinds/*.jsonl`` (``{"query", "kind"}`` rows written for this model, none yet). Each question is embedded by the bundled
-embedder, as recall embeds a query; a softmax over the kinds with an L2 penalty is fitted on the vectors, each kind
-weighing alike (the kinds are unevenly represented). The penalty, and the probability from which recall counts a kind
-as asked, are chosen by cross-validation over whole files, so each file is judged by a model that never saw it: the
-penalty with the best mean F1 over the kinds recall acts on, and for each such kind the threshold with the best F1.
-The model is then fitted on every training file. A training question also asked in the dev split (short generic
-questions recur word for word) is left out, and so is any other example that a dev split asks (continuity, collapse and its
-rewordings, intent). Cross-validation holds out each continuity file in turn and the other examples in five
-folds by file; a kind's threshold is chosen by F1 on the held-out continuity checkpoints (chosen on every held-out
-question, plain lookups included, they rose to 0.45-0.55 and cost a fifth of the checkpoints' F1: decision 0072),
-and how often a held-out plain lookup is read as each kind is recorded beside it. The files, the settings and the cross-validated figures are written into the model
-file. The dev and test files measure it (docs/EVALUATION.md); it never learns from them (the dev questions are read only to
-leave them out) and never reads the test files.
+kinds, labelled ``lookup`` (docs/decisions/0072): the intent model's training queries of the kinds no continuity
+kind is (its training files in ``training/understand``: a fact looked up, a feeling, the setting, world knowledge),
+the collapse train queries whose relevant memories are all facts, feelings, frames or guesses (none a decision),
+and the rows of ``training/query_kinds/*.jsonl`` (``{"query", "kind"}``, written for this model; none yet).
+
+Each question is embedded by the bundled embedder, as recall embeds a query; a softmax over the kinds with an L2
+penalty is fitted on the vectors, each kind weighing alike (the kinds are unevenly represented). The penalty, and
+the probability from which recall counts a kind as asked, are chosen by cross-validation, so each example is judged
+by a model that never saw its file: each continuity file is held out in turn, the other examples in five folds by
+file. The penalty with the best mean F1 over the kinds recall acts on wins, and for each such kind the threshold with
+the best F1 on the held-out checkpoints (chosen on every held-out question, plain lookups included, they rose to
+0.45-0.55 and cost a fifth of the checkpoints' F1: decision 0072); how often a held-out plain lookup is read as each
+kind is recorded beside it. The model is then fitted on every example.
+
+A training question also asked in a dev split (short generic questions recur word for word) is left out: the
+continuity, collapse (and its rewordings) and intent dev questions are read only for that. The files, the settings
+and the cross-validated figures are written into the model file. The dev and test files measure the model
+(docs/EVALUATION.md); it never learns from them and never reads the test files.
 """
 
 from __future__ import annotations
@@ -246,7 +248,8 @@ def train(embedder: Embedder | None = None) -> QueryKinds:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return model_main(__doc__, DEFAULT_OUT, train, lambda m: f"thresholds {m.thresholds}, penalty {m.meta['penalty']}", argv)
+    return model_main(__doc__, DEFAULT_OUT, train,
+                      lambda m: f"thresholds {m.thresholds}, penalty {m.meta['penalty']}", argv)
 
 
 if __name__ == "__main__":

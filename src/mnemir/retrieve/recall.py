@@ -207,14 +207,9 @@ class RecallConfig:
     role_confidence_in_fusion: bool = False
     #: called with the role model's feature row of each query (training and diagnostics)
     role_observer: Callable[[Any], None] | None = None
-    #: the query-kind model (:mod:`mnemir.retrieve.query_kinds`); None = the one shipped with the package
+    #: the query-kind model (:mod:`mnemir.retrieve.query_kinds`); None = the one shipped with the package (another
+    #: one measures a refit side by side on the same stores)
     query_kinds: QueryKinds | None = None
-    #: plain search's share of the top k grows by this much times the query-kind model's probability that the
-    #: question asks for none of the kinds recall reads (a plain lookup: ``QueryReading.plain``), so where no kind
-    #: fits, the fused lexical + vector order stands (docs/decisions/0072)
-    lookup_plain_share: float = 0.0
-    #: ... and plain search's weight in the fusion by this much times that probability
-    lookup_plain_weight: float = 0.0
 
     def __post_init__(self) -> None:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
@@ -247,8 +242,7 @@ class RecallConfig:
                                 ("role_switch", 0.0, 1.0), ("role_widen", 0.0, 1.0),
                                 ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
                                 ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0),
-                                ("plain_text_depth", 1.0, 10.0), ("lookup_plain_share", 0.0, 1.0),
-                                ("lookup_plain_weight", 0.0, 10.0)):
+                                ("plain_text_depth", 1.0, 10.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -436,10 +430,8 @@ class _Query:
 
     def kept_places(self) -> int:
         """How many of plain search's best keep places in the top k: ``plain_share`` of it, and more the less sure
-        the intent is (``unsure_plain_share``) and the likelier the question asks for no kind recall reads
-        (``lookup_plain_share``)."""
-        share = (self.config.plain_share + self.config.unsure_plain_share * (1.0 - float(self.intent.confidence))
-                 + self.config.lookup_plain_share * self.reading.plain)
+        the intent is (``unsure_plain_share``)."""
+        share = self.config.plain_share + self.config.unsure_plain_share * (1.0 - float(self.intent.confidence))
         return kept_places(self.k, min(share, 1.0))
 
     def answered(self, kept: Sequence[Scored]) -> bool:
@@ -603,8 +595,7 @@ def _fused(q: _Query, kept: list[Scored], judged: Mapping[str, Scored]
     q.barred.update(more_barred)
     # the intent is a probability over roles: the less sure it is, the more plain search counts
     sure = q.intent.confidence if config.role_confidence_in_fusion else q.asked_confidence
-    weight = (config.plain_weight + config.unsure_plain_weight * (1.0 - float(sure))
-              + config.lookup_plain_weight * q.reading.plain)  # and the likelier no kind fits the question
+    weight = config.plain_weight + config.unsure_plain_weight * (1.0 - float(sure))
     fused, notes = fuse(kept, q.plain, extra, k=q.k, role_weight=1.0, plain_weight=weight, fusion_k=config.fusion_k,
                         barred=q.barred, ruled_out=ruled_out, kept=q.kept_places(),
                         groups=q.groups)
