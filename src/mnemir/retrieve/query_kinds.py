@@ -1,4 +1,4 @@
-"""A learned reading of what a recall query asks for: what comes next, or what was decided.
+"""A learned reading of what a recall query asks for: what comes next, or what was decided, or none of the kinds.
 
 Two of recall's judgements act on what a question asks (:mod:`mnemir.retrieve.judgements`): asked what comes next,
 the latest step still ahead goes first; asked what was decided or which option holds, the user's decisions are read
@@ -7,6 +7,12 @@ recall already computed for search), not from hand-written wording: a softmax ov
 continuity training conversations, fitted by :mod:`mnemir.eval.learn_query_kinds` on training files only and shipped
 in ``retrieve/data/query_kinds.json`` (the files it was fitted on, its settings and its cross-validated figures are
 in the file). A call is one small matrix product.
+
+The kinds include "none of these" (:data:`LOOKUP`: a plain lookup of a present fact, a feeling, the setting, small
+talk), learned from training queries that ask for no kind recall reads (docs/decisions/0072): without it, every
+question carried all of its probability on the continuity kinds, and a plain lookup could read as a decision or a
+task's standing. Its probability (:attr:`QueryReading.plain`) tells recall how far to let plain hybrid search's order
+stand.
 
 The model belongs to the embedder it was fitted with: for vectors of another model (another ``model_id`` or
 dimension) it reads nothing, and the two judgements stay off.
@@ -23,7 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["QueryKinds", "QueryReading", "read_query", "shipped_query_kinds"]
+__all__ = ["LOOKUP", "QueryKinds", "QueryReading", "read_query", "shipped_query_kinds"]
 
 #: the file of the shipped model, in ``mnemir/retrieve/data``
 MODEL_FILE = "query_kinds.json"
@@ -32,6 +38,8 @@ NEXT_STEP = "next_step"
 DECISION = "decision"
 OPEN_TASKS = "open_tasks"
 TASK_STATUS = "task_status"
+#: "none of these": the question asks for no kind recall reads (a plain lookup)
+LOOKUP = "lookup"
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,12 @@ class QueryReading:
         if OPEN_TASKS not in self.thresholds or TASK_STATUS not in self.thresholds:
             return False
         return self.asks(TASK_STATUS) and not self.asks(OPEN_TASKS)
+
+    @property
+    def plain(self) -> float:
+        """The probability that the question asks for none of the kinds (a plain lookup): 0.0 when nothing was read
+        or the model has no such class."""
+        return float(self.probabilities.get(LOOKUP, 0.0))
 
     @property
     def asks_decision(self) -> bool:

@@ -82,7 +82,7 @@ from mnemir.retrieve.learned import (
     soft_gate,
 )
 from mnemir.retrieve.lexical import entity_terms
-from mnemir.retrieve.query_kinds import QueryReading, read_query
+from mnemir.retrieve.query_kinds import QueryKinds, QueryReading, read_query
 from mnemir.retrieve.ranking import (
     ANSWER_ROLES,
     LINK_DECAY,
@@ -207,6 +207,9 @@ class RecallConfig:
     role_confidence_in_fusion: bool = False
     #: called with the role model's feature row of each query (training and diagnostics)
     role_observer: Callable[[Any], None] | None = None
+    #: the query-kind model (:mod:`mnemir.retrieve.query_kinds`); None = the one shipped with the package (another
+    #: one measures a refit side by side on the same stores)
+    query_kinds: QueryKinds | None = None
 
     def __post_init__(self) -> None:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
@@ -224,6 +227,9 @@ class RecallConfig:
         if self.role_model is not None and not isinstance(self.role_model, RoleModel):
             raise ValidationError("role_model must be a RoleModel or None", field="role_model",
                                   value=type(self.role_model).__name__, allowed="RoleModel (RoleModel.from_dict)")
+        if self.query_kinds is not None and not isinstance(self.query_kinds, QueryKinds):
+            raise ValidationError("query_kinds must be a QueryKinds or None", field="query_kinds",
+                                  value=type(self.query_kinds).__name__, allowed="QueryKinds (QueryKinds.from_json)")
         if self.role_observer is not None and not callable(self.role_observer):
             raise ValidationError("role_observer must be callable or None", field="role_observer",
                                   value=type(self.role_observer).__name__, allowed="a callable(row)")
@@ -442,7 +448,8 @@ class _Query:
 def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentLike, scope: Selection, k: int,
             now: datetime, config: RecallConfig) -> Recall:
     qvec = embedder.embed_query(intent.query)
-    reading = read_query(qvec, embedder.model_id)
+    reading = (read_query(qvec, embedder.model_id) if config.query_kinds is None
+               else config.query_kinds.read(qvec, embedder.model_id))
     asked, intent = intent, confirm_open_work(intent, reading)
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
