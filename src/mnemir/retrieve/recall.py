@@ -486,9 +486,19 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     return Recall(q.intent.query, q.intent, hits, context, widened, notes)
 
 
+#: the question kinds (:mod:`mnemir.retrieve.query_kinds`) that ask what is so of someone: a fact about a person, its
+#: corrected value, what they like
+ASKED_PERSON_KINDS = ("other_person", "corrected_fact", "preference")
+
+
 def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], str | None]:
     """Asked about someone, the memories near the top that name only other people follow the rest
-    (:func:`~mnemir.retrieve.persons.about_the_asked_person`)."""
+    (:func:`~mnemir.retrieve.persons.about_the_asked_person`), when the question asks for what is so of someone
+    (the query-kind model's likeliest kind: :data:`ASKED_PERSON_KINDS`), not for work, a plan or an event, which
+    involve other people as a matter of course ("what's left to do for Dad's operation?")."""
+    top = max(q.reading.probabilities.items(), key=lambda kv: kv[1], default=None)
+    if top is not None and top[0] not in ASKED_PERSON_KINDS:
+        return kept, None
     depth = max(q.k, round(q.k * q.config.asked_person_depth))
     ids = [s.record.id for s in kept]
     texts = {s.record.id: s.record.text for s in kept[:depth]}

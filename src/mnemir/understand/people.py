@@ -30,6 +30,8 @@ _ONE_PERSON = frozenset({"mother", "father", "stepmother", "stepfather", "wife",
                          "sister", "brother", "sister-in-law", "brother-in-law", "grandmother", "grandfather",
                          "uncle", "aunt", "nephew", "niece"})
 _PETS = frozenset({"dog", "cat", "parrot", "rabbit", "hamster"})
+#: titles and trades: said without a possessive they name whoever holds one ("医生说…", "刘主任"), not the user's own
+_ROLES = frozenset({"boss", "teacher", "doctor", "client", "intern", "guard", "tenant", "nanny", "landlord"})
 _REL_WORDS = {w.lower(): key for key, words in fill.RELATIONS.items() for w in words if key not in _PETS}
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _EN_WORDS = "|".join(sorted((re.escape(w) for w in _REL_WORDS if not _CJK.search(w)), key=len, reverse=True))
@@ -109,8 +111,10 @@ def _relations_in(text: str, *, reporters: bool = True) -> set[str]:
     matches += [(m.group(0), m.end()) for m in _EN_KIN_NAME.finditer(text)]
     for m in _ZH_REL.finditer(text):
         rel = m.group("rel")
-        # without 我 / 我们: a word of two characters or more that no third person owns ("他闺女", "刘姐")
-        if m.group("own") or (len(rel) > 1 and (m.start() == 0 or text[m.start() - 1] not in "他她它的")):
+        # without 我 / 我们: a word of two characters or more that no third person owns ("他闺女", "刘姐"), and no
+        # title or trade ("医生说…", "刘主任": whoever holds it, not one of the user's people)
+        if m.group("own") or (len(rel) > 1 and _REL_WORDS[rel] not in _ROLES
+                              and (m.start() == 0 or text[m.start() - 1] not in "他她它的")):
             matches.append((rel, m.end()))
     for word, end in matches:
         if reporters or not _REPORTS.match(text, end):
