@@ -9,9 +9,10 @@ import pytest
 
 import mnemir
 from mnemir.lifecycle import contradictions
+from mnemir.memory.understanding import Remembered
 
 
-def _remember(mem: mnemir.Memory, texts: list[str], now: datetime) -> list[mnemir.Remembered]:
+def _remember(mem: mnemir.Memory, texts: list[str], now: datetime) -> list[Remembered]:
     return [mem.remember(t, user="vida", now=now - timedelta(hours=1) + timedelta(minutes=i))
             for i, t in enumerate(texts)]
 

@@ -136,8 +136,8 @@ def _type_conflict(new: MemIR, old: MemIR, config: LifecycleConfig) -> Conflict 
     return None
 
 
-#: two statements whose entity is the same named person ("my brother Tom lives in Leeds" / "Tom moved to York": both
-#: read as entity "tom") are about the same person, though only one names the relation (docs/decisions/0069)
+#: two statements whose entity is the same named person ("my cousin Ilse lives in Bremen" / "Ilse moved to Kassel":
+#: both read as entity "ilse") are about the same person, though only one names the relation (docs/decisions/0069)
 NAMED_PERSON_IS_SUBJECT = True
 #: entities that name no one in particular (the user, a fact about nothing read)
 _NO_ONE = frozenset({"user", "general", "family", "the user", "me", "i", "我", "用户"})
