@@ -206,7 +206,7 @@ class RecallConfig:
     #: confidence settles the intent and rules roles out. True measured the same on collapse and continuity dev:
     #: docs/decisions/0039)
     role_confidence_in_fusion: bool = False
-    #: asked about someone ("my sister", "Lena"), the memories of the top ``asked_person_depth`` x k that name only
+    #: asked about someone ("my sister", "Ilse"), the memories of the top ``asked_person_depth`` x k that name only
     #: other people follow the rest, when one there names that person (:mod:`mnemir.retrieve.persons`,
     #: docs/decisions/0069)
     asked_person: bool = True

@@ -1,14 +1,14 @@
 """Who a text names and who a question asks about, as the user's people (docs/decisions/0069).
 
 The people a question names (a relation of the user's, "my sister" / "我姐"; a name the user has used for someone,
-"Lena" / "小敏") are resolved against the people the user's memories introduce together ("my sister Fiona", "室友佳琪":
+"Ilse" / "小琪") are resolved against the people the user's memories introduce together ("my sister Greta", "同事阿宏":
 the relation and the name are one person). Recall uses it to tell memories about the person asked about from those
 about someone else (:mod:`mnemir.retrieve.persons`).
 
 General facts of the languages behind it: kinship and role nouns (``understand.fill.RELATIONS``) name people; with
 a possessive ("my", "our", "我", "我们家") they name the user's own; a name said at the head of a clause
-(``understand.fill.person_mention``) names a person; a relation and a name said together ("my flatmate Jonas",
-"Omar, my line manager", "我闺蜜小敏") are the same person. A relation word right after "which" names a kind of person, not
+(``understand.fill.person_mention``) names a person; a relation and a name said together ("my flatmate Corinna",
+"Omar, my line manager", "我表姐小琪") are the same person. A relation word right after "which" names a kind of person, not
 one person ("which friend…", "哪个同事…"): there it does not count.
 """
 
@@ -68,7 +68,7 @@ class People:
     _maybe: set[str] = field(default_factory=set, repr=False)
 
     def learn(self, text: str) -> None:
-        """Read the people ``text`` names at the head of its clauses ("my flatmate Jonas…", "小敏说…")."""
+        """Read the people ``text`` names at the head of its clauses ("my flatmate Corinna…", "小琪说…")."""
         for clause in [text, *_CLAUSES.split(text)]:
             if not clause.strip():
                 continue
@@ -159,6 +159,6 @@ def asked_about(query: str, people: People) -> set[str]:
     for name, relation in people.relation_of.items():
         if relation in relations:
             out.add(name)
-        if name in names and relation in _ONE_PERSON:  # "Lena" is "my sister"; not every friend is her
+        if name in names and relation in _ONE_PERSON:  # "Ilse" is "my sister"; not every friend is her
             out.add(relation)
     return out
