@@ -26,8 +26,9 @@ from mnemir.lifecycle.config import ConflictPair, LifecycleConfig, Strategy
 from mnemir.lifecycle.events import EventKind, GovernanceEvent
 from mnemir.lifecycle.hypothesis import apply_evidence
 from mnemir.lifecycle.records import changed, entry, is_live, same_scope, short, start_of, with_relation
-from mnemir.lifecycle.terms import has_cjk, same_subject, terms_overlap
+from mnemir.lifecycle.terms import has_cjk, people_named, same_subject, terms_overlap
 from mnemir.ontology import norm_key
+from mnemir.retrieve.persons import is_relation
 from mnemir.retrieve.ranking import confidence_of, is_about_user
 
 NEVER_SUPERSEDES = ("EmotionalState", "DialogueAct")
@@ -118,7 +119,8 @@ def find_conflicts(new: MemIR, candidates: Sequence[MemIR], config: LifecycleCon
 
 def _type_conflict(new: MemIR, old: MemIR, config: LifecycleConfig) -> Conflict | None:
     kinds = {new.type, old.type}
-    if kinds <= {"Fact", "Hypothesis"} and not same_subject(new.content.text, old.content.text):
+    if kinds <= {"Fact", "Hypothesis"} and not same_subject(new.content.text, old.content.text) \
+            and not same_named_person(new, old):
         return None  # said of different people: both can be true
     if (kinds == {"Fact"} and _same(new, old, "entity", "attribute") and _single_valued(new, config)
             and norm_key(new.properties.get("value")) != norm_key(old.properties.get("value"))):
@@ -132,6 +134,25 @@ def _type_conflict(new: MemIR, old: MemIR, config: LifecycleConfig) -> Conflict 
         return Conflict("preference_flip", new, old, config.policy("Preference").on_conflict,
                         value_question(old, new))
     return None
+
+
+#: two statements whose entity is the same named person ("my cousin Ilse lives in Bremen" / "Ilse moved to Kassel":
+#: both read as entity "ilse") are about the same person, though only one names the relation (docs/decisions/0069)
+NAMED_PERSON_IS_SUBJECT = True
+#: entities that name no one in particular (the user, a fact about nothing read)
+_NO_ONE = frozenset({"user", "general", "family", "the user", "me", "i", "我", "用户"})
+
+
+def same_named_person(a: MemIR, b: MemIR) -> bool:
+    """Both are about the same named person: the same entity, a name (not the user, not a relation word), and no
+    two different relations named ("my sister Anna" and "my colleague Anna" are two people)."""
+    if not NAMED_PERSON_IS_SUBJECT:
+        return False
+    entity = norm_key(a.properties.get("entity"))
+    if not entity or entity in _NO_ONE or entity != norm_key(b.properties.get("entity")) or is_relation(entity):
+        return False
+    named_a, named_b = people_named(a.content.text), people_named(b.content.text)
+    return not named_a or not named_b or named_a == named_b
 
 
 # -- resolution --------------------------------------------------------------------------------

@@ -564,6 +564,7 @@ class UnderstandingMixin(_Base):
                 self._record_decision(draft, text, ctx)
             self._learned_decision(text, ctx)
             self._take_back_named_value(text, ctx)
+            self._outdate_stated_values(ctx)
             self._take_back_changed_stance(text, ctx)
         self._report_changes(report, ctx)
         return ctx.out
@@ -1396,6 +1397,43 @@ class UnderstandingMixin(_Base):
                         actor=ctx.creator)
         ctx.out.notes.append(f"the utterance takes back {old!r}, said in " + ", ".join(r.target for r in links))
 
+    def _outdate_stated_values(self, ctx: _Context) -> None:
+        """A correction that takes back a value said in earlier utterances (``corrects``, with the value) outdates
+        the facts and guesses read from them that state that value: the old value is superseded by what the
+        correction says (its statement read now, else its utterance), not only hidden beside it at recall
+        (docs/decisions/0069). Open work stating the value stays (a task carries the new date when it moves)."""
+        if not OUTDATE_STATED_VALUES or ctx.speaker != "user" or ctx.episode is None:
+            return
+        takers = [ctx.episode, *(r.id for r in ctx.out.created)]
+        if set(takers) & self._queued_ids():
+            self._flush_queue()
+        values: dict[str, set[str]] = {}  # old utterance -> the values taken back from it
+        for edge in self.store.edges(takers, relations=[CORRECTS], direction="out", user=ctx.user):
+            value = (edge.properties or {}).get("value")
+            if edge.target != ctx.episode and isinstance(value, str) and value:
+                values.setdefault(edge.target, set()).add(value)
+        if not values:
+            return
+        readings = self.store.edges(list(values), relations=[DERIVED_FROM], direction="in", user=ctx.user)
+        sources = {e.source: e.target for e in readings if e.source not in takers and e.source not in ctx.replaced}
+        new = next((r.id for r in ctx.out.created if r.type in UPDATED_TYPES), ctx.episode)
+        terms = content_terms(ctx.text)
+        for old in self.store.fetch(list(sources), user=ctx.user):
+            if old.type not in OUTDATED_BY_VALUE or str(old.status) != "active" or not old.is_valid_at(ctx.now):
+                continue
+            value = next((v for v in sorted(values[sources[old.id]]) if _states_value(old.text, v)), None)
+            # about the same thing: a term shared beyond the value ("the 15th" of the rent is not the concert's)
+            if value is None or not [t for t in _shared_terms(terms, old.text)
+                                     if not _NUMERAL.fullmatch(t) and not _VALUE_KINDS["date"].fullmatch(t)]:
+                continue
+            reason = f"states {value!r}, which a later correction took back"
+            self.update(old.id, status="superseded", user=ctx.user, now=ctx.now, reason=reason, actor=ctx.creator)
+            self.update(new, relationships=[Relationship(target=old.id, relation="supersedes",
+                                                         properties={"reason": reason})],
+                        user=ctx.user, now=ctx.now, reason=reason, actor=ctx.creator)
+            ctx.replaced.add(old.id)
+            ctx.out.notes.append(f"correction outdated {old.id} ({old.text[:60]!r}): {reason}")
+
     def _take_back_changed_stance(self, text: str, ctx: _Context) -> None:
         """A user's utterance that says their mind changed ("the rug? changed my mind, grey now", "窗帘不要深蓝了，现在想要米白的")
         takes back the earlier utterance of theirs closest in meaning, whatever either was read as: when nothing read
@@ -1934,13 +1972,24 @@ _VALUE_ARTICLE = re.compile(r"^(?:(?:on|in|at|to|for|by|from)\s+)?(?:the|a|an)\s
 _RELATIVE_DAY = re.compile(r"^(?:今天|昨天|明天|前天|后天|今年|去年|明年|这周|本周|上周|下周|这个月|上个月|下个月)")
 
 
+#: a correction naming the value it takes back outdates the facts and guesses read from the utterances it corrects
+#: that state that value (docs/decisions/0069)
+OUTDATE_STATED_VALUES = True
+OUTDATED_BY_VALUE = ("Fact", "Hypothesis")
+
+
+def _states_value(text: str, named: str) -> bool:
+    """Whether ``text`` states the value ``named`` (an :func:`_old_value_key`): a whole word or number ("4" is not in
+    "14" nor in "4.5", but it ends a sentence: "on the 4.")."""
+    text = re.sub(r"\s+", " ", text).lower()
+    ordinal = r"(?:st|nd|rd|th)?" if named[-1].isdigit() else ""  # "20" is also said "the 20th"
+    pattern = (r"(?<![\w.])" + re.escape(named) + ordinal + r"(?!\w|\.\d)") if named.isascii() else re.escape(named)
+    return re.search(pattern, text) is not None
+
+
 def _named_bonus(candidate: Candidate, named: str) -> Candidate:
     """A candidate whose text states the value the correction takes back is what it corrects: NAMED_VALUE_BONUS."""
-    text = re.sub(r"\s+", " ", candidate.text).lower()
-    # a whole word or number: "4" is not in "14" nor in "4.5", but it ends a sentence ("on the 4.")
-    ordinal = r"(?:st|nd|rd|th)?" if named[-1].isdigit() else ""  # "20" is also said "the 20th"
-    if not re.search(r"(?<![\w.])" + re.escape(named) + ordinal + r"(?!\w|\.\d)" if named.isascii() else re.escape(named),
-                     text):
+    if not _states_value(candidate.text, named):
         return candidate
     return Candidate(candidate.id, candidate.text, candidate.score + NAMED_VALUE_BONUS,
                      (*candidate.reasons, f"states the value it takes back ({named!r})"))

@@ -82,6 +82,7 @@ from mnemir.retrieve.learned import (
     soft_gate,
 )
 from mnemir.retrieve.lexical import entity_terms
+from mnemir.retrieve.persons import about_the_asked_person
 from mnemir.retrieve.query_kinds import QueryKinds, QueryReading, read_query
 from mnemir.retrieve.ranking import (
     ANSWER_ROLES,
@@ -205,6 +206,11 @@ class RecallConfig:
     #: confidence settles the intent and rules roles out. True measured the same on collapse and continuity dev:
     #: docs/decisions/0039)
     role_confidence_in_fusion: bool = False
+    #: asked about someone ("my sister", "Ilse"), the memories of the top ``asked_person_depth`` x k that name only
+    #: other people follow the rest, when one there names that person (:mod:`mnemir.retrieve.persons`,
+    #: docs/decisions/0069)
+    asked_person: bool = True
+    asked_person_depth: float = 2.0
     #: called with the role model's feature row of each query (training and diagnostics)
     role_observer: Callable[[Any], None] | None = None
     #: the query-kind model (:mod:`mnemir.retrieve.query_kinds`); None = the one shipped with the package (another
@@ -213,7 +219,7 @@ class RecallConfig:
 
     def __post_init__(self) -> None:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
-                 "role_confidence_in_fusion", "open_work_follows_settled")
+                 "role_confidence_in_fusion", "open_work_follows_settled", "asked_person")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -242,7 +248,7 @@ class RecallConfig:
                                 ("role_switch", 0.0, 1.0), ("role_widen", 0.0, 1.0),
                                 ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
                                 ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0),
-                                ("plain_text_depth", 1.0, 10.0)):
+                                ("plain_text_depth", 1.0, 10.0), ("asked_person_depth", 1.0, 10.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -473,6 +479,9 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     kept = decision_keeps_place(one_slot(kept, ruled_out, quotes), reached, k, q.barred)
     if _fusion_on(config) and config.fill_from_plain and len(kept) < k:
         kept += _plain_fillers(q, kept, judged, ruled_out)
+    if config.asked_person:
+        kept, person_note = _asked_person_first(q, kept)
+        notes += [person_note] if person_note else []
     widened, widen_notes = _widening(kept, q.intent, k)
     widened = widened or any("weak" in s.flags for s in kept[:k])
     hits = [_hit(s) for s in kept[:k]]
@@ -482,6 +491,29 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
         notes.append("no stored memory in this scope is close enough to the query")
     context = Context.build(q.intent.query, now, hits, q.frames.active, notes)
     return Recall(q.intent.query, q.intent, hits, context, widened, notes)
+
+
+#: the question kinds (:mod:`mnemir.retrieve.query_kinds`) that ask what is so of someone: a fact about a person, its
+#: corrected value, what they like
+ASKED_PERSON_KINDS = ("other_person", "corrected_fact", "preference")
+
+
+def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], str | None]:
+    """Asked about someone, the memories near the top that name only other people follow the rest
+    (:func:`~mnemir.retrieve.persons.about_the_asked_person`), when the question asks for what is so of someone
+    (the query-kind model's likeliest kind: :data:`ASKED_PERSON_KINDS`), not for work, a plan or an event, which
+    involve other people as a matter of course ("what's left to do for Dad's operation?")."""
+    top = max(q.reading.probabilities.items(), key=lambda kv: kv[1], default=None)
+    if top is not None and top[0] not in ASKED_PERSON_KINDS:
+        return kept, None
+    depth = max(q.k, round(q.k * q.config.asked_person_depth))
+    ids = [s.record.id for s in kept]
+    texts = {s.record.id: s.record.text for s in kept[:depth]}
+    entities = {s.record.id: str(s.record.properties["entity"]).lower() for s in kept[:depth]
+                if isinstance(s.record.properties.get("entity"), str)}
+    known = [c.record.text for c in q.pool.values()]
+    positions, note = about_the_asked_person(ids, texts, q.intent.query, q.k, depth, known, entities)
+    return [kept[i] for i in positions], note
 
 
 def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:

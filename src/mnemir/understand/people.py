@@ -1,0 +1,164 @@
+"""Who a text names and who a question asks about, as the user's people (docs/decisions/0069).
+
+The people a question names (a relation of the user's, "my sister" / "我姐"; a name the user has used for someone,
+"Ilse" / "小琪") are resolved against the people the user's memories introduce together ("my sister Greta", "同事阿宏":
+the relation and the name are one person). Recall uses it to tell memories about the person asked about from those
+about someone else (:mod:`mnemir.retrieve.persons`).
+
+General facts of the languages behind it: kinship and role nouns (``understand.fill.RELATIONS``) name people; with
+a possessive ("my", "our", "我", "我们家") they name the user's own; a name said at the head of a clause
+(``understand.fill.person_mention``) names a person; a relation and a name said together ("my flatmate Corinna",
+"Omar, my line manager", "我表姐小琪") are the same person. A relation word right after "which" names a kind of person, not
+one person ("which friend…", "哪个同事…"): there it does not count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from mnemir.understand import fill
+
+__all__ = ["People", "asked_about", "is_relation", "people_in", "person_relation", "read_people"]
+
+#: relations one person holds at a time (a question naming one means one person); the rest ("friend", "colleague",
+#: "neighbour", "cousin", ...) name a kind of person many may be, so a memory naming another of them is still a match
+_ONE_PERSON = frozenset({"mother", "father", "stepmother", "stepfather", "wife", "husband", "partner", "girlfriend",
+                         "boyfriend", "older sister", "younger sister", "older brother", "younger brother",
+                         "mother-in-law", "father-in-law", "boss", "landlord", "roommate", "son", "daughter",
+                         "sister", "brother", "sister-in-law", "brother-in-law", "grandmother", "grandfather",
+                         "uncle", "aunt", "nephew", "niece"})
+_PETS = frozenset({"dog", "cat", "parrot", "rabbit", "hamster"})
+#: titles and trades: said without a possessive they name whoever holds one ("医生说…", "刘主任"), not the user's own
+_ROLES = frozenset({"boss", "teacher", "doctor", "client", "intern", "guard", "tenant", "nanny", "landlord"})
+_REL_WORDS = {w.lower(): key for key, words in fill.RELATIONS.items() for w in words if key not in _PETS}
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_EN_WORDS = "|".join(sorted((re.escape(w) for w in _REL_WORDS if not _CJK.search(w)), key=len, reverse=True))
+_ZH_WORDS = "|".join(sorted((w for w in _REL_WORDS if _CJK.search(w)), key=len, reverse=True))
+_ZH_MULTI = "|".join(sorted((w for w in _REL_WORDS if _CJK.search(w) and len(w) > 1), key=len, reverse=True))
+#: the user's relation in English: after "my" / "our" (one describing word may stand between: "my older brother")
+_EN_OWN = re.compile(rf"\b(?:my|our)\s+(?:[a-z]+\s+)?(?P<rel>{_EN_WORDS})(?![\w-])", re.I)
+#: English kinship words used as names ("Mum said…", "ask Dad"): capitalised, on their own
+_EN_KIN_NAME = re.compile(r"\b(?-i:Mum|Mom|Dad|Mummy|Mommy|Daddy|Grandma|Grandpa|Granny|Gran|Nana)\b")
+#: the user's relation in Chinese: after 我 / 我们 / 咱 (maybe 家, 的, a rank: "我二姨", "我们家老大"), or a relation
+#: word of two characters or more that no third person owns ("他闺女", "她妈": someone else's)
+_ZH_REL = re.compile(rf"(?P<own>(?:我们|咱们|我|咱)(?:家|这边)?的?(?:[大二三四五六七八九小])?)?(?P<rel>{_ZH_WORDS})")
+#: a relation word right after "which" names a kind of person, not one ("which friend…", "which of my colleagues",
+#: "哪个同事…", "哪位邻居")
+_WHICH_EN = re.compile(rf"\bwhich\s+(?:of\s+(?:my|our)\s+)?(?:[a-z]+\s+)?(?P<rel>{_EN_WORDS})(?![\w-])", re.I)
+_WHICH_ZH = re.compile(rf"(?:哪个|哪位|哪些|哪一个|哪一位)(?P<rel>{_ZH_WORDS})")
+#: a capitalised word inside a sentence (not after a sentence end): a proper noun
+_INNER_CAPITAL = re.compile(r"(?<![.!?]\s)(?<!^)(?<=[\s,(])([A-Z][a-z]+)\b")
+#: who only reports ("my sister says…", "我姐说…"): the source of what is said, not who it is about
+_REPORTS = re.compile(r"\s*(?:(?:just|also|then)\s+)?(?:says|said|told me|tells me|reckons|thinks|mentioned|"
+                      r"(?:跟|和|对)我说|告诉我|说|讲|觉得|提醒)", re.I)
+#: clauses, where a person may be named at the head of one (as ``understand.fill`` reads them)
+_CLAUSES = re.compile(r"(?<=[。！？!?；;，,])\s*|(?<=[.])\s+")
+
+
+@dataclass
+class People:
+    """The people the user's memories name: names (lower case) and the relation each was introduced with."""
+
+    names: set[str] = field(default_factory=set)
+    relation_of: dict[str, str] = field(default_factory=dict)
+    #: words written with a capital inside a sentence (proper nouns), and English heads of clauses not yet seen so
+    _proper: set[str] = field(default_factory=set, repr=False)
+    _maybe: set[str] = field(default_factory=set, repr=False)
+
+    def learn(self, text: str) -> None:
+        """Read the people ``text`` names at the head of its clauses ("my flatmate Corinna…", "小琪说…")."""
+        for clause in [text, *_CLAUSES.split(text)]:
+            if not clause.strip():
+                continue
+            m = fill.person_mention(clause)
+            if m is None or m.key in fill.RELATIONS:
+                continue
+            name = m.key.strip()
+            if len(name) < 2 or m.relation in _PETS:
+                continue
+            # an English word at the head of a sentence ("How's…", "Cycling is…") is a name when it was given with
+            # a relation or is written with a capital inside a sentence too
+            if not _CJK.search(name) and not m.relation and name not in self._proper:
+                self._maybe.add(name)
+                continue
+            self.names.add(name)
+            if m.relation and m.relation not in _PETS:
+                self.relation_of.setdefault(name, m.relation)
+        self._proper |= {w.lower() for w in _INNER_CAPITAL.findall(text)}
+        found = self._maybe & self._proper
+        self.names |= found
+        self._maybe -= found
+
+    def named_in(self, text: str, *, reporters: bool = True) -> set[str]:
+        """The known names ``text`` uses (``reporters=False``: not one named only as who reports what is said)."""
+        low = text.lower()
+        found = set()
+        for name in self.names:
+            pattern = re.escape(name) if _CJK.search(name) else rf"(?<![\w-]){re.escape(name)}(?![\w-])"
+            ends = [m.end() for m in re.finditer(pattern, low)]
+            if ends and (reporters or not all(_REPORTS.match(low, e) for e in ends)):
+                found.add(name)
+        return found
+
+
+def _relations_in(text: str, *, reporters: bool = True) -> set[str]:
+    """The relation keys of the user's people that ``text`` names ("my sister" -> "sister", "我姐" -> "older
+    sister"); ``reporters=False`` leaves out one named only as who reports what is said ("my sister says…")."""
+    found: set[str] = set()
+    matches = [(m.group("rel"), m.end()) for m in _EN_OWN.finditer(text)]
+    matches += [(m.group(0), m.end()) for m in _EN_KIN_NAME.finditer(text)]
+    for m in _ZH_REL.finditer(text):
+        rel = m.group("rel")
+        # without 我 / 我们: a word of two characters or more that no third person owns ("他闺女", "刘姐"), and no
+        # title or trade ("医生说…", "刘主任": whoever holds it, not one of the user's people)
+        if m.group("own") or (len(rel) > 1 and _REL_WORDS[rel] not in _ROLES
+                              and (m.start() == 0 or text[m.start() - 1] not in "他她它的")):
+            matches.append((rel, m.end()))
+    for word, end in matches:
+        if reporters or not _REPORTS.match(text, end):
+            found.add(_REL_WORDS[word.lower()])
+    return found
+
+
+def is_relation(key: str) -> bool:
+    """Whether ``key`` is a relation or role key ("older sister", "landlord") or a pet's ("cat"), not a name."""
+    return key in fill.RELATIONS
+
+
+def person_relation(key: str) -> bool:
+    """Whether ``key`` is a person's relation or role key ("older sister", "landlord"; not a pet's)."""
+    return key in fill.RELATIONS and key not in _PETS
+
+
+def people_in(text: str, people: People) -> set[str]:
+    """Who ``text`` is about: the user's relations (keys) and the known names it uses, but for one named only as
+    who reports what is said ("my sister says the doctor changed the dose": about the dose)."""
+    return _relations_in(text, reporters=False) | people.named_in(text, reporters=False)
+
+
+def read_people(texts: Iterable[str]) -> People:
+    """The people named across ``texts`` (see :meth:`People.learn`)."""
+    people = People()
+    for text in texts:
+        people.learn(text)
+    return people
+
+
+def asked_about(query: str, people: People) -> set[str]:
+    """The people a question asks about, resolved: each relation it names with the names it was introduced with,
+    each name with its relation (a relation that many people hold is not carried over from a name). A relation
+    asked as a kind ("which friend") does not count."""
+    names = people.named_in(query)
+    kinds = {_REL_WORDS[m.group("rel").lower()] for m in (*_WHICH_EN.finditer(query), *_WHICH_ZH.finditer(query))}
+    introduced = set(people.relation_of.values())
+    # "my kids", "a friend": a relation many people hold names someone only through a name it was introduced with
+    relations = {r for r in _relations_in(query) - kinds if r in _ONE_PERSON or r in introduced}
+    out = set(names) | relations
+    for name, relation in people.relation_of.items():
+        if relation in relations:
+            out.add(name)
+        if name in names and relation in _ONE_PERSON:  # "Ilse" is "my sister"; not every friend is her
+            out.add(relation)
+    return out
