@@ -304,9 +304,10 @@ def test_the_blind_session_20_batch_is_trained_on_and_shares_no_run_with_any_eva
     """``extraction_s19b.jsonl`` (written blind from the writer kit, docs/decisions/0068) is in the extractor's training
     list at the weight of every batch, and none of its rows shares a run of eight Chinese characters or five words with
     a dev or test text, or equals one (such rows were dropped before it joined the split). Only counts are reported."""
+    from tests.test_no_split_text import findings
+
     from mnemir._paths import training_dir
     from mnemir.understand.train import BATCH_WEIGHT, TRAIN_FILES
-    from tests.test_no_split_text import findings
 
     assert "extraction_s19b.jsonl" in TRAIN_FILES["extractor"]
     assert BATCH_WEIGHT.get("extraction_s19b.jsonl", 1.0) == 1.0
