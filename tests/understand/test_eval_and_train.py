@@ -297,3 +297,21 @@ def test_the_session_19_batch_is_rebuilt_by_its_script_is_not_trained_on_and_sha
     dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
                       *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
     assert not [row["text"] for row in shipped if _runs(row["text"]) & dev]
+
+
+def test_the_blind_session_20_batch_is_not_trained_on_and_shares_no_run_with_any_evaluation_text() -> None:
+    """``extraction_s19b.jsonl`` (written blind from the writer kit) stays outside the extractor's training list (with
+    it continuity dev fell and a dropped errand was read as a preference, docs/decisions/0068), and none of its rows
+    shares a run of eight Chinese characters or five words with a dev or test text (such rows were dropped before it
+    was kept). Only counts are reported."""
+    from tests.test_no_split_text import findings
+
+    from mnemir._paths import training_dir
+    from mnemir.understand.train import TRAIN_FILES
+
+    assert "extraction_s19b.jsonl" not in TRAIN_FILES["extractor"]
+    rows = read_jsonl(training_dir() / "understand" / "extraction_s19b.jsonl")
+    assert len(rows) == 379 and len({r["id"] for r in rows}) == len(rows)
+    assert {r["speaker"] for r in rows} == {"user", "assistant"}
+    shared = sum(1 for r in rows if findings(r["text"]))
+    assert shared == 0, f"{shared} rows share a run with an evaluation text"

@@ -296,7 +296,14 @@ def intent_rows() -> list[Row]:
     return numbered(rows, "itrain")
 
 
+#: rows taken out of the written split after they were generated: each equalled a text of an evaluation file installed
+#: later (2026-12-06: one English open_tasks query, a turn of the fourteenth round's continuity test file); by id, so
+#: the other rows keep theirs and this file stays free of the evaluated text
+DROPPED_IDS = frozenset({"en-itrain-extra-0054"})
+
+
 def write(name: str, rows: list[Row]) -> None:
+    rows = [r for r in rows if r["id"] not in DROPPED_IDS]
     with open(HERE / name, "w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
