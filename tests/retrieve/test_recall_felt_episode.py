@@ -85,8 +85,8 @@ def test_a_question_about_feelings_finds_the_outburst(mem: mnemir.Memory, now: d
 def test_an_event_told_with_a_feeling_is_found_with_nothing_calm_beside_it(mem: mnemir.Memory,
                                                                            now: datetime) -> None:
     """Nothing calm says the same thing: the utterance is the evidence there is, and a calm question finds it."""
-    said = _said(mem, now, "We finally picked up the keys to the allotment plot by the river, I'm so happy", 6,
-                 ("We finally picked up the keys to the allotment plot by the river, I'm so happy",
+    said = _said(mem, now, "At last we collected the allotment keys, our plot sits right beside the river and I'm delighted", 6,
+                 ("At last we collected the allotment keys, our plot sits right beside the river and I'm delighted",
                   "EmotionalState", {"emotion_type": "joy", "intensity": 0.8}))
     for days, text in enumerate(["The dentist is on Park Road", "My sister lives in Leeds",
                                  "The library closes at 5pm on Saturdays"], start=10):
