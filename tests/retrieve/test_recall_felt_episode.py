@@ -70,6 +70,15 @@ def test_the_outburst_stays_with_the_setting_off(mem: mnemir.Memory, now: dateti
     assert outburst in _shown(result), [(h.memory.text, h.reasons) for h in result.hits]
 
 
+def test_a_question_read_as_asking_what_happened_keeps_the_outburst(mem: mnemir.Memory, now: datetime) -> None:
+    """The news of an outcome is often told with feeling: where the query-kind model reads a question about what
+    happened (here: a threshold of 0, so every question), the utterance is not ruled out."""
+    outburst, _ = _scene(mem, now)
+    mem.recall_config = RecallConfig(felt_episode_event_kinds=0.0)
+    result = _ask(mem, now, QUERY, "fact_lookup", ("Fact",))
+    assert outburst in _shown(result), [(h.memory.text, h.reasons) for h in result.hits]
+
+
 def test_an_unsure_intent_keeps_the_outburst_findable(mem: mnemir.Memory, now: datetime) -> None:
     outburst, _ = _scene(mem, now)
     result = _ask(mem, now, QUERY, "fact_lookup", ("Fact",), confidence=0.4)
@@ -102,3 +111,5 @@ def test_the_felt_episode_settings_are_checked() -> None:
         RecallConfig(felt_episode_ruled_out=1)  # type: ignore[arg-type]
     with pytest.raises(mnemir.ValidationError, match="felt_episode_calm"):
         RecallConfig(felt_episode_calm=1.5)
+    with pytest.raises(mnemir.ValidationError, match="felt_episode_event_kinds"):
+        RecallConfig(felt_episode_event_kinds=-0.1)

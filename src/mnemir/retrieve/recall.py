@@ -109,6 +109,9 @@ from mnemir.store.filters import And, Cmp, FilterNode, parse_filter
 
 #: the learned nudge re-sorts at least this many of the rules' best (or 4 x k)
 NUDGED_HEAD = 20
+#: the question kinds (of the query-kind model) that ask what happened: how an event went, where a task stands, what
+#: was decided
+EVENT_KINDS = ("past_event", "task_status", "decision")
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,10 @@ class RecallConfig:
     #: of the same thing the calm one is the better evidence; with none, the utterance is the evidence there is and
     #: stays (an event told with joy, asked about calmly). 0: wherever a feeling was read
     felt_episode_calm: float = 0.3
+    #: ... and never where the query-kind model reads a question about what happened (how an event went, where a task
+    #: stands, what was decided: ``EVENT_KINDS``) with at least this probability together: the news of an outcome is
+    #: often told with feeling, and then it is the answer (1.0: off)
+    felt_episode_event_kinds: float = 0.5
     #: plain search over the utterances reads this many times as deep as the role order's candidates (the one
     #: vector search and the one keyword search return that many): with every utterance kept beside what was read
     #: from it (and a dialogue act beside each turn of the assistant), the role order's depth holds about half as
@@ -248,7 +255,7 @@ class RecallConfig:
                                 ("role_switch", 0.0, 1.0), ("role_widen", 0.0, 1.0),
                                 ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
                                 ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0),
-                                ("felt_episode_calm", 0.0, 1.0),
+                                ("felt_episode_calm", 0.0, 1.0), ("felt_episode_event_kinds", 0.0, 1.0),
                                 ("plain_text_depth", 1.0, 10.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
@@ -447,6 +454,12 @@ class _Query:
         return any(s.record.type in self.intent.types and s.role in ANSWER_ROLES and "weak" not in s.flags
                    for s in kept[: self.k])
 
+    def asks_what_happened(self) -> bool:
+        """The query-kind model reads a question about what happened (``EVENT_KINDS``) with at least
+        ``RecallConfig.felt_episode_event_kinds`` probability together."""
+        p = sum(self.reading.probabilities.get(kind, 0.0) for kind in EVENT_KINDS)
+        return p >= self.config.felt_episode_event_kinds and bool(self.reading.probabilities)
+
     def calm_beside(self, c: Candidate) -> bool:
         """A calm memory of the same thing as ``c`` (not said with a feeling, of a type that states something, from
         another utterance) is a candidate, at least ``RecallConfig.felt_episode_calm`` similar to it."""
@@ -468,7 +481,7 @@ class _Query:
         if not answered:
             return None
         if c.record.type == EPISODE:
-            why = _felt_episode_ruled_out(c, self.intent, self.config, self.past)
+            why = _felt_episode_ruled_out(c, self.intent, self.config, self.past or self.asks_what_happened())
             return why if why is None or self.calm_beside(c) else None
         return _ruled_out(role, self.intent, self.config)
 
