@@ -37,6 +37,7 @@ from mnemir.retrieve.evidence import Settled, confidence_learned, role_evidence,
 from mnemir.retrieve.fusion import (
     DERIVED_FROM,
     EPISODE,
+    NO_READING,
     fold_episodes,
     fuse,
     hard_exclusion,
@@ -109,6 +110,9 @@ from mnemir.store.filters import And, Cmp, FilterNode, parse_filter
 
 #: the learned nudge re-sorts at least this many of the rules' best (or 4 x k)
 NUDGED_HEAD = 20
+#: the question kinds (of the query-kind model) that ask what happened: how an event went, where a task stands, what
+#: was decided
+EVENT_KINDS = ("past_event", "task_status", "decision")
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,21 @@ class RecallConfig:
     #: utterance says more than the reading, gained 2 dev checkpoints but brings back a task utterance that a reading
     #: restates almost whole: decision 0049)
     ruled_out_cover: float = 0.5
+    #: an utterance from which only a feeling was read (an outburst: what was read from it is how the user felt) has
+    #: that feeling's role: a confident intent that rules a feeling out (a calm question, not about the past) rules
+    #: the utterance out of plain search's kept places and fillers too, as it rules out the feeling read from it
+    #: (decision 0070). The event stays findable: a question about the past, about feelings, or an unsure intent
+    #: is answered as before
+    felt_episode_ruled_out: bool = True
+    #: ... only where a calm memory of the same thing (one not said with a feeling, of a type that states something,
+    #: from another utterance) is a candidate at least this similar (cosine) to the utterance: beside a calm statement
+    #: of the same thing the calm one is the better evidence; with none, the utterance is the evidence there is and
+    #: stays (an event told with joy, asked about calmly). 0: wherever a feeling was read
+    felt_episode_calm: float = 0.3
+    #: ... and never where the query-kind model reads a question about what happened (how an event went, where a task
+    #: stands, what was decided: ``EVENT_KINDS``) with at least this probability together: the news of an outcome is
+    #: often told with feeling, and then it is the answer (1.0: off)
+    felt_episode_event_kinds: float = 0.5
     #: plain search over the utterances reads this many times as deep as the role order's candidates (the one
     #: vector search and the one keyword search return that many): with every utterance kept beside what was read
     #: from it (and a dialogue act beside each turn of the assistant), the role order's depth holds about half as
@@ -219,7 +238,8 @@ class RecallConfig:
 
     def __post_init__(self) -> None:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
-                 "role_confidence_in_fusion", "open_work_follows_settled", "asked_person")
+                 "role_confidence_in_fusion", "open_work_follows_settled", "asked_person",
+                 "felt_episode_ruled_out")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -248,6 +268,7 @@ class RecallConfig:
                                 ("role_switch", 0.0, 1.0), ("role_widen", 0.0, 1.0),
                                 ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
                                 ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0),
+                                ("felt_episode_calm", 0.0, 1.0), ("felt_episode_event_kinds", 0.0, 1.0),
                                 ("plain_text_depth", 1.0, 10.0), ("asked_person_depth", 1.0, 10.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
@@ -446,9 +467,36 @@ class _Query:
         return any(s.record.type in self.intent.types and s.role in ANSWER_ROLES and "weak" not in s.flags
                    for s in kept[: self.k])
 
+    def asks_what_happened(self) -> bool:
+        """The query-kind model reads a question about what happened (``EVENT_KINDS``) with at least
+        ``RecallConfig.felt_episode_event_kinds`` probability together."""
+        p = sum(self.reading.probabilities.get(kind, 0.0) for kind in EVENT_KINDS)
+        return p >= self.config.felt_episode_event_kinds and bool(self.reading.probabilities)
+
+    def calm_beside(self, c: Candidate) -> bool:
+        """A calm memory of the same thing as ``c`` (not said with a feeling, of a type that states something, from
+        another utterance) is a candidate, at least ``RecallConfig.felt_episode_calm`` similar to it."""
+        floor = self.config.felt_episode_calm
+        if floor <= 0.0:
+            return True
+        group = self.groups.get(c.id, utterance_of(c.record))
+        calm = [o.id for o in self.pool.values() if not o.felt and o.record.type not in (EPISODE, *NO_READING)
+                and self.groups.get(o.id, utterance_of(o.record)) != group]
+        vectors = self.store.vectors([c.id, *calm])
+        mine = vectors.get(c.id)
+        if mine is None:
+            return False
+        return any(float(np.dot(mine, vectors[o])) >= floor for o in calm if o in vectors)
+
     def ruled_out(self, c: Candidate, role: str, answered: bool) -> str | None:
-        """Why a confident intent rules this candidate out of plain search's places, or None (never an utterance)."""
-        return _ruled_out(role, self.intent, self.config) if answered and c.record.type != EPISODE else None
+        """Why a confident intent rules this candidate out of plain search's places, or None (never an utterance,
+        unless only a feeling was read from it: :func:`_felt_episode_ruled_out`)."""
+        if not answered:
+            return None
+        if c.record.type == EPISODE:
+            why = _felt_episode_ruled_out(c, self.intent, self.config, self.past or self.asks_what_happened())
+            return why if why is None or self.calm_beside(c) else None
+        return _ruled_out(role, self.intent, self.config)
 
 
 def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: IntentLike, scope: Selection, k: int,
@@ -900,6 +948,8 @@ def _plain_extras(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Scored
         why = q.ruled_out(c, role, answered)
         if why is not None:
             ruled_out[mid] = why
+            if c.record.type == EPISODE:  # an outburst: the feeling read from it does not take its plain place
+                ruled_out.update(_ruled_out_readings(q, kept, q.groups.get(mid, mid), answered))
             said = _said_more(q, c)
             if said is None:
                 continue
@@ -926,6 +976,19 @@ def _plain_extras(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Scored
             scored.reasons.append(f"ranked down, not removed: {reason}")
         extra[mid] = scored
     return extra, barred, ruled_out
+
+
+def _ruled_out_readings(q: _Query, kept: Sequence[Scored], group: str, answered: bool) -> dict[str, str]:
+    """The readings of an utterance (``group``) in the role order that a confident intent rules out themselves (the
+    feeling read from an outburst whose utterance was ruled out): the utterance's place in plain search does not lift
+    them either (id -> why)."""
+    out: dict[str, str] = {}
+    for s in kept:
+        if s.record.type != EPISODE and q.groups.get(s.record.id, s.record.id) == group:
+            why = q.ruled_out(s.candidate, s.role, answered)
+            if why is not None:
+                out[s.record.id] = why
+    return out
 
 
 def _said_more(q: _Query, c: Candidate) -> Candidate | None:
@@ -989,6 +1052,17 @@ def _ruled_out(role: str, intent: IntentLike, config: RecallConfig) -> str | Non
     if role == "caution" and intent.kind != "emotion":
         return f"the query asks for {intent.kind} (confidence {intent.confidence:.2f}): a feeling is not its answer"
     return None
+
+
+def _felt_episode_ruled_out(c: Candidate, intent: IntentLike, config: RecallConfig, past: bool) -> str | None:
+    """Why a confident intent rules out an utterance from which only a feeling was read (an episode still a
+    candidate after folding, said with a feeling: ``Candidate.felt``), or None: it plays its feeling's role
+    (:func:`~mnemir.retrieve.ranking.role_of`: a caution unless feelings are asked about). Never for a question about
+    the past: what happened then is asked about, the feeling with it."""
+    if not config.felt_episode_ruled_out or not c.felt or past:
+        return None
+    why = _ruled_out("answer" if intent.kind == "emotion" else "caution", intent, config)
+    return None if why is None else f"{why}; only a feeling was read from this utterance"
 
 
 def _quote(store: Store, hits: Sequence[RecallHit], quotes: Mapping[str, MemIR]) -> None:
