@@ -9,24 +9,15 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from recall_helpers import add, intent
+from recall_helpers import add, intent, utterance
 
 import mnemir
 from mnemir.retrieve import RecallConfig
 from mnemir.retrieve.ranking import Candidate, FrameState, RankingConfig, score_candidate
 
 
-def _said(mem: mnemir.Memory, now: datetime, text: str, days: float, *readings: tuple[str, str, dict]) -> str:
-    """An utterance kept verbatim (its episode) and the typed memories read from it; returns the episode's id."""
-    episode = add(mem, now, text, "Episode", {"speaker": "user"}, days=days)
-    for reading, type_, props in readings:
-        add(mem, now, reading, type_, props, days=days, relationships=[{"target": episode.id,
-                                                                         "relation": "derived_from"}])
-    return episode.id
-
-
 def _outburst(mem: mnemir.Memory, now: datetime) -> str:
-    return _said(mem, now, "The dishwasher flooded the kitchen AGAIN, I'm so furious with the repair company",
+    return utterance(mem, now, "The dishwasher flooded the kitchen AGAIN, I'm so furious with the repair company",
                  2, ("Furious with the repair company about the dishwasher", "EmotionalState",
                      {"emotion_type": "anger", "intensity": 0.9}))
 
@@ -84,10 +75,10 @@ def test_only_what_was_said_with_a_feeling_is_marked(mem: mnemir.Memory, now: da
     """A fact read from an utterance that also carried a feeling is marked; a fact read from a calm one is not
     (with the typed-reading damping on: ``felt_fit`` 0.8; marked wherever a feeling was read: ``felt_beside_calm`` 0)."""
     mem.recall_config = RecallConfig(ranking=RankingConfig(felt_fit=0.8, felt_beside_calm=0.0))
-    _said(mem, now, "Ugh, the landlord put the rent up to 1400 a month, I'm so angry", 3,
+    utterance(mem, now, "Ugh, the landlord put the rent up to 1400 a month, I'm so angry", 3,
           ("The rent is 1400 a month", "Fact", {"entity": "rent", "attribute": "amount", "value": "1400"}),
           ("Angry at the landlord about the rent rise", "EmotionalState", {"emotion_type": "anger"}))
-    _said(mem, now, "The parking space costs 90 a month", 4,
+    utterance(mem, now, "The parking space costs 90 a month", 4,
           ("The parking space costs 90 a month", "Fact", {"entity": "parking space", "attribute": "price",
                                                           "value": "90"}))
     query = "How much do I pay each month for the rent and the parking space?"
@@ -131,7 +122,7 @@ def test_the_damping_follows_the_intents_confidence(mem: mnemir.Memory, now: dat
 def _adopted(mem: mnemir.Memory, now: datetime) -> str:
     """An event told with joy, from which only the feeling was read, beside calm facts on other things (one of them
     close to a question about the event: another pet's name)."""
-    said = _said(mem, now, "We finally adopted a rescue greyhound called Pepper last weekend, I'm over the moon", 6,
+    said = utterance(mem, now, "We finally adopted a rescue greyhound called Pepper last weekend, I'm over the moon", 6,
                  ("Over the moon about adopting the greyhound", "EmotionalState", {"emotion_type": "joy",
                                                                                 "intensity": 0.8}))
     add(mem, now, "The neighbour's cat is called Mittens", "Fact",
@@ -175,7 +166,7 @@ def test_felt_settings_are_checked() -> None:
 def test_a_fact_read_alongside_a_feeling_counts_fully_by_default(mem: mnemir.Memory, now: datetime) -> None:
     """A fact read from an utterance that also carried a feeling is not weighed down (``felt_fit`` 1.0: the
     feeling is its own memory, the fact is the fact)."""
-    said = mem.get(_said(mem, now, "Ugh, the landlord put the rent up to 1400 a month, I'm so angry", 3), user="alice")
+    said = mem.get(utterance(mem, now, "Ugh, the landlord put the rent up to 1400 a month, I'm so angry", 3), user="alice")
     fact = add(mem, now, "The rent is 1400 a month", "Fact", {"entity": "rent", "attribute": "amount",
                                                                "value": "1400"}, days=3,
                relationships=[{"target": said.id, "relation": "derived_from"}])

@@ -8,24 +8,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from recall_helpers import add, intent
+from recall_helpers import add, intent, utterance
 
 import mnemir
 from mnemir.retrieve import RecallConfig
 
 
-def _said(mem: mnemir.Memory, now: datetime, text: str, days: float, *readings: tuple[str, str, dict]) -> str:
-    """An utterance kept verbatim (its episode) and the typed memories read from it; returns the episode's id."""
-    episode = add(mem, now, text, "Episode", {"speaker": "user"}, days=days)
-    for reading, type_, props in readings:
-        add(mem, now, reading, type_, props, days=days, relationships=[{"target": episode.id,
-                                                                         "relation": "derived_from"}])
-    return episode.id
-
-
 def _scene(mem: mnemir.Memory, now: datetime) -> tuple[str, str]:
     """A boiler that broke down, told once in anger (only the feeling read from it) and once calmly."""
-    outburst = _said(mem, now, "The boiler packed in again last night and the engineer never turned up, I'm so "
+    outburst = utterance(mem, now, "The boiler packed in again last night and the engineer never turned up, I'm so "
                                "angry I could scream", 4,
                      ("The boiler packed in again last night and the engineer never turned up, I'm so angry I "
                       "could scream", "EmotionalState", {"emotion_type": "anger", "intensity": 0.9}))
@@ -94,7 +85,7 @@ def test_a_question_about_feelings_finds_the_outburst(mem: mnemir.Memory, now: d
 def test_an_event_told_with_a_feeling_is_found_with_nothing_calm_beside_it(mem: mnemir.Memory,
                                                                            now: datetime) -> None:
     """Nothing calm says the same thing: the utterance is the evidence there is, and a calm question finds it."""
-    said = _said(mem, now, "At last we collected the allotment keys, our plot sits right beside the river and I'm delighted", 6,
+    said = utterance(mem, now, "At last we collected the allotment keys, our plot sits right beside the river and I'm delighted", 6,
                  ("At last we collected the allotment keys, our plot sits right beside the river and I'm delighted",
                   "EmotionalState", {"emotion_type": "joy", "intensity": 0.8}))
     for days, text in enumerate(["The dentist is on Park Road", "My sister lives in Leeds",
