@@ -121,18 +121,24 @@ def _mark_felt(store: Store, pool: Mapping[str, Candidate], felt: set[str], calm
         for c in marked:
             c.felt = True
         return
-    calm = [c for c in pool.values() if c.record.type not in NO_READING and utterance_of(c.record) not in felt]
-    if not calm:
-        return
-    vectors = store.vectors([c.id for c in [*marked, *calm]])
-    calm_ids = [c.id for c in calm if c.id in vectors]
-    if not calm_ids:
-        return
-    calm_matrix = np.stack([vectors[mid] for mid in calm_ids])
+    calm = [c.id for c in pool.values() if c.record.type not in NO_READING and utterance_of(c.record) not in felt]
+    beside = calm_neighbours(store, [c.id for c in marked], calm, calm_beside)
     for c in marked:
-        vec = vectors.get(c.id)
-        if vec is not None and float(np.max(calm_matrix @ vec)) >= calm_beside:
+        if c.id in beside:
             c.felt = True
+
+
+def calm_neighbours(store: Store, ids: Sequence[str], calm: Sequence[str], floor: float) -> set[str]:
+    """Those of ``ids`` that some memory of ``calm`` (said without a feeling) is at least ``floor`` similar to
+    (cosine of the stored vectors): a calm statement of the same thing is among the candidates."""
+    if not ids or not calm:
+        return set()
+    vectors = store.vectors([*ids, *calm])
+    calm_ids = [mid for mid in calm if mid in vectors]
+    if not calm_ids:
+        return set()
+    calm_matrix = np.stack([vectors[mid] for mid in calm_ids])
+    return {mid for mid in ids if mid in vectors and float(np.max(calm_matrix @ vectors[mid])) >= floor}
 
 
 def _same_scope(record: MemIR, scope: Selection) -> bool:

@@ -38,6 +38,7 @@ from mnemir.retrieve.fusion import (
     DERIVED_FROM,
     EPISODE,
     NO_READING,
+    calm_neighbours,
     fold_episodes,
     fuse,
     hard_exclusion,
@@ -482,11 +483,7 @@ class _Query:
         group = self.groups.get(c.id, utterance_of(c.record))
         calm = [o.id for o in self.pool.values() if not o.felt and o.record.type not in (EPISODE, *NO_READING)
                 and self.groups.get(o.id, utterance_of(o.record)) != group]
-        vectors = self.store.vectors([c.id, *calm])
-        mine = vectors.get(c.id)
-        if mine is None:
-            return False
-        return any(float(np.dot(mine, vectors[o])) >= floor for o in calm if o in vectors)
+        return c.id in calm_neighbours(self.store, [c.id], calm, floor)
 
     def ruled_out(self, c: Candidate, role: str, answered: bool) -> str | None:
         """Why a confident intent rules this candidate out of plain search's places, or None (never an utterance,
