@@ -99,23 +99,23 @@ def _scored(text: str, relevance: float, minutes: int, attribute: str | None = N
 
 
 def test_a_question_about_a_decision_puts_the_decision_first() -> None:
-    order = [_scored("For the shed roof I'm torn between felt and corrugated steel.", 0.7, 1),
-             _scored("The shed is at the bottom of the garden.", 0.6, 2),
-             _scored("We went with corrugated steel for the shed roof in the end.", 0.4, 3)]
+    order = [_scored("For the porch railing I keep wavering between oak and wrought iron.", 0.7, 1),
+             _scored("Our porch looks out onto the lane.", 0.6, 2),
+             _scored("Wrought iron won for the porch railing after all.", 0.4, 3)]
     # a decision is what the write side read as one (the decision attribute), whatever its wording
-    tagged = [*order[:2], _scored("Corrugated steel for the shed roof.", 0.4, 3, attribute="decision")]
-    out = decision_first(tagged, _reading("What did we decide about the shed roof?"))
+    tagged = [*order[:2], _scored("Wrought iron for the porch railing.", 0.4, 3, attribute="decision")]
+    out = decision_first(tagged, _reading("What did we settle on for the porch railing?"))
     assert out[0] is tagged[2] and sorted(map(id, out)) == sorted(map(id, tagged))
-    assert decision_first(tagged, _reading("Which roof did we pick for the shed?"))[0] is tagged[2]
+    assert decision_first(tagged, _reading("Which railing did we choose for the porch?"))[0] is tagged[2]
     # worded as a choice but not read as a decision: its wording alone does not move it
-    assert decision_first(order, _reading("What did we decide about the shed roof?")) == order
+    assert decision_first(order, _reading("What did we settle on for the porch railing?")) == order
 
 
 def test_other_questions_and_far_less_relevant_decisions_keep_their_order() -> None:
-    order = [_scored("For the shed roof I'm torn between felt and corrugated steel.", 0.7, 1),
-             _scored("We went with corrugated steel for the shed roof in the end.", 0.2, 3, attribute="decision")]
-    assert decision_first(order, _reading("Where is the shed?")) == order
-    assert decision_first(order, _reading("What did we decide about the shed roof?")) == order  # 0.2 is far below 0.7
+    order = [_scored("For the porch railing I keep wavering between oak and wrought iron.", 0.7, 1),
+             _scored("Wrought iron won for the porch railing after all.", 0.2, 3, attribute="decision")]
+    assert decision_first(order, _reading("Which way does the porch face?")) == order
+    assert decision_first(order, _reading("What did we settle on for the porch railing?")) == order  # 0.2 is far below 0.7
 
 
 def test_an_utterance_read_into_many_memories_is_not_judged_by_its_siblings(mem: mnemir.Memory,
