@@ -25,7 +25,7 @@ TURNS = [
     ("assistant", "Lovely! Shall I note the wedding date?"),
     ("user", "I'm really anxious about the passport office, last time it took seven weeks."),
     ("user", "Actually the Lisbon trip moved to May, the conference got postponed."),
-    ("user", "I prefer aisle seats on long flights."),
+    ("user", "On long-haul trips I always pick a seat by the aisle, never the window."),
     ("user", "Booked the cattery for Miso today, it was easy."),
     ("assistant", "Great, one thing off the list. What about the passport?"),
     ("user", "我下周要去银行办外汇业务。"),
