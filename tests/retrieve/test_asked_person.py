@@ -80,3 +80,56 @@ def test_recall_asked_about_one_person_does_not_show_what_was_said_of_another(me
     # the setting off: the flatmate's job, as close in wording, takes a place beside the brother's
     mem.recall_config = RecallConfig(asked_person=False)
     assert {1, 3} <= _turns_shown(mem, "Which hospital does my brother work at?", now)
+
+
+# -- names said to someone (docs/decisions/0073) ----------------------------------------------------------------------
+#: two friends chatting, each turn labelled with its speaker's name (as a transcript of two people is kept)
+FRIENDS = ["Ilse is my oldest friend from art school.", "I met Ilse and Jonas at the harbour market.",
+           "Jonas is a carpenter.", "阿宏是我大学同学。"]
+
+
+@pytest.mark.parametrize("text", [
+    "Ilse: Hey Jonas, I finished a watercolour of the harbour last night!",  # after a greeting
+    "Jonas: Thanks, Ilse! The kids loved the lake.",  # after thanks
+    "Ilse: Jonas, you should come to the pottery class.",  # set off at the head, before "you"
+    "Jonas: That looks wonderful, Ilse!",  # set off at the end of a clause
+    "Jonas! You made it.",
+    "阿宏，你最近忙什么呢？",
+    "谢谢你，阿宏！",
+    "太好了，阿宏！",
+    "Thanks, Mum!",
+])
+def test_a_name_said_to_someone_or_as_the_speakers_label_is_not_whom_a_turn_is_about(text: str) -> None:
+    assert people_in(text, read_people(FRIENDS)) == set()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Ilse: Jonas's new workshop is huge.", {"jonas"}),  # said of him
+    ("Jonas is moving to Leipzig, Ilse.", {"jonas"}),  # the subject stays; the one spoken to does not
+    ("Ilse, my oldest friend, paints.", {"ilse", "friend"}),  # an apposition at the head, not a vocative
+    ("Ilse, Jonas and I went sailing.", {"ilse", "jonas"}),  # a list
+    ("I went with my friend, Ilse.", {"ilse", "friend"}),  # an apposition to a relation at the end
+    ("阿宏下个月结婚。", {"阿宏"}),
+])
+def test_a_name_said_of_someone_still_counts(text: str, expected: set[str]) -> None:
+    assert people_in(text, read_people(FRIENDS)) == expected
+
+
+def test_a_turn_addressed_to_the_other_friend_is_not_moved_below_for_a_question_about_its_speaker() -> None:
+    texts = {"a": "Jonas: Thanks, Ilse! I spent the weekend fixing my bike.",
+             "b": "Hey Jonas, I finished a watercolour of the harbour last night!",
+             "c": "Jonas: Ilse's watercolours are always calm.", "d": "Jonas: The market was busy."}
+    ids = ["b", "a", "c", "d"]
+    positions, _ = about_the_asked_person(ids, texts, "What did Ilse paint?", k=2, depth=4, known=FRIENDS)
+    # the greeting names Jonas, but turn b is the speaker's own news: it keeps the first place; a turn labelled
+    # with the other friend's name is not about him either
+    assert [ids[i] for i in positions] == ids
+
+
+def test_a_vocative_is_not_read_as_the_subject_on_the_write_side() -> None:
+    from mnemir.understand.fill import person_mention
+
+    assert person_mention("阿宏，你下周有空吗？") is None
+    assert person_mention("阿宏，跟你说个事。") is None
+    mention = person_mention("阿宏跟我说他要搬家。")
+    assert mention is not None and mention.key == "阿宏"

@@ -37,8 +37,7 @@ from mnemir.embed import Embedder, default_embedder
 from mnemir.eval import report_main
 from mnemir.eval._embedcache import cached
 from mnemir.eval.continuity import SPLITS, Conversation, K, _Stores, _turns_of, load, replay
-from mnemir.retrieve.fusion import plain_group_ranks
-from mnemir.retrieve.recall import RecallConfig, _gather
+from mnemir.retrieve.recall import RecallConfig, _gather, plain_utterance_order
 
 CAUSES = ("not_in_plain", "excluded", "ruled_out", "replaced", "faded", "time_range", "other_frame", "duplicate",
           "typed_others", "assistant", "role_fit", "absent")
@@ -163,11 +162,9 @@ def _diagnose(stores: _Stores, mem: Any, q: str, now: Any, wanted: frozenset[int
     intent = mem.intent(q, now=now)
     scope = mem._selection(user=stores.user).with_(types=None, where=None)
     qvec = mem.embedder.embed_query(q)
+    plain_top = plain_utterance_order(mem.store, scope, intent, qvec, now, K, mem.recall_config)[:K]
     pool = _gather(mem.store, scope, intent, (), None, qvec, now, max(mem.recall_config.candidates, 4 * K),
                    mem.recall_config)
-    groups = plain_group_ranks(pool, text_weight=mem.recall_config.plain_text_weight,
-                               assistant_weight=mem.recall_config.plain_assistant_weight)
-    plain_top = [g for g, r in sorted(groups.items(), key=lambda kv: kv[1])][:K]
     plain_cover = frozenset().union(*stores.covered(mem, plain_top)) if plain_top else frozenset()
     types = ",".join(h.memory.type for h in top)
     detail = f"intent {intent.kind} {intent.confidence:.2f}; top5 {types}"

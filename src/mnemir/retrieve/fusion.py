@@ -175,7 +175,8 @@ def utterance_of(record: MemIR) -> str:
 
 def plain_group_ranks(pool: Mapping[str, Candidate],
                       period: tuple[datetime | None, datetime | None] | None = None,
-                      text_weight: float = 1.0, assistant_weight: float = 1.0) -> dict[str, int]:
+                      text_weight: float = 1.0, assistant_weight: float = 1.0,
+                      orders: tuple[Sequence[str], Sequence[str]] | None = None) -> dict[str, int]:
     """Each utterance group's place in plain hybrid search over the utterances: the vector and keyword orders of
     the candidates, each read as an order of groups (a group is placed where its first member is), fused by
     reciprocal ranks as :func:`~mnemir.retrieve.search.hybrid_search` fuses them. Read before episodes are folded:
@@ -187,20 +188,24 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
     happened then; the rest keep their order after it).
 
     ``assistant_weight``: a group said by the assistant (its first member's speaker) weighs this much of its fused
-    score, as :class:`~mnemir.retrieve.search.FusionConfig` weighs it in ``search`` (decision 0043)."""
+    score, as :class:`~mnemir.retrieve.search.FusionConfig` weighs it in ``search`` (decision 0043).
+
+    ``orders``: the vector and keyword orders of what was said, read by searches of their own (ids of ``pool``;
+    recall's ``_said_orders``), used instead of the candidates' ranks in the searches shared with every type."""
     # what was said: an utterance is placed by its episode, as hybrid search over the raw utterances places it (a
     # typed reading's own wording does not move it: the role order weighs that); a memory with no episode by itself
     said = {mid: c for mid, c in pool.items() if c.record.type == EPISODE or utterance_of(c.record) == mid
             or utterance_of(c.record) not in pool}
-    orders = [_order_by(said, attr) for attr in ("vector_rank", "text_rank")]
+    ranked_by: list[list[str]] = ([list(o) for o in orders] if orders is not None
+                                  else [_order_by(said, attr) for attr in ("vector_rank", "text_rank")])
     inside: set[str] = set()
     if period is not None:
         within = [c for c in pool.values() if in_period(c.record, period)]
         inside = {utterance_of(c.record) for c in within}
-        orders.append([c.id for c in sorted(within, key=lambda c: (-c.similarity, c.id))])
+        ranked_by.append([c.id for c in sorted(within, key=lambda c: (-c.similarity, c.id))])
     scores: dict[str, float] = {}
     assistant: set[str] = set()
-    for n, ranked in enumerate(orders):
+    for n, ranked in enumerate(ranked_by):
         seen: set[str] = set()
         weight = text_weight if n == 1 else 1.0
         for mid in ranked:

@@ -226,6 +226,8 @@ class Candidate:
     similarity: float = 0.0
     vector_rank: int | None = None
     text_rank: int | None = None
+    #: its keyword (BM25) score where the keyword search found it (what places it among the utterances)
+    text_score: float | None = None
     #: reached by following a relationship: (relation, from id, depth)
     via: tuple[str, str, int] | None = None
     #: the best score of the memory this one was reached from

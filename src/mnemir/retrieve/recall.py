@@ -202,6 +202,11 @@ class RecallConfig:
     #: depth only places plain search's order (1.0, the default: as deep as the vector search; 2.0 gained 1 point of continuity dev
     #: accuracy, collapse dev level, and cost 27.1 -> 30.8 ms p50 at 100k, over the 30 ms target: decision 0054)
     plain_text_depth: float = 1.0
+    #: plain search over the utterances reads its own vector and keyword search over what was said (the episodes, as
+    #: deep as ``search`` reads), so that it orders the utterances as hybrid search over the raw utterances does;
+    #: False: it reads the searches the role order shares with the typed readings and dialogue acts (their places
+    #: crowd the utterances out of them: docs/decisions/0073)
+    plain_said_search: bool = True
     #: called with every candidate the learned stage weighs and its feature rows (training and diagnostics), before
     #: the nudge (which then changes the shown ones' scores in place)
     observer: Callable[[Sequence[Item], Any], None] | None = None
@@ -240,7 +245,7 @@ class RecallConfig:
     def __post_init__(self) -> None:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
                  "role_confidence_in_fusion", "open_work_follows_settled", "asked_person",
-                 "felt_episode_ruled_out")
+                 "felt_episode_ruled_out", "plain_said_search")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -571,9 +576,13 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     deep = q.deep  # what plain search reads past the role order's depth; ``full``: the role order's candidates
     # with their ranks in that deeper reading (the role order itself reads the ranks of its own depth)
     q.decisions = decisions_in_reach(q.store, q.scope, pool, q.qvec, intent.query, q.reading)  # read with what it settled
-    # plain search over the utterances, read before episodes are folded (a past period the question names first)
-    utterances = plain_group_ranks({**deep, **pool, **full}, _past_period(intent, now), q.config.plain_text_weight,
-                                   q.config.plain_assistant_weight)
+    # plain search over the utterances, read before episodes are folded (a past period the question names first):
+    # its own searches over what was said, as hybrid search over the raw utterances reads them
+    known = {**deep, **pool, **full}
+    said = (said_orders(q.store, q.scope, intent.query, q.qvec, q.k, q.config, known, q.deep)
+            if q.config.plain_said_search else None)
+    utterances = plain_group_ranks(known, _past_period(intent, now), q.config.plain_text_weight,
+                                   q.config.plain_assistant_weight, orders=said)
     folded = fold_episodes(q.store, q.scope, pool, past, q.qvec, q.ranking.felt_beside_calm)
     q.plain = plain_ranks(pool, utterances)
     q.groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
@@ -680,6 +689,58 @@ def _fused(q: _Query, kept: list[Scored], judged: Mapping[str, Scored]
 
 
 # -- gathering --------------------------------------------------------------------------------------
+def plain_utterance_order(store: Store, scope: Selection, intent: IntentLike, qvec: Vectors, now: datetime, k: int,
+                          config: RecallConfig | None = None) -> list[str]:
+    """Plain hybrid search's order over the utterance groups, as recall fuses it with its role order (each group by
+    its id: an episode, or a memory added without one): for diagnostics and tests."""
+    config = config or RecallConfig()
+    scope = scope.with_(types=None, where=None)
+    store = tenant_reads(store, scope.user_id)
+    deep: dict[str, Candidate] = {}
+    full: dict[str, Candidate] = {}
+    pool = _gather(store, scope, intent, (), None, qvec, now, max(config.candidates, 4 * k), config, deep, full)
+    known = {**deep, **pool, **full}
+    said = (said_orders(store, scope, intent.query, qvec, k, config, known, deep) if config.plain_said_search
+            else None)
+    groups = plain_group_ranks(known, _past_period(intent, now), config.plain_text_weight,
+                               config.plain_assistant_weight, orders=said)
+    return sorted(groups, key=lambda g: groups[g])
+
+
+#: plain search over the utterances reads at least this many of each order, as ``search`` reads its candidates
+#: (``FusionConfig.candidate_factor`` x k, at least 50)
+SAID_DEPTH = 50
+
+
+def said_orders(store: Store, scope: Selection, query: str, qvec: Vectors, k: int, config: RecallConfig,
+                known: dict[str, Candidate], deep: dict[str, Candidate]) -> tuple[list[str], list[str]]:
+    """The vector and keyword orders of what was said (the utterances, kept verbatim as episodes, and the memories
+    added without one), as hybrid search over the raw utterances reads them: one vector search and one keyword
+    search over the episodes, as deep as ``search`` reads (``SAID_DEPTH``, at least 4 x k; times ``plain_depth`` /
+    ``plain_text_depth``), merged by score with the memories of ``known`` that stand for themselves. The typed
+    readings and dialogue acts ``remember`` keeps beside each utterance take none of these searches' places (in the
+    searches over every type they hold about half of them, and an utterance found by one order only lost the
+    other's evidence). An episode found here and not in ``known`` joins plain search's deeper reading (``deep``)
+    and ``known``: it places plain search's order and may come back through it, never into the role order."""
+    n = max(SAID_DEPTH, 4 * k)
+    said = scope.with_(types=(EPISODE,))
+    vector = store.vector_search(said, qvec, int(n * config.plain_depth))
+    text = store.text_search(said, query, int(n * max(config.plain_depth, config.plain_text_depth)))
+    alone = [c for c in known.values() if c.record.type != EPISODE and utterance_of(c.record) == c.id]
+    by_vector = sorted([(float(sim), mid) for mid, sim in vector]
+                       + [(c.similarity, c.id) for c in alone if c.vector_rank is not None], key=lambda t: (-t[0], t[1]))
+    by_text = sorted([(float(score), mid) for mid, score in text]
+                     + [(c.text_score, c.id) for c in alone if c.text_score is not None], key=lambda t: (-t[0], t[1]))
+    new = [mid for mid in dict.fromkeys(mid for mid, _ in (*vector, *text)) if mid not in known]
+    if new:
+        similarity = dict(vector)
+        for record in store.fetch(new):
+            c = Candidate(record, similarity=float(similarity.get(record.id, 0.0)))
+            known[record.id] = deep[record.id] = c
+        _fill_similarity(store, known, [mid for mid in new if mid in known and mid not in similarity], qvec)
+    return ([mid for _, mid in by_vector if mid in known], [mid for _, mid in by_text if mid in known])
+
+
 def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str, ...], where: FilterNode | None,
             qvec: Vectors, now: datetime, n: int, config: RecallConfig,
             deep: dict[str, Candidate] | None = None,
@@ -693,8 +754,8 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
     text_depth = max(depth, config.plain_text_depth) if deep is not None else 1.0
     for rank, (mid, sim) in enumerate(store.vector_search(scope, qvec, int(n_vector * depth)), start=1):
         signals[mid] = {"similarity": float(sim), "vector_rank": rank}
-    for rank, (mid, _) in enumerate(store.text_search(scope, intent.query, int(n * text_depth)), start=1):
-        signals.setdefault(mid, {})["text_rank"] = rank
+    for rank, (mid, bm25) in enumerate(store.text_search(scope, intent.query, int(n * text_depth)), start=1):
+        signals.setdefault(mid, {}).update(text_rank=rank, text_score=float(bm25))
     beyond = {mid for mid, s in signals.items()
               if s.get("vector_rank", n_vector + 1) > n_vector and s.get("text_rank", n + 1) > n}
     span = _past_period(intent, now)
@@ -733,7 +794,8 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
     records.update((r.id, r) for r in store.fetch([m for m in signals if m not in records]))
     pool = {mid: Candidate(record, similarity=signals.get(mid, {}).get("similarity", 0.0),
                            vector_rank=signals.get(mid, {}).get("vector_rank"),
-                           text_rank=signals.get(mid, {}).get("text_rank"))
+                           text_rank=signals.get(mid, {}).get("text_rank"),
+                           text_score=signals.get(mid, {}).get("text_score"))
             for mid, record in records.items()}
     _fill_similarity(store, pool, [mid for mid, c in pool.items() if c.vector_rank is None], qvec)
     if deep is not None:

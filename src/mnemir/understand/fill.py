@@ -193,10 +193,11 @@ _ZH_ABOUT = re.compile(
     rf"(?:[大二三四五六七八九小]|(?:橘|黑|白|花|黄|灰|狸花|布偶|土|小|大|老)(?=[猫狗]))?(?P<rel>{_ZH_REL})|"
     rf"(?P<bare>{_ZH_REL_BARE}))(?!们|子(?!$)|家|里|边|说(?!过)|聚会|会|群|圈|关系)"
     rf"(?:叫(?P<called>[\u4e00-\u9fff]{{2,3}}?)(?=[，,。！!；;]|$|是|今)|[，,]?(?P<name>{_ZH_NAME}))?")
-#: a name at the head of a clause: "老邓跟我说…", "老邓是我高中同桌", "小蔡对芒果过敏"
+#: a name at the head of a clause: "老邓跟我说…", "老邓是我高中同桌", "小蔡对芒果过敏"; not one said to someone, set off
+#: before the second person ("小琪，你…", "老邓，跟你说…": a vocative names whom the sentence is said to)
 _ZH_NAMED = re.compile(rf"^{_ZH_LEAD}(?P<name>(?:小|老|阿)[\u4e00-\u9fff]|[{_SURNAMES}](?:老师|医生|总|经理|阿姨|叔叔))"
                        r"(?=是|在|有|住|的|说|跟|和|对|告诉|刚|去|要|想|喜欢|不|没|已经|下|上|这|最近|今|明|昨|也|还|又|一直|"
-                       r"经常|每|，|,)")
+                       r"经常|每|，|,)(?![，,]\s*(?:你|您|咱|谢|麻烦|帮我|我跟你|跟你|告诉你))")
 _EN_LEAD = r"^(?:(?:oh|so|ok|okay|well|actually|also|and|but|sorry|btw|fyi|pls|please|remember|by the way),?\s+)*"
 #: one describing word before the relation word ("my older brother", "my line manager", "our new neighbours")
 _EN_MODS = r"(?:[a-z]+\s+)?"

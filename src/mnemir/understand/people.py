@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from mnemir.understand import fill
 
-__all__ = ["People", "asked_about", "is_relation", "people_in", "person_relation", "read_people"]
+__all__ = ["People", "addressed", "asked_about", "is_relation", "people_in", "person_relation", "read_people"]
 
 #: relations one person holds at a time (a question naming one means one person); the rest ("friend", "colleague",
 #: "neighbour", "cousin", ...) name a kind of person many may be, so a memory naming another of them is still a match
@@ -55,6 +55,55 @@ _REPORTS = re.compile(r"\s*(?:(?:just|also|then)\s+)?(?:says|said|told me|tells 
                       r"(?:跟|和|对)我说|告诉我|说|讲|觉得|提醒)", re.I)
 #: clauses, where a person may be named at the head of one (as ``understand.fill`` reads them)
 _CLAUSES = re.compile(r"(?<=[。！？!?；;，,])\s*|(?<=[.])\s+")
+
+# -- names said to someone, not of them ---------------------------------------------------------------------------
+#: a speaker's label at the head of a turn ("Caroline: …", "小琪：…"): who says it, not whom it is about
+_LABEL = re.compile(r"\s*[:：]")
+#: words a greeting, a thanks or a leave-taking is said with: the name that follows is the person spoken to
+#: ("Hey Mel", "Thanks, Caroline!", "谢谢你，小琪", "嗨小琪")
+_GREETING = re.compile(r"(?:\b(?:hey|hi|hiya|hello|yo|thanks|thank\s+you|thx|cheers|bye|goodbye|congrats|"
+                       r"congratulations|dear|good\s+(?:morning|night|evening|afternoon))|嘿|嗨|哈喽|哈啰|你好|谢谢你?|"
+                       r"谢啦|多谢|早上好|晚上好|晚安|拜拜|再见)\s*[,，]?\s*$", re.I)
+#: a sentence's start (where a name said first and set off by a comma or "!" is said to someone: "Mel, you...")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？…]\s*)$")
+#: after a name set off at the head of a sentence: what makes it an apposition or a list, not someone spoken to
+#: ("Omar, my line manager, is…", "Greta, Tom and I…")
+_EN_NOT_ADDRESS = re.compile(r"\s*(?:my|our|the|a|an|who|whose|which|that|and|or|from)\b|\s*(?-i:[A-Z])(?!['’]?(?:m|ve|ll|d)?\b)",
+                             re.I)
+#: after a Chinese name set off at the head of a sentence: the second person it is said to ("小琪，你…", "老邓，您…",
+#: "阿宏，跟你说…")
+_ZH_ADDRESS = re.compile(r"\s*(?:啊|呀)?\s*[，,！!]\s*(?:你|您|咱|谢|麻烦|帮我|我跟你|跟你|告诉你)")
+#: a name set off by a comma at the end of a clause ("That's lovely, Caroline!", "太好了，小琪！")
+_CLAUSE_END = re.compile(r"\s*(?:啊|呀|哦)?\s*(?:[.!?。！？…~]|$)")
+
+
+def addressed(text: str, start: int, end: int) -> bool:
+    """Whether the name at ``text[start:end]`` is said to someone (a vocative: "Hey Mel, …", "Thanks, Caroline!",
+    "Mel, you…", "…, Caroline!", "小琪，你…", "谢谢你，小琪") or is the speaker's label at the head of a turn
+    ("Caroline: …"): a general fact of both languages. Such a name tells whom the turn is said to or by, not whom it
+    is about: "Hey Mel, I painted a lake" is about the speaker."""
+    before, after = text[:start], text[end:]
+    if not before.strip() and _LABEL.match(after):
+        return True
+    if _GREETING.search(before):
+        return True
+    head = before
+    label = re.match(r"\s*\S+?\s*[:：]\s*", before)
+    if label and not before[label.end():].strip():
+        head = ""  # the name right after a speaker's label opens the turn
+    if _SENTENCE_START.search(head):
+        if _CJK.search(text[start:end]):
+            return bool(_ZH_ADDRESS.match(after))
+        m = re.match(r"\s*([,!])", after)
+        return m is not None and (m.group(1) == "!" or not _EN_NOT_ADDRESS.match(after, m.end()))
+    comma = re.search(r"(\S+?)\s*[,，]\s*$", before)
+    if comma and _CLAUSE_END.match(after):
+        word = comma.group(1).strip(".,!?\"'").lower()
+        last = re.split(r"[\s\u4e00-\u9fff]", word)[-1] if not _CJK.search(word) else word
+        # "my friend, Anna." / "我朋友，小琪。": an apposition to a relation word, not someone spoken to
+        return not any(word.endswith(w) for w in _REL_WORDS if _CJK.search(w)) and last not in _REL_WORDS \
+            and last not in ("friend", "friends")
+    return False
 
 
 @dataclass
@@ -97,7 +146,9 @@ class People:
         found = set()
         for name in self.names:
             pattern = re.escape(name) if _CJK.search(name) else rf"(?<![\w-]){re.escape(name)}(?![\w-])"
-            ends = [m.end() for m in re.finditer(pattern, low)]
+            # a name said to someone or as the speaker's label is not whom the text is about
+            ends = [m.end() for m in re.finditer(pattern, low) if len(low) != len(text)
+                    or not addressed(text, m.start(), m.end())]
             if ends and (reporters or not all(_REPORTS.match(low, e) for e in ends)):
                 found.add(name)
         return found
@@ -117,6 +168,8 @@ def _relations_in(text: str, *, reporters: bool = True) -> set[str]:
                               and (m.start() == 0 or text[m.start() - 1] not in "他她它的")):
             matches.append((rel, m.end()))
     for word, end in matches:
+        if addressed(text, end - len(word), end):  # "Thanks, Mum!", "妈妈，你…": said to them
+            continue
         if reporters or not _REPORTS.match(text, end):
             found.add(_REL_WORDS[word.lower()])
     return found
