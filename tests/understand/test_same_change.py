@@ -6,6 +6,7 @@ default embedder; every sentence is made up here."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -45,42 +46,72 @@ def test_a_pair_reads_values_people_and_wording() -> None:
     assert x["shared_terms"] > 0.0  # "vet", "visit": the value (9th, 2nd) is no shared term
 
 
-def test_a_moved_appointment_replaces_the_old_time(mem: mnemir.Memory) -> None:
-    old = mem.remember("My physio session is on Monday at 9am", user="kai", now=START)
+def _p(embedder: Any, new: str, new_type: str, old: str, old_type: str) -> float:
+    model = shipped_same_change()
+    assert model is not None
+    vectors = embedder.embed([new, old])
+    similarity = float(vectors[0] @ vectors[1])
+    raw = understanding.change_pair_raw(new, new_type, old, old_type, similarity=similarity, rank=0,
+                                        lead=similarity - 0.2, candidates=2, language="en")
+    return model.probability(raw)
+
+
+def test_the_model_reads_a_moved_appointment_as_a_change_and_another_attribute_as_none(embedder: Any) -> None:
+    model = shipped_same_change()
+    assert model is not None
+    old = "My physio session is on Monday at 9am"
+    assert _p(embedder, "The physio session is on Wednesday at 2pm", "Fact", old, "Fact") >= model.threshold
+    assert _p(embedder, "The physio clinic is on Harbour Street", "Fact", old, "Fact") < model.threshold
+    assert _p(embedder, "I love hiking in the hills", "Preference", "I prefer Italian wines",
+              "Preference") < model.threshold
+
+
+def test_a_changed_preference_replaces_the_old_one(mem: mnemir.Memory) -> None:
+    old = mem.remember("I prefer window seats on long train journeys", user="kai", now=START)
     mem.remember("I've started learning the cello", user="kai", now=START + timedelta(days=1))
-    new = mem.remember("The physio session is on Wednesday at 2pm", user="kai", now=START + timedelta(days=2))
+    new = mem.remember("I prefer aisle seats on long train journeys", user="kai", now=START + timedelta(days=2))
     assert any("learned change" in n for n in new.notes), new.notes
     texts = _live(mem, "kai")
-    assert "My physio session is on Monday at 9am" not in texts
-    assert "The physio session is on Wednesday at 2pm" in texts
+    assert "I prefer window seats on long train journeys" not in texts
+    assert "I prefer aisle seats on long train journeys" in texts
     assert "I've started learning the cello" in texts
     # superseded, not deleted: the old statement keeps its history and the reason
-    replaced = next(r for r in old.created if r.type == "Fact")
+    replaced = next(r for r in old.created if r.type == "Preference")
     got = mem.get(replaced.id, user="kai", include_deleted=True)
     assert str(got.status) == "superseded"
     assert any("learned change" in (h.reason or "") for h in mem.history(replaced.id, user="kai"))
 
 
-def test_a_fact_about_another_person_replaces_nothing(mem: mnemir.Memory) -> None:
-    mem.remember("My uncle's allotment is on Station Road", user="lin", now=START)
-    mem.remember("My niece's allotment is on Church Lane", user="lin", now=START + timedelta(days=1))
+def test_a_moved_appointment_replaces_the_old_time_where_facts_are_read(mem: mnemir.Memory,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(understanding, "LEARNED_CHANGE_NEW_TYPES", ("Preference", "Fact"))
+    mem.remember("My physio session is on Monday at 9am", user="pat", now=START)
+    new = mem.remember("The physio session is on Wednesday at 2pm", user="pat", now=START + timedelta(days=2))
+    assert any("learned change" in n for n in new.notes), new.notes
+    texts = _live(mem, "pat")
+    assert "My physio session is on Monday at 9am" not in texts
+    assert "The physio session is on Wednesday at 2pm" in texts
+
+
+def test_a_preference_of_another_person_replaces_nothing(mem: mnemir.Memory) -> None:
+    mem.remember("My dad prefers window seats on trains", user="lin", now=START)
+    mem.remember("My sister prefers aisle seats on trains", user="lin", now=START + timedelta(days=1))
     texts = _live(mem, "lin")
-    assert "My uncle's allotment is on Station Road" in texts
-    assert "My niece's allotment is on Church Lane" in texts
+    assert "My dad prefers window seats on trains" in texts
+    assert "My sister prefers aisle seats on trains" in texts
 
 
-def test_another_thing_about_the_same_topic_replaces_nothing(mem: mnemir.Memory) -> None:
-    mem.remember("The boiler service costs £85", user="mo", now=START)
-    mem.remember("I keep the spare house keys in the blue tin", user="mo", now=START + timedelta(days=1))
-    mem.remember("The boiler is in the airing cupboard upstairs", user="mo", now=START + timedelta(days=2))
+def test_another_liking_replaces_nothing(mem: mnemir.Memory) -> None:
+    mem.remember("I prefer Italian wines", user="mo", now=START)
+    mem.remember("I love hiking in the hills", user="mo", now=START + timedelta(days=1))
     texts = _live(mem, "mo")
-    assert "The boiler service costs £85" in texts
-    assert "The boiler is in the airing cupboard upstairs" in texts
+    assert "I prefer Italian wines" in texts
+    assert "I love hiking in the hills" in texts
 
 
 def test_without_the_model_nothing_is_replaced_unmarked(mem: mnemir.Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(understanding, "LEARNED_CHANGES", False)
-    mem.remember("My physio session is on Monday at 9am", user="ned", now=START)
-    mem.remember("The physio session is on Wednesday at 2pm", user="ned", now=START + timedelta(days=2))
+    mem.remember("I prefer window seats on long train journeys", user="ned", now=START)
+    mem.remember("I prefer aisle seats on long train journeys", user="ned", now=START + timedelta(days=2))
     texts = _live(mem, "ned")
-    assert "My physio session is on Monday at 9am" in texts
+    assert "I prefer window seats on long train journeys" in texts
