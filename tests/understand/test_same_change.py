@@ -67,13 +67,13 @@ def test_the_model_reads_a_moved_appointment_as_a_change_and_another_attribute_a
 
 
 def test_a_changed_preference_replaces_the_old_one(mem: mnemir.Memory) -> None:
-    old = mem.remember("I prefer window seats on long train journeys", user="kai", now=START)
+    old = mem.remember("For long flights I prefer a window seat near the front", user="kai", now=START)
     mem.remember("I've started learning the cello", user="kai", now=START + timedelta(days=1))
-    new = mem.remember("I prefer aisle seats on long train journeys", user="kai", now=START + timedelta(days=2))
+    new = mem.remember("For long flights I prefer an aisle seat near the back", user="kai", now=START + timedelta(days=2))
     assert any("learned change" in n for n in new.notes), new.notes
     texts = _live(mem, "kai")
-    assert "I prefer window seats on long train journeys" not in texts
-    assert "I prefer aisle seats on long train journeys" in texts
+    assert "For long flights I prefer a window seat near the front" not in texts
+    assert "For long flights I prefer an aisle seat near the back" in texts
     assert "I've started learning the cello" in texts
     # superseded, not deleted: the old statement keeps its history and the reason
     replaced = next(r for r in old.created if r.type == "Preference")
@@ -111,7 +111,7 @@ def test_another_liking_replaces_nothing(mem: mnemir.Memory) -> None:
 
 def test_without_the_model_nothing_is_replaced_unmarked(mem: mnemir.Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(understanding, "LEARNED_CHANGES", False)
-    mem.remember("I prefer window seats on long train journeys", user="ned", now=START)
-    mem.remember("I prefer aisle seats on long train journeys", user="ned", now=START + timedelta(days=2))
+    mem.remember("For long flights I prefer a window seat near the front", user="ned", now=START)
+    mem.remember("For long flights I prefer an aisle seat near the back", user="ned", now=START + timedelta(days=2))
     texts = _live(mem, "ned")
-    assert "I prefer window seats on long train journeys" in texts
+    assert "For long flights I prefer a window seat near the front" in texts

@@ -1628,7 +1628,7 @@ class UnderstandingMixin(_Base):
             return False
         group = list(readings[" ".join(best.text.lower().split())])
         # another statement read from the same utterance that the model also reads as changed goes with it (one
-        # utterance said the old value in two clauses: "we're running 15th, so roughly half eleven")
+        # utterance said the old value in two clauses: "the stall is pitch 12, so near the gate")
         sources = {r.id: next((rel.target for rel in r.relationships if rel.relation == DERIVED_FROM), None)
                    for r in self.store.fetch([c.id for _, c in scored], user=ctx.user)}
         group += [c for q, c in scored[1:] if q >= model.threshold and sources.get(c.id) is not None
@@ -1641,6 +1641,8 @@ class UnderstandingMixin(_Base):
         for other in group:
             if other.id == best.id or other.id in ctx.replaced:
                 continue
+            if {new.id, other.id} & self._queued_ids():  # a batched ingest queues its writes
+                self._flush_queue()
             self.update(other.id, status="superseded", user=ctx.user, now=ctx.now, reason=reason, actor=ctx.creator)
             new = self.update(new.id, relationships=[Relationship(target=other.id, relation="supersedes",
                                                                   properties={"reason": reason})],
