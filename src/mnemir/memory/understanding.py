@@ -53,6 +53,7 @@ from mnemir.understand.extract import Draft, check_speaker, check_text, says_how
 from mnemir.understand.fill import RELATIONS
 from mnemir.understand.lexicon import CUES
 from mnemir.understand.report_tasks import TIE, shipped_report_tasks
+from mnemir.understand.same_change import shipped_same_change
 from mnemir.understand.segment import split_pieces
 
 if TYPE_CHECKING:
@@ -697,6 +698,10 @@ class UnderstandingMixin(_Base):
                 continue
             if updating and not changing and draft.kind != "correction" and draft.type in CHANGING_TYPES \
                     and self._replace_by_meaning(record, draft, text, ctx, types=UPDATED_TYPES, what="change"):
+                continue
+            if LEARNED_CHANGES and ctx.speaker in ("user", "tool", "system") and draft.kind != "correction" \
+                    and draft.type in LEARNED_CHANGE_NEW_TYPES and draft.properties.get("attribute") != "decision" \
+                    and self._replace_by_learned_change(record, draft, text, ctx):
                 continue
             if DECISIONS_FROM_ANY and ctx.speaker == "user" and draft.kind == "memory" and draft.type in DECISION_CARRIERS \
                     and draft.properties.get("attribute") != "decision" and _choice_of(draft.text) is not None \
@@ -1582,6 +1587,72 @@ class UnderstandingMixin(_Base):
                            k=k, now=ctx.now)
         return self._scored(draft, hits, entity=draft.properties.get("entity"), open_work=False)
 
+    def _replace_by_learned_change(self, record: MemIR, draft: Draft, text: str, ctx: _Context) -> bool:
+        """A statement said with no change word that changes what an older one said of the same thing (a new time,
+        place, amount or choice; a preference replacing an old one) supersedes it, as the learned change model
+        (understand/same_change.py) reads the pair: its best candidate from the model's threshold, with the model's
+        lead over the next. Statements about other people, a fact for a guess, and what this utterance said are never
+        candidates; every reading of the replaced statement is replaced with it. True when it superseded."""
+        model = shipped_same_change()
+        if model is None:
+            return False
+        probe = _without_lead(draft)
+        own = {ctx.episode, *(r.id for r in ctx.out.created)}
+        people = people_named(draft.text)
+        found = [c for c in self._closest(probe, SAME_CHANGE_TYPES, ctx, k=LEARNED_CHANGE_POOL)
+                 if c.id not in ctx.replaced and c.id not in own and c.similarity is not None]
+        # readings of one statement are one candidate: the one of the draft's type first
+        readings: dict[str, list[Candidate]] = {}
+        for c in found:
+            readings.setdefault(" ".join(c.text.lower().split()), []).append(c)
+        firsts = [min(group, key=lambda c: (_kind_of(c) != draft.type, -(c.similarity or 0.0)))
+                  for group in readings.values()]
+        firsts.sort(key=lambda c: -(c.similarity or 0.0))
+        allowed = [c for c in firsts if _same_people(people, c.text)
+                   and not (GUESS_REPLACES_NO_FACT and draft.type == "Hypothesis" and _kind_of(c) == "Fact")]
+        if not allowed:
+            return False
+        sims = [float(c.similarity or 0.0) for c in firsts]
+        scored = []
+        for rank, c in enumerate(firsts):
+            if c not in allowed:
+                continue
+            best_other = max((s for j, s in enumerate(sims) if j != rank), default=0.0)
+            raw = change_pair_raw(probe.text, draft.type, c.text, _kind_of(c), similarity=sims[rank], rank=rank,
+                                  lead=sims[rank] - best_other, candidates=len(firsts), language=ctx.language)
+            scored.append((model.probability(raw), c))
+        scored.sort(key=lambda s: -s[0])
+        p, best = scored[0]
+        second = scored[1][0] if len(scored) > 1 else 0.0
+        if p < model.threshold or p - second < model.lead or self._said_now(best.id, ctx):
+            return False
+        group = list(readings[" ".join(best.text.lower().split())])
+        # another statement read from the same utterance that the model also reads as changed goes with it (one
+        # utterance said the old value in two clauses: "the stall is pitch 12, so near the gate")
+        sources = {r.id: next((rel.target for rel in r.relationships if rel.relation == DERIVED_FROM), None)
+                   for r in self.store.fetch([c.id for _, c in scored], user=ctx.user)}
+        group += [c for q, c in scored[1:] if q >= model.threshold and sources.get(c.id) is not None
+                  and sources.get(c.id) == sources.get(best.id) and c not in group]
+        if {c.id for c in group} & self._queued_ids():
+            self._flush_queue()
+        reason = f"learned change (p={p:.2f}; {'; '.join(best.reasons)}): {text}"
+        new = self._lifecycle.supersede(best.id, record, user=ctx.user, now=ctx.now, reason=reason)
+        ctx.replaced.add(best.id)
+        for other in group:
+            if other.id == best.id or other.id in ctx.replaced:
+                continue
+            if {new.id, other.id} & self._queued_ids():  # a batched ingest queues its writes
+                self._flush_queue()
+            self.update(other.id, status="superseded", user=ctx.user, now=ctx.now, reason=reason, actor=ctx.creator)
+            new = self.update(new.id, relationships=[Relationship(target=other.id, relation="supersedes",
+                                                                  properties={"reason": reason})],
+                              user=ctx.user, now=ctx.now, reason=reason, actor=ctx.creator)
+            ctx.replaced.add(other.id)
+        ctx.out.notes.append(f"learned change superseded {best.id} ({best.text!r}, p={p:.2f})")
+        ctx.out.created.append(new)
+        ctx.out.append(new)
+        return True
+
     def _apply_postponement(self, draft: Draft, text: str, ctx: _Context) -> None:
         """Move the matched open task's deadline; two equally good matches -> a "postpone" confirmation."""
         deadline = str(draft.properties["deadline"])
@@ -1716,6 +1787,52 @@ def _about_the_same(candidate: Candidate, draft_type: str, terms: frozenset[str]
     same_kind = any(r.startswith("gives a value of the same kind") for r in candidate.reasons)
     # the entity's own name is one of the shared terms: the same entity needs one more
     return len(shared) >= SAME_THING_TERMS or (entity and len(shared) >= 2) or (same_kind and bool(shared))
+
+
+#: a change said with no change word is read by a learned model (docs/decisions/0074, understand/same_change.py): a
+#: user's (or a tool's) new Preference, Fact or Hypothesis replaces its closest live statement of those types when the
+#: model's probability reaches its threshold with a lead over the next candidate; statements about different people
+#: are never asked about, a guess never replaces a fact, nothing said in the same utterance is replaced
+LEARNED_CHANGES = True
+LEARNED_CHANGE_POOL = 5
+SAME_CHANGE_TYPES = ("Preference", "Fact", "Hypothesis")
+#: the new statements it reads: a preference (a stance replaced by a stance). A new fact or guess is not read (measured
+#: on collapse dev: facts said later about another attribute of the same thing, "the next exam is on 3 June" after "I
+#: passed the first level and am preparing the next", replaced what was still true as often as a new value did)
+LEARNED_CHANGE_NEW_TYPES = ("Preference",)
+#: words that set what holds now against what held before (zh + en), and a negation
+_NOW_CONTRAST = re.compile(r"现在|如今|目前|最近|这阵子|这段时间|已经|不再|从此|以后|今年|这次|改|换|新|\b(?:now|nowadays|these days|"
+                           r"currently|lately|recently|anymore|any more|no longer|since|this (?:year|season|term|month|"
+                           r"week|time)|from (?:now|today)|new|latest|switched|moved|changed|went up|went down|raised|"
+                           r"lowered|dropped|upped|instead)\b", re.I)
+_NEGATION = re.compile(r"不|没|别|\b(?:not|no|never|don'?t|doesn'?t|didn'?t|isn'?t|aren'?t|won'?t|can'?t|cannot)\b", re.I)
+_NUMBERS = re.compile(r"\d+(?:[.,:]\d+)?")
+
+
+def change_pair_raw(new_text: str, new_type: str, old_text: str, old_type: str, *, similarity: float, rank: int,
+                    lead: float, candidates: int, language: str | None = None) -> dict[str, Any]:
+    """The quantities the learned change model (understand/same_change.py) reads of one pair: a new statement and
+    an older one it may replace (``similarity``: their cosine; ``rank``: the older one's place among the new one's
+    candidates by cosine; ``lead``: its cosine over the best other candidate's)."""
+    new_terms = {t for t in content_terms(new_text) if not _NUMERAL.fullmatch(t) and not _VALUE_KINDS["date"].fullmatch(t)}
+    old_terms = {t for t in content_terms(old_text) if not _NUMERAL.fullmatch(t) and not _VALUE_KINDS["date"].fullmatch(t)}
+    shared = new_terms & old_terms
+    new_numbers, old_numbers = set(_NUMBERS.findall(new_text)), set(_NUMBERS.findall(old_text))
+    new_kinds, old_kinds = _value_kinds(new_text), _value_kinds(old_text)
+    new_people, old_people = people_named(new_text), people_named(old_text)
+    zh = language == "zh" if language else bool(re.search(r"[\u4e00-\u9fff]", new_text))
+    return {
+        "new_type": new_type, "old_type": old_type, "similarity": similarity, "rank": rank, "lead": lead,
+        "shared_terms": len(shared), "term_overlap": len(shared) / max(len(new_terms | old_terms), 1),
+        "shared_numbers": len(new_numbers & old_numbers),
+        "numbers_differ": bool(new_numbers) and bool(old_numbers) and new_numbers != old_numbers,
+        "same_value_kind": bool(new_kinds & old_kinds), "new_value": bool(new_kinds), "old_value": bool(old_kinds),
+        "change_word": bool(_CHANGED.search(new_text) or _UPDATED.search(new_text)),
+        "now_word": bool(_NOW_CONTRAST.search(new_text)), "negated": bool(_NEGATION.search(new_text)),
+        "same_people": bool(new_people & old_people),
+        "length_ratio": min(len(new_text), len(old_text)) / max(len(new_text), len(old_text), 1),
+        "candidates": candidates, "language": "zh" if zh else "en",
+    }
 
 
 #: what a correction may replace (an event with a date is often read as a task); what a change of mind may replace,
@@ -1907,6 +2024,11 @@ def _kind_bonus(candidate: Candidate, kinds: frozenset[str]) -> Candidate:
         return candidate
     return Candidate(candidate.id, candidate.text, candidate.score + VALUE_KIND_BONUS,
                      (*candidate.reasons, "gives a value of the same kind: " + ", ".join(same)), candidate.similarity)
+
+
+def _kind_of(candidate: Candidate) -> str:
+    """The candidate's type (its reasons open with it: ``_scored``)."""
+    return candidate.reasons[0].split(",", 1)[0] if candidate.reasons else ""
 
 
 def _same_statement(a: str, b: str) -> bool:
