@@ -32,8 +32,7 @@ from mnemir.understand.segment import split_clauses, split_pieces
 TRAIN_FILES: dict[str, tuple[str, ...]] = {
     "extractor": ("extraction_train.jsonl", "extraction_hw8.jsonl", "extraction_hw9.jsonl",
                   "extraction_hw11.jsonl", "extraction_hw12.jsonl", "extraction_s12e2e.jsonl", "extraction_s18.jsonl",
-                  "extraction_s14.jsonl", "extraction_s20.jsonl",
-                  "extraction_s21.jsonl"),
+                  "extraction_s14.jsonl"),
     "intent": ("intent_train.jsonl", "intent_hw8.jsonl", "intent_hw9.jsonl", "intent_hw10.jsonl",
                "intent_hw11.jsonl", "intent_hw12.jsonl")}
 
