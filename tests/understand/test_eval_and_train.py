@@ -311,7 +311,47 @@ def test_the_blind_session_20_batch_is_not_trained_on_and_shares_no_run_with_any
 
     assert "extraction_s19b.jsonl" not in TRAIN_FILES["extractor"]
     rows = read_jsonl(training_dir() / "understand" / "extraction_s19b.jsonl")
-    assert len(rows) == 379 and len({r["id"] for r in rows}) == len(rows)
+    assert len(rows) == 378 and len({r["id"] for r in rows}) == len(rows)
     assert {r["speaker"] for r in rows} == {"user", "assistant"}
     shared = sum(1 for r in rows if findings(r["text"]))
     assert shared == 0, f"{shared} rows share a run with an evaluation text"
+
+
+def test_the_blind_session_21_batch_is_not_trained_on_and_shares_no_run_with_any_evaluation_text() -> None:
+    """``extraction_s20.jsonl`` (the blind batch staged as ``training/staged/extraction_train_s20.jsonl``, less the 58
+    rows that shared a run of eight Chinese characters or five words with a dev or test text, or equalled one) stays
+    outside the extractor's training list (with it continuity dev fell, docs/decisions/0075), and none of its rows
+    shares such a run. Only counts are reported."""
+    from tests.test_no_split_text import findings
+
+    from mnemir._paths import training_dir
+    from mnemir.understand.train import TRAIN_FILES
+
+    assert "extraction_s20.jsonl" not in TRAIN_FILES["extractor"]
+    rows = read_jsonl(training_dir() / "understand" / "extraction_s20.jsonl")
+    staged = read_jsonl(training_dir() / "staged" / "extraction_train_s20.jsonl")
+    assert len(rows) == 262 and len(staged) == 320 and len({r["id"] for r in rows}) == len(rows)
+    assert all(row in staged for row in rows)
+    shared = sum(1 for r in rows if findings(r["text"]))
+    assert shared == 0, f"{shared} rows share a run with an evaluation text"
+
+
+def test_the_session_21_batch_is_rebuilt_by_its_script_is_not_trained_on_and_shares_no_run_with_an_evaluation_text() -> None:
+    """``training/understand/s21.py`` writes ``extraction_s21.jsonl`` exactly, the extractor does not train on it (with
+    it extraction dev rose but continuity dev fell, docs/decisions/0075), and no row
+    of it shares a run of five words or eight Chinese characters with a dev or test text of any suite (written in our
+    own words for the frame and task errors) nor any run of five words / eight Chinese characters, however short, with
+    an extraction or intent dev text. Only counts are reported."""
+    from tests.test_no_split_text import findings
+
+    from mnemir.understand.train import TRAIN_FILES
+
+    rebuilt, shipped = _batch("s21")
+    assert rebuilt == shipped
+    assert "extraction_s21.jsonl" not in TRAIN_FILES["extractor"]
+    assert {row["expect"][0]["type"] for row in shipped} == {"ContextualFrame", "Preference", "Task"}
+    shared = sum(1 for r in shipped if findings(str(r["text"])))
+    assert shared == 0, f"{shared} rows share a run with an evaluation text"
+    dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
+                      *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
+    assert sum(1 for row in shipped if _runs(str(row["text"])) & dev) == 0

@@ -216,7 +216,7 @@ REQUESTS_EN = [
     "Remind me at lunchtime to find out whether the pool is open on the bank holiday",
     "Remind me, would you, to get the chimney swept before we light the first fire?",
     "Could you remind me in the morning to take the parcel back to the post office?",
-    "Can you help me compare the two broadband offers before the contract ends?",
+    "Could you help me weigh up the two broadband offers before my current deal runs out?",
     "Can you remind me next month to check whether the tax refund has arrived?",
     "Could you remind me Friday to ask the landlord what happens with the deposit?",
 ]
