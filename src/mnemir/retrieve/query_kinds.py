@@ -38,6 +38,7 @@ NEXT_STEP = "next_step"
 DECISION = "decision"
 OPEN_TASKS = "open_tasks"
 TASK_STATUS = "task_status"
+PAST_EVENT = "past_event"
 #: "none of these": the question asks for no kind recall reads (a plain lookup)
 LOOKUP = "lookup"
 

@@ -85,7 +85,7 @@ from mnemir.retrieve.learned import (
 )
 from mnemir.retrieve.lexical import entity_terms
 from mnemir.retrieve.persons import about_the_asked_person
-from mnemir.retrieve.query_kinds import QueryKinds, QueryReading, read_query
+from mnemir.retrieve.query_kinds import PAST_EVENT, QueryKinds, QueryReading, read_query
 from mnemir.retrieve.ranking import (
     ANSWER_ROLES,
     LINK_DECAY,
@@ -108,6 +108,7 @@ from mnemir.retrieve.search import check_k
 from mnemir.retrieve.wording import asks_about_now, asks_about_past
 from mnemir.store.base import Selection, Store, tenant_reads
 from mnemir.store.filters import And, Cmp, FilterNode, parse_filter
+from mnemir.understand.intent import KIND_TYPES
 
 #: the learned nudge re-sorts at least this many of the rules' best (or 4 x k)
 NUDGED_HEAD = 20
@@ -236,6 +237,19 @@ class RecallConfig:
     #: docs/decisions/0069)
     asked_person: bool = True
     asked_person_depth: float = 2.0
+    #: a question the query-kind model reads as asking about a past event (its likeliest kind, at least this
+    #: probability) asks for no open work and no plan: where the intent, as the memories settled it, is one of
+    #: ``event_not_work_kinds``, it gives way to a question of no family (every content type, no status filter), so
+    #: what happened (a closed task, a report, a fact told at the time) is not barred or ranked below the work still
+    #: ahead (1.0: off; decision 0076)
+    event_reading: float = 0.5
+    event_not_work_kinds: tuple[str, ...] = ("open_tasks", "plan")
+    #: ... and then the intent's confidence is at most 1 - that probability: where the two readings disagree, plain
+    #: search's order keeps more of the top k and no role is ruled out
+    event_unsure: bool = True
+    #: ... and the question is read as one about the past (as when its wording or a named period says so:
+    #: replaced memories stay, flagged outdated). Measured, off: decision 0076
+    event_past: bool = False
     #: called with the role model's feature row of each query (training and diagnostics)
     role_observer: Callable[[Any], None] | None = None
     #: the query-kind model (:mod:`mnemir.retrieve.query_kinds`); None = the one shipped with the package (another
@@ -245,7 +259,7 @@ class RecallConfig:
     def __post_init__(self) -> None:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
                  "role_confidence_in_fusion", "open_work_follows_settled", "asked_person",
-                 "felt_episode_ruled_out", "plain_said_search")
+                 "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -275,7 +289,8 @@ class RecallConfig:
                                 ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
                                 ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0),
                                 ("felt_episode_calm", 0.0, 1.0), ("felt_episode_event_kinds", 0.0, 1.0),
-                                ("plain_text_depth", 1.0, 10.0), ("asked_person_depth", 1.0, 10.0)):
+                                ("plain_text_depth", 1.0, 10.0), ("asked_person_depth", 1.0, 10.0),
+                                ("event_reading", 0.0, 1.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -454,12 +469,28 @@ class _Query:
         if settled.switched:
             self.intent, self.where = _switched(self.intent, settled), None
             if self.intent.kind not in TASK_KINDS:  # open work is no longer asked for: what only that barred is back
-                for mid, (c, reason, deeper) in self.work_barred.items():
-                    if self.barred.get(mid) == reason:
-                        del self.barred[mid]
-                        (self.deep if deeper else self.pool)[mid] = c
+                self._give_back_work()
         if settled.confidence is not None and settled.confidence != self.intent.confidence:
             self.intent = _with_confidence(self.intent, settled.confidence)
+
+    def asks_no_work(self) -> None:
+        """The intent as a question of no family (:func:`_not_work`), and what a bar set aside only because open
+        work was asked for is back."""
+        self.intent, self.where = _not_work(self.intent), None
+        self._give_back_work()
+
+    def unsure_at_most(self, cap: float) -> None:
+        """The intent's confidence (and the intent model's own, which weighs plain search in the fusion) at most
+        ``cap``."""
+        self.asked_confidence = min(self.asked_confidence, cap)
+        if float(self.intent.confidence) > cap:
+            self.intent = _with_confidence(self.intent, cap)
+
+    def _give_back_work(self) -> None:
+        for mid, (c, reason, deeper) in self.work_barred.items():
+            if self.barred.get(mid) == reason:
+                del self.barred[mid]
+                (self.deep if deeper else self.pool)[mid] = c
 
     def kept_places(self) -> int:
         """How many of plain search's best keep places in the top k: ``plain_share`` of it, and more the less sure
@@ -507,10 +538,11 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     reading = (read_query(qvec, embedder.model_id) if config.query_kinds is None
                else config.query_kinds.read(qvec, embedder.model_id))
     asked, intent = intent, confirm_open_work(intent, reading)
+    event = _asks_past_event(reading, config) if getattr(intent, "kinds", ()) else None
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
-    q = _Query(store, scope, ontology, config, intent, where, now, k, qvec,
-               asks_about_past(intent.query, intent.time_range, now), reading)
+    past = asks_about_past(intent.query, intent.time_range, now) or (event is not None and config.event_past)
+    q = _Query(store, scope, ontology, config, intent, where, now, k, qvec, past, reading)
     quotes = _candidates(q, types)
     settled = _settle(q)
     notes = [settled.note] if settled.note else []
@@ -518,6 +550,12 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
         notes.insert(0, f"read as {intent.kind}, not {asked.kind}: the query-kind model reads a question about "
                         f"where a task stands ({reading.describe()})")
     q.settle_intent(settled)
+    if event is not None and q.intent.kind in config.event_not_work_kinds:
+        notes.append(f"read as a question of no family, not {q.intent.kind}: the query-kind model reads a question "
+                     f"about a past event ({reading.describe()})")
+        q.asks_no_work()
+        if config.event_unsure:
+            q.unsure_at_most(1.0 - event)
     kept, judged, walk_notes, replaced_notes, weak_notes = _role_order(q)
     notes += replaced_notes
     kept = _nudged(q, kept, judged)
@@ -1243,6 +1281,24 @@ def _not_open_work(intent: Any) -> Any:
     if hasattr(intent, "override"):
         return intent.override(kind="general", kinds=getattr(intent, "kinds", ()))
     return replace(intent, kind="general")
+
+
+def _asks_past_event(reading: QueryReading, config: RecallConfig) -> float | None:
+    """The query-kind model's probability of a question about a past event, when that is its likeliest kind and at
+    least ``RecallConfig.event_reading``; else None."""
+    p = reading.probabilities.get(PAST_EVENT)
+    if p is None or p < config.event_reading or config.event_reading >= 1.0:
+        return None
+    return p if p >= max(reading.probabilities.values()) else None
+
+
+def _not_work(intent: Any) -> Any:
+    """The intent as a question of no family: every content type, no status filter (a question about what happened
+    asks for no open work and no plan)."""
+    types = KIND_TYPES["general"]
+    if hasattr(intent, "override"):
+        return intent.override(kind="general", types=types, where=None, kinds=getattr(intent, "kinds", ()))
+    return replace(intent, kind="general", types=types, where=None)
 
 
 def _with_confidence(intent: Any, confidence: float) -> Any:
