@@ -174,3 +174,34 @@ def test_the_int8_candidates_hold_every_row_of_the_best_k(seed: int, k: int, spr
     for scores, near in zip(exact, found, strict=True):
         kth = np.sort(scores)[::-1][k - 1]
         assert set(np.flatnonzero(scores >= kth - 1e-9)) <= set(near.tolist())
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), k=st.integers(1, 8))
+def test_a_repeated_int8_pass_answers_as_a_fresh_copy_after_rows_change(seed: int, k: int) -> None:
+    """The whole copy's products for a query are kept for the next search with that query (a recall searches every
+    type, then what was said); a row re-quantised or appended in between is seen, never an old product."""
+    if quantised_module.kernels() is None:
+        return
+    rng = np.random.default_rng(seed)
+    rows = _unit(rng, 400)
+    copy = quantised_module.Quantised.of(rows, 300)
+    query = _unit(rng, 1)
+    every, some = np.arange(300, dtype=np.intp), np.arange(0, 300, 2, dtype=np.intp)
+
+    def same_as_fresh(matrix: np.ndarray, size: int, pos: np.ndarray, everything: bool) -> None:
+        fresh = quantised_module.Quantised(DIM, copy.factor)
+        fresh.follow(matrix, size)
+        got = copy.candidates(query, pos, whole=True, everything=everything, k=k, margin=0.0)
+        want = fresh.candidates(query, pos, whole=True, everything=everything, k=k, margin=0.0)
+        assert got is not None and want is not None
+        assert [g.tolist() for g in got] == [w.tolist() for w in want]
+
+    same_as_fresh(rows, 300, every, True)
+    same_as_fresh(rows, 300, some, False)  # the same products, other columns
+    changed = rows.copy()
+    changed[:50] = query  # the best rows now: a stale product would miss them
+    copy.replace(np.arange(50, dtype=np.intp), changed[:50])
+    same_as_fresh(changed, 300, some, False)
+    copy.follow(changed, 400)
+    same_as_fresh(changed, 400, np.arange(400, dtype=np.intp), True)

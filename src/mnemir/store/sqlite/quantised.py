@@ -68,6 +68,11 @@ class Quantised:
         self.upto = 0
         #: False once a row was not finite (its bound would be NaN): the cache stops using the copy
         self.sound = True
+        #: the last whole-copy products (query levels, upto, version, products): a recall searches one query twice
+        #: over the same rows (every type, then what was said), and the second pass is then a column pick
+        self._last: tuple[bytes, int, int, npt.NDArray[np.float32]] | None = None
+        #: bumped whenever a quantised row changes or is added (a remembered product is then stale)
+        self._version = 0
 
     @classmethod
     def of(cls, matrix: Vectors, size: int) -> Quantised:
@@ -93,6 +98,7 @@ class Quantised:
         """Quantise the rows appended since (``upto`` up to ``size``)."""
         if size <= self.upto:
             return
+        self._version += 1
         if size > len(self.rows):
             capacity = max(size + size // 16 + 1024, int(len(self.rows) * 1.5) + 16)
             rows = np.zeros((capacity, self.rows.shape[1]), dtype=np.int8)
@@ -110,6 +116,7 @@ class Quantised:
         """Rows at ``pos`` were given new vectors (those already quantised are quantised again)."""
         inside = pos < self.upto
         if inside.any():
+            self._version += 1
             at = pos[inside]
             self.rows[at], self.err[at], self.norm[at] = self.quantise(rows[inside])
             self.sound = self.sound and bool(np.all(np.isfinite(self.err[at])))
@@ -129,9 +136,8 @@ class Quantised:
             return None
         levels, qerr, _ = self.quantise(queries64)
         qnorm = np.sqrt(np.einsum("ij,ij->i", queries64, queries64))
-        rows = self.rows[: self.upto] if whole else np.take(self.rows, pos, axis=0)
-        products = np.vstack([np.asarray(nk.cdist(levels[j : j + 1], rows, metric="dot", out_dtype="float32"))
-                              for j in range(len(levels))])
+        products = self._products(nk, levels) if whole else self._products_of(nk, levels,
+                                                                              np.take(self.rows, pos, axis=0))
         if whole and not everything:
             products = products[:, pos]  # (queries, the scope's rows in the order of pos)
         # The k-th largest lower bound is at least the smallest lower bound of any k rows: those of the k largest
@@ -152,3 +158,19 @@ class Quantised:
             upper = products[j, near] / scale + (qnorm[j] * err[near] + qerr[j] * norm[near])
             out.append(near[upper >= limit - margin])
         return out
+
+    def _products(self, nk: Any, levels: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
+        """The queries' products with every quantised row; the last ones are reused while no row changed."""
+        key = repr(levels.shape).encode() + levels.tobytes()
+        last = self._last
+        if last is not None and last[0] == key and last[1] == self.upto and last[2] == self._version:
+            return last[3]
+        products = self._products_of(nk, levels, self.rows[: self.upto])
+        products.flags.writeable = False  # shared by the searches that reuse it
+        self._last = (key, self.upto, self._version, products)
+        return products
+
+    @staticmethod
+    def _products_of(nk: Any, levels: npt.NDArray[np.int8], rows: npt.NDArray[np.int8]) -> npt.NDArray[np.float32]:
+        return np.vstack([np.asarray(nk.cdist(levels[j : j + 1], rows, metric="dot", out_dtype="float32"))
+                          for j in range(len(levels))])
