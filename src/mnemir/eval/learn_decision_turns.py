@@ -26,7 +26,7 @@ import numpy.typing as npt
 from mnemir.embed import Embedder, default_embedder
 from mnemir.eval import continuity, model_main
 from mnemir.eval._embedcache import cached
-from mnemir.eval.learn_query_kinds import _f1, _probabilities, fit
+from mnemir.eval.learn_query_kinds import _f1, fit, out_of_fold
 from mnemir.understand.decision_turns import DecisionTurns, features
 
 NGRAM_DIMS = 2048
@@ -53,16 +53,6 @@ def examples(split: str = "train") -> tuple[list[str], list[int], list[str]]:
     return texts, labels, files
 
 
-def _out_of_fold(x: npt.NDArray[np.float64], y: npt.NDArray[np.int64], files: Sequence[str],
-                 penalty: float) -> npt.NDArray[np.float64]:
-    out = np.zeros(len(y))
-    names = np.asarray(files)
-    for name in sorted(set(files)):
-        held = names == name
-        w = fit(x[~held], y[~held], 2, penalty, steps=STEPS)
-        out[held] = _probabilities(w, x[held])[:, 1]
-    return out
-
 
 def _fbeta(asked: npt.NDArray[np.bool_], truth: npt.NDArray[np.bool_]) -> tuple[float, float, float, float]:
     """(F-beta, F1, precision, recall) of ``asked`` against ``truth``."""
@@ -80,7 +70,7 @@ def choose(vectors: npt.NDArray[np.float64], texts: list[str], y: npt.NDArray[np
     for scale in NGRAM_SCALES:
         x = features(vectors, texts, NGRAM_DIMS, scale)
         for penalty in PENALTIES:
-            p = _out_of_fold(x, y, files, penalty)
+            p = out_of_fold(x, y, files, penalty, STEPS)
             scored = [(_fbeta(p >= th, y == 1), th) for th in THRESHOLDS]
             (fb, f1, precision, recall), th = max(scored, key=lambda s: (s[0][0], -abs(s[1] - 0.5)))
             row = {"ngram_scale": scale, "penalty": penalty, "threshold": th, "f_beta": round(fb, 4),

@@ -160,6 +160,18 @@ def _probabilities(w: npt.NDArray[np.float64], x: npt.NDArray[np.float64]) -> np
     return out
 
 
+def out_of_fold(x: npt.NDArray[np.float64], y: npt.NDArray[np.int64], files: Sequence[str], penalty: float,
+                steps: int) -> npt.NDArray[np.float64]:
+    """P(class 1) of each row of a two-class model fitted without the rows of its own file (one fold per file)."""
+    out = np.zeros(len(y))
+    names = np.asarray(files)
+    for name in sorted(set(files)):
+        held = names == name
+        w = fit(x[~held], y[~held], 2, penalty, steps=steps)
+        out[held] = _probabilities(w, x[held])[:, 1]
+    return out
+
+
 def _f1(asked: npt.NDArray[np.bool_], truth: npt.NDArray[np.bool_]) -> tuple[float, float, float]:
     tp = float((asked & truth).sum())
     precision = tp / max(float(asked.sum()), 1.0)

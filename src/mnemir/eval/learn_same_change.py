@@ -35,7 +35,7 @@ import numpy.typing as npt
 from mnemir.embed import Embedder, default_embedder
 from mnemir.eval import collapse
 from mnemir.eval._embedcache import cached
-from mnemir.eval.learn_query_kinds import _probabilities, fit
+from mnemir.eval.learn_query_kinds import fit, out_of_fold
 from mnemir.understand.same_change import FEATURES, TYPES, SameChange, dumps, row
 
 POOL = 5
@@ -154,16 +154,6 @@ def _matrix(entries: Sequence[dict[str, Any]]) -> tuple[npt.NDArray[np.float64],
     return x, y, files
 
 
-def _out_of_fold(x: npt.NDArray[np.float64], y: npt.NDArray[np.int64], files: Sequence[str],
-                 penalty: float) -> npt.NDArray[np.float64]:
-    out = np.zeros(len(y))
-    names = np.asarray(files)
-    for name in sorted(set(files)):
-        held = names == name
-        w = fit(x[~held], y[~held], 2, penalty, steps=STEPS)
-        out[held] = _probabilities(w, x[held])[:, 1]
-    return out
-
 
 def train(embedder: Embedder | None = None) -> SameChange:
     entries = examples("train", embedder)
@@ -173,7 +163,7 @@ def train(embedder: Embedder | None = None) -> SameChange:
     best: dict[str, Any] | None = None
     tried = []
     for penalty in PENALTIES:
-        p = _out_of_fold(x, y, files, penalty)
+        p = out_of_fold(x, y, files, penalty, STEPS)
         for threshold in THRESHOLDS:
             for lead in LEADS:
                 fb, f1, precision, recall = _decisions(entries, p, threshold, lead)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 import zlib
 from collections.abc import Mapping
@@ -42,6 +43,38 @@ def shipped_json(name: str) -> dict[str, Any] | None:
         return None
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
+
+
+@dataclass(frozen=True)
+class PairModel:
+    """A logistic reading of a pair (a new utterance and a stored candidate): ``p = sigmoid(weights @ [row, 1])``
+    over named features, with the ``threshold`` from which the best candidate is taken and the ``lead`` it must hold
+    over the next one. The report-to-task and the change readings are such models, fitted by their own commands."""
+
+    weights: npt.NDArray[np.float64]  # (len(features) + 1,): the last entry is the bias
+    threshold: float
+    lead: float
+    features: tuple[str, ...]
+    meta: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def probability_of(self, x: npt.NDArray[np.float64]) -> float:
+        z = float(x @ self.weights[:-1] + self.weights[-1])
+        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"features": list(self.features), "threshold": self.threshold, "lead": self.lead,
+                "weights": [round(float(x), 6) for x in self.weights], **self.meta}
+
+
+def pair_model_fields(data: Mapping[str, Any], features: tuple[str, ...], refit: str
+                      ) -> tuple[npt.NDArray[np.float64], float, float, tuple[str, ...], dict[str, Any]]:
+    """A :class:`PairModel`'s fields from its JSON; a model fitted on other features is refused (``refit``: the
+    command that fits it again)."""
+    if tuple(data["features"]) != features:
+        raise ValueError(f"the model was fitted on other features; refit it (python -m {refit})")
+    known = {"features", "threshold", "lead", "weights"}
+    return (np.asarray(data["weights"], dtype=np.float64), float(data["threshold"]), float(data["lead"]), features,
+            {k: v for k, v in data.items() if k not in known})
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from mnemir.understand.model import shipped_json
+from mnemir.understand.model import PairModel, pair_model_fields, shipped_json
 
 __all__ = ["FEATURES", "ROUTES", "TIE", "ReportTasks", "row", "shipped_report_tasks"]
 
@@ -87,35 +87,19 @@ def row(raw: dict[str, Any]) -> npt.NDArray[np.float64]:
 
 
 @dataclass(frozen=True)
-class ReportTasks:
+class ReportTasks(PairModel):
     """``p(the report is about this task) = sigmoid(weights @ [row, 1])``. A report moves its best task from
     ``threshold`` on when its lead over the best rival task (from another utterance) is at least ``lead``; a best
     task over ``threshold`` without that lead is asked about (a confirmation)."""
 
-    weights: npt.NDArray[np.float64]  # (len(FEATURES) + 1,): the last entry is the bias
-    threshold: float
-    lead: float
     features: tuple[str, ...] = FEATURES
-    meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def probability(self, raw: dict[str, Any]) -> float:
-        x = row(raw)
-        z = float(x @ self.weights[:-1] + self.weights[-1])
-        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"features": list(self.features), "threshold": self.threshold, "lead": self.lead,
-                "weights": [round(float(x), 6) for x in self.weights], **self.meta}
+        return self.probability_of(row(raw))
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ReportTasks:
-        known = {"features", "threshold", "lead", "weights"}
-        features = tuple(data["features"])
-        if features != FEATURES:
-            raise ValueError("report_tasks model was fitted on other features; refit it "
-                             "(python -m mnemir.eval.learn_report_tasks)")
-        return cls(np.asarray(data["weights"], dtype=np.float64), float(data["threshold"]), float(data["lead"]),
-                   features, {k: v for k, v in data.items() if k not in known})
+        return cls(*pair_model_fields(data, FEATURES, "mnemir.eval.learn_report_tasks"))
 
 
 @lru_cache(maxsize=1)

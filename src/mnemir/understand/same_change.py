@@ -27,15 +27,14 @@ closest to it), its penalty, threshold and lead chosen by cross-validation over 
 from __future__ import annotations
 
 import json
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from mnemir.understand.model import shipped_json
+from mnemir.understand.model import PairModel, pair_model_fields, shipped_json
 
 __all__ = ["FEATURES", "SameChange", "TYPES", "row", "shipped_same_change"]
 
@@ -81,34 +80,18 @@ def row(raw: dict[str, Any]) -> npt.NDArray[np.float64]:
 
 
 @dataclass(frozen=True)
-class SameChange:
+class SameChange(PairModel):
     """``p(the new statement replaces the old one) = sigmoid(weights @ [row, 1])``. A new statement replaces its
     best candidate from ``threshold`` on when that candidate's probability leads the next one's by ``lead``."""
 
-    weights: npt.NDArray[np.float64]  # (len(FEATURES) + 1,): the last entry is the bias
-    threshold: float
-    lead: float
     features: tuple[str, ...] = FEATURES
-    meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def probability(self, raw: dict[str, Any]) -> float:
-        x = row(raw)
-        z = float(x @ self.weights[:-1] + self.weights[-1])
-        return 1.0 / (1.0 + math.exp(-max(min(z, 50.0), -50.0)))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"features": list(self.features), "threshold": self.threshold, "lead": self.lead,
-                "weights": [round(float(x), 6) for x in self.weights], **self.meta}
+        return self.probability_of(row(raw))
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SameChange:
-        known = {"features", "threshold", "lead", "weights"}
-        features = tuple(data["features"])
-        if features != FEATURES:
-            raise ValueError("same_change model was fitted on other features; refit it "
-                             "(python -m mnemir.eval.learn_same_change)")
-        return cls(np.asarray(data["weights"], dtype=np.float64), float(data["threshold"]), float(data["lead"]),
-                   features, {k: v for k, v in data.items() if k not in known})
+        return cls(*pair_model_fields(data, FEATURES, "mnemir.eval.learn_same_change"))
 
 
 @lru_cache(maxsize=1)
