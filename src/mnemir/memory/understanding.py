@@ -1797,8 +1797,8 @@ LEARNED_CHANGES = True
 LEARNED_CHANGE_POOL = 5
 SAME_CHANGE_TYPES = ("Preference", "Fact", "Hypothesis")
 #: the new statements it reads: a preference (a stance replaced by a stance). A new fact or guess is not read (measured
-#: on collapse dev: facts said later about another attribute of the same thing, "the next exam is on 3 June" after "I
-#: passed the first level and am preparing the next", replaced what was still true as often as a new value did)
+#: on collapse dev: a later fact about another attribute of the same thing replaced what was still true as often as a
+#: new value did; the model's features do not tell the attribute a statement gives)
 LEARNED_CHANGE_NEW_TYPES = ("Preference",)
 #: words that set what holds now against what held before (zh + en), and a negation
 _NOW_CONTRAST = re.compile(r"现在|如今|目前|最近|这阵子|这段时间|已经|不再|从此|以后|今年|这次|改|换|新|\b(?:now|nowadays|these days|"
