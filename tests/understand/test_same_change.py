@@ -93,20 +93,16 @@ def test_a_moved_appointment_replaces_the_old_time_where_facts_are_read(mem: mne
     assert "The physio session is on Wednesday at 2pm" in texts
 
 
-def test_a_preference_of_another_person_replaces_nothing(mem: mnemir.Memory) -> None:
-    mem.remember("My dad prefers window seats on trains", user="lin", now=START)
-    mem.remember("My sister prefers aisle seats on trains", user="lin", now=START + timedelta(days=1))
+@pytest.mark.parametrize(("first", "second"), [
+    ("My dad prefers window seats on trains", "My sister prefers aisle seats on trains"),  # another person's
+    ("I prefer Italian wines", "I love hiking in the hills"),  # another liking
+], ids=["another-person", "another-liking"])
+def test_a_preference_about_something_else_replaces_nothing(mem: mnemir.Memory, first: str, second: str) -> None:
+    mem.remember(first, user="lin", now=START)
+    mem.remember(second, user="lin", now=START + timedelta(days=1))
     texts = _live(mem, "lin")
-    assert "My dad prefers window seats on trains" in texts
-    assert "My sister prefers aisle seats on trains" in texts
-
-
-def test_another_liking_replaces_nothing(mem: mnemir.Memory) -> None:
-    mem.remember("I prefer Italian wines", user="mo", now=START)
-    mem.remember("I love hiking in the hills", user="mo", now=START + timedelta(days=1))
-    texts = _live(mem, "mo")
-    assert "I prefer Italian wines" in texts
-    assert "I love hiking in the hills" in texts
+    assert first in texts
+    assert second in texts
 
 
 def test_without_the_model_nothing_is_replaced_unmarked(mem: mnemir.Memory, monkeypatch: pytest.MonkeyPatch) -> None:
