@@ -1810,11 +1810,19 @@ _RELATION_KEYS = frozenset(RELATIONS)
 
 
 def _about_other_people(a: str, b: str) -> bool:
-    """Two statements are about different people (``_subject`` reads both and they differ)."""
+    """Two statements are about different people: ``_subject`` reads both, they differ, and neither text names the
+    other's person (one who reports or acts on someone, "the doctor switched my dad's pills", is about them too)."""
     if not WHO_IS_PART_OF_THE_FACT:
         return False
     first, second = _subject(a), _subject(b)
-    return first is not None and second is not None and first != second
+    if first is None or second is None or first == second:
+        return False
+    return second not in _people_keys(a) and first not in _people_keys(b)
+
+
+def _people_keys(text: str) -> set[str]:
+    """The relation keys of the people a text names ("我爸" -> "father")."""
+    return {fill.relation_key(word) or word for word in people_named(text)}
 
 
 def _says_changed(text: str) -> bool:
