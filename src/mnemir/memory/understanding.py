@@ -664,8 +664,8 @@ class UnderstandingMixin(_Base):
         found = speaker_label(text) if READ_WITHOUT_LABEL and speaker == "user" else None
         if found is None:
             return text
-        if self._transcript_labels is None:
-            self._transcript_labels = {}
+        if self._transcript_labels is None or len(self._transcript_labels) >= MAX_LABELLED_SCOPES:
+            self._transcript_labels = {}  # a bound on what is held: counting starts again
         seen = self._transcript_labels.setdefault((user, agent), Counter())
         name = found[0]
         transcript = seen[name] >= TRANSCRIPT_LABELS and any(n >= TRANSCRIPT_LABELS for other, n in seen.items()
@@ -2182,8 +2182,9 @@ def _relation_words(entity: str, language: str) -> str:
 READ_WITHOUT_LABEL = True
 #: ... once that label and another have each opened this many of the user's earlier utterances
 TRANSCRIPT_LABELS = 2
-#: the labels counted per user (a bound on what is kept)
+#: the labels counted per user, and the users counted (bounds on what is held in memory)
 MAX_LABELS = 64
+MAX_LABELLED_SCOPES = 10_000
 
 
 #: ... and what is read from it says who said it ("Jonas: I fixed my bike" -> a Fact "Jonas: I fixed my bike"): a
