@@ -20,6 +20,7 @@ exclusion or a confident intent rules one out) -> one slot per memory and its ow
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -605,9 +606,14 @@ def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], st
     entities = {s.record.id: str(s.record.properties["entity"]).lower() for s in kept[:depth]
                 if isinstance(s.record.properties.get("entity"), str)}
     known = [c.record.text for c in q.pool.values()]
-    # a transcript's turn (the user's words opening with a speaker's label) is about its speaker too: never moved
-    spoken = {s.record.id for s in kept[:depth] if q.config.transcript_turns_stay
-              and s.record.metadata.source.speaker == "user" and speaker_label(s.record.text) is not None}
+    # a transcript's turn (the user's words opening with a speaker's label) is about its speaker too: never moved;
+    # a transcript, as on the write side, is where two labels or more each open two of the user's memories or more
+    labels = {mid: found[0] for mid, c in q.pool.items() if c.record.metadata.source.speaker == "user"
+              and (found := speaker_label(c.record.text)) is not None} if q.config.transcript_turns_stay else {}
+    counts = Counter(labels.values())
+    transcript = sum(1 for n in counts.values() if n >= 2) >= 2
+    spoken = {s.record.id for s in kept[:depth] if transcript and s.record.metadata.source.speaker == "user"
+              and speaker_label(s.record.text) is not None}
     positions, note = about_the_asked_person(ids, texts, q.intent.query, q.k, depth, known, entities, spoken)
     return [kept[i] for i in positions], note
 
