@@ -133,3 +133,16 @@ def test_a_vocative_is_not_read_as_the_subject_on_the_write_side() -> None:
     assert person_mention("阿宏，跟你说个事。") is None
     mention = person_mention("阿宏跟我说他要搬家。")
     assert mention is not None and mention.key == "阿宏"
+
+
+def test_a_transcript_turn_naming_someone_else_stays_for_a_question_about_its_speaker() -> None:
+    # decision 0078: "Ilse: my neighbour Bruno …" is Ilse's own news; no name in it says so, the label does
+    texts = {"a": "Ilse's watercolour won a prize at the harbour fair.", "b": "Ilse: Bruno next door fixed my gate.",
+             "c": "The ferry runs twice a day.", "d": "My neighbour Bruno has a loud dog."}
+    ids = ["a", "b", "c", "d"]
+    known = [*FRIENDS, "My neighbour Bruno has a loud dog."]
+    query = "Who fixed Ilse's gate?"
+    positions, _ = about_the_asked_person(ids, texts, query, k=2, depth=4, known=known)
+    assert [ids[i] for i in positions][:2] == ["a", "c"]  # without knowing the speaker, b reads as about Bruno only
+    positions, _ = about_the_asked_person(ids, texts, query, k=2, depth=4, known=known, spoken={"b"})
+    assert [ids[i] for i in positions][:2] == ["a", "b"]  # a transcript's turn stays: its speaker takes part

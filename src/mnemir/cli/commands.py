@@ -158,9 +158,12 @@ EVAL_SUITES = {
     "collapse": "mnemir.eval.collapse",
     "continuity": "mnemir.eval.continuity",
     "locomo": "mnemir.eval.locomo",
+    "dialogue_qa": "mnemir.eval.dialogue_qa",
 }
 #: suites on external data that may be absent
 EXTERNAL_SUITES = ("locomo",)
+#: suites that also write a results folder of their own (--out)
+OUT_SUITES = ("dialogue_qa",)
 
 
 @cli.command(name="eval")
@@ -168,11 +171,13 @@ EXTERNAL_SUITES = ("locomo",)
 @click.option("--split", default="dev", show_default=True,
               help="train (fitted and tuned on), dev (results read while developing) or test (frozen, written blind: "
                    "run once, at the end of a piece of work; docs/EVALUATION.md); collapse also all (train + dev); "
-                   "locomo is one dev split; all runs dev or test.")
+                   "locomo is one dev split; dialogue_qa train, dev or test; all runs dev or test.")
 @click.option("--data", "data_path", default=None, help="locomo / all: the LoCoMo JSON file (default $MNEMIR_LOCOMO).")
 @click.option("--samples", type=click.IntRange(min=1), default=None, help="locomo: only the first N conversations.")
 @click.option("--quick", is_flag=True, help="all: a small slice of each suite.")
-@click.option("--out", "out_dir", default=None, help="all: the results folder (default results/<date-time>).")
+@click.option("--out", "out_dir", default=None,
+              help="all: the results folder (default results/<date-time>); dialogue_qa: a folder for results.json "
+                   "and report.md.")
 @click.pass_obj
 @handle_errors
 def eval_(state: State, suite: str, split: str, data_path: str | None, samples: int | None, quick: bool,
@@ -182,9 +187,9 @@ def eval_(state: State, suite: str, split: str, data_path: str | None, samples: 
     if suite == "all":
         _eval_all(state, split, data_path, samples, quick, out_dir)
         return
-    if (quick or out_dir is not None) and suite != "all":
-        raise ValidationError("--quick and --out are options of eval all", field="suite", value=suite,
-                              allowed=["all"])
+    if quick or (out_dir is not None and suite not in OUT_SUITES):
+        raise ValidationError("--quick and --out are options of eval all (--out also of dialogue_qa)", field="suite",
+                              value=suite, allowed=["all", *OUT_SUITES])
     if (data_path is not None or samples is not None) and suite not in EXTERNAL_SUITES:
         raise ValidationError("--data and --samples are options of the locomo suite", field="suite", value=suite,
                               allowed=list(EXTERNAL_SUITES))
@@ -195,6 +200,11 @@ def eval_(state: State, suite: str, split: str, data_path: str | None, samples: 
     if suite in EXTERNAL_SUITES:
         report = module.run(split=split, data_path=data_path, limit_samples=samples,
                             progress=lambda i, n: click.echo(f"conversation {i}/{n} done", err=True))
+    elif suite in OUT_SUITES:
+        report = module.run(split=split, progress=lambda i, n: click.echo(f"conversation {i}/{n} done", err=True))
+        if out_dir is not None:
+            written = module.write(report, out_dir)
+            click.echo(f"results written to {written}", err=True)
     else:
         report = module.run(split=split)
     if state.as_json:

@@ -3,7 +3,7 @@
     mnemir eval all [--split dev] [--quick] [--out DIR] [--data LOCOMO.json]
     python -m mnemir.eval.all [same options]
 
-Suites: collapse (typed, and end to end through ``remember``), extraction, intent, continuity and LoCoMo, each with
+Suites: collapse (typed, and end to end through ``remember``), extraction, intent, continuity, dialogue QA and LoCoMo, each with
 its baselines in the same run. The folder gets ``report.md`` (tables), PNG plots (LoCoMo recall@k against the
 baselines and per category, collapse per symptom, continuity per checkpoint kind) and ``results.json`` (every
 figure, the machine, the commit, the date). ``--quick`` runs a small slice of each suite (what ``make test`` runs).
@@ -30,11 +30,11 @@ from typing import Any
 from mnemir._paths import repo_root
 from mnemir.embed import Embedder, default_embedder
 from mnemir.errors import MissingDependencyError, MnemirError, NotFoundError, ValidationError
-from mnemir.eval import collapse, continuity, extraction, intent, locomo, paraphrase
+from mnemir.eval import collapse, continuity, dialogue_qa, extraction, intent, locomo, paraphrase
 from mnemir.eval._embedcache import cached
 
 #: in the order they run (the longest last)
-SUITES = ("extraction", "intent", "continuity", "collapse", "locomo")
+SUITES = ("extraction", "intent", "continuity", "dialogue_qa", "collapse", "locomo")
 SPLITS = ("dev", "test")
 RESULTS_VERSION = 1
 #: detail that names evaluated text: left out of a test run's results
@@ -51,11 +51,13 @@ class Slice:
     continuity_turns: int | None = None
     locomo_samples: int | None = None
     locomo_turns: int | None = None
+    dialogue_conversations: int | None = None
+    dialogue_turns: int | None = None
 
 
 FULL = Slice()
 QUICK = Slice(collapse_scenarios=2, understand_per_language=6, continuity_conversations=1, continuity_turns=16,
-              locomo_samples=1, locomo_turns=40)
+              locomo_samples=1, locomo_turns=40, dialogue_conversations=1, dialogue_turns=40)
 
 
 # -- running ------------------------------------------------------------------------------------------
@@ -174,9 +176,18 @@ def _locomo(split: str, size: Slice, embedder: Embedder, data: Any, tick: Callab
     return report.to_dict()
 
 
+def _dialogue_qa(split: str, size: Slice, embedder: Embedder, _: Any,
+                 tick: Callable[[int, int], None]) -> dict[str, Any]:
+    folder = dialogue_qa.data_dir(split)
+    if not (folder.is_dir() and any(folder.glob("*.yaml"))):
+        raise _NoData(f"no dialogue QA files in {folder}")
+    return dialogue_qa.run(split, embedder=embedder, limit_conversations=size.dialogue_conversations,
+                           max_turns=size.dialogue_turns, progress=tick).to_dict()
+
+
 _RUNNERS: dict[str, Callable[[str, Slice, Embedder, Any, Callable[[int, int], None]], dict[str, Any]]] = {
     "collapse": _collapse, "extraction": _extraction, "intent": _intent, "continuity": _continuity,
-    "locomo": _locomo}
+    "locomo": _locomo, "dialogue_qa": _dialogue_qa}
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -286,6 +297,13 @@ def headline(results: Mapping[str, Any]) -> list[dict[str, Any]]:
             sysm[best]["overall"]["accuracy"], continuity.SYSTEM_TITLES[best], n)
         add("continuity", "violations@5 (lower is better)", sysm["remember_recall"]["overall"]["violations"],
             sysm[best]["overall"]["violations"], continuity.SYSTEM_TITLES[best], n)
+    dq = suites.get("dialogue_qa", {})
+    for mode, data in dq.get("modes", {}).items():
+        sysm = data["systems"]
+        if "remember_recall" in sysm and "turns_hybrid" in sysm:
+            for measure in ("turn_recall@5", "turn_recall@10"):
+                add("dialogue_qa", f"{measure.replace('_', ' ')} ({mode})", sysm["remember_recall"]["overall"][measure],
+                    sysm["turns_hybrid"]["overall"][measure], "hybrid over raw turns", dq["questions"])
     lo = suites.get("locomo", {})
     if "systems" in lo:
         sysm = lo["systems"]
@@ -477,9 +495,26 @@ def _locomo_section(d: Mapping[str, Any]) -> list[str]:
             *_table(["system", *(f"{c} ({counts[c]['n']})" for c in cats)], by_cat)]
 
 
+def _dialogue_qa_section(d: Mapping[str, Any]) -> list[str]:
+    ks = d["k_values"]
+    out = [f"{d['conversations']} conversations, {d['turns']} turns, {d['questions']} questions; turn recall@k = an "
+           "evidence turn among the top k memories' turns.", ""]
+    for mode, data in d["modes"].items():
+        systems = data["systems"]
+        langs = [lg for lg in dialogue_qa.LANGUAGES if any(lg in v["by_language"] for v in systems.values())]
+        out += [f"Mode `{mode}`: {data['title']}.", "",
+                *_table(["system", *(f"recall@{k}" for k in ks), *(f"{lg} @{k}" for lg in langs for k in ks),
+                         *(f"{kind} @{ks[0]}" for kind in dialogue_qa.KINDS)],
+                        [(dialogue_qa.SYSTEM_TITLES[s], *(v["overall"][f"turn_recall@{k}"] for k in ks),
+                          *(v["by_language"].get(lg, {}).get(f"turn_recall@{k}", 0.0) for lg in langs for k in ks),
+                          *(v["by_kind"][kind][f"turn_recall@{ks[0]}"] for kind in dialogue_qa.KINDS))
+                         for s, v in systems.items()]), ""]
+    return out[:-1]
+
+
 _SECTIONS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
     "collapse": _collapse_section, "extraction": _extraction_section, "intent": _intent_section,
-    "continuity": _continuity_section, "locomo": _locomo_section}
+    "continuity": _continuity_section, "locomo": _locomo_section, "dialogue_qa": _dialogue_qa_section}
 
 
 # -- command line ------------------------------------------------------------------------------------

@@ -50,7 +50,7 @@ import statistics
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -363,10 +363,17 @@ class Report:
     stores: dict[str, StoreStats] = field(default_factory=dict)
     skipped: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
+    #: the question categories by number (another suite in LoCoMo's shape names its own kinds)
+    categories: Mapping[int, str] = field(default_factory=lambda: dict(CATEGORIES))
+    title: str = "LoCoMo evidence retrieval"
+    kinds_label: str = "categories 1-4"
 
-    def metric(self, system: str, k: int, category: int | None = None) -> dict[str, float]:
-        """recall, coverage, ndcg, session_any, session_all at ``k`` (averaged over questions) and n."""
-        rows = [r for r in self.rows if r.system == system and r.k == k and category in (None, r.category)]
+    def metric(self, system: str, k: int, category: int | None = None,
+               samples: Collection[str] | None = None) -> dict[str, float]:
+        """recall, coverage, ndcg, session_any, session_all at ``k`` (averaged over questions; those of ``samples``
+        only when given) and n."""
+        rows = [r for r in self.rows if r.system == system and r.k == k and category in (None, r.category)
+                and (samples is None or r.sample in samples)]
         if not rows:
             return {**dict.fromkeys(METRICS, 0.0), "n": 0}
         values: dict[str, list[float]] = {
@@ -375,12 +382,13 @@ class Report:
             "session_all": [float(r.session_all) for r in rows]}
         return {**{name: sum(v) / len(rows) for name, v in values.items()}, "n": len(rows)}
 
-    def figures(self, system: str, category: int | None = None) -> dict[str, float]:
+    def figures(self, system: str, category: int | None = None,
+                samples: Collection[str] | None = None) -> dict[str, float]:
         """The headline figures by name: turn recall@k for every k, nDCG@10, session recall_any / recall_all at
         5 and 10 (where those k were run)."""
         out: dict[str, float] = {}
         for k in self.k_values:
-            m = self.metric(system, k, category)
+            m = self.metric(system, k, category, samples)
             out[f"turn_recall@{k}"] = m["recall"]
             out[f"turn_coverage@{k}"] = m["coverage"]
             if k == 10:
@@ -388,11 +396,11 @@ class Report:
             if k in (5, 10):
                 out[f"session_recall_any@{k}"] = m["session_any"]
                 out[f"session_recall_all@{k}"] = m["session_all"]
-        out["n"] = self.questions(category)
+        out["n"] = self.questions(category, samples)
         return out
 
-    def questions(self, category: int | None = None) -> int:
-        return int(self.metric(self.systems[0], self.k_values[0], category)["n"]) if self.systems else 0
+    def questions(self, category: int | None = None, samples: Collection[str] | None = None) -> int:
+        return int(self.metric(self.systems[0], self.k_values[0], category, samples)["n"]) if self.systems else 0
 
     def latency_ms(self, system: str) -> dict[str, float]:
         values = self.latencies.get(system) or [0.0]
@@ -404,8 +412,8 @@ class Report:
         return stats.seconds / stats.turns * 1000 if stats.turns else 0.0
 
     def render(self) -> str:
-        lines = [f"LoCoMo evidence retrieval ({self.data_path}): {self.samples} conversations, {self.questions()} "
-                 f"questions of categories 1-4 ({self.seconds:.0f} s); left out: "
+        lines = [f"{self.title} ({self.data_path}): {self.samples} conversations, {self.questions()} "
+                 f"questions of {self.kinds_label} ({self.seconds:.0f} s); left out: "
                  + (", ".join(f"{n} {why}" for why, n in sorted(self.skipped.items())) or "none"), ""]
         extra = [name for name in ("ndcg@10", "session_recall_any@5", "session_recall_any@10",
                                    "session_recall_all@5", "session_recall_all@10")
@@ -425,7 +433,7 @@ class Report:
         for k in [k for k in self.k_values if k <= 10] or list(self.k_values[:1]):
             lines += ["", f"evidence recall@{k} by category:",
                       f"{'category':<24}" + "".join(f"{SYSTEM_TITLES[s]:>28}" for s in self.systems)]
-            for cat, name in CATEGORIES.items():
+            for cat, name in self.categories.items():
                 label = f"{cat} {name} ({self.questions(cat)})"
                 lines.append(f"{label:<24}" + "".join(f"{self.metric(s, k, cat)['recall']:>28.3f}"
                                                        for s in self.systems))
@@ -442,7 +450,7 @@ class Report:
             "data_path": self.data_path, "samples": self.samples, "questions": self.questions(),
             "k_values": list(self.k_values), "seconds": round(self.seconds, 1), "skipped": dict(self.skipped),
             "systems": {s: {"overall": self.figures(s),
-                            "by_category": {CATEGORIES[c]: self.figures(s, c) for c in CATEGORIES},
+                            "by_category": {name: self.figures(s, c) for c, name in self.categories.items()},
                             "ingest_ms_per_turn": round(self.ingest_ms_per_turn(s), 2),
                             "query_ms": {q: round(v, 2) for q, v in self.latency_ms(s).items()}}
                         for s in self.systems},
@@ -483,14 +491,16 @@ def run(split: str = "dev", *, data_path: str | Path | None = None, systems: Seq
     with tempfile.TemporaryDirectory(prefix="mnemir-locomo-") as tmp:
         for i, sample in enumerate(samples, start=1):
             report.skipped.update(sample.skipped)
-            _run_sample(sample, Path(tmp) / f"s{i}", embedder, report)
+            run_sample(sample, Path(tmp) / f"s{i}", embedder, report)
             if progress:
                 progress(i, len(samples))
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _run_sample(sample: Sample, directory: Path, embedder: Embedder, report: Report) -> None:
+def run_sample(sample: Sample, directory: Path, embedder: Embedder, report: Report) -> None:
+    """Build ``sample``'s stores under ``directory`` and ask its questions through ``report``'s systems (its rows,
+    latencies and store counts grow)."""
     depth = max(report.k_values)
     needed = list(dict.fromkeys(STORE_OF[s] for s in report.systems))
     built = {name: BUILDERS[name](sample, directory / name, embedder) for name in needed}

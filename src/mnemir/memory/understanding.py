@@ -29,6 +29,7 @@ Extraction itself is offline and store-free (:mod:`mnemir.understand`); this mix
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -52,6 +53,7 @@ from mnemir.understand.entities import aliases, find_entities
 from mnemir.understand.extract import Draft, check_speaker, check_text, says_how_work_stands
 from mnemir.understand.fill import RELATIONS
 from mnemir.understand.lexicon import CUES
+from mnemir.understand.people import speaker_label
 from mnemir.understand.report_tasks import TIE, shipped_report_tasks
 from mnemir.understand.same_change import shipped_same_change
 from mnemir.understand.segment import split_pieces
@@ -488,6 +490,8 @@ class UnderstandingMixin(_Base):
     _understand_intent: IntentRecognizer | None = None
     #: (user, agent, session) -> the assistant's last proposal (held in this object for the next user turn)
     _understand_proposals: dict[tuple[str | None, str | None, str | None], _Proposal] | None = None
+    #: (user, agent) -> how often each speaker's label opened the user's utterances so far (this process)
+    _transcript_labels: dict[tuple[str | None, str | None], Counter[str]] | None = None
     #: per conversation, the task the user accepted from the assistant's offer to do it itself, waiting for the
     #: assistant's next turn to deliver it
     _understand_deliveries: dict[tuple[str | None, str | None, str | None], str] | None = None
@@ -538,7 +542,7 @@ class UnderstandingMixin(_Base):
         return self._ingest_batch([(speaker, text, turn, now)], user=user, agent=agent, session=session, now=None)[0]
 
     def _keep(self, text: str, speaker: str, extraction: Extraction, *, user: str | None, agent: str | None,
-              session: str | None, turn: int | None, now: datetime) -> Remembered:
+              session: str | None, turn: int | None, now: datetime, verbatim: str | None = None) -> Remembered:
         """What ``remember`` does with an utterance once it is read (``now``: its local time): what the dialogue so far
         makes of it (proposals, updates, corrections), then one store transaction."""
         ctx = _Context(user, agent, session, speaker, turn, now, extraction.creator, extraction.act,
@@ -549,9 +553,12 @@ class UnderstandingMixin(_Base):
         # one utterance, one store transaction: the episode, corrections, new memories and task updates are queued
         # and written together (nothing of it is stored if any part fails)
         with self._lifecycle._gathering_reports() as report, self._one_transaction():
-            episode = episode_of(text, ctx)
+            episode = episode_of(text if verbatim is None else verbatim, ctx)
             ctx.episode = episode.id
             records = self._records_for(extraction.drafts, text, ctx)
+            label = speaker_label(verbatim) if verbatim is not None and verbatim != text else None
+            if label is not None and SAY_WHO_SAID_IT:
+                records = [_said_by(r, label[0]) for r in records]
             stored = self._commit([episode, *records], now=now, actor=ctx.creator,
                                   vectors=self._reusable_vectors(extraction.drafts, [episode, *records]))
             ctx.out.episode = stored[0]
@@ -626,9 +633,14 @@ class UnderstandingMixin(_Base):
         waiting = (self._understand_proposals or {}).get((user, agent, session))
         accepted = [waiting.goal] if waiting is not None and any(
             speaker == "user" and _confirms(text) for speaker, text, _, _ in turns) else []
-        with prefilled(understanding, [*texts, *(p for t in texts for p in self._pieces_of(t)), *accepted]):
-            read = [(text, speaker, self.extractor.extract(text, speaker=speaker, now=local_now(when or now)), turn,
-                     local_now(when or now)) for speaker, text, turn, when in turns]
+        # a transcript's turn "Name: words" is read as the words (the label says who speaks, not what is said); the
+        # episode keeps the turn verbatim, label included
+        heard = [self._words_of(speaker, text, user, agent) for speaker, text, _, _ in turns]
+        unlabelled = [w for w, text in zip(heard, texts, strict=True) if w != text]
+        with prefilled(understanding, [*texts, *unlabelled, *(p for t in heard for p in self._pieces_of(t)),
+                                       *accepted]):
+            read = [(words, speaker, self.extractor.extract(words, speaker=speaker, now=local_now(when or now)), turn,
+                     local_now(when or now)) for (speaker, _, turn, when), words in zip(turns, heard, strict=True)]
             # an assistant's proposal is wanted only where a later user turn of this batch may accept it: a later
             # batch (a later remember) embeds it with the turn that accepts it (``accepted`` above), so embedding it
             # here too was a model call of its own for a vector nothing used
@@ -641,8 +653,27 @@ class UnderstandingMixin(_Base):
             # a store of another model embeds what it stores (utterances, drafts) and searches with itself
             with prefilled(understanding, wanted), \
                     prefilled(self.embedder, [*texts, *wanted] if self.embedder is not understanding else []):
-                return [self._keep(text, speaker, extraction, user=user, agent=agent, session=session, turn=turn,
-                                   now=local) for text, speaker, extraction, turn, local in read]
+                return [self._keep(words, speaker, extraction, user=user, agent=agent, session=session, turn=turn,
+                                   now=local, verbatim=text)
+                        for (words, speaker, extraction, turn, local), text in zip(read, texts, strict=True)]
+
+    def _words_of(self, speaker: str, text: str, user: str | None, agent: str | None) -> str:
+        """What a user's utterance says without a transcript's speaker label at its head ("Jonas: I fixed my bike."
+        -> "I fixed my bike."): a label is read as one when it and another label have each opened at least
+        ``TRANSCRIPT_LABELS`` earlier utterances of this user (a transcript of people talking labels every turn; a
+        heading, "Noted: …", "清单：…", is said now and then)."""
+        found = speaker_label(text) if READ_WITHOUT_LABEL and speaker == "user" else None
+        if found is None:
+            return text
+        if self._transcript_labels is None or len(self._transcript_labels) >= MAX_LABELLED_SCOPES:
+            self._transcript_labels = {}  # a bound on what is held: counting starts again
+        seen = self._transcript_labels.setdefault((user, agent), Counter())
+        name = found[0]
+        transcript = seen[name] >= TRANSCRIPT_LABELS and any(n >= TRANSCRIPT_LABELS for other, n in seen.items()
+                                                             if other != name)
+        if name in seen or len(seen) < MAX_LABELS:
+            seen[name] += 1
+        return found[1] if transcript else text
 
     def _pieces_of(self, text: str) -> list[str]:
         """The pieces the offline extractor embeds to classify ``text`` (none for another extractor)."""
@@ -2227,6 +2258,26 @@ def _relation_words(entity: str, language: str) -> str:
     """The words ``_resolve_relation`` searches for the people a user named by a relation ("doctor dentist gp")."""
     words = " ".join(w for w in RELATIONS[entity] if bool(re.search(r"[\u4e00-\u9fff]", w)) == (language == "zh"))
     return words or entity
+
+
+#: read a transcript's turn without its speaker label ("Jonas: …"): docs/decisions/0078
+READ_WITHOUT_LABEL = True
+#: ... once that label and another have each opened this many of the user's earlier utterances
+TRANSCRIPT_LABELS = 2
+#: the labels counted per user, and the users counted (bounds on what is held in memory)
+MAX_LABELS = 64
+MAX_LABELLED_SCOPES = 10_000
+
+
+#: ... and what is read from it says who said it ("Jonas: I fixed my bike" -> a Fact "Jonas: I fixed my bike"): a
+#: first-person statement in a transcript is about its speaker
+SAY_WHO_SAID_IT = True
+
+
+def _said_by(record: MemIR, name: str) -> MemIR:
+    """``record`` with its text opened by the speaker's label, as the transcript said it."""
+    text = f"{name}: {record.content.text}"[:MAX_TEXT_CHARS]
+    return record.model_copy(update={"content": record.content.model_copy(update={"text": text})})
 
 
 def episode_of(text: str, ctx: _Context) -> MemIR:

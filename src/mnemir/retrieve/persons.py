@@ -9,7 +9,7 @@ facts, a sentence whose subject is a pronoun) are never moved.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from mnemir.understand.people import asked_about, is_relation, people_in, person_relation, read_people
 
@@ -17,13 +17,15 @@ __all__ = ["about_the_asked_person", "is_relation"]
 
 
 def about_the_asked_person(ids: Sequence[str], texts: Mapping[str, str], query: str, k: int, depth: int,
-                           known: Iterable[str] = (), entities: Mapping[str, str] | None = None
-                           ) -> tuple[list[int], str | None]:
+                           known: Iterable[str] = (), entities: Mapping[str, str] | None = None,
+                           spoken: Collection[str] = ()) -> tuple[list[int], str | None]:
     """The positions of ``ids`` (a ranked order) re-ordered so that, when the question asks about someone and one of
     the first ``depth`` memories names them, those among the first ``depth`` that name only other people follow the
     rest; the order is kept otherwise. Returns (positions, a note or None). ``texts``: id -> its text; ``known``:
     the texts the user's people are read from (with ``texts``); ``entities``: id -> who a fact is about (a relation
-    key or a name the write side read), which counts beside what its text names."""
+    key or a name the write side read), which counts beside what its text names. ``spoken``: memories that are (or
+    were read from) a transcript's turn of one of the people talking ("Ruth: …"): whoever else such a turn names, its
+    speaker takes part in it, so it is never moved (decision 0078)."""
     keep = list(range(len(ids)))
     people = read_people([*known, *texts.values()])
     asked = asked_about(query, people)
@@ -36,7 +38,7 @@ def about_the_asked_person(ids: Sequence[str], texts: Mapping[str, str], query: 
             named[mid].add(entity)
     if not any(named[mid] & asked for mid in head):
         return keep, None
-    others = [i for i, mid in enumerate(head) if named[mid] and not named[mid] & asked]
+    others = [i for i, mid in enumerate(head) if named[mid] and not named[mid] & asked and mid not in spoken]
     if not others or all(i >= k for i in others):
         return keep, None
     moved = set(others)

@@ -20,6 +20,7 @@ exclusion or a confident intent rules one out) -> one slot per memory and its ow
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -109,6 +110,7 @@ from mnemir.retrieve.wording import asks_about_now, asks_about_past
 from mnemir.store.base import Selection, Store, tenant_reads
 from mnemir.store.filters import And, Cmp, FilterNode, parse_filter
 from mnemir.understand.intent import KIND_TYPES
+from mnemir.understand.people import speaker_label
 
 #: the learned nudge re-sorts at least this many of the rules' best (or 4 x k)
 NUDGED_HEAD = 20
@@ -237,6 +239,10 @@ class RecallConfig:
     #: docs/decisions/0069)
     asked_person: bool = True
     asked_person_depth: float = 2.0
+    #: ... but a transcript's turn ("Ruth: Arne clears my path": the user's words opening with a speaker's label, or
+    #: a memory read from one) stays where it is: its speaker, whom no name in it need say, is one of the people it
+    #: is about (dialogue QA train: decision 0078)
+    transcript_turns_stay: bool = True
     #: a question the query-kind model reads as asking about a past event (its likeliest kind, at least this
     #: probability) asks for no open work and no plan: where the intent, as the memories settled it, is one of
     #: ``event_not_work_kinds``, it gives way to a question of no family (every content type, no status filter), so
@@ -258,7 +264,7 @@ class RecallConfig:
 
     def __post_init__(self) -> None:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
-                 "role_confidence_in_fusion", "open_work_follows_settled", "asked_person",
+                 "role_confidence_in_fusion", "open_work_follows_settled", "asked_person", "transcript_turns_stay",
                  "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
@@ -600,7 +606,15 @@ def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], st
     entities = {s.record.id: str(s.record.properties["entity"]).lower() for s in kept[:depth]
                 if isinstance(s.record.properties.get("entity"), str)}
     known = [c.record.text for c in q.pool.values()]
-    positions, note = about_the_asked_person(ids, texts, q.intent.query, q.k, depth, known, entities)
+    # a transcript's turn (the user's words opening with a speaker's label) is about its speaker too: never moved;
+    # a transcript, as on the write side, is where two labels or more each open two of the user's memories or more
+    labels = {mid: found[0] for mid, c in q.pool.items() if c.record.metadata.source.speaker == "user"
+              and (found := speaker_label(c.record.text)) is not None} if q.config.transcript_turns_stay else {}
+    counts = Counter(labels.values())
+    transcript = sum(1 for n in counts.values() if n >= 2) >= 2
+    spoken = {s.record.id for s in kept[:depth] if transcript and s.record.metadata.source.speaker == "user"
+              and speaker_label(s.record.text) is not None}
+    positions, note = about_the_asked_person(ids, texts, q.intent.query, q.k, depth, known, entities, spoken)
     return [kept[i] for i in positions], note
 
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 from mnemir.understand import fill
 
-__all__ = ["People", "addressed", "asked_about", "is_relation", "people_in", "person_relation", "read_people"]
+__all__ = ["People", "addressed", "asked_about", "is_relation", "people_in", "person_relation", "read_people",
+           "speaker_label"]
 
 #: relations one person holds at a time (a question naming one means one person); the rest ("friend", "colleague",
 #: "neighbour", "cousin", ...) name a kind of person many may be, so a memory naming another of them is still a match
@@ -75,6 +76,33 @@ _EN_NOT_ADDRESS = re.compile(r"\s*(?:my|our|the|a|an|who|whose|which|that|and|or
 _ZH_ADDRESS = re.compile(r"\s*(?:啊|呀)?\s*[，,！!]\s*(?:你|您|咱|谢|麻烦|帮我|我跟你|跟你|告诉你)")
 #: a name set off by a comma at the end of a clause ("That's lovely, Caroline!", "太好了，小琪！")
 _CLAUSE_END = re.compile(r"\s*(?:啊|呀|哦)?\s*(?:[.!?。！？…~]|$)")
+
+
+#: a transcript's speaker label at the head of a turn: a given name (one or two capitalised words; two to four CJK
+#: characters) and a colon, then what the speaker says ("Jonas: …", "Ilse Brandt: …", "小琪：…", "老邓: …")
+_SPEAKER_LABEL = re.compile(r"\s*(?P<name>(?-i:[A-Z][a-z'’-]+)(?:\s(?-i:[A-Z][a-z'’-]+))?|[\u4e00-\u9fff]{2,4})"
+                            r"\s*(?::\s+|：\s*)(?=\S)")
+#: words a heading is written with before a colon: what follows is a note, not someone's words ("Note: …",
+#: "Reminder: …", "Update: …", "提醒：…", "备注：…")
+_HEADINGS = frozenset({
+    "note", "notes", "reminder", "reminders", "todo", "to do", "update", "updates", "fyi", "ps", "re", "fwd", "edit",
+    "question", "questions", "answer", "answers", "tip", "tips", "warning", "important", "urgent", "summary",
+    "status", "plan", "plans", "goal", "goals", "idea", "ideas", "task", "tasks", "agenda", "news", "result",
+    "results", "problem", "issue", "fix", "step", "steps", "next", "done", "subject", "title", "date", "time",
+    "place", "address", "phone", "email", "price", "total", "breaking", "spoiler", "quote", "example",
+    "translation", "correction", "reply", "follow up", "heads up", "p.s", "nb", "tldr", "caption", "photo", "link",
+    "提醒", "备注", "注意", "更新", "问题", "回答", "答案", "补充", "待办", "总结", "计划", "目标", "通知", "说明",
+    "结果", "原因", "地址", "时间", "地点", "电话", "价格", "标题", "重要", "紧急", "进展", "任务", "备忘", "附言"})
+
+
+def speaker_label(text: str) -> tuple[str, str] | None:
+    """(name, what is said) when ``text`` opens with a transcript's speaker label ("Jonas: I fixed my bike." ->
+    ("Jonas", "I fixed my bike.")): the label says who speaks and is not part of what is said. A heading ("Note: …",
+    "提醒：…") is no speaker."""
+    m = _SPEAKER_LABEL.match(text)
+    if m is None or m.group("name").lower() in _HEADINGS:
+        return None
+    return m.group("name"), text[m.end():]
 
 
 def addressed(text: str, start: int, end: int) -> bool:

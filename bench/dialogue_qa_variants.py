@@ -1,0 +1,101 @@
+"""Dialogue QA: remember once per conversation, recall under several RecallConfig variants on the same stores,
+beside hybrid search over the raw turns (a variant differs from another only by its settings, not by a replay).
+
+    OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python bench/dialogue_qa_variants.py SPLIT MODE OUT.json \
+        'NAME={"asked_person": false}' ...
+
+``base`` (the default RecallConfig) always runs first. MODE is ``labelled`` or ``unlabelled``
+(:mod:`mnemir.eval.dialogue_qa`). OUT.json holds one row per question (kind, language, evidence, hybrid's and each
+variant's hit at 5 and 10; base's and hybrid's top 10 with their turns). Never with ``test``.
+"""
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from mnemir.embed import default_embedder
+from mnemir.eval import dialogue_qa as D
+from mnemir.eval import locomo as L
+from mnemir.eval._embedcache import cached
+from mnemir.retrieve.query_kinds import read_query
+from mnemir.retrieve.recall import RecallConfig
+
+BASE = RecallConfig()
+KS = (5, 10)
+
+
+def main() -> None:
+    split, mode, out = sys.argv[1], sys.argv[2], sys.argv[3]
+    if split == "test":
+        raise SystemExit("the test split is run by the lead only (docs/EVALUATION.md)")
+    variants: dict[str, dict[str, Any]] = {"base": {}}
+    for arg in sys.argv[4:]:
+        name, _, spec = arg.partition("=")
+        variants[name] = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(spec).items()}
+    convs = D.load(split)
+    emb = cached(default_embedder())
+    samples = [(c, c.sample(mode)) for c in convs]
+    emb.prefetch([t.text for _, s in samples for t in s.turns], [q.text for _, s in samples for q in s.questions])
+    rows: list[dict[str, Any]] = []
+    started = time.time()
+    with tempfile.TemporaryDirectory(prefix="dqa-var-") as tmp:
+        for i, (conv, sample) in enumerate(samples):
+            turns = L.build_turns(sample, Path(tmp) / f"t{i}", emb)
+            remembered = L.build_remembered(sample, Path(tmp) / f"r{i}", emb)
+            text_of = {t.dia_id: t.text for t in sample.turns}
+            try:
+                for q in sample.questions:
+                    row: dict[str, Any] = {"conv": conv.id, "lang": conv.lang, "kind": D.CATEGORIES[q.category],
+                                           "q": q.text, "evidence": list(q.evidence),
+                                           "evidence_text": [text_of[e][:160] for e in q.evidence]}
+                    hy = L.rank_hybrid(turns, sample, q, 10)
+                    cov = [turns.turns.get(m, frozenset()) for m in hy]
+                    row["hybrid"] = {k: L.judge(cov, q.evidence, k)[0] for k in KS}
+                    row["hybrid_top"] = [sorted(c) for c in cov]
+                    r = read_query(emb.embed_query(q.text), emb.model_id)
+                    row["reading"] = {k: round(v, 3) for k, v in r.probabilities.items() if v >= 0.05}
+                    row["v"] = {}
+                    for name, spec in variants.items():
+                        remembered.mem.recall_config = BASE.with_(**spec)
+                        d: dict[str, Any] = {}
+                        for k in KS:
+                            res = remembered.mem.recall(q.text, user=L._user(sample), k=k, now=sample.end)
+                            cov = [remembered.turns.get(h.id, frozenset()) for h in res.hits]
+                            d[k] = L.judge(cov, q.evidence, k)[0]
+                            if name == "base" and k == 10:
+                                d["intent"] = res.intent.kind
+                                d["top"] = [[h.memory.type, h.role, sorted(c), h.memory.text[:100]]
+                                            for h, c in zip(res.hits, cov, strict=True)]
+                                d["notes"] = res.notes[:6]
+                        row["v"][name] = d
+                    rows.append(row)
+            finally:
+                turns.mem.close()
+                remembered.mem.close()
+            print(f"{i + 1}/{len(samples)} {time.time() - started:.0f}s", file=sys.stderr, flush=True)
+    Path(out).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    groups = [("all", lambda r: True), *((lg, lambda r, lg=lg: r["lang"] == lg) for lg in D.LANGUAGES),
+              *((kd, lambda r, kd=kd: r["kind"] == kd) for kd in D.KINDS)]
+    print(f"{'variant':<18}" + "".join(f"{g[:9] + '@' + str(k):>13}" for g, _ in groups for k in KS))
+
+    def line(name: str, hit: Any) -> str:
+        cells = ""
+        for _, keep in groups:
+            chosen = [r for r in rows if keep(r)]
+            for k in KS:
+                cells += f"{sum(hit(r, k) for r in chosen) / max(1, len(chosen)):>13.3f}"
+        return f"{name:<18}{cells}"
+
+    print(line("hybrid (raw)", lambda r, k: r["hybrid"][k]))
+    for name in variants:
+        print(line(name, lambda r, k, name=name: r["v"][name][k]))
+    for name in variants:
+        lost = sum(r["hybrid"][5] and not r["v"][name][5] for r in rows)
+        won = sum(r["v"][name][5] and not r["hybrid"][5] for r in rows)
+        print(f"{name}: @5 lost to hybrid {lost}, won {won}")
+
+
+if __name__ == "__main__":
+    main()
