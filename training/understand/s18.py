@@ -202,7 +202,7 @@ REQUESTS_EN = [
     "Could you make sure I check the tyre pressure before the drive to Cornwall on the 3rd?",
     "Could you remind me on Thursday to ask the nursery whether they do Friday afternoons?",
     "Can you help me draft a complaint about the missed bin collections before the weekend?",
-    "Would you remind me to renew the fishing licence before the season opens?",
+    "Could you give me a nudge to get the angling permit renewed ahead of opening day?",
     "Can you nudge me next week to find out how much the school trip deposit is?",
     "Could you jog my memory to check with the optician whether my lenses fit new frames?",
     "Could you nudge me to send Nana the christening photos, she keeps asking?",

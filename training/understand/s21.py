@@ -56,7 +56,7 @@ FRAMES_EN = [
     "We're going through the wedding seating chart together now, table by table.",
     "I'm at the bank branch waiting to be called, I might disappear mid-sentence.",
     "Treat the next half hour as a language lesson: only French, and fix my mistakes gently.",
-    "I'm in a noisy pub so I can only glance at the screen now and then.",
+    "I'm in a noisy pub, so I'll just peek at the screen now and then.",
     "On a support call with a customer as we speak, one-line fixes please.",
 ]
 
