@@ -25,8 +25,8 @@ def _decision(value: str) -> dict[str, str]:
 @pytest.fixture
 def desks(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]:
     return {
-        "weighed": add(mem, now, "For the study desk I keep going back and forth between the walnut one and the "
-                                 "birch one", "Fact", {}, days=12),
+        "weighed": add(mem, now, "Still unsure about the study desk: walnut or birch, both look good "
+                                 "in the shop", "Fact", {}, days=12),
         "leaning": add(mem, now, "Leaning towards the birch desk for the study, it is a lot cheaper", "Fact", {},
                        days=9),
         "chosen": add(mem, now, "Decided: the walnut desk for the study, it matches the bookshelves",
@@ -62,7 +62,7 @@ def test_off_the_leaning_is_shown_beside_the_decision(mem: mnemir.Memory, now: d
 def test_an_earlier_choice_about_the_same_thing_gives_way_to_the_later_one(mem: mnemir.Memory,
                                                                            now: datetime) -> None:
     first = add(mem, now, "Decided on the birch desk for the study", "Fact", _decision("the birch desk"), days=10)
-    later = add(mem, now, "Changed my mind about the study desk: the walnut one, it matches the bookshelves",
+    later = add(mem, now, "For the study it is the walnut desk after all, it suits the bookshelves",
                 "Fact", _decision("the walnut desk"), days=2)
     add(mem, now, "The study gets the afternoon sun from about three", "Fact", {}, days=20)
     shown = [h.id for h in mem.recall(ASKED, user="alice", k=5, now=now).hits]

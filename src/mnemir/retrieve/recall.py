@@ -240,7 +240,7 @@ class RecallConfig:
     asked_person_depth: float = 2.0
     #: ... and when a memory so moved is still in the top k because the answer was short, plain search's next
     #: utterances (as a short answer is filled) take the places before it (decision 0081)
-    asked_person_fill: bool = False
+    asked_person_fill: bool = True
     #: a question the query-kind model reads as asking about a past event (its likeliest kind, at least this
     #: probability) asks for no open work and no plan: where the intent, as the memories settled it, is one of
     #: ``event_not_work_kinds``, it gives way to a question of no family (every content type, no status filter), so
@@ -257,7 +257,7 @@ class RecallConfig:
     #: asked what was decided, with one of the user's decisions in the top k: what was said before it, in another
     #: utterance, at least this close in meaning to it (cosine) stands for an option weighed before the choice and
     #: is left out with its utterance (``judgements.options_near_decision``; 1.0: off; decision 0081)
-    decision_options: float = 1.0
+    decision_options: float = 0.45
     #: ... and an earlier decision of the user's that close to the latest one shown goes too (a later choice about
     #: the same thing replaces it)
     decision_earlier_choices: bool = True
