@@ -1,6 +1,7 @@
 """Continuity: what the store held for each failed checkpoint of the dialogue-state kinds (decision 0081).
 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python bench/continuity_failures.py SPLIT OUT.json [KIND ...]
+    PYTHONPATH=src python bench/continuity_failures.py classify OUT.json     # the failures by cause
 
 For every checkpoint of the given kinds (default: open_tasks, task_status, next_step, decision, other_person)
 that recall fails at k=5, one row: the intent, the top 5 (type, status, covered turns, flags), where a memory
@@ -10,6 +11,7 @@ forbidden turn (type, status, record status, decision / settles / completes link
 import json
 import sys
 import tempfile
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -94,5 +96,66 @@ def main() -> None:
             print(f"{kind:<14}{len(mine):>5} failed {len(bad):>4} (violations {sum(r['viol'] for r in bad)})")
 
 
+CLOSED = ("pending", "in_progress", "blocked")
+
+
+def classify(rows: list[dict[str, Any]]) -> None:
+    """Print, per kind, the failed checkpoints by cause (the table of decision 0081)."""
+    out: dict[str, Counter[str]] = defaultdict(Counter)
+
+    def tasks(ms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [m for m in ms if m["type"] in ("Task", "Plan")]
+
+    def open_work(m: dict[str, Any]) -> bool:
+        return m["rec"] in ("active", "disputed") and m["status"] in CLOSED
+
+    for r in (r for r in rows if not r["acc"]):
+        k = r["kind"]
+        stored = {int(n): v for n, v in r["stored"].items()}
+        if r["viol"]:
+            causes = set()
+            for h in r["top"]:
+                for n in set(h["turns"]) & set(r["forb"]) if h["forb"] else ():
+                    ms = stored.get(n, [])
+                    if k == "open_tasks":
+                        if h["type"] in ("Task", "Plan") and h["status"] in CLOSED:
+                            c = "forbidden task still open"
+                        elif not tasks(ms):
+                            c = f"forbidden work never stored as a task ({h['type']} shown)"
+                        elif any(open_work(m) for m in tasks(ms)):
+                            c = f"forbidden turn's task still open; its {h['type']} shown"
+                        else:
+                            c = f"task closed but its {h['type']} shown"
+                    elif k == "task_status":
+                        c = f"old state shown: {h['type']}/{h['status']}"
+                    else:
+                        c = f"forbidden {h['type']} shown"
+                    causes.add(c)
+            for c in causes:
+                out[k]["V: " + c] += 1
+            out[k][f"V total (a relevant memory shown: {any(h['rel'] for h in r['top'])})"] += 1
+            continue
+        rel = [m for n in r["rel"] for m in stored.get(n, [])]
+        if not rel:
+            c = "relevant turn read into nothing"
+        elif k == "decision" and not any(m.get("decision") or "settles" in m["links"] for m in rel):
+            c = "no decision read from the relevant turn"
+        elif k in ("open_tasks", "next_step") and not tasks(rel):
+            c = "relevant work stored as no Task/Plan"
+        elif k == "open_tasks" and not any(open_work(m) for m in tasks(rel)):
+            c = "relevant task closed wrongly"
+        else:
+            d = r["first_relevant_deep"]
+            c = "ranked out: " + ("not in top 30" if d is None else ("6-10" if d < 10 else "11-30"))
+        out[k]["M: " + c] += 1
+    for k, counts in out.items():
+        print(k)
+        for cause, n in sorted(counts.items(), key=lambda x: -x[1]):
+            print(f"   {n:4d} {cause}")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1] == "classify":
+        classify(json.loads(Path(sys.argv[2]).read_text(encoding="utf-8")))
+    else:
+        main()
