@@ -1,5 +1,7 @@
-"""Collapse, typed recall and end to end, each scenario built once (typed) and remembered once (end to end), then
-every query recalled with the steps of decision 0081 off (the behaviour before them) and on (the defaults):
+"""Collapse, typed recall over every scenario and end to end over those where a step may act (a query read as asking
+about a choice, or naming a person the scenario's memories introduce), each scenario built once (typed) and
+remembered once (end to end), then every query recalled with the steps of decision 0081 off (the behaviour before
+them) and on (the defaults):
 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python bench/collapse_steps_0081.py dev
 
