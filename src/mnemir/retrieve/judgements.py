@@ -671,6 +671,43 @@ def settled_by(store: Store, pool: Mapping[str, Candidate], decisions: Sequence[
     return out
 
 
+def options_near_decision(store: Store, order: Sequence[Scored], candidates: Mapping[str, Candidate],
+                          groups: Mapping[str, str], reading: QueryReading, k: int, floor: float,
+                          earlier_choices: bool = True) -> dict[str, str]:
+    """Asked what was decided (``reading.asks_decision``), with one of the user's decisions in the top ``k``: the
+    candidates said before it, in another utterance, at least ``floor`` close in meaning to it (cosine), stand for
+    the options weighed before the choice was made (the leaning it replaced, the option it turned down), whether or
+    not the write side linked them (``settles`` links at most a few, above a higher bar). The decision is the latest
+    of the user's decisions shown: a later choice about the same thing replaces an earlier one, so with
+    ``earlier_choices`` an earlier decision close to it goes too (else it stays). Each goes, with every memory of
+    its utterance (id -> the reason): shown beside the choice, an option weighed reads as if it still held.
+    ``floor`` >= 1: off."""
+    if floor >= 1.0 or not reading.asks_decision:
+        return {}
+    shown = [s.record for s in order[:k] if s.record.metadata.source.speaker == "user" and states_decision(s.record)]
+    if not shown:
+        return {}
+    decision = max(shown, key=lambda r: (r.metadata.created_at, r.id))  # the latest choice shown holds
+
+    def group_of(mid: str, record: MemIR) -> str:
+        return groups.get(mid) or utterance_of(record)
+
+    own = group_of(decision.id, decision)
+    before = {mid: c for mid, c in candidates.items() if group_of(mid, c.record) != own
+              and c.record.metadata.created_at <= decision.metadata.created_at
+              and (earlier_choices or not (c.record.metadata.source.speaker == "user" and states_decision(c.record)))}
+    if not before:
+        return {}
+    vectors = store.vectors([decision.id, *before])
+    chosen = vectors.get(decision.id)
+    if chosen is None:
+        return {}
+    near = {group_of(mid, c.record) for mid, c in before.items()
+            if mid in vectors and _cos(vectors[mid], chosen) >= floor}
+    return {mid: f"an option weighed before the decision {decision.id} (close in meaning to it)"
+            for mid, c in candidates.items() if group_of(mid, c.record) in near}
+
+
 def states_decision(record: MemIR) -> bool:
     """A decision, as the write side read it: a fact of the decision attribute, or a memory linked to the
     deliberation it settles (``settles``, written by ``remember``)."""

@@ -68,6 +68,7 @@ from mnemir.retrieve.judgements import (
     lift_present,
     next_step_first,
     open_steps_first,
+    options_near_decision,
     order_hits,
     other_frame_gives_way,
     replacements_stand_in,
@@ -243,6 +244,9 @@ class RecallConfig:
     #: a memory read from one) stays where it is: its speaker, whom no name in it need say, is one of the people it
     #: is about (dialogue QA train: decision 0078)
     transcript_turns_stay: bool = True
+    #: ... and when a memory so moved is still in the top k because the answer was short, plain search's next
+    #: utterances (as a short answer is filled) take the places before it (decision 0081)
+    asked_person_fill: bool = True
     #: a question the query-kind model reads as asking about a past event (its likeliest kind, at least this
     #: probability) asks for no open work and no plan: where the intent, as the memories settled it, is one of
     #: ``event_not_work_kinds``, it gives way to a question of no family (every content type, no status filter), so
@@ -256,6 +260,13 @@ class RecallConfig:
     #: ... and the question is read as one about the past (as when its wording or a named period says so:
     #: replaced memories stay, flagged outdated). Measured, off: decision 0076
     event_past: bool = False
+    #: asked what was decided, with one of the user's decisions in the top k: what was said before it, in another
+    #: utterance, at least this close in meaning to it (cosine) stands for an option weighed before the choice and
+    #: is left out with its utterance (``judgements.options_near_decision``; 1.0: off; decision 0081)
+    decision_options: float = 0.45
+    #: ... and an earlier decision of the user's that close to the latest one shown goes too (a later choice about
+    #: the same thing replaces it)
+    decision_earlier_choices: bool = True
     #: called with the role model's feature row of each query (training and diagnostics)
     role_observer: Callable[[Any], None] | None = None
     #: the query-kind model (:mod:`mnemir.retrieve.query_kinds`); None = the one shipped with the package (another
@@ -265,7 +276,8 @@ class RecallConfig:
     def __post_init__(self) -> None:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
                  "role_confidence_in_fusion", "open_work_follows_settled", "asked_person", "transcript_turns_stay",
-                 "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past")
+                 "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past", "asked_person_fill",
+                 "decision_earlier_choices")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -296,7 +308,7 @@ class RecallConfig:
                                 ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0),
                                 ("felt_episode_calm", 0.0, 1.0), ("felt_episode_event_kinds", 0.0, 1.0),
                                 ("plain_text_depth", 1.0, 10.0), ("asked_person_depth", 1.0, 10.0),
-                                ("event_reading", 0.0, 1.0)):
+                                ("event_reading", 0.0, 1.0), ("decision_options", 0.0, 1.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -568,14 +580,30 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     notes += weak_notes
     reached = _reached_decisions(q, judged)
     kept = decision_first(next_step_first(kept, q.reading), q.reading, reached)
+    if not q.past:  # asked about a choice: the options weighed before the decision shown first are no answer
+        options = options_near_decision(store, kept, {**q.deep, **q.pool}, q.groups, q.reading, k,
+                                        config.decision_options, config.decision_earlier_choices)
+        if options:
+            q.bar(options)
+            kept = [s for s in kept if s.record.id not in options]
+            notes.append(f"{len(options)} memor{'y' if len(options) == 1 else 'ies'} of options weighed before the "
+                         "decision left out")
     kept, ruled_out, fusion_notes = _fused(q, kept, judged)
     notes += fusion_notes
     kept = decision_keeps_place(one_slot(kept, ruled_out, quotes), reached, k, q.barred)
     if _fusion_on(config) and config.fill_from_plain and len(kept) < k:
         kept += _plain_fillers(q, kept, judged, ruled_out)
     if config.asked_person:
-        kept, person_note = _asked_person_first(q, kept)
+        kept, person_note, moved = _asked_person_first(q, kept)
         notes += [person_note] if person_note else []
+        if moved and config.asked_person_fill and _fusion_on(config) and config.fill_from_plain \
+                and any(s.record.id in moved for s in kept[:k]):
+            # the memories about other people still in the top k only because the answer was short: plain search's
+            # next utterances take their places first
+            head = [s for s in kept if s.record.id not in moved]
+            more = _plain_fillers(q, head[:k], judged, ruled_out, shown=[s for s in kept if s.record.id in moved])
+            if more:
+                kept = [*head[:k], *more, *(s for s in kept if s.record.id in moved), *head[k:]]
     widened, widen_notes = _widening(kept, q.intent, k)
     widened = widened or any("weak" in s.flags for s in kept[:k])
     hits = [_hit(s) for s in kept[:k]]
@@ -592,14 +620,14 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
 ASKED_PERSON_KINDS = ("other_person", "corrected_fact", "preference")
 
 
-def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], str | None]:
+def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], str | None, set[str]]:
     """Asked about someone, the memories near the top that name only other people follow the rest
     (:func:`~mnemir.retrieve.persons.about_the_asked_person`), when the question asks for what is so of someone
     (the query-kind model's likeliest kind: :data:`ASKED_PERSON_KINDS`), not for work, a plan or an event, which
     involve other people as a matter of course ("what's left to do for Dad's operation?")."""
     top = max(q.reading.probabilities.items(), key=lambda kv: kv[1], default=None)
     if top is not None and top[0] not in ASKED_PERSON_KINDS:
-        return kept, None
+        return kept, None, set()
     depth = max(q.k, round(q.k * q.config.asked_person_depth))
     ids = [s.record.id for s in kept]
     texts = {s.record.id: s.record.text for s in kept[:depth]}
@@ -615,7 +643,10 @@ def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], st
     spoken = {s.record.id for s in kept[:depth] if transcript and s.record.metadata.source.speaker == "user"
               and speaker_label(s.record.text) is not None}
     positions, note = about_the_asked_person(ids, texts, q.intent.query, q.k, depth, known, entities, spoken)
-    return [kept[i] for i in positions], note
+    # the memories moved after the rest: the last run of the head's positions (each run keeps its order)
+    head = min(depth, len(ids))
+    start = next((j for j in range(1, head) if positions[j] < positions[j - 1]), head)
+    return [kept[i] for i in positions], note, {ids[i] for i in positions[start:head]}
 
 
 def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
@@ -1121,12 +1152,13 @@ def _said_more(q: _Query, c: Candidate) -> Candidate | None:
 
 
 def _plain_fillers(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Scored],
-                   ruled_out: Mapping[str, str]) -> list[Scored]:
+                   ruled_out: Mapping[str, str], shown: Sequence[Scored] = ()) -> list[Scored]:
     """The places a short answer leaves empty, filled in plain search's order (one memory per utterance not shown
     yet), each labelled weak with its plain rank. Never a memory a named lifecycle exclusion bars, one replaced by a
     newer one (unless the past is asked about), the setting in force (shown apart), nor a role a confident intent
-    rules out (where the answer holds a memory of an intended type)."""
-    shown = {q.groups.get(s.record.id) or utterance_of(s.record) for s in kept}
+    rules out (where the answer holds a memory of an intended type). ``shown``: memories shown below ``kept``
+    (their utterances are not filled again)."""
+    groups = {q.groups.get(s.record.id) or utterance_of(s.record) for s in (*kept, *shown)}
     answered = q.answered(kept)
     out: list[Scored] = []
     for mid, rank in sorted(q.plain.items(), key=lambda kv: (kv[1], kv[0])):
@@ -1134,7 +1166,7 @@ def _plain_fillers(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Score
             break
         c = q.candidate(mid)
         group = q.groups.get(mid, mid)
-        if c is None or group in shown or mid in q.barred or mid in ruled_out or q.is_setting(mid):
+        if c is None or group in groups or mid in q.barred or mid in ruled_out or q.is_setting(mid):
             continue
         role = q.role(c)
         if q.ruled_out(c, role, answered) is not None:
@@ -1148,7 +1180,7 @@ def _plain_fillers(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Score
         scored.reasons.append(f"plain search rank {rank}: fills a place the role order left empty")
         if "weak" not in scored.flags:
             scored.flags.append("weak")
-        shown.add(group)
+        groups.add(group)
         out.append(scored)
     return out
 

@@ -1,0 +1,80 @@
+"""Asked what was decided, the options weighed before the latest decision shown are no answer (decision 0081):
+what was said before it, close in meaning to it (the leaning it replaced, the option turned down, an earlier choice
+about the same thing), goes with its utterance, whether or not the write side linked it. Real store, real embedder,
+the shipped models; every sentence is made up here."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from recall_helpers import add
+
+import mnemir
+from mnemir.retrieve import RecallConfig
+from mnemir.retrieve.query_kinds import read_query
+
+ASKED = "Which desk did I pick for the study in the end?"
+ON = RecallConfig().decision_options
+
+
+def _decision(value: str) -> dict[str, str]:
+    return {"entity": "user", "attribute": "decision", "value": value}
+
+
+@pytest.fixture
+def desks(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]:
+    return {
+        "weighed": add(mem, now, "Still unsure about the study desk: walnut or birch, both look good "
+                                 "in the shop", "Fact", {}, days=12),
+        "leaning": add(mem, now, "Leaning towards the birch desk for the study, it is a lot cheaper", "Fact", {},
+                       days=9),
+        "chosen": add(mem, now, "Decided: the walnut desk for the study, it matches the bookshelves",
+                      "Fact", _decision("the walnut desk"), days=3),
+        "sun": add(mem, now, "The study gets the afternoon sun from about three", "Fact", {}, days=20),
+        "lamp": add(mem, now, "My reading lamp in the lounge flickers when the heating comes on", "Fact", {},
+                    days=15),
+        "cat": add(mem, now, "The cat sleeps under the radiator every afternoon", "Fact", {}, days=14),
+    }
+
+
+def test_the_question_is_read_as_one_about_a_choice(mem: mnemir.Memory) -> None:
+    assert read_query(mem.embedder.embed_query(ASKED), mem.embedder.model_id).asks_decision
+
+
+def test_the_options_weighed_before_the_decision_are_left_out(mem: mnemir.Memory, now: datetime,
+                                                               desks: dict[str, mnemir.MemIR]) -> None:
+    assert ON < 1.0  # on by default
+    result = mem.recall(ASKED, user="alice", k=5, now=now)
+    shown = [h.id for h in result.hits]
+    assert desks["chosen"].id in shown, [h.memory.text for h in result.hits]
+    assert desks["leaning"].id not in shown and desks["weighed"].id not in shown, [h.memory.text for h in result.hits]
+    assert any("options weighed before the decision" in n for n in result.notes), result.notes
+
+
+def test_off_the_leaning_is_shown_beside_the_decision(mem: mnemir.Memory, now: datetime,
+                                                      desks: dict[str, mnemir.MemIR]) -> None:
+    mem.recall_config = RecallConfig(decision_options=1.0)
+    shown = [h.id for h in mem.recall(ASKED, user="alice", k=5, now=now).hits]
+    assert desks["chosen"].id in shown and desks["leaning"].id in shown
+
+
+def test_an_earlier_choice_about_the_same_thing_gives_way_to_the_later_one(mem: mnemir.Memory,
+                                                                           now: datetime) -> None:
+    first = add(mem, now, "Decided on the birch desk for the study", "Fact", _decision("the birch desk"), days=10)
+    later = add(mem, now, "For the study it is the walnut desk after all, it suits the bookshelves",
+                "Fact", _decision("the walnut desk"), days=2)
+    add(mem, now, "The study gets the afternoon sun from about three", "Fact", {}, days=20)
+    shown = [h.id for h in mem.recall(ASKED, user="alice", k=5, now=now).hits]
+    assert later.id in shown and first.id not in shown
+    mem.recall_config = RecallConfig(decision_earlier_choices=False)
+    assert first.id in [h.id for h in mem.recall(ASKED, user="alice", k=5, now=now).hits]
+
+
+def test_a_question_about_something_else_keeps_what_was_said_before(mem: mnemir.Memory, now: datetime,
+                                                                    desks: dict[str, mnemir.MemIR]) -> None:
+    query = "When does the study get the sun?"
+    assert not read_query(mem.embedder.embed_query(query), mem.embedder.model_id).asks_decision
+    result = mem.recall(query, user="alice", k=5, now=now)
+    assert result.hits[0].id == desks["sun"].id
+    assert not any("options weighed before the decision" in n for n in result.notes)
