@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 import mnemir
 import mnemir.memory.understanding as understanding
 
@@ -54,6 +56,8 @@ def test_a_new_fact_about_another_thing_replaces_nothing(mem: mnemir.Memory) -> 
     assert "The chimney sweep is booked for the 3rd at 10am" in texts
 
 
+@pytest.mark.xfail(strict=True, reason="facts are not read by the learned change model until events are told from "
+                   "states (docs/decisions/0080)")
 def test_a_new_value_of_the_same_fact_replaces_the_old_one(mem: mnemir.Memory) -> None:
     mem.remember("My rent is 900 pounds a month", user="bo", now=START)
     out = mem.remember("My rent is 950 pounds a month", user="bo", now=START + timedelta(days=30))
@@ -63,6 +67,8 @@ def test_a_new_value_of_the_same_fact_replaces_the_old_one(mem: mnemir.Memory) -
     assert "My rent is 950 pounds a month" in texts
 
 
+@pytest.mark.xfail(strict=True, reason="facts are not read by the learned change model until events are told from "
+                   "states (docs/decisions/0080)")
 def test_an_ambiguous_change_asks_which_and_keeps_the_new_statement(mem: mnemir.Memory) -> None:
     # two earlier statements of the same thing, stored as they were said (no reading replaced one by the other)
     for text in ("My physio session is on Monday at 9am", "My physiotherapy session is on Monday at 9am"):
@@ -81,3 +87,14 @@ def test_an_ambiguous_change_asks_which_and_keeps_the_new_statement(mem: mnemir.
     assert "My physio session is on Monday at 9am" not in texts
     assert "My physiotherapy session is on Monday at 9am" in texts
     assert "My physio sessions are on Wednesday at 9am" in texts
+
+
+def test_events_told_one_after_another_all_stay_current(mem: mnemir.Memory) -> None:
+    # two events said alike are two things that happened, not one value changed
+    places = ("ferry terminal", "lighthouse", "fish market", "old mill")
+    for n, place in enumerate(places):
+        mem.remember(f"On Sunday we cycled out to the {place} and had a picnic there", user="uma",
+                     now=START + timedelta(hours=n))
+    texts = _live(mem, "uma")
+    for place in places:
+        assert f"On Sunday we cycled out to the {place} and had a picnic there" in texts, texts

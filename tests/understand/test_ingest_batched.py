@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
+import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -138,7 +139,9 @@ def test_ingest_in_several_batches_and_through_the_async_api(tmp_path: Path, emb
 
 
 def test_prefilled_vectors_are_the_batch_ones_and_stay_in_their_thread(embedder: USEEmbedder) -> None:
-    texts = ["the garage is booked for Saturday", "我对猫毛过敏", "a third sentence to batch"]
+    # texts no earlier test searched for: a text in the shared embedder's query cache is taken from there instead
+    tag = uuid.uuid4().hex[:8]
+    texts = [f"the garage is booked for Saturday ({tag})", f"我对猫毛过敏 {tag}", f"a third sentence to batch {tag}"]
     batch = embedder.embed(texts)
     seen: list[Any] = []
     with embedder.prefilled(texts):

@@ -82,7 +82,9 @@ def test_a_changed_preference_replaces_the_old_one(mem: mnemir.Memory) -> None:
     assert any("learned change" in (h.reason or "") for h in mem.history(replaced.id, user="kai"))
 
 
-def test_a_moved_appointment_replaces_the_old_time(mem: mnemir.Memory) -> None:
+def test_a_moved_appointment_replaces_the_old_time_where_facts_are_read(mem: mnemir.Memory,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(understanding, "LEARNED_CHANGE_NEW_TYPES", ("Preference", "Fact"))
     mem.remember("My physio session is on Monday at 9am", user="pat", now=START)
     new = mem.remember("My physio session is on Wednesday at 2pm", user="pat", now=START + timedelta(days=2))
     assert any("learned change" in n for n in new.notes), new.notes
@@ -92,7 +94,8 @@ def test_a_moved_appointment_replaces_the_old_time(mem: mnemir.Memory) -> None:
 
 
 def test_a_new_fact_the_fact_reader_resolves_to_another_entity_is_not_read_as_a_change(
-        mem: mnemir.Memory) -> None:
+        mem: mnemir.Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(understanding, "LEARNED_CHANGE_NEW_TYPES", ("Preference", "Fact"))
     # "my physio session" is the user's, "the physio session" the session: the reader does not tie them (0080)
     mem.remember("My physio session is on Monday at 9am", user="pia", now=START)
     mem.remember("The physio session is on Wednesday at 2pm", user="pia", now=START + timedelta(days=2))

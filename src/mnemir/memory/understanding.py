@@ -1895,8 +1895,11 @@ def _about_the_same(candidate: Candidate, draft_type: str, terms: frozenset[str]
 LEARNED_CHANGES = True
 LEARNED_CHANGE_POOL = 5
 SAME_CHANGE_TYPES = ("Preference", "Fact", "Hypothesis")
-#: the new statements it reads: a preference (a stance replaced by a stance) and a fact. A new guess is not read
-LEARNED_CHANGE_NEW_TYPES = ("Preference", "Fact")
+#: the new statements it reads: a preference (a stance replaced by a stance). A new guess is not read. A new fact is
+#: not read either: with the gates below it replaced one told event by the next ("we walked past the X" after "we
+#: walked past the Y"), since two events said alike read as one thing with a new value; facts wait for a reading
+#: that tells a state from an event (docs/decisions/0080)
+LEARNED_CHANGE_NEW_TYPES: tuple[str, ...] = ("Preference",)
 #: ... a new fact only replaces a statement the fact reader resolves to the same entity (``fill.fact_properties``):
 #: without it, a later fact about another attribute of the same thing replaced what was still true as often as a new
 #: value did (docs/decisions/0074); with it, out of fold on the collapse train pairs, 26 of 28 fact moves are right

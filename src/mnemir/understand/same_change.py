@@ -3,8 +3,8 @@ same entity and attribute given a new value (a new time, place, amount, choice) 
 old one, said with no change word ("my rate is €520 now" after "my day rate is €450"; "妈妈现在最想要按摩仪" after
 "妈妈最想要丝巾").
 
-The write side reads a new statement (a Preference or a Fact: ``memory.understanding.LEARNED_CHANGE_NEW_TYPES``; a
-new Fact only against statements the fact reader resolves to its entity, docs/decisions/0080) and
+The write side reads a new statement (a Preference: ``memory.understanding.LEARNED_CHANGE_NEW_TYPES``; a new Fact,
+where switched on, only against statements the fact reader resolves to its entity, docs/decisions/0080) and
 its closest live Preferences, Facts and Hypotheses (:meth:`UnderstandingMixin._closest`). For each pair it measures:
 
 - meaning: the cosine of the two texts, the candidate's rank among the new statement's candidates and its lead over
