@@ -47,14 +47,16 @@ def windows(toks: list[str]) -> Iterator[tuple[int, str]]:
             yield i, " ".join(run)
 
 
-def _continuity(split: str) -> Iterator[tuple[str, str]]:
-    folder = benchmarks_dir() / "continuity" / split
+def _conversations(suite: str, split: str) -> Iterator[tuple[str, str]]:
+    """Turns and questions of a conversation suite's split (continuity: checkpoints; dialogue QA: questions)."""
+    folder = benchmarks_dir() / suite / split
     for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else ():
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         for conversation in data.get("conversations") or ():
             for session in conversation.get("sessions") or ():
                 yield from ((str(t.get("text", "")), path.name) for t in session.get("turns") or ())
-            yield from ((str(c.get("q", "")), path.name) for c in conversation.get("checkpoints") or ())
+            for asked in (*(conversation.get("checkpoints") or ()), *(conversation.get("questions") or ())):
+                yield str(asked.get("q", "")), path.name
 
 
 def evaluated(split: str) -> Iterator[tuple[str, str]]:
@@ -68,7 +70,8 @@ def evaluated(split: str) -> Iterator[tuple[str, str]]:
     for kind, key in (("extraction", "text"), ("intent", "query")):
         if understand.split_written(split):
             yield from ((str(row[key]), row["source"]) for row in understand.load_split(split, kind))
-    yield from _continuity(split)
+    yield from _conversations("continuity", split)
+    yield from _conversations("dialogue_qa", split)
 
 
 @cache
