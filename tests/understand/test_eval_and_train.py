@@ -317,22 +317,27 @@ def test_the_blind_session_20_batch_is_not_trained_on_and_shares_no_run_with_any
     assert shared == 0, f"{shared} rows share a run with an evaluation text"
 
 
-def test_the_blind_session_21_batch_is_not_trained_on_and_shares_no_run_with_any_evaluation_text() -> None:
-    """``extraction_s20.jsonl`` (the blind batch staged as ``training/staged/extraction_train_s20.jsonl``, less the 58
-    rows that shared a run of eight Chinese characters or five words with a dev or test text, or equalled one, and one
-    more that shared a run with the dev files installed at 5c491e3, docs/decisions/0079) stays
-    outside the extractor's training list (with it continuity dev fell, docs/decisions/0075), and none of its rows
-    shares such a run. Only counts are reported."""
+@pytest.mark.parametrize(("kept", "staged", "count"), [
+    ("extraction_s20.jsonl", "extraction_train_s20.jsonl", 261),
+    ("extraction_s21b.jsonl", "extraction_train_s21.jsonl", 264),
+])
+def test_a_blind_batch_is_kept_row_for_row_not_trained_on_and_shares_no_run_with_any_evaluation_text(
+        kept: str, staged: str, count: int) -> None:
+    """The blind batches staged as ``training/staged/<staged>``, less the rows that shared a run of eight Chinese
+    characters or five words with a dev or test text or equalled one (s20: 58 and one more with the dev files
+    installed at 5c491e3; s21: 56), are kept row for row as staged, share no such run, and stay outside the
+    extractor's training list: with them extraction dev rose a little but continuity dev fell, in the main model, in
+    a second reader and in a frame / request head beside it (docs/decisions/0075, 0079). Only counts are reported."""
     from tests.test_no_split_text import findings
 
     from mnemir._paths import training_dir
     from mnemir.understand.train import TRAIN_FILES
 
-    assert "extraction_s20.jsonl" not in TRAIN_FILES["extractor"]
-    rows = read_jsonl(training_dir() / "understand" / "extraction_s20.jsonl")
-    staged = read_jsonl(training_dir() / "staged" / "extraction_train_s20.jsonl")
-    assert len(rows) == 261 and len(staged) == 320 and len({r["id"] for r in rows}) == len(rows)
-    assert all(row in staged for row in rows)
+    assert kept not in TRAIN_FILES["extractor"]
+    rows = read_jsonl(training_dir() / "understand" / kept)
+    written = read_jsonl(training_dir() / "staged" / staged)
+    assert len(rows) == count and len(written) == 320 and len({r["id"] for r in rows}) == len(rows)
+    assert all(row in written for row in rows)
     shared = sum(1 for r in rows if findings(r["text"]))
     assert shared == 0, f"{shared} rows share a run with an evaluation text"
 
@@ -356,23 +361,3 @@ def test_the_session_21_batch_is_rebuilt_by_its_script_is_not_trained_on_and_sha
     dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
                       *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
     assert sum(1 for row in shipped if _runs(str(row["text"])) & dev) == 0
-
-
-def test_the_blind_session_22_batch_is_not_trained_on_and_shares_no_run_with_any_evaluation_text() -> None:
-    """``extraction_s21b.jsonl`` (the blind batch staged as ``training/staged/extraction_train_s21.jsonl``, less the 56
-    rows that shared a run of eight Chinese characters or five words with a dev or test text, or equalled one as tokens)
-    is kept row for row as staged, shares no such run, and stays outside the extractor's training list with s20 and s21
-    (in the main model, in a second reader and in a frame / request head beside it, extraction dev rose a little but
-    continuity dev did not: docs/decisions/0079). Only counts are reported."""
-    from tests.test_no_split_text import findings
-
-    from mnemir._paths import training_dir
-    from mnemir.understand.train import TRAIN_FILES
-
-    assert "extraction_s21b.jsonl" not in TRAIN_FILES["extractor"]
-    rows = read_jsonl(training_dir() / "understand" / "extraction_s21b.jsonl")
-    staged = read_jsonl(training_dir() / "staged" / "extraction_train_s21.jsonl")
-    assert len(rows) == 264 and len(staged) == 320 and len({r["id"] for r in rows}) == len(rows)
-    assert all(row in staged for row in rows)
-    shared = sum(1 for r in rows if findings(r["text"]))
-    assert shared == 0, f"{shared} rows share a run with an evaluation text"
