@@ -71,3 +71,24 @@ def test_a_heading_is_read_as_said(tmp_path: Path, embedder: object) -> None:
         assert [o.extractions[0].text for o in outs] == said  # nor is anything the assistant says read so
     finally:
         mem.close()
+
+
+def test_a_reopened_store_goes_on_reading_the_transcript_without_labels(tmp_path: Path, embedder: object) -> None:
+    start = datetime.fromisoformat("2026-04-02T19:00:00+00:00")
+    mem = mnemir.open(tmp_path / "m", embedder=embedder)  # type: ignore[arg-type]
+    try:
+        for i, (name, words) in enumerate(TRANSCRIPT[:4]):
+            mem.remember(f"{name}: {words}", user="pair", now=start + timedelta(seconds=i))
+    finally:
+        mem.close()
+    mem = mnemir.open(tmp_path / "m", embedder=embedder)  # type: ignore[arg-type]
+    try:
+        name, words = TRANSCRIPT[4]
+        out = mem.remember(f"{name}: {words}", user="pair", now=start + timedelta(seconds=4))
+        assert out.extractions[0].text == words  # the labels counted before the store was closed still count
+        assert out.episode is not None and out.episode.content.text == f"{name}: {words}"
+        # another user's utterances are not counted for this one
+        other = mem.remember(f"{name}: {words}", user="someone-else", now=start + timedelta(seconds=5))
+        assert other.extractions[0].text == f"{name}: {words}"
+    finally:
+        mem.close()

@@ -490,7 +490,8 @@ class UnderstandingMixin(_Base):
     _understand_intent: IntentRecognizer | None = None
     #: (user, agent, session) -> the assistant's last proposal (held in this object for the next user turn)
     _understand_proposals: dict[tuple[str | None, str | None, str | None], _Proposal] | None = None
-    #: (user, agent) -> how often each speaker's label opened the user's utterances so far (this process)
+    #: (user, agent) -> how often each speaker's label opened the user's utterances (read back from the store the
+    #: first time, then counted as they come)
     _transcript_labels: dict[tuple[str | None, str | None], Counter[str]] | None = None
     #: per conversation, the task the user accepted from the assistant's offer to do it itself, waiting for the
     #: assistant's next turn to deliver it
@@ -667,13 +668,23 @@ class UnderstandingMixin(_Base):
             return text
         if self._transcript_labels is None or len(self._transcript_labels) >= MAX_LABELLED_SCOPES:
             self._transcript_labels = {}  # a bound on what is held: counting starts again
-        seen = self._transcript_labels.setdefault((user, agent), Counter())
+        seen = self._transcript_labels.get((user, agent))
+        if seen is None:
+            seen = self._transcript_labels[(user, agent)] = self._labels_kept(user, agent)
         name = found[0]
         transcript = seen[name] >= TRANSCRIPT_LABELS and any(n >= TRANSCRIPT_LABELS for other, n in seen.items()
                                                              if other != name)
         if name in seen or len(seen) < MAX_LABELS:
             seen[name] += 1
         return found[1] if transcript else text
+
+    def _labels_kept(self, user: str | None, agent: str | None) -> Counter[str]:
+        """How often each label opened the user's latest utterances kept in the store: counted again from what was
+        said (not only what this process heard), so a reopened store goes on reading a transcript as one."""
+        said = self.list(types=["Episode"], user=user, agent=agent, limit=LABELS_READ_BACK)
+        counts = Counter(found[0] for episode in said if episode.metadata.source.speaker == "user"
+                         and (found := speaker_label(episode.content.text)) is not None)
+        return Counter(dict(counts.most_common(MAX_LABELS)))
 
     def _pieces_of(self, text: str) -> list[str]:
         """The pieces the offline extractor embeds to classify ``text`` (none for another extractor)."""
@@ -2270,6 +2281,8 @@ TRANSCRIPT_LABELS = 2
 #: the labels counted per user, and the users counted (bounds on what is held in memory)
 MAX_LABELS = 64
 MAX_LABELLED_SCOPES = 10_000
+#: the user's latest utterances read back from the store to count labels the first time a scope says one
+LABELS_READ_BACK = 50
 
 
 #: ... and what is read from it says who said it ("Jonas: I fixed my bike" -> a Fact "Jonas: I fixed my bike"): a
