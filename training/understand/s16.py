@@ -31,7 +31,7 @@ DROPPED_EN = [
     "Knock the pottery course on the head, it clashes with work",
     "The camping trip is off, half the group dropped out",
     "The bathroom refit's off for this year, the quote was insane",
-    "Gave up on fixing the dishwasher myself, it's beyond me",
+    "Stopped trying to repair the dishwasher on my own, too tricky for me",
     "I've given up trying to get a refund from the airline",
     "Gave up on that Spanish app after two weeks",
     "Not bothering with the allotment waiting list any more",
