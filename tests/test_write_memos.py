@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 import mnemir
+from mnemir.ir import MemoryStatus
 from mnemir.lifecycle.governor import Governor
 from mnemir.ontology import Ontology
-from mnemir.ir import MemoryStatus
 from mnemir.store.base import ANY, LIVE_STATUSES, Selection
 from mnemir.store.filters import Cmp, parse_filter
 from mnemir.store.sql_filters import Params, compile_selection
