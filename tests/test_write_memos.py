@@ -67,7 +67,7 @@ def _run(kind: type[mnemir.Memory], store_kind: type[SQLiteStore], path: Path, e
                                  user="u1", now=NOW + timedelta(minutes=30))
         # a conversation through remember (its searches, governance and store writes)
         said = [("user", "I have to book the car service before the end of the month"),
-                ("assistant", "Shall I remind you about the car service next Monday?"),
+                ("assistant", "Want me to pencil the car service into your calendar for Monday morning?"),
                 ("user", "yes please"),
                 ("user", "My brother Tomas lives in Ghent and teaches maths"),
                 ("user", "Actually Tomas moved to Antwerp last year"),
@@ -81,7 +81,7 @@ def _run(kind: type[mnemir.Memory], store_kind: type[SQLiteStore], path: Path, e
             returned += [*out.created, *out.updated]
         recalled = {q: [(h.memory.id, round(h.score, 9)) for h in mem.recall(q, user="u1", k=8, now=NOW + timedelta(
             days=1)).hits] for q in ("where does Tomas live", "what does Ana do", "when is the dentist",
-                                     "what is still open", "how do I like my coffee")}
+                                     "which jobs are waiting on me", "coffee order please")}
         searched = {q: [(h.memory.id, round(h.score, 9)) for h in mem.search(q, user="u1", k=10)]
                     for q in ("car service", "Ben home", "牙医")}
         every = store.select(Selection(user_id=ANY, statuses=tuple(MemoryStatus)), order_by=[("@created_at", True)])
