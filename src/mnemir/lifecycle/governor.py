@@ -36,13 +36,15 @@ PARSED_LIMIT = 4096
 class Governor:
     """Applies merge and contradiction rules to a batch of records being written."""
 
-    def __init__(self, store: Store, ontology: Ontology, embedder: Embedder, config: LifecycleConfig) -> None:
+    def __init__(self, store: Store, ontology: Ontology, embedder: Embedder, config: LifecycleConfig, *,
+                 parsed: dict[tuple[Any, ...], FilterNode] | None = None) -> None:
         self.store = store
         self.ontology = ontology
         self.embedder = embedder
         self.config = config
-        #: parsed filter conditions by (property, values, types) (:meth:`_filter`)
-        self._parsed: dict[tuple[Any, ...], FilterNode] = {}
+        #: parsed filter conditions by (property, values, types) (:meth:`_filter`); ``parsed``: a memo the caller
+        #: keeps across governors of ONE ontology version (a condition parses the same while the ontology is the same)
+        self._parsed: dict[tuple[Any, ...], FilterNode] = {} if parsed is None else parsed
 
     def govern(self, records: Sequence[MemIR], *, now: Any, actor: str, skip_ids: Collection[str] = (),
                vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], WriteReport]:

@@ -74,6 +74,8 @@ class LifecycleMixin(_Base):
     _last_write_report: WriteReport | None = None
     #: while :meth:`_gathering_reports` runs: every report of the block, in order
     _gathered: list[WriteReport] | None = None
+    #: (ontology key, parsed filter conditions) kept across governors (:meth:`_governor`)
+    _parsed_conditions: tuple[tuple[int, str], dict[tuple[Any, ...], Any]] | None = None
 
     @property
     def last_write_report(self) -> WriteReport | None:
@@ -118,7 +120,14 @@ class LifecycleMixin(_Base):
         return config if isinstance(config, LifecycleConfig) else LifecycleConfig()
 
     def _governor(self) -> Governor:
-        return Governor(self.store, self.ontology, self.embedder, self.lifecycle_config)
+        """A governor over this memory's store; the filter conditions it parses are kept for the next one while the
+        ontology is the same (version and object): a condition parses the same then, and the keys, attributes and
+        enum values governance asks about come back call after call (one ``add`` is one governor)."""
+        key = (id(self.ontology), self.ontology.version)
+        memo = self._parsed_conditions
+        if memo is None or memo[0] != key:
+            memo = self._parsed_conditions = (key, {})
+        return Governor(self.store, self.ontology, self.embedder, self.lifecycle_config, parsed=memo[1])
 
     # -- write-time governance (called by MemoryCore._commit) ----------------------------
     def _govern(self, records: list[MemIR], *, now: datetime, actor: str,

@@ -45,6 +45,8 @@ T = TypeVar("T")
 #: there against ~2 ms in process)
 TEXT_SQL_BELOW = 0.01
 TEXT_SQL_ROWS = 2000
+#: compiled selections kept by a store (:meth:`SQLiteStore._where`); emptied when full
+COMPILED_LIMIT = 2048
 
 
 #: order fields stored in NOT NULL columns
@@ -101,6 +103,8 @@ class SQLiteStore(Store):
         self.text_fast_path = True
         self._text = TextIndex(FTS_WEIGHTS)
         self._complete_at = -1  # the write_seq at which the vector cache was seen to hold every record
+        #: compiled WHERE conditions and their bound values by (selection repr, indexed properties) (:meth:`_where`)
+        self._compiled: dict[tuple[str, frozenset[str]], tuple[str, dict[str, Any]]] = {}
         try:
             if self._db.read("open", self._needs_preparing):  # most opens find nothing to do: no write lock
                 self._db.write("open (schema migration)", self._prepare)
@@ -296,7 +300,7 @@ class SQLiteStore(Store):
                 key = repr(selection)
                 if key not in answers:
                     answers[key] = self._select(conn, selection, self._order_sql((), selection), limit, 0, None,
-                                                loaded, indexed)
+                                                loaded, indexed, key)
                 out.append(list(answers[key]))
             return out
 
@@ -304,9 +308,9 @@ class SQLiteStore(Store):
 
     def _select(self, conn: sqlite3.Connection, selection: Selection, order: str, limit: int | None, offset: int,
                 after: Keyset | None, loaded: dict[str, MemIR] | None = None,
-                indexed: frozenset[str] | None = None) -> list[MemIR]:
+                indexed: frozenset[str] | None = None, shown: str | None = None) -> list[MemIR]:
         p = Params()
-        where = self._where(conn, selection, p, indexed)
+        where = self._where(conn, selection, p, indexed, shown)
         if after is not None:  # the order is exactly (created_at, id): a row-value comparison continues it
             where += f" AND (r.created_at, r.id) > ({p(rows.iso(after[0]))}, {p(after[1])})"
         if loaded is None:
@@ -627,10 +631,28 @@ class SQLiteStore(Store):
         return np.array(joined.split(), dtype=np.int64) if joined else np.zeros(0, dtype=np.int64)
 
     def _where(self, conn: sqlite3.Connection, selection: Selection, p: Params,
-               indexed: frozenset[str] | None = None) -> str:
-        """``indexed``: the store's indexed properties when the caller has just read them (else read here)."""
-        return compile_selection(selection, SQLiteDialect(self._indexed(conn) if indexed is None else indexed), p) \
-            or "1"
+               indexed: frozenset[str] | None = None, shown: str | None = None) -> str:
+        """``indexed``: the store's indexed properties when the caller has just read them (else read here);
+        ``shown``: ``repr(selection)`` when the caller has made it.
+
+        A condition compiled into an empty ``p`` is kept (:attr:`_compiled`, by the selection's repr, which tells
+        1, 1.0 and True apart, and the indexed properties): the same selection asked again (governance's key and
+        rule look-ups, record after record) takes the same SQL text and bound values instead of being compiled
+        again; a refused selection raised the first time and was never kept. Selections by ids are not kept."""
+        indexed = self._indexed(conn) if indexed is None else indexed
+        if p.values or selection.ids is not None:  # placeholders already taken (numbered after them); or an id
+            # list, which is seldom asked twice and may be long
+            return compile_selection(selection, SQLiteDialect(indexed), p) or "1"
+        key = (repr(selection) if shown is None else shown, indexed)
+        found = self._compiled.get(key)
+        if found is None:
+            where = compile_selection(selection, SQLiteDialect(indexed), p) or "1"
+            if len(self._compiled) >= COMPILED_LIMIT:
+                self._compiled.clear()
+            self._compiled[key] = found = (where, dict(p.values))
+            return where
+        p.values.update(found[1])
+        return found[0]
 
     def _order_sql(self, order_by: Sequence[tuple[str, bool]], selection: Selection) -> str:
         terms = []
