@@ -52,15 +52,32 @@ def test_the_issue15_sanity_split_is_not_trained_on() -> None:
 
 
 def test_the_newest_continuity_training_files_share_no_run_with_an_evaluation_text() -> None:
-    # T11 / T12 (docs/decisions/0068) and T13 (0079) were checked before they joined the train split: their turns and
-    # questions share no run of eight Chinese characters or five words with a dev or test text (the older files were
-    # not checked so)
+    # T11 / T12 (docs/decisions/0068), T13 (0079) and T14 (0083) were checked before they joined the train split:
+    # their turns and questions share no run of eight Chinese characters or five words with a dev or test text (the
+    # older files were not checked so)
     from tests.test_no_split_text import findings
 
     newest = [c for c in continuity.load("train") if Path(c.source).stem in {"continuity_train_T11",
                                                                             "continuity_train_T12",
-                                                                            "continuity_train_T13"}]
-    assert len(newest) == 30
+                                                                            "continuity_train_T13",
+                                                                            "continuity_train_T14"}]
+    assert len(newest) == 40
     texts = [t.text for c in newest for t in c.turns] + [p.q for c in newest for p in c.checkpoints]
     shared = sum(1 for text in texts if findings(text))
     assert shared == 0, f"{shared} training turns or questions share a run with an evaluation text"
+
+
+def test_the_newest_collapse_training_file_shares_no_run_with_an_evaluation_text() -> None:
+    # train_t22a (docs/decisions/0083) was checked before it joined the train split: its memories and queries share no
+    # run of eight Chinese characters or five words with a dev or test text and equal none
+    from tests.test_no_split_text import evaluated, findings, tokens
+
+    newest = [s for s in collapse.load("train") if s.source == "train_t22a.yaml"]
+    assert len(newest) == 20
+    texts = [str(m["text"]) for s in newest for m in s.memories] + [q.text for s in newest for q in s.queries]
+    assert len(texts) > 100
+    shared = sum(1 for text in texts if findings(text))
+    assert shared == 0, f"{shared} training memories or queries share a run with an evaluation text"
+    whole = {tuple(tokens(text)) for split in ("dev", "test") for text, _ in evaluated(split)}
+    equal = sum(1 for text in texts if tuple(tokens(text)) in whole)
+    assert equal == 0, f"{equal} training memories or queries equal an evaluation text"

@@ -276,7 +276,9 @@ def test_the_trainer_never_reads_the_files_that_measure_the_model() -> None:
     read = {s.source for s in training.training_scenarios()}
     assert read == set(collapse.split_files("train"))
     assert not read & MEASURING
-    assert read == set(default_ranker().trained_on)  # type: ignore[union-attr]  # what it reads is what it was fit on
+    # what it was fit on is what it read then: the train split, or the part of it that stood before a file joined
+    # whose refit was measured and not kept (train_t22a: decision 0083)
+    assert set(default_ranker().trained_on) <= read  # type: ignore[union-attr]
 
 
 def test_ranking_reads_the_same_features_of_the_shown_memories_as_training_does(

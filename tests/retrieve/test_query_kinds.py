@@ -110,10 +110,13 @@ def test_no_evaluated_question_is_a_training_example() -> None:
     from mnemir.eval.learn_query_kinds import examples
 
     dev = frozenset(examples("dev")[0])
-    trained = examples("train", leave_out=dev)[0]
+    trained, _, files = examples("train", leave_out=dev)
     model = shipped_query_kinds()
-    # the shipped model left the dev ones out (its other examples are the plain lookups: decision 0072)
-    assert model is not None and model.meta["checkpoints"] == len(trained)
+    assert model is not None
+    # the shipped model left the dev ones out (its other examples are the plain lookups: decision 0072); it may have
+    # been fitted before the newest train file joined (T14: its refit was measured and not kept, decision 0083)
+    fitted = set(model.meta["trained_on"])
+    assert model.meta["checkpoints"] == sum(1 for name in files if name in fitted)
     tested = {c.q for conversation in continuity.load("test") for c in conversation.checkpoints}
     shared = len(set(trained) & tested)  # only a count: a test split's questions must not reach a log (asserted on
     assert shared == 0, f"{shared} test questions are training checkpoints"  # the set, pytest printed them)
