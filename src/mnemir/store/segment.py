@@ -80,3 +80,49 @@ def index_columns(main: list[str], extra: list[str]) -> tuple[str, str, str]:
     extra_words = list(tokens("\n".join(extra)))
     hanzi = [ch for word in (*main_words, *extra_words) if len(word) > 1 for ch in _HANZI.findall(word)]
     return " ".join(main_words), " ".join(extra_words), " ".join(hanzi)
+
+
+#: endings English words take without changing what they name (plural, third person, past, participle)
+_INFLECTED = re.compile(r"[a-z]{4,}")
+_VOWELS = frozenset("aeiou")
+
+
+@functools.lru_cache(maxsize=20_000)
+def word_forms(token: str) -> tuple[str, ...]:
+    """``token`` and the regular inflections of the English word it is a form of ("moved" -> "move", "moves",
+    "moving", ...), for a query to find a text that says the word in another form: a conversation says "I drive
+    the van" and asks "what van is she driving?". Only regular endings are undone (no irregular verbs); a guessed
+    form that is no word matches nothing. Other tokens (Chinese, numbers, short words) are their own only form."""
+    if not _INFLECTED.fullmatch(token):
+        return (token,)
+    bases = {token}
+    for ending, put in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if token.endswith(ending) and len(token) - len(ending) >= (2 if put else 3):
+            if ending == "s" and token[-2] in "siu":  # "glass", "this", "focus": not a plural ending
+                break
+            bases = set()  # an inflected form: its forms are its base's
+            stem = token[: len(token) - len(ending)] + put
+            bases.add(stem)
+            if put == "" and ending in ("ing", "ed", "es"):
+                bases.add(stem + "e")  # "moving" -> "move", "boxes" -> "box" and "boxe" (no word: harmless)
+                if len(stem) >= 4 and stem[-1] == stem[-2] and stem[-1] not in _VOWELS | {"l", "s"}:
+                    bases.add(stem[:-1])  # "stopped" -> "stop"
+            break
+    forms = dict.fromkeys([token])
+    for base in sorted(bases):
+        forms.update(dict.fromkeys(_inflections(base)))
+    return tuple(forms)
+
+
+def _inflections(base: str) -> list[str]:
+    out = [base, base + "s"]
+    if base.endswith("e"):
+        out += [base + "d", base[:-1] + "ing"]
+    elif base.endswith("y") and base[-2] not in _VOWELS:
+        out += [base[:-1] + "ies", base[:-1] + "ied", base + "ing"]
+    else:
+        out += [base + "es", base + "ed", base + "ing"]
+        if len(base) <= 5 and base[-1] not in _VOWELS | {"w", "x", "y"} and base[-2] in _VOWELS \
+                and base[-3] not in _VOWELS:
+            out += [base + base[-1] + "ed", base + base[-1] + "ing"]  # "stop" -> "stopped", "stopping"
+    return out

@@ -11,7 +11,7 @@ weights (A: text and summary, B: property values, D: single hanzi) so that
 
 from __future__ import annotations
 
-from mnemir.store.segment import tokens
+from mnemir.store.segment import tokens, word_forms
 
 #: ts_rank_cd weights in PostgreSQL's order {D, C, B, A}; mirrors the SQLite backend's FTS column weights
 RANK_WEIGHTS = "{0.2, 0.2, 0.5, 1.0}"
@@ -45,8 +45,9 @@ def tsvector_literal(words: str, extra: str, hanzi: str) -> str:
 
 
 def tsquery_literal(query: str) -> str | None:
-    """An OR of the query's tokens as ``tsquery`` input text, or None when it has no searchable token."""
-    unique = [t for t in dict.fromkeys(tokens(query)) if _usable(t)]
+    """An OR of the query's tokens (and the other forms of their words: :func:`~mnemir.store.segment.word_forms`)
+    as ``tsquery`` input text, or None when it has no searchable token."""
+    unique = [t for t in dict.fromkeys(f for token in tokens(query) for f in word_forms(token)) if _usable(t)]
     if not unique:
         return None
     return " | ".join(_quote(token) for token in unique)

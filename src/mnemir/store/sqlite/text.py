@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from mnemir.store.segment import tokens
+from mnemir.store.segment import tokens, word_forms
 
 
 def query_tokens(query: str) -> list[str]:
-    """The distinct search tokens of ``query``, in order."""
-    return list(dict.fromkeys(tokens(query)))
+    """The distinct search tokens of ``query``, in order, each followed by the other forms of its word
+    (:func:`~mnemir.store.segment.word_forms`: a query asking "driving" finds a text that says "drives")."""
+    return list(dict.fromkeys(form for token in tokens(query) for form in word_forms(token)))
 
 
 def match_expression(query: str) -> str | None:
