@@ -179,12 +179,15 @@ class RecallConfig:
     #: the plain-search floor (issue 14): the first ``plain_floor`` utterances of plain search's order keep a place
     #: in the top k after every step of recall (the fusion, one slot per utterance, the asked-person step, the
     #: decision steps), each at most ``plain_floor_slack`` places below its plain rank, unless a named lifecycle
-    #: exclusion bars it (replaced, validity ended, a closed task when open work is asked for, the setting in force)
-    #: or the intent rules its role out with at least ``floor_confident`` confidence; where a confident intent (under
-    #: that) rules out the reading it was folded into, the utterance itself (what was said) stands in. 0: off
-    plain_floor: int = 0
+    #: exclusion bars it (replaced, validity ended, a closed task when open work is asked for, the setting in force),
+    #: the asked-person step moved it as naming only other people, or the intent rules its role out with at least
+    #: ``floor_confident`` confidence; where a confident intent (under that) rules out the reading it was folded
+    #: into, the utterance itself (what was said) stands in. 0: off. The gain on dialogue QA is the stand-in alone
+    #: (``floor_confident`` 0, no stand-in: identical to the floor off); slack 0 reorders inside the top k against
+    #: role fit (docs/decisions/0082)
+    plain_floor: int = 3
     plain_floor_slack: int = 10
-    floor_confident: float = 1.0
+    floor_confident: float = 0.9
     #: ... and an utterance from which only a feeling was read, ruled out with its feeling's role (decision 0070),
     #: keeps its floor place too, as what was said (False: the outburst guard stands)
     plain_floor_felt: bool = False
