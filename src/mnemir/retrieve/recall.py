@@ -176,7 +176,8 @@ class RecallConfig:
     #: utterance says more than the reading, gained 2 dev checkpoints but brings back a task utterance that a reading
     #: restates almost whole: decision 0049)
     ruled_out_cover: float = 0.5
-    #: the plain-search floor (issue 14): the first ``plain_floor`` utterances of plain search's order keep a place
+    #: the plain-search floor (issue 14): the first ``plain_floor`` utterances of plain search's order (at most half
+    #: the top k, at least one) keep a place
     #: in the top k after every step of recall (the fusion, one slot per utterance, the asked-person step, the
     #: decision steps), each at most ``plain_floor_slack`` places below its plain rank, unless a named lifecycle
     #: exclusion bars it (replaced, validity ended, a closed task when open work is asked for, the setting in force),
@@ -1231,14 +1232,19 @@ def _plain_floor(q: _Query, kept: list[Scored], judged: Mapping[str, Scored], ru
 
     answered = q.answered(out)
     firm = float(q.intent.confidence) >= config.floor_confident
+    # plain search's best the fusion kept in the top k (``kept_places``) and what the floor places: neither is pushed
+    # out by another floor place
+    best = sorted(q.plain.items(), key=lambda kv: (kv[1], kv[0]))
+    kept_groups = {q.groups.get(mid, mid) for mid, _ in best[: q.kept_places()]} \
+        & {group_of(s) for s in out[: q.k]}
     seen: set[str] = set()
     for mid, rank in sorted(q.plain.items(), key=lambda kv: (kv[1], kv[0])):
         group = q.groups.get(mid, mid)
         if group in seen:
             continue
         seen.add(group)
-        if len(seen) > config.plain_floor:
-            break
+        if len(seen) > min(config.plain_floor, max(1, q.k // 2)):
+            break  # at most half the top k (at least one place): the rest is ranked by role fit
         limit = min(q.k, rank + config.plain_floor_slack)  # the lowest place (from 1) it may take
         at = next((i for i, s in enumerate(out) if group_of(s) == group), None)
         if at is not None and at < limit:
@@ -1285,6 +1291,12 @@ def _plain_floor(q: _Query, kept: list[Scored], judged: Mapping[str, Scored], ru
         else:
             scored.reasons.append(f"plain search ranks it {rank}: kept at place {limit} or above")
         out.insert(limit - 1, scored)
+        kept_groups.add(group)
+        if len(out) > q.k and group_of(out[q.k]) in kept_groups:
+            # the memory pushed out of the top k is one plain search's best keep there: the last other one goes
+            free = [i for i in range(q.k) if group_of(out[i]) not in kept_groups]
+            if free:
+                out.insert(q.k, out.pop(free[-1]))
     return out, notes, stood_in
 
 
