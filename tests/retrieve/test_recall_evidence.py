@@ -7,7 +7,7 @@ import io
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from recall_helpers import add
+from recall_helpers import add, utterance
 
 import mnemir
 from mnemir.ir import Content, Scope
@@ -130,10 +130,15 @@ QUERIES = ["What's the weather in Shanghai?", "上海天气怎么样", "Where do
            "what's left to do this week", "手头还剩哪些事没办", "Do I like spicy food?"]
 
 
+@pytest.mark.parametrize("floor", [0, 3])
 @pytest.mark.parametrize(("query", "k"), [(q, 3) for q in QUERIES] + [(q, 5) for q in QUERIES[::3]])
-def test_plain_searchs_best_keep_places_in_the_top_k(mem: mnemir.Memory, now: datetime, query: str, k: int) -> None:
+def test_plain_searchs_best_keep_places_in_the_top_k(mem: mnemir.Memory, now: datetime, query: str, k: int,
+                                                     floor: int) -> None:
     """Plain search's first (of k = 3) and first two (of k = 5) are shown, as themselves or as what was read from
-    them, unless a named lifecycle exclusion or a confident intent leaves one out (said in the notes)."""
+    them, unless a named lifecycle exclusion or a confident intent leaves one out (said in the notes); so with the
+    plain-search floor (``plain_floor``) on, whose later steps must not take them out again."""
+    config = RecallConfig(plain_floor=floor, plain_floor_slack=0)
+    mem.recall_config = config
     add(mem, now, "帮我订下周五去上海的机票", "Task", {"goal": "订机票", "status": "pending"}, days=3)
     add(mem, now, "上海今天晴，25摄氏度", "Fact", {"entity": "上海", "attribute": "weather", "value": "晴"}, hours=2)
     add(mem, now, "Book the Hilton near the venue for the launch", "Task", {"status": "completed"}, days=10)
@@ -148,7 +153,7 @@ def test_plain_searchs_best_keep_places_in_the_top_k(mem: mnemir.Memory, now: da
     result = mem.recall(query, user="alice", k=k, now=now)
     shown = {h.id for h in result.hits} | {h.quote.id for h in result.hits if h.quote is not None} \
         | {r.target for h in result.hits for r in h.memory.relations("derived_from")}  # shown as what was read
-    for best in mem.search(query, user="alice", k=kept_places(k, RecallConfig().plain_share), now=now):
+    for best in mem.search(query, user="alice", k=kept_places(k, config.plain_share), now=now):
         named = [n for n in result.notes if best.id in n]
         assert best.id in shown or named, (query, best.memory.text, result.notes)
         if best.id not in shown:  # left out: the reason is a named lifecycle exclusion or a confident intent
@@ -464,3 +469,94 @@ def test_the_keyword_search_is_read_deeper_for_plain_search_only(mem: mnemir.Mem
         RecallConfig(plain_text_depth=0.5)
     mem.recall_config = RecallConfig(plain_text_depth=2.0)
     assert len(mem.recall(query, user="alice", k=5, now=now).hits) == 5
+
+
+def _neighbour_news(mem: mnemir.Memory, now: datetime) -> str:
+    """A friend's news misread on the write side as the user's own task (the typing error issue 14 names), beside
+    facts that answer a fact question well enough for a confident intent to rule a task out. Returns the utterance."""
+    said = utterance(mem, now, "My neighbour Priya starts her pottery course at the community centre next Monday", 3,
+                     ("Start the pottery course at the community centre", "Task",
+                      {"goal": "pottery course", "status": "pending"}))
+    add(mem, now, "The community centre is open until nine on weekdays", "Fact",
+        {"entity": "community centre", "attribute": "hours", "value": "until nine"}, days=6)
+    add(mem, now, "Priya lives two doors down from us", "Fact",
+        {"entity": "Priya", "attribute": "residence", "value": "two doors down"}, days=20)
+    add(mem, now, "The pottery studio in town raised its prices", "Fact",
+        {"entity": "pottery studio", "attribute": "prices", "value": "raised"}, days=9)
+    for days, text in enumerate(["The printer on the third floor is out of toner", "I bought new running shoes",
+                                 "My cousin plays the cello", "The wifi password changed"], start=11):
+        add(mem, now, text, "Fact", days=days)
+    return said
+
+
+FLOOR = RecallConfig(plain_floor=2)
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_plain_searchs_first_is_not_lost_to_a_misread_reading(mem: mnemir.Memory, now: datetime, k: int) -> None:
+    """The plain-search floor (issue 14): the utterance plain search ranks first keeps a place in recall's top k even
+    where the only reading of it is a role the intent rules out (a task, for a fact question): the utterance itself
+    stands in, said in its reasons. Without the floor, the confident fact question rules the reading out, which
+    the notes name."""
+    said = _neighbour_news(mem, now)
+    query = "When does Priya's pottery course start?"
+    best = mem.search(query, user="alice", k=1, now=now)[0]
+    group = {best.id} | {r.target for r in best.memory.relations("derived_from")}
+    assert said in group, best.memory.text
+    sure = mem.intent(query, now=now).override(kind="fact_lookup", types=("Fact",), confidence=0.85)
+    mem.recall_config = RecallConfig(plain_floor=0)
+    without = mem.recall(query, user="alice", k=k, now=now, intent=sure)
+    assert said not in _shown(without)  # the subtraction the floor removes, named
+    assert any("a task is not its answer" in n for n in without.notes), without.notes
+    mem.recall_config = FLOOR
+    result = mem.recall(query, user="alice", k=k, now=now, intent=sure)
+    assert said in _shown(result), [(h.memory.type, h.memory.text) for h in result.hits]
+    hit = next(h for h in result.hits if said in {h.id} | {h.quote.id if h.quote else ""}
+               | {r.target for r in h.memory.relations("derived_from")})
+    assert hit.memory.type == "Episode" and any("stands in" in r for r in hit.reasons), (hit.memory.type, hit.reasons)
+    assert any(said in n and "keeps its place" in n for n in result.notes), result.notes
+    assert not any("not brought back" in n and said in n for n in result.notes)
+    assert len({h.id for h in result.hits}) == len(result.hits) <= k
+
+
+def test_a_very_confident_intent_still_rules_the_role_out_and_says_so(mem: mnemir.Memory, now: datetime) -> None:
+    """At or above ``floor_confident`` the intent's ruling stands: the reading is not shown, and the notes name plain
+    search's match and why."""
+    said = _neighbour_news(mem, now)
+    query = "When does Priya's pottery course start?"
+    mem.recall_config = RecallConfig(plain_floor=2, floor_confident=0.8)
+    sure = mem.intent(query, now=now).override(kind="fact_lookup", types=("Fact",), confidence=0.95)
+    result = mem.recall(query, user="alice", k=3, now=now, intent=sure)
+    assert said not in _shown(result)
+    assert any("a task is not its answer" in n and "plain search's match" in n for n in result.notes), result.notes
+
+
+def test_the_floor_keeps_lifecycle_exclusions_and_names_them(mem: mnemir.Memory, now: datetime) -> None:
+    """The floor brings back no memory a lifecycle fact bars: a closed task when open work is asked for, a validity
+    that has ended, a memory replaced by a newer one; each is named in the notes."""
+    mem.recall_config = FLOOR
+    done = add(mem, now, "Renew the car insurance", "Task", {"status": "completed"}, days=2)
+    expired = mnemir.MemIR(content=Content(text="The pool is closed for repairs"), type="Fact",
+                           properties={"entity": "pool", "attribute": "status", "value": "closed"},
+                           scope=Scope(user_id="alice"), valid_from=now - timedelta(days=20),
+                           valid_to=now - timedelta(days=1))
+    mem.import_jsonl(io.StringIO(dump_line(expired) + "\n"))
+    add(mem, now, "Water the tomatoes on the balcony", "Task", {"status": "pending"}, days=1)
+    query = "Is there anything left about the car insurance renewal?"
+    assert mem.search(query, user="alice", k=1, now=now)[0].id == done.id
+    left = mem.recall(query, user="alice", k=3, now=now,
+                      intent=mem.intent("what's left to do", now=now).override(query="x", kind="open_tasks",
+                                                                              types=("Task", "Plan")))
+    assert done.id not in [h.id for h in left.hits]
+    assert any(done.id in n and "open work was asked for" in n for n in left.notes), left.notes
+    query = "Is the pool closed for repairs?"
+    assert mem.search(query, user="alice", k=1, now=now)[0].id == expired.id
+    pool = mem.recall(query, user="alice", k=3, now=now)
+    assert expired.id not in [h.id for h in pool.hits]
+    assert any(expired.id in n and "validity ended" in n for n in pool.notes), pool.notes
+
+
+def test_floor_settings_are_checked() -> None:
+    for bad in ({"plain_floor": -1}, {"plain_floor": 1.5}, {"plain_floor_slack": True}, {"floor_confident": 2.0}):
+        with pytest.raises(mnemir.ValidationError, match=next(iter(bad))):
+            RecallConfig(**bad)  # type: ignore[arg-type]

@@ -176,6 +176,24 @@ class RecallConfig:
     #: utterance says more than the reading, gained 2 dev checkpoints but brings back a task utterance that a reading
     #: restates almost whole: decision 0049)
     ruled_out_cover: float = 0.5
+    #: the plain-search floor (issue 14): the first ``plain_floor`` utterances of plain search's order (at most half
+    #: the top k, at least one) keep a place
+    #: in the top k after every step of recall (the fusion, one slot per utterance, the asked-person step, the
+    #: decision steps), each at most ``plain_floor_slack`` places below its plain rank, unless a named lifecycle
+    #: exclusion bars it (replaced, validity ended, a closed task when open work is asked for, the setting in force),
+    #: the asked-person step moved it as naming only other people, or the intent rules its role out with at least
+    #: ``floor_confident`` confidence; where a confident intent (under that) rules out the reading it was folded
+    #: into, the utterance itself (what was said) stands in. 0: off. The gain on dialogue QA is the stand-in alone
+    #: (``floor_confident`` 0, no stand-in: identical to the floor off); slack 0 reorders inside the top k against
+    #: role fit. Off by default: the floor's first form (3 places at k = 3, no cap) took collapse dev typed
+    #: isolation@3 0.841 -> 0.828 and end to end 0.672 / 0.239 -> 0.647 / 0.257; the capped form is not measured
+    #: there yet (docs/decisions/0082)
+    plain_floor: int = 0
+    plain_floor_slack: int = 10
+    floor_confident: float = 0.9
+    #: ... and an utterance from which only a feeling was read, ruled out with its feeling's role (decision 0070),
+    #: keeps its floor place too, as what was said (False: the outburst guard stands)
+    plain_floor_felt: bool = False
     #: an utterance from which only a feeling was read (an outburst: what was read from it is how the user felt) has
     #: that feeling's role: a confident intent that rules a feeling out (a calm question, not about the past) rules
     #: the utterance out of plain search's kept places and fillers too, as it rules out the feeling read from it
@@ -277,7 +295,7 @@ class RecallConfig:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
                  "role_confidence_in_fusion", "open_work_follows_settled", "asked_person", "transcript_turns_stay",
                  "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past", "asked_person_fill",
-                 "decision_earlier_choices")
+                 "decision_earlier_choices", "plain_floor_felt")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -308,7 +326,8 @@ class RecallConfig:
                                 ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0),
                                 ("felt_episode_calm", 0.0, 1.0), ("felt_episode_event_kinds", 0.0, 1.0),
                                 ("plain_text_depth", 1.0, 10.0), ("asked_person_depth", 1.0, 10.0),
-                                ("event_reading", 0.0, 1.0), ("decision_options", 0.0, 1.0)):
+                                ("event_reading", 0.0, 1.0), ("decision_options", 0.0, 1.0),
+                                ("floor_confident", 0.0, 1.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
@@ -318,6 +337,11 @@ class RecallConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValidationError(f"{name} must be a positive integer", field=name, value=value,
                                       allowed="an integer >= 1")
+        for name in ("plain_floor", "plain_floor_slack"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
+                raise ValidationError(f"{name} must be an integer in [0, 100]", field=name, value=value,
+                                      allowed="an integer in [0, 100]")
 
     def with_(self, **changes: Any) -> RecallConfig:
         return replace(self, **changes)
@@ -593,6 +617,7 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     kept = decision_keeps_place(one_slot(kept, ruled_out, quotes), reached, k, q.barred)
     if _fusion_on(config) and config.fill_from_plain and len(kept) < k:
         kept += _plain_fillers(q, kept, judged, ruled_out)
+    moved: set[str] = set()
     if config.asked_person:
         kept, person_note, moved = _asked_person_first(q, kept)
         notes += [person_note] if person_note else []
@@ -604,6 +629,9 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
             more = _plain_fillers(q, head[:k], judged, ruled_out, shown=[s for s in kept if s.record.id in moved])
             if more:
                 kept = [*head[:k], *more, *(s for s in kept if s.record.id in moved), *head[k:]]
+    if config.plain_floor > 0 and _fusion_on(config):
+        kept, floor_notes, stood_in = _plain_floor(q, kept, judged, ruled_out, moved)
+        notes = [n for n in notes if not any(mid in n for mid in stood_in)] + floor_notes
     widened, widen_notes = _widening(kept, q.intent, k)
     widened = widened or any("weak" in s.flags for s in kept[:k])
     hits = [_hit(s) for s in kept[:k]]
@@ -1183,6 +1211,95 @@ def _plain_fillers(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Score
         groups.add(group)
         out.append(scored)
     return out
+
+
+def _plain_floor(q: _Query, kept: list[Scored], judged: Mapping[str, Scored], ruled_out: Mapping[str, str],
+                 moved: frozenset[str] | set[str] = frozenset()) -> tuple[list[Scored], list[str], set[str]]:
+    """The plain-search floor (``RecallConfig.plain_floor``): the first utterances of plain search's order each
+    keep a place in the top k, at most ``plain_floor_slack`` places below their plain rank, after every other step.
+    Left out only by a named lifecycle exclusion (``q.barred``, a memory replaced by a newer one unless the past is
+    asked about, the setting in force), a role the intent rules out with at least ``floor_confident`` confidence, or,
+    asked about someone, a memory that names only other people (``moved``: the asked-person step); each said in the
+    notes. A reading a less confident intent rules out gives its place to the utterance it was read from (what was
+    said, not the role), unless a newer memory replaced the reading. One slot per utterance: a
+    group already shown moves up, it is not shown twice. Returns the order, notes, and the ruled-out readings whose
+    utterance stood in (the fusion's notes on them no longer hold)."""
+    config = q.config
+    out = list(kept)
+    notes: list[str] = []
+    stood_in: set[str] = set()
+
+    def group_of(s: Scored) -> str:
+        return q.groups.get(s.record.id) or utterance_of(s.record)
+
+    answered = q.answered(out)
+    firm = float(q.intent.confidence) >= config.floor_confident
+    # plain search's best the fusion kept in the top k (``kept_places``) and what the floor places: neither is pushed
+    # out by another floor place
+    best = sorted(q.plain.items(), key=lambda kv: (kv[1], kv[0]))
+    kept_groups = {q.groups.get(mid, mid) for mid, _ in best[: q.kept_places()]} \
+        & {group_of(s) for s in out[: q.k]}
+    seen: set[str] = set()
+    for mid, rank in sorted(q.plain.items(), key=lambda kv: (kv[1], kv[0])):
+        group = q.groups.get(mid, mid)
+        if group in seen:
+            continue
+        seen.add(group)
+        if len(seen) > min(config.plain_floor, max(1, q.k // 2)):
+            break  # at most half the top k (at least one place): the rest is ranked by role fit
+        limit = min(q.k, rank + config.plain_floor_slack)  # the lowest place (from 1) it may take
+        at = next((i for i, s in enumerate(out) if group_of(s) == group), None)
+        if at is not None and at < limit:
+            continue
+        if mid in q.barred or q.is_setting(mid):
+            continue  # a named lifecycle exclusion (the fusion's notes name it)
+        if moved and any(q.groups.get(m, m) == group for m in moved):
+            notes.append(f"plain search's match {mid} (rank {rank}) is not kept: the question asks about someone "
+                         "it does not name")
+            continue
+        held = out.pop(at) if at is not None else None
+        c = held.candidate if held is not None else q.candidate(mid)
+        if c is None:
+            continue
+        role = held.role if held is not None else q.role(c)
+        why = ruled_out.get(c.id) or q.ruled_out(c, role, answered)
+        scored: Scored | None = held
+        if why is not None:
+            episode = q.said.get(c.id)
+            if episode is None and c.record.type == EPISODE and config.plain_floor_felt:
+                episode = c.record  # an outburst: what was said, not the feeling's role
+            replaced = judged[c.id].replaced_by if c.id in judged and not q.past else None
+            if firm or episode is None or episode.id in q.barred or replaced is not None:
+                if held is not None:
+                    out.insert(at if at is not None else len(out), held)
+                if c.id not in ruled_out:
+                    notes.append(f"plain search's match {c.id} (rank {rank}) is not kept: {why}")
+                continue
+            stood_in.add(c.id)
+            notes.append(f"plain search's match {c.id} (rank {rank}) is ruled out as read ({why}); "
+                         + ("what was said keeps its place" if episode.id == c.id else
+                            f"the utterance it was read from ({episode.id}) keeps its place"))
+            c = Candidate(episode, similarity=c.similarity, vector_rank=c.vector_rank, text_rank=c.text_rank,
+                          felt=c.felt)
+            scored = q.scored(c, q.role(c))
+        elif scored is None:
+            scored = judged[c.id] if c.id in judged else q.scored(c, role)
+        if scored is None or (scored.replaced_by is not None and not q.past):
+            if held is not None:
+                out.insert(at if at is not None else len(out), held)
+            continue
+        if why is not None:
+            scored.reasons.append(f"plain search ranks what was said {rank}: the utterance stands in ({why})")
+        else:
+            scored.reasons.append(f"plain search ranks it {rank}: kept at place {limit} or above")
+        out.insert(limit - 1, scored)
+        kept_groups.add(group)
+        if len(out) > q.k and group_of(out[q.k]) in kept_groups:
+            # the memory pushed out of the top k is one plain search's best keep there: the last other one goes
+            free = [i for i in range(q.k) if group_of(out[i]) not in kept_groups]
+            if free:
+                out.insert(q.k, out.pop(free[-1]))
+    return out, notes, stood_in
 
 
 def _ruled_out(role: str, intent: IntentLike, config: RecallConfig) -> str | None:

@@ -1,0 +1,73 @@
+"""Collapse, typed recall and end to end, under several RecallConfig variants on the same stores: each scenario
+built once (typed) and remembered once (end to end), every query recalled under each variant (a variant's figures
+differ from another's only by its settings, not by a replay):
+
+    OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python bench/collapse_variants.py SPLIT 'NAME={"plain_floor": 2}' ...
+
+``E2E_EVERY=n`` (environment): end to end over every n-th scenario only (1, the default: all).
+
+``base`` (the default RecallConfig) always runs first. Prints isolation / collapse at k=3 (and isolation at 5) for
+each. Never with ``test``."""
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mnemir.embed import default_embedder
+from mnemir.eval import collapse as K
+from mnemir.eval._embedcache import cached
+from mnemir.retrieve import RecallConfig
+
+
+def main() -> None:
+    split = sys.argv[1]
+    if split == "test":
+        raise SystemExit("the test split is run by the lead only (docs/EVALUATION.md)")
+    variants: dict[str, RecallConfig] = {"base": RecallConfig()}
+    for arg in sys.argv[2:]:
+        name, _, spec = arg.partition("=")
+        changes: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(spec).items()}
+        variants[name] = RecallConfig().with_(**changes)
+    emb = cached(default_embedder())
+    scen = list(K.load(split))
+    emb.prefetch([str(m["text"]) for m in K.noise()] + [str(m["text"]) for s in scen for m in s.memories],
+                 [q.text for s in scen for q in s.queries])
+    ks = (3, 5)
+    reps = {n: K.Report(split, ks, len(scen), sum(len(s.queries) for s in scen),
+                        systems=("recall", "remember_recall")) for n in variants}
+    extra = K.noise()
+    with tempfile.TemporaryDirectory(prefix="collapse-var-") as tmp:
+        for i, (scenario, mem, ids) in enumerate(K.built(scen, emb), start=1):
+            keys = K.key_cover(ids)
+            for n, cfg in variants.items():
+                mem.recall_config = cfg
+                K._run_scenario(mem, scenario, ids, keys, ["recall"], ks, reps[n])
+            if i % 100 == 0:
+                print("typed", i, len(scen), flush=True)
+        for n, rep in reps.items():
+            print(n, "recall", {k: round(v, 4) for k, v in rep.metric("recall", 3).items()}, flush=True)
+        every = int(os.environ.get("E2E_EVERY", "1"))
+        for i, scenario in enumerate(scen[::every], start=1):
+            ids = {m["key"]: K._memory_id(scenario.id, m["key"]) for m in scenario.memories}
+            remembered, covers = K.build_remembered(scenario, Path(tmp) / scenario.id, emb, extra)
+            try:
+                for n, cfg in variants.items():
+                    remembered.recall_config = cfg
+                    K._run_scenario(remembered, scenario, ids, covers, ["remember_recall"], ks, reps[n])
+            finally:
+                remembered.close()
+            if i % 50 == 0:
+                print("e2e", i, len(scen[::every]), flush=True)
+                for n, rep in reps.items():
+                    print(" ", n, "remember_recall",
+                          {k: round(v, 4) for k, v in rep.metric("remember_recall", 3).items()}, flush=True)
+    for n, rep in reps.items():
+        for system in ("recall", "remember_recall"):
+            print(n, system, "@3", {k: round(v, 4) for k, v in rep.metric(system, 3).items()},
+                  "@5", {k: round(v, 4) for k, v in rep.metric(system, 5).items()}, flush=True)
+
+
+if __name__ == "__main__":
+    main()
