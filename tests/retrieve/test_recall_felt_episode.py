@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import pytest
 from recall_helpers import add, intent, utterance
 
 import mnemir
