@@ -17,10 +17,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -28,6 +25,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+from _same import run_both, verdict  # noqa: E402
 
 TRAIN = HERE.parent / "benchmarks" / "continuity" / "train"
 
@@ -94,31 +93,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.compare:
         parser.error("--compare SRC is required")
-    results = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for i, src in enumerate((str(HERE.parent / "src"), args.compare)):
-            out = Path(tmp) / f"{i}.json"
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, str(HERE)])}
-            done = subprocess.run([sys.executable, __file__, "--worker", "--files", args.files, "--conversations",
-                                   str(args.conversations), "--out", str(out)], env=env, capture_output=True,
-                                  text=True, cwd=HERE.parent)
-            if done.returncode != 0:
-                print(done.stderr[-3000:], file=sys.stderr)
-                return done.returncode
-            results.append(json.loads(out.read_text()))
+    results = run_both(__file__, args.compare, ["--files", args.files, "--conversations", str(args.conversations)])
+    if isinstance(results, int):
+        return results
     a, b = results
     print(f"{a['utterances']} utterances, {a['records']} records stored (this checkout) vs {b['records']}, "
           f"{a['questions']} questions; digest {a['digest'][:16]} vs {b['digest'][:16]}")
-    if a["digest"] == b["digest"]:
-        print("SAME")
-        return 0
-    for key in ("calls", "stored", "history", "asked"):
-        for i, (x, y) in enumerate(zip(a[key], b[key], strict=False)):
-            if x != y:
-                print(f"first difference: {key}[{i}]\n  {json.dumps(x)[:600]}\n  {json.dumps(y)[:600]}")
-                break
-    print("DIFFERENT")
-    return 1
+    return verdict(a, b, ("calls", "stored", "history", "asked"))
 
 
 if __name__ == "__main__":
