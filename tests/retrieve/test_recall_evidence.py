@@ -243,13 +243,19 @@ def test_an_emotional_event_is_found_months_later(mem: mnemir.Memory, now: datet
         assert wanted in [h.id for h in result.hits], (query, [(h.memory.text, h.reasons) for h in result.hits])
 
 
-def test_hard_exclusions_are_named(mem: mnemir.Memory, now: datetime) -> None:
+def _closed_task_and_ended_fact(mem: mnemir.Memory, now: datetime) -> tuple[mnemir.MemIR, mnemir.MemIR]:
+    """A completed task and a fact whose validity ended yesterday: two lifecycle exclusions."""
     done = add(mem, now, "Renew the car insurance", "Task", {"status": "completed"}, days=2)
     expired = mnemir.MemIR(content=Content(text="The pool is closed for repairs"), type="Fact",
                            properties={"entity": "pool", "attribute": "status", "value": "closed"},
                            scope=Scope(user_id="alice"), valid_from=now - timedelta(days=20),
                            valid_to=now - timedelta(days=1))
     mem.import_jsonl(io.StringIO(dump_line(expired) + "\n"))
+    return done, expired
+
+
+def test_hard_exclusions_are_named(mem: mnemir.Memory, now: datetime) -> None:
+    done, expired = _closed_task_and_ended_fact(mem, now)
     left = mem.recall("Is there anything left about the car insurance renewal?", user="alice", k=3, now=now,
                       intent=mem.intent("what's left to do", now=now).override(query="x", kind="open_tasks",
                                                                               types=("Task", "Plan")))
@@ -535,12 +541,7 @@ def test_the_floor_keeps_lifecycle_exclusions_and_names_them(mem: mnemir.Memory,
     """The floor brings back no memory a lifecycle fact bars: a closed task when open work is asked for, a validity
     that has ended, a memory replaced by a newer one; each is named in the notes."""
     mem.recall_config = FLOOR
-    done = add(mem, now, "Renew the car insurance", "Task", {"status": "completed"}, days=2)
-    expired = mnemir.MemIR(content=Content(text="The pool is closed for repairs"), type="Fact",
-                           properties={"entity": "pool", "attribute": "status", "value": "closed"},
-                           scope=Scope(user_id="alice"), valid_from=now - timedelta(days=20),
-                           valid_to=now - timedelta(days=1))
-    mem.import_jsonl(io.StringIO(dump_line(expired) + "\n"))
+    done, expired = _closed_task_and_ended_fact(mem, now)
     add(mem, now, "Water the tomatoes on the balcony", "Task", {"status": "pending"}, days=1)
     query = "Is there anything left about the car insurance renewal?"
     assert mem.search(query, user="alice", k=1, now=now)[0].id == done.id
