@@ -81,3 +81,23 @@ def test_the_newest_collapse_training_file_shares_no_run_with_an_evaluation_text
     whole = {tuple(tokens(text)) for split in ("dev", "test") for text, _ in evaluated(split)}
     equal = sum(1 for text in texts if tuple(tokens(text)) in whole)
     assert equal == 0, f"{equal} training memories or queries equal an evaluation text"
+
+
+def test_the_newest_dialogue_qa_training_files_share_no_run_with_an_evaluation_text() -> None:
+    # authors F (docs/decisions/0089) were checked before they joined the dialogue QA train split: their turns and
+    # questions share no run of eight Chinese characters or five words with a dev or test text and equal none (seven
+    # turns that did were reworded by position, keeping their facts)
+    from tests.test_no_split_text import evaluated, findings, tokens
+
+    from mnemir.eval import dialogue_qa
+
+    newest = [c for c in dialogue_qa.load("train") if c.file in {"qa_F_en.yaml", "qa_F_zh.yaml"}]
+    assert len(newest) == 4
+    texts = [text for c in newest for _, _, turns in c.sessions for _, _, text in turns] + \
+        [q for c in newest for q, _, _ in c.questions]
+    assert len(texts) == 528 + 109
+    shared = sum(1 for text in texts if findings(text))
+    assert shared == 0, f"{shared} training turns or questions share a run with an evaluation text"
+    whole = {tuple(tokens(text)) for split in ("dev", "test") for text, _ in evaluated(split)}
+    equal = sum(1 for text in texts if len(tokens(text)) > 2 and tuple(tokens(text)) in whole)
+    assert equal == 0, f"{equal} training turns or questions equal an evaluation text"
