@@ -8,6 +8,7 @@ import unicodedata
 from typing import Any
 
 from mnemir.ontology import norm_key
+from mnemir.retrieve.persons import IN_TRANSCRIPT, SAID_BY
 
 _WORD = re.compile(r"[a-z0-9]+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -130,12 +131,6 @@ def content_terms(text: str) -> frozenset[str]:
 
 
 # -- who said it: a transcript's speakers are different people (docs/decisions/0087) -------------------------------
-#: the metadata key ``remember`` keeps a transcript speaker's label under ("Dev: …" -> "Dev"), on the utterance and on
-#: every memory read from it
-SAID_BY = "said_by"
-#: set on what was read from a turn of a transcript recognised as one (two labels recurring): only such a turn is
-#: compared with another speaker's memories (a heading-like "Name:" now and then says nothing about who speaks)
-IN_TRANSCRIPT = "transcript"
 #: whether memories said by different speakers of a transcript may replace each other (a change, a correction, a
 #: new value of one attribute) only when one names the other's speaker
 OTHER_SPEAKERS_KEPT = True

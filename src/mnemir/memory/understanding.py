@@ -41,10 +41,11 @@ from mnemir.embed import default_embedder
 from mnemir.embed.base import prefilled
 from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, ValidationError
 from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, MemoryStatus, Metadata, Relationship, Scope, Source, ensure_aware
-from mnemir.lifecycle.terms import IN_TRANSCRIPT, SAID_BY, content_terms, people_named, said_by_another
+from mnemir.lifecycle.terms import content_terms, people_named, said_by_another
 from mnemir.memory.core import serialized
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.judgements import COMPLETES, CORRECTS, DECISION_TYPES, states_decision
+from mnemir.retrieve.persons import IN_TRANSCRIPT, SAID_BY
 from mnemir.store.base import ANY, Selection
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
 from mnemir.understand.dates import local_now
