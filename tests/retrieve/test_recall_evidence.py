@@ -590,7 +590,8 @@ def test_the_chat_floor_acts_on_a_conversation_between_people_only(mem: mnemir.M
     _as_transcript_turn(mem, [said, *readings])
     result = mem.recall(query, user="alice", k=3, now=now, intent=sure)
     assert said in _shown(result), [(h.memory.type, h.memory.text) for h in result.hits]
-    mem.recall_config = RecallConfig()
+    mem.recall_config = RecallConfig(plain_floor_chat=0)
     assert said not in _shown(mem.recall(query, user="alice", k=3, now=now, intent=sure))
+    assert RecallConfig().plain_floor_chat == 3  # on by default
     with pytest.raises(mnemir.ValidationError, match="plain_floor_chat"):
         RecallConfig(plain_floor_chat=-1)

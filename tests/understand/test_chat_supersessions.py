@@ -13,7 +13,7 @@ from mnemir.ir import MemIR, MemoryStatus
 from mnemir.lifecycle.config import LifecycleConfig
 from mnemir.lifecycle.contradictions import find_conflicts
 from mnemir.lifecycle.terms import said_by_another
-from mnemir.memory.understanding import _UPDATED, _marked_in_statement
+from mnemir.memory.understanding import _UPDATED, Remembered, _marked_in_statement
 
 START = datetime.fromisoformat("2026-05-03T18:00:00+00:00")
 OPENING = [
@@ -24,13 +24,9 @@ OPENING = [
 ]
 
 
-def _chat(mem: mnemir.Memory, turns: list[tuple[str, str]], offset: int = 0) -> list[mnemir.Remembered]:
+def _chat(mem: mnemir.Memory, turns: list[tuple[str, str]], offset: int = 0) -> list[Remembered]:
     return [mem.remember(f"{name}: {words}", user="pair", now=START + timedelta(days=offset + i))
             for i, (name, words) in enumerate(turns)]
-
-
-def _live_said(mem: mnemir.Memory, words: str) -> list[MemIR]:
-    return [r for r in mem.list(user="pair", limit=500) if words in r.content.text and r.type != "Episode"]
 
 
 def test_another_speakers_news_does_not_replace_a_speakers_own(tmp_path: Path, embedder: object) -> None:
