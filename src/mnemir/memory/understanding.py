@@ -750,11 +750,11 @@ class UnderstandingMixin(_Base):
                 record = self._link_corrected_utterances(record, draft, ctx)
             if draft.kind == "correction" and self._apply_correction(record, draft, text, ctx):
                 continue
-            if changing and draft.kind != "correction" and draft.type in CHANGING_TYPES \
-                    and _marked_in_statement(_CHANGED, draft.text, text) \
+            changed_here = changing and _marked_in_statement(_CHANGED, draft.text, text)
+            if changed_here and draft.kind != "correction" and draft.type in CHANGING_TYPES \
                     and self._replace_by_meaning(record, draft, text, ctx, types=CHANGED_TYPES, what="change"):
                 continue
-            if updating and not changing and draft.kind != "correction" and draft.type in CHANGING_TYPES \
+            if updating and not changed_here and draft.kind != "correction" and draft.type in CHANGING_TYPES \
                     and _marked_in_statement(_UPDATED, draft.text, text) \
                     and self._replace_by_meaning(record, draft, text, ctx, types=UPDATED_TYPES, what="change"):
                 continue
@@ -2046,25 +2046,31 @@ def _as_correction(draft: Draft, record: MemIR, utterance: str = "") -> tuple[Dr
     return fact, changed
 
 
-#: a change word tells of the statement it is said in ("I no longer sleep next to a wet towel"), not of every
-#: statement of a turn of several ("…the Ukrainian dentist from my class. … I no longer sleep next to a wet towel":
-#: the dentist is not changed); an announcing sentence at the head of the turn ("Changed.", "Well, slight change.",
-#: "更新一下：") tells of what follows (docs/decisions/0087)
+#: a change word tells of the statement it is said in and of what follows it ("Slight change of plan. The picnic
+#: is at the weir."), not of what was said before it in the turn ("My classmate is a nurse. … I no longer take the
+#: early bus": the classmate is not changed) (docs/decisions/0087)
 CHANGE_WORD_IN_STATEMENT = True
-_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？\n]*")
+_PIECE = re.compile(r"[^，,。.；;！!？?\n]+")
 
 
 def _marked_in_statement(marker: re.Pattern[str], statement: str, utterance: str) -> bool:
-    """Whether ``marker`` (a change word) is said in ``statement`` itself, or in a short sentence opening the
-    utterance that only announces a change (at most LEAD_WORDS words / LEAD_HAN Han characters)."""
+    """Whether ``marker`` (a change word) is said in ``statement`` itself or before it in the utterance. Where the
+    statement cannot be placed in the utterance (rewritten on reading), the whole utterance is read, as before."""
     if not CHANGE_WORD_IN_STATEMENT or marker.search(statement):
         return True
-    first = _SENTENCE.match(utterance.strip())
-    if first is None or first.group(0).strip() == utterance.strip():
-        return False
-    lead = first.group(0)
-    return (bool(marker.search(lead)) and len(re.findall(r"[A-Za-z]+", lead)) <= LEAD_WORDS
-            and len(re.findall(r"[\u4e00-\u9fff]", lead)) <= LEAD_HAN)
+    end = _end_in(statement, utterance)
+    return bool(marker.search(utterance if end is None else utterance[:end]))
+
+
+def _end_in(statement: str, utterance: str) -> int | None:
+    """Where ``statement`` ends in ``utterance`` (the end of its last piece found there), or None."""
+    at = utterance.find(statement)
+    if at >= 0:
+        return at + len(statement)
+    for piece in reversed([p.strip() for p in _PIECE.findall(statement)]):
+        if len(piece) >= 4 and (at := utterance.find(piece)) >= 0:
+            return at + len(piece)
+    return None
 
 
 def _without_lead(draft: Draft) -> Draft:
