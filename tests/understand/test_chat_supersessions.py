@@ -7,9 +7,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 import mnemir
 from mnemir.ir import MemIR, MemoryStatus
 from mnemir.lifecycle.terms import said_by_another
+from mnemir.memory import understanding
 from mnemir.memory.understanding import _UPDATED, Remembered, _marked_in_statement
 
 START = datetime.fromisoformat("2026-05-03T18:00:00+00:00")
@@ -58,7 +61,11 @@ def test_who_said_it_is_compared_only_inside_a_transcript_and_a_named_speaker_is
                                                 "content": {"text": "the pool opens at nine"}}))
 
 
-def test_a_change_word_tells_of_its_own_statement() -> None:
+def test_a_change_word_tells_of_its_own_statement_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``CHANGE_WORD_IN_STATEMENT`` (off by default: continuity dev fell with it, docs/decisions/0087)."""
+    assert not understanding.CHANGE_WORD_IN_STATEMENT
+    assert _marked_in_statement(_UPDATED, "My classmate is a nurse.", "My classmate is a nurse. I no longer drive.")
+    monkeypatch.setattr(understanding, "CHANGE_WORD_IN_STATEMENT", True)
     turn = "The two students from my class are both nurses. Anyway, I no longer take the early bus."
     assert not _marked_in_statement(_UPDATED, "The two students from my class are both nurses.", turn)
     assert _marked_in_statement(_UPDATED, "I no longer take the early bus.", turn)

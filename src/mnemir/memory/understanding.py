@@ -2049,7 +2049,7 @@ def _as_correction(draft: Draft, record: MemIR, utterance: str = "") -> tuple[Dr
 #: a change word tells of the statement it is said in and of what follows it ("Slight change of plan. The picnic
 #: is at the weir."), not of what was said before it in the turn ("My classmate is a nurse. … I no longer take the
 #: early bus": the classmate is not changed) (docs/decisions/0087)
-CHANGE_WORD_IN_STATEMENT = True
+CHANGE_WORD_IN_STATEMENT = False
 _PIECE = re.compile(r"[^，,。.；;！!？?\n]+")
 
 
