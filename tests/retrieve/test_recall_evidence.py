@@ -561,3 +561,37 @@ def test_floor_settings_are_checked() -> None:
     for bad in ({"plain_floor": -1}, {"plain_floor": 1.5}, {"plain_floor_slack": True}, {"floor_confident": 2.0}):
         with pytest.raises(mnemir.ValidationError, match=next(iter(bad))):
             RecallConfig(**bad)  # type: ignore[arg-type]
+
+
+def _as_transcript_turn(mem: mnemir.Memory, ids: list[str]) -> None:
+    """Mark memories as read from a turn of a transcript of people talking, as ``remember`` marks them."""
+    import io
+    import json
+
+    records = mem.store.fetch(ids)
+    lines = []
+    for record in records:
+        data = record.to_dict()
+        data["metadata"]["extra"] = {**data["metadata"].get("extra", {}), "said_by": "Odile", "transcript": True}
+        lines.append(json.dumps(data))
+    mem.import_jsonl(io.StringIO("\n".join(lines) + "\n"), on_conflict="replace")
+
+
+def test_the_chat_floor_acts_on_a_conversation_between_people_only(mem: mnemir.Memory, now: datetime) -> None:
+    """``plain_floor_chat`` (docs/decisions/0087): the floor for a question over a conversation between people. Over
+    a user's own utterances it does nothing (the reading stays ruled out); once the utterance is a transcript's turn,
+    it stands in as ``plain_floor`` would."""
+    said = _neighbour_news(mem, now)
+    query = "When does Priya's pottery course start?"
+    sure = mem.intent(query, now=now).override(kind="fact_lookup", types=("Fact",), confidence=0.85)
+    mem.recall_config = RecallConfig(plain_floor_chat=2)
+    assert said not in _shown(mem.recall(query, user="alice", k=3, now=now, intent=sure))
+    readings = [e.source for e in mem.store.edges([said], relations=["derived_from"], direction="in")]
+    _as_transcript_turn(mem, [said, *readings])
+    result = mem.recall(query, user="alice", k=3, now=now, intent=sure)
+    assert said in _shown(result), [(h.memory.type, h.memory.text) for h in result.hits]
+    mem.recall_config = RecallConfig(plain_floor_chat=0)
+    assert said not in _shown(mem.recall(query, user="alice", k=3, now=now, intent=sure))
+    assert RecallConfig().plain_floor_chat == 3  # on by default
+    with pytest.raises(mnemir.ValidationError, match="plain_floor_chat"):
+        RecallConfig(plain_floor_chat=-1)

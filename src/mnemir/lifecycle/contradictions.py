@@ -26,7 +26,7 @@ from mnemir.lifecycle.config import ConflictPair, LifecycleConfig, Strategy
 from mnemir.lifecycle.events import EventKind, GovernanceEvent
 from mnemir.lifecycle.hypothesis import apply_evidence
 from mnemir.lifecycle.records import changed, entry, is_live, same_scope, short, start_of, with_relation
-from mnemir.lifecycle.terms import has_cjk, people_named, same_subject, terms_overlap
+from mnemir.lifecycle.terms import has_cjk, people_named, said_by_other_people, same_subject, terms_overlap
 from mnemir.ontology import norm_key
 from mnemir.retrieve.persons import is_relation
 from mnemir.retrieve.ranking import confidence_of, is_about_user
@@ -106,6 +106,8 @@ def find_conflicts(new: MemIR, candidates: Sequence[MemIR], config: LifecycleCon
     for old in candidates:
         if old.id == new.id or not is_live(old) or not same_scope(new, old):
             continue
+        if said_by_other_people(new, old):
+            continue  # two speakers of a transcript: each says what holds of themselves (docs/decisions/0087)
         conflict = _type_conflict(new, old, config)
         if conflict is None:
             for pair in config.conflict_pairs:

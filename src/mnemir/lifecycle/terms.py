@@ -8,6 +8,7 @@ import unicodedata
 from typing import Any
 
 from mnemir.ontology import norm_key
+from mnemir.retrieve.persons import IN_TRANSCRIPT, SAID_BY
 
 _WORD = re.compile(r"[a-z0-9]+")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -127,3 +128,41 @@ def content_terms(text: str) -> frozenset[str]:
         out |= {run[i:i + 2] for i in range(len(run) - 1)
                 if run[i] not in _FUNCTION_ZH and run[i + 1] not in _FUNCTION_ZH}
     return frozenset(t for t in out if t)
+
+
+# -- who said it: a transcript's speakers are different people (docs/decisions/0087) -------------------------------
+#: whether memories said by different speakers of a transcript may replace each other (a change, a correction, a
+#: new value of one attribute) only when one names the other's speaker
+OTHER_SPEAKERS_KEPT = True
+
+
+def _names(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` (a transcript label: an English given name, or two to four Han characters)."""
+    if has_cjk(name):
+        return name in text
+    return re.search(rf"\b{re.escape(name)}\b", text, re.I) is not None
+
+
+def said_by_another(label: str | None, text: str, in_transcript: bool, old: Any) -> bool:
+    """Whether ``old`` (a MemIR) was said by another speaker of the transcript that a new statement (``text``, said
+    by ``label``) is part of, and neither names the other's speaker. In a conversation between people, what one of
+    them says is about themselves, or about whom it names: another speaker's statement (their own news, their
+    family, their plans) does not change it, however alike the words ("I signed up for a class" / "I signed up for
+    a race"). A statement that names the other speaker ("Kofi moved it to Friday") or an old one that names the new
+    speaker ("Dez is off to Leeds" / Dez: "Bristol, not Leeds") may be about the same person, and is compared as
+    before. A general fact of conversations, in both languages."""
+    if not OTHER_SPEAKERS_KEPT or not in_transcript or not label:
+        return False
+    extra = getattr(getattr(old, "metadata", None), "extra", None) or {}
+    other = extra.get(SAID_BY)
+    if not isinstance(other, str) or not other or other == label:
+        return False
+    return not _names(text, other) and not _names(old.content.text, label)
+
+
+def said_by_other_people(new: Any, old: Any) -> bool:
+    """``said_by_another`` for two stored memories (governance's contradictions: a new value of one attribute)."""
+    extra = getattr(getattr(new, "metadata", None), "extra", None) or {}
+    label = extra.get(SAID_BY)
+    return said_by_another(label if isinstance(label, str) else None, new.content.text, bool(extra.get(IN_TRANSCRIPT)),
+                           old)

@@ -41,10 +41,11 @@ from mnemir.embed import default_embedder
 from mnemir.embed.base import prefilled
 from mnemir.errors import ConflictError, InvalidTransitionError, NotFoundError, ValidationError
 from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, MemoryStatus, Metadata, Relationship, Scope, Source, ensure_aware
-from mnemir.lifecycle.terms import content_terms, people_named
+from mnemir.lifecycle.terms import content_terms, people_named, said_by_another
 from mnemir.memory.core import serialized
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.judgements import COMPLETES, CORRECTS, DECISION_TYPES, states_decision
+from mnemir.retrieve.persons import IN_TRANSCRIPT, SAID_BY
 from mnemir.store.base import ANY, Selection
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
 from mnemir.understand.dates import local_now
@@ -469,6 +470,10 @@ class _Context:
     unmatched: list[tuple[Draft, str]] = field(default_factory=list)
     #: statements of a choice made, read as another type: also kept as decision Facts once the memories are written
     decisions: list[Draft] = field(default_factory=list)
+    #: the speaker's label a transcript's turn opens with ("Dev: …" -> "Dev"), kept on what is read from it
+    said_by: str | None = None
+    #: the turn is part of a transcript recognised as one (its label was read off): compared by who said it
+    in_transcript: bool = False
 
 
 @dataclass(frozen=True)
@@ -548,6 +553,7 @@ class UnderstandingMixin(_Base):
         makes of it (proposals, updates, corrections), then one store transaction."""
         ctx = _Context(user, agent, session, speaker, turn, now, extraction.creator, extraction.act,
                        extraction.language, text=text)
+        _note_who_said_it(ctx, text, verbatim)
         ctx.out.extractions.append(extraction)
         ctx.out.notes += extraction.notes
         self._track_proposal(extraction, text, ctx)
@@ -744,10 +750,12 @@ class UnderstandingMixin(_Base):
                 record = self._link_corrected_utterances(record, draft, ctx)
             if draft.kind == "correction" and self._apply_correction(record, draft, text, ctx):
                 continue
-            if changing and draft.kind != "correction" and draft.type in CHANGING_TYPES \
+            changed_here = changing and _marked_in_statement(_CHANGED, draft.text, text)
+            if changed_here and draft.kind != "correction" and draft.type in CHANGING_TYPES \
                     and self._replace_by_meaning(record, draft, text, ctx, types=CHANGED_TYPES, what="change"):
                 continue
-            if updating and not changing and draft.kind != "correction" and draft.type in CHANGING_TYPES \
+            if updating and not changed_here and draft.kind != "correction" and draft.type in CHANGING_TYPES \
+                    and _marked_in_statement(_UPDATED, draft.text, text) \
                     and self._replace_by_meaning(record, draft, text, ctx, types=UPDATED_TYPES, what="change"):
                 continue
             if LEARNED_CHANGES and ctx.speaker in ("user", "tool", "system") and draft.kind != "correction" \
@@ -845,6 +853,7 @@ class UnderstandingMixin(_Base):
                                  "extraction": {"confidence": round(draft.confidence, 3), "reasons": draft.reasons}}
         if draft.provenance:
             extra["provenance"] = draft.provenance
+        extra.update(_who_said_it(ctx))
         keys = sorted({e.key for e in draft.entities})
         if keys:
             extra["entities"] = keys
@@ -1375,7 +1384,7 @@ class UnderstandingMixin(_Base):
             return self._correct_by_meaning(record, draft, text, ctx)
         where = {"entity": entity, "attribute": attribute}
         olds = [h.memory for h in self.search(text, types=["Fact"], where=where, user=ctx.user, k=5, now=ctx.now)
-                if h.memory.id not in ctx.replaced]
+                if h.memory.id not in ctx.replaced and not _said_by_another(h.memory, ctx)]
         if draft.replaces:
             named = [o for o in olds if draft.replaces.lower() in str(o.properties.get("value", "")).lower()
                      or draft.replaces.lower() in o.content.text.lower()]
@@ -1408,9 +1417,10 @@ class UnderstandingMixin(_Base):
         if not named:
             return record
         probe = _without_lead(draft)
-        found = {c.id: c for c in self._closest(probe, (EPISODE,), ctx, k=CORRECTED_UTTERANCES_POOL)}
+        found = {c.id: c for c in self._closest(probe, (EPISODE,), ctx, k=CORRECTED_UTTERANCES_POOL, replaced=True)}
         found.update((c.id, c) for c in self._closest(probe, (EPISODE,), ctx, text=str(draft.replaces),
-                                                       k=CORRECTED_UTTERANCES_POOL) if c.id not in found)
+                                                       k=CORRECTED_UTTERANCES_POOL, replaced=True)
+                     if c.id not in found)
         stating = sorted((c for c in (_named_bonus(c, named) for c in found.values())
                           if c.score >= CORRECTED_UTTERANCE_SURE + NAMED_VALUE_BONUS
                           and any(r.startswith("states the value") for r in c.reasons)), key=lambda c: -c.score)
@@ -1503,7 +1513,8 @@ class UnderstandingMixin(_Base):
                 or any(r.type in ("Task", "Plan") for r in ctx.out.updated):
             return
         probe = _without_lead(Draft("Fact", text, {}, kind="correction"))
-        found = [c for c in self._closest(probe, (EPISODE,), ctx, where={"speaker": "user"}, k=CORRECTED_UTTERANCES_POOL)
+        found = [c for c in self._closest(probe, (EPISODE,), ctx, where={"speaker": "user"}, k=CORRECTED_UTTERANCES_POOL,
+                                          replaced=True)
                  if c.id != ctx.episode and not self._said_now(c.id, ctx)]
         if not found:
             return
@@ -1631,11 +1642,15 @@ class UnderstandingMixin(_Base):
             draft.reasons.append(f"about {name}: the user's {entity}")
 
     def _closest(self, draft: Draft, types: Sequence[str], ctx: _Context, *, text: str | None = None,
-                 where: Mapping[str, Any] | None = None, k: int = 5) -> list[Candidate]:
+                 where: Mapping[str, Any] | None = None, k: int = 5, replaced: bool = False) -> list[Candidate]:
         """This user's live memories of ``types`` closest in meaning to the draft (cosine on the understanding
-        embedder, plus ENTITY_BONUS for a shared entity or the same ``entity`` property), best first."""
+        embedder, plus ENTITY_BONUS for a shared entity or the same ``entity`` property), best first. ``replaced``:
+        the candidates are for being replaced or taken back, so another transcript speaker's are left out
+        (``_said_by_another``)."""
         hits = self.search(text or draft.text, types=list(types), where=dict(where) if where else None, user=ctx.user,
                            k=k, now=ctx.now)
+        if replaced:
+            hits = [h for h in hits if not _said_by_another(h.memory, ctx)]
         return self._scored(draft, hits, entity=draft.properties.get("entity"), open_work=False)
 
     def _replace_by_learned_change(self, record: MemIR, draft: Draft, text: str, ctx: _Context) -> bool:
@@ -1650,7 +1665,7 @@ class UnderstandingMixin(_Base):
         probe = _without_lead(draft)
         own = {ctx.episode, *(r.id for r in ctx.out.created)}
         people = people_named(draft.text)
-        found = [c for c in self._closest(probe, SAME_CHANGE_TYPES, ctx, k=LEARNED_CHANGE_POOL)
+        found = [c for c in self._closest(probe, SAME_CHANGE_TYPES, ctx, k=LEARNED_CHANGE_POOL, replaced=True)
                  if c.id not in ctx.replaced and c.id not in own and c.similarity is not None]
         # readings of one statement are one candidate: the one of the draft's type first
         readings: dict[str, list[Candidate]] = {}
@@ -1770,14 +1785,14 @@ class UnderstandingMixin(_Base):
         ones -> a confirmation. Memories about other people ("my sister" / "my brother") are never candidates.
         True when handled; False: nothing it replaces, stored as new."""
         probe = _without_lead(draft)
-        found = self._closest(probe, types, ctx)
+        found = self._closest(probe, types, ctx, replaced=True)
         # a correction names the value it takes back ("not 20 tables", "不是周三"); a decision names the option it
         # chose, which the deliberation it settles named too ("the cedar or the composite boards"): look for it
         value = draft.replaces if what != "decision" else str(draft.properties.get("value") or "")
         named = _old_value_key(value)
         if named:
             seen = {c.id for c in found}
-            found += [c for c in self._closest(probe, types, ctx, text=str(value)) if c.id not in seen]
+            found += [c for c in self._closest(probe, types, ctx, text=str(value), replaced=True) if c.id not in seen]
             found = sorted((_named_bonus(c, named) for c in found), key=lambda c: -c.score)
         if what != "decision" and VALUE_KIND_BONUS:
             kinds = _value_kinds(draft.text)
@@ -2029,6 +2044,33 @@ def _as_correction(draft: Draft, record: MemIR, utterance: str = "") -> tuple[Dr
     changed = record.model_copy(update={"type": "Fact", "properties": {k: _plain(v) for k, v in props.items()
                                                                         if v is not None}})
     return fact, changed
+
+
+#: a change word tells of the statement it is said in and of what follows it ("Slight change of plan. The picnic
+#: is at the weir."), not of what was said before it in the turn ("My classmate is a nurse. … I no longer take the
+#: early bus": the classmate is not changed) (docs/decisions/0087)
+CHANGE_WORD_IN_STATEMENT = False
+_PIECE = re.compile(r"[^，,。.；;！!？?\n]+")
+
+
+def _marked_in_statement(marker: re.Pattern[str], statement: str, utterance: str) -> bool:
+    """Whether ``marker`` (a change word) is said in ``statement`` itself or before it in the utterance. Where the
+    statement cannot be placed in the utterance (rewritten on reading), the whole utterance is read, as before."""
+    if not CHANGE_WORD_IN_STATEMENT or marker.search(statement):
+        return True
+    end = _end_in(statement, utterance)
+    return bool(marker.search(utterance if end is None else utterance[:end]))
+
+
+def _end_in(statement: str, utterance: str) -> int | None:
+    """Where ``statement`` ends in ``utterance`` (the end of its last piece found there), or None."""
+    at = utterance.find(statement)
+    if at >= 0:
+        return at + len(statement)
+    for piece in reversed([p.strip() for p in _PIECE.findall(statement)]):
+        if len(piece) >= 4 and (at := utterance.find(piece)) >= 0:
+            return at + len(piece)
+    return None
 
 
 def _without_lead(draft: Draft) -> Draft:
@@ -2290,6 +2332,29 @@ LABELS_READ_BACK = 50
 SAY_WHO_SAID_IT = True
 
 
+def _note_who_said_it(ctx: _Context, text: str, verbatim: str | None) -> None:
+    """Who speaks a user's turn of a transcript: the label it opens with (read off or not yet: the first turns of a
+    transcript are heard whole until two labels recur), and whether the turn is read as part of one."""
+    if ctx.speaker != "user":
+        return
+    found = speaker_label(verbatim if verbatim is not None else text)
+    ctx.said_by = found[0] if found is not None else None
+    ctx.in_transcript = found is not None and verbatim is not None and verbatim != text
+
+
+def _who_said_it(ctx: _Context) -> dict[str, Any]:
+    """The metadata that says which transcript speaker said a memory (none outside a transcript)."""
+    if ctx.said_by is None:
+        return {}
+    return {SAID_BY: ctx.said_by, **({IN_TRANSCRIPT: True} if ctx.in_transcript else {})}
+
+
+def _said_by_another(old: MemIR, ctx: _Context) -> bool:
+    """Whether ``old`` was said by another speaker of the transcript this turn belongs to, and neither names the
+    other (``lifecycle.terms.said_by_another``): it is no candidate for what this turn replaces or takes back."""
+    return said_by_another(ctx.said_by, ctx.text, ctx.in_transcript, old)
+
+
 def _said_by(record: MemIR, name: str) -> MemIR:
     """``record`` with its text opened by the speaker's label, as the transcript said it."""
     text = f"{name}: {record.content.text}"[:MAX_TEXT_CHARS]
@@ -2310,7 +2375,7 @@ def episode_of(text: str, ctx: _Context) -> MemIR:
         metadata=Metadata(created_at=ctx.now, updated_at=ctx.now,
                           source=Source(speaker=ctx.speaker, session_id=ctx.session, turn=ctx.turn,
                                         creator=ctx.creator, at=ctx.now),
-                          extra={"dialogue_act": ctx.act, "language": ctx.language}),
+                          extra={"dialogue_act": ctx.act, "language": ctx.language, **_who_said_it(ctx)}),
         valid_from=ctx.now,
     )
 

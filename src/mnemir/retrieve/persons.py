@@ -13,6 +13,13 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from mnemir.understand.people import asked_about, is_relation, people_in, person_relation, read_people
 
+#: the metadata key ``remember`` keeps a transcript speaker's label under ("Dev: …" -> "Dev"), on the utterance and on
+#: every memory read from it (docs/decisions/0087)
+SAID_BY = "said_by"
+#: set on what was read from a turn of a transcript recognised as one (two labels recurring): a conversation between
+#: people, not a user talking with the assistant
+IN_TRANSCRIPT = "transcript"
+
 __all__ = ["about_the_asked_person", "is_relation"]
 
 

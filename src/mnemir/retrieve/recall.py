@@ -86,7 +86,7 @@ from mnemir.retrieve.learned import (
     soft_gate,
 )
 from mnemir.retrieve.lexical import entity_terms
-from mnemir.retrieve.persons import about_the_asked_person
+from mnemir.retrieve.persons import IN_TRANSCRIPT, about_the_asked_person
 from mnemir.retrieve.query_kinds import PAST_EVENT, QueryKinds, QueryReading, read_query
 from mnemir.retrieve.ranking import (
     ANSWER_ROLES,
@@ -194,6 +194,17 @@ class RecallConfig:
     #: ... and an utterance from which only a feeling was read, ruled out with its feeling's role (decision 0070),
     #: keeps its floor place too, as what was said (False: the outburst guard stands)
     plain_floor_felt: bool = False
+    #: the floor over a conversation between people (plain search's first utterance is a turn of a transcript that
+    #: names its speakers, read as one on the write side): there what was read from a turn is a typing of one
+    #: person's news, made by an extractor taught on a user talking with the assistant, and what was said is the
+    #: evidence; ``plain_floor_chat`` places as ``plain_floor`` (0: off), and with ``plain_floor_chat_felt`` a turn
+    #: read only as a feeling keeps its floor place too (a turn told to a friend with a feeling is no outburst at
+    #: the assistant: decision 0070's guard is about the latter). On by default: dialogue QA train (the tuning split)
+    #: labelled 0.633 / 0.751 -> 0.644 / 0.763; user-assistant stores (continuity, collapse) have no such turns, and
+    #: there the floor's stand-in shows the utterance of a task read right (collapse end to end -0.8 points with
+    #: ``plain_floor``); ``plain_floor_chat_felt`` moved nothing on train: off (docs/decisions/0087)
+    plain_floor_chat: int = 3
+    plain_floor_chat_felt: bool = False
     #: an utterance from which only a feeling was read (an outburst: what was read from it is how the user felt) has
     #: that feeling's role: a confident intent that rules a feeling out (a calm question, not about the past) rules
     #: the utterance out of plain search's kept places and fillers too, as it rules out the feeling read from it
@@ -295,7 +306,7 @@ class RecallConfig:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
                  "role_confidence_in_fusion", "open_work_follows_settled", "asked_person", "transcript_turns_stay",
                  "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past", "asked_person_fill",
-                 "decision_earlier_choices", "plain_floor_felt")
+                 "decision_earlier_choices", "plain_floor_felt", "plain_floor_chat_felt")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -337,7 +348,7 @@ class RecallConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValidationError(f"{name} must be a positive integer", field=name, value=value,
                                       allowed="an integer >= 1")
-        for name in ("plain_floor", "plain_floor_slack"):
+        for name in ("plain_floor", "plain_floor_slack", "plain_floor_chat"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
                 raise ValidationError(f"{name} must be an integer in [0, 100]", field=name, value=value,
@@ -629,8 +640,11 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
             more = _plain_fillers(q, head[:k], judged, ruled_out, shown=[s for s in kept if s.record.id in moved])
             if more:
                 kept = [*head[:k], *more, *(s for s in kept if s.record.id in moved), *head[k:]]
-    if config.plain_floor > 0 and _fusion_on(config):
-        kept, floor_notes, stood_in = _plain_floor(q, kept, judged, ruled_out, moved)
+    floor, felt = config.plain_floor, config.plain_floor_felt
+    if config.plain_floor_chat > 0 and _among_people(q):
+        floor, felt = max(floor, config.plain_floor_chat), felt or config.plain_floor_chat_felt
+    if floor > 0 and _fusion_on(config):
+        kept, floor_notes, stood_in = _plain_floor(q, kept, judged, ruled_out, moved, floor=floor, felt=felt)
         notes = [n for n in notes if not any(mid in n for mid in stood_in)] + floor_notes
     widened, widen_notes = _widening(kept, q.intent, k)
     widened = widened or any("weak" in s.flags for s in kept[:k])
@@ -1213,8 +1227,19 @@ def _plain_fillers(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Score
     return out
 
 
+def _among_people(q: _Query) -> bool:
+    """Whether plain search's first utterance is a turn of a transcript of people talking (``remember`` marks what
+    it read from such a turn): the question is asked over a conversation between people."""
+    first = min(q.plain.items(), key=lambda kv: (kv[1], kv[0]), default=None)
+    if first is None:
+        return False
+    c = q.pool.get(first[0]) or q.deep.get(first[0])
+    return c is not None and bool(c.record.metadata.extra.get(IN_TRANSCRIPT))
+
+
 def _plain_floor(q: _Query, kept: list[Scored], judged: Mapping[str, Scored], ruled_out: Mapping[str, str],
-                 moved: frozenset[str] | set[str] = frozenset()) -> tuple[list[Scored], list[str], set[str]]:
+                 moved: frozenset[str] | set[str] = frozenset(), *, floor: int | None = None,
+                 felt: bool | None = None) -> tuple[list[Scored], list[str], set[str]]:
     """The plain-search floor (``RecallConfig.plain_floor``): the first utterances of plain search's order each
     keep a place in the top k, at most ``plain_floor_slack`` places below their plain rank, after every other step.
     Left out only by a named lifecycle exclusion (``q.barred``, a memory replaced by a newer one unless the past is
@@ -1245,7 +1270,7 @@ def _plain_floor(q: _Query, kept: list[Scored], judged: Mapping[str, Scored], ru
         if group in seen:
             continue
         seen.add(group)
-        if len(seen) > min(config.plain_floor, max(1, q.k // 2)):
+        if len(seen) > min(config.plain_floor if floor is None else floor, max(1, q.k // 2)):
             break  # at most half the top k (at least one place): the rest is ranked by role fit
         limit = min(q.k, rank + config.plain_floor_slack)  # the lowest place (from 1) it may take
         at = next((i for i, s in enumerate(out) if group_of(s) == group), None)
@@ -1266,7 +1291,7 @@ def _plain_floor(q: _Query, kept: list[Scored], judged: Mapping[str, Scored], ru
         scored: Scored | None = held
         if why is not None:
             episode = q.said.get(c.id)
-            if episode is None and c.record.type == EPISODE and config.plain_floor_felt:
+            if episode is None and c.record.type == EPISODE and (config.plain_floor_felt if felt is None else felt):
                 episode = c.record  # an outburst: what was said, not the feeling's role
             replaced = judged[c.id].replaced_by if c.id in judged and not q.past else None
             if firm or episode is None or episode.id in q.barred or replaced is not None:
