@@ -1463,8 +1463,8 @@ class UnderstandingMixin(_Base):
         ctx.out.notes.append(f"the utterance takes back {old!r}, said in " + ", ".join(r.target for r in links))
 
     def _restated_old_value(self, text: str, ctx: _Context) -> str | None:
-        """The value a correction takes back when it names none but restates it beside the new one ("车是2019年的…2017
-        是前车主买车的时间，我记混了", "it's 14 now, I had misheard the 12"): an utterance that says it got something
+        """The value a correction takes back when it names none but restates it beside the new one ("房子是2015年买的，2012
+        是开盘那年，我记混了", "it's 14 now, I had misheard the 12"): an utterance that says it got something
         wrong (a correction cue) and states two or more values of a kind, exactly one of which the user's earlier
         utterances closest to it stated, takes that one back (docs/decisions/0088). None otherwise."""
         if not RESTATED_VALUES or not (CUES["correction"].search(text) or _CORRECTING_WORDS.search(text)
@@ -2399,8 +2399,8 @@ def _parse_turn(item: Any, index: int) -> tuple[str, str, int, datetime | None]:
 
 
 # -- values taken back (session 24, docs/decisions/0088) ------------------------------------------------------------
-#: a named old value also ends at a dash, a bracket, "at all", "though" ("not $25 - the treasurer ...", "it's an Estey,
-#: not a Mason & Hamlin at all"): fill.correction_of ends it only at , . ; ! "but" "anymore"
+#: a named old value also ends at a dash, a bracket, "at all", "though" ("not $35 - the club raised it", "the boat is a
+#: Beneteau, not a Jeanneau at all"): fill.correction_of ends it only at , . ; ! "but" "anymore"
 NAMED_VALUE_BOUNDS = True
 _NOT_NAMED = re.compile(
     r"(?:\bnot|\b(?:is|was|are|were)n'?t)\s+(?:in |at |to |on )?"
@@ -2413,7 +2413,7 @@ _VALUE_BOUND = re.compile(r"\s+[-–—]\s|\s*[()–—]|\s+at all\b|\s+though\b
 
 def _named_old_value(text: str) -> str | None:
     """The value a correction names as wrong: fill.correction_of's, else one ended by a dash, a bracket, "at all" or
-    "though" that gives a number, a name (a capital) or a thing with its article ("a Mason & Hamlin"); a verb form or
+    "though" that gives a number, a name (a capital) or a thing with its article ("a Jeanneau"); a verb form or
     a judgement after "not" names nothing (0057's _NOT_A_THING)."""
     old = fill.correction_of(text)[1]
     if not NAMED_VALUE_BOUNDS:
@@ -2436,7 +2436,7 @@ def _named_old_value(text: str) -> str | None:
     return old
 
 
-#: a quoted earlier value taken back inside the quote ("上次说六箱不对") or by a change word after it ("…，现在是七箱")
+#: a quoted earlier value taken back inside the quote ("上次说三只猫不对") or by a change word after it ("…，现在是四只")
 def _retracted_with_quote(quoted: str, rest: str) -> bool:
     return bool(RESTATED_VALUES and (_QUOTE_END.search(quoted) or _UPDATED.search(rest[:40])))
 
@@ -2479,12 +2479,12 @@ def _moved_a_date(ctx: _Context) -> bool:
     return any(d.properties.get("postponed") for e in ctx.out.extractions for d in e.updates)
 
 
-#: a value of at least SPECIFIC_VALUE characters ("2017", "mason & hamlin", "氨氯地平") identifies the statement that
+#: a value of at least SPECIFIC_VALUE characters ("2017", "a jeanneau", "布洛芬片") identifies the statement that
 #: gave it without a shared term (_outdate_stated_values); shorter ones ("15", "$25", "6点") need one
 SPECIFIC_VALUE_ALONE = True
 SPECIFIC_VALUE = 4
 #: the sentences of an utterance that ask nothing: a value is taken back in what is told, even when the turn goes
-#: on to ask about it ("…, not a Mason & Hamlin. Does that change the plan?")
+#: on to ask about it ("It's a Yamaha, not a Kawai. Does that matter?")
 _SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？\n]*")
 QUESTIONS_APART = True
 
