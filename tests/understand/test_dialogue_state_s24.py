@@ -5,7 +5,7 @@ work. Real SQLite memory and the real default embedder; every sentence is made u
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from dialogue_helpers import say
@@ -62,6 +62,9 @@ def test_a_report_told_before_what_follows() -> None:
     assert _told_before_ahead("Posted the forms, the reply should come in May.") == "Posted the forms,"
     assert _told_before_ahead("Haven't posted the forms yet, doing it tonight.") is None
     assert _told_before_ahead("I need to post the forms, then call them.") is None
+    assert _told_before_ahead("The council wrote back, I have to send a plan.") is None  # news of another party
+    assert _told_before_ahead("老王把样品寄来了，我得周五前回他。") is None
+    assert _told_before_ahead("Correction, I paid $40 not $30, still need the receipt.") is None
     assert _own_work_after("Posted the forms, now I need to call the office.", "Posted the forms,")
     assert not _own_work_after("Posted the forms, it should arrive Monday.", "Posted the forms,")
 
@@ -83,3 +86,14 @@ def test_a_value_restated_beside_the_new_one_is_taken_back(mem: mnemir.Memory) -
     superseded = [r for r in mem.list(user="che", statuses=["superseded"])]
     assert 1 in {r.metadata.source.turn for r in superseded}, [(r.type, r.content.text) for r in superseded]
 
+
+
+def test_a_report_told_before_what_follows_closes_its_task(mem: mnemir.Memory) -> None:
+    turns = [("user", "I need to order new brake pads for the bike this week."), ("assistant", "Noted."),
+             ("user", "The weather has been awful lately.")]
+    say(mem, turns, user="pads", start=START)
+    mem.remember("Ordered the brake pads last night, they should arrive on Friday.", user="pads", session="s2",
+                 turn=4, now=START + timedelta(days=2))
+    tasks = [r for r in mem.list(user="pads", types=["Task", "Plan"]) if r.metadata.source.turn == 1]
+    assert tasks and all(r.properties.get("status") == "completed" for r in tasks), \
+        [(r.content.text, r.properties.get("status")) for r in tasks]

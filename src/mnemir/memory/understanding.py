@@ -798,6 +798,10 @@ class UnderstandingMixin(_Base):
         told_part = None if worded or told or draft.type not in REPORTING_TYPES or draft.replaces \
             else _told_before_ahead(draft.text)
         told = told or told_part is not None
+        whole = draft.text
+        if told_part is not None:  # the report is matched by what it tells as done, not by what follows it
+            draft = Draft(draft.type, told_part, draft.properties, kind=draft.kind, confidence=draft.confidence,
+                          entities=find_entities(told_part), reasons=draft.reasons)
         if not worded and not told:
             if REPORT_PAIR_LOG is not None and draft.type in REPORTING_TYPES and not draft.replaces \
                     and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text):
@@ -837,7 +841,7 @@ class UnderstandingMixin(_Base):
         ctx.reports.append(report)
         ctx.report_reading[id(report)] = (worded, told)
         # work of one's own told after the report ("…, now I need to sort the hotel") is kept as the task it states
-        keeps = told_part is not None and _own_work_after(draft.text, told_part)
+        keeps = told_part is not None and _own_work_after(whole, told_part)
         ctx.out.notes.append(f"read {draft.text!r} as a report ({status}) on open task {candidates[0].id}"
                              + (", not a new task" if draft.type in ("Task", "Plan") and not keeps else ""))
         return draft.type in ("Task", "Plan") and not keeps
@@ -2505,14 +2509,42 @@ _CLAUSE = re.compile(r"[^，,。.；;！!\n]+[，,。.；;！!\n]*")
 def _told_before_ahead(text: str) -> str | None:
     """The leading clauses of ``text`` that tell work as done, when a later clause looks ahead (what will follow:
     "should be here thursday"); None when the text looks ahead from its start, asks, or tells nothing as done."""
-    if not REPORT_BEFORE_AHEAD or CUES["question"].search(text):
-        return None
+    if not REPORT_BEFORE_AHEAD or CUES["question"].search(text) or CUES["correction"].search(text) \
+            or _CORRECTING_WORDS.search(text) or _named_old_value(text):
+        return None  # a correction tells what is true of a fact, not which work is done
     clauses = [m.group(0) for m in _CLAUSE.finditer(text)]
     ahead = next((i for i, c in enumerate(clauses) if _AHEAD.search(c)), None)
     if ahead is None or ahead == 0:
         return None
     told = "".join(clauses[:ahead]).strip()
+    if _told_of_someone_else(told):
+        return None  # what another person did is news, not the speaker's work done
     return told if fill.perfective(told) and len(content_terms(told)) >= 1 else None
+
+
+#: what opens a clause told of another person: a third person, a name or a relation ("the race people emailed",
+#: "Adeyemi wanted…", "她自己早就考过了"); the speaker's own work is told in the first person or with no subject
+_OPENS_WITH = re.compile(r"^(?:(?:ok(?:ay)?|so|yes|yeah|yep|well|and|also|oh|anyway|update|quick (?:one|thing))\W+)*"
+                         r"(?P<w>[A-Za-z']+)", re.I)
+_THIRD = frozenset({"he", "she", "they", "he's", "she's", "they've", "the", "his", "her", "their", "my", "our", "your",
+                    "this", "that", "these", "those", "there", "someone", "everyone", "nobody"})
+_THIRD_ZH = re.compile(r"他|她|它们|人家|对方|大家")
+#: a Chinese clause opening with a person addressed by a form of address ("老王", "小李", "阿芳", "陈总", "刘老师")
+_ADDRESSED_ZH = re.compile(r"(?:[老小阿][" + fill._SURNAMES + r"]|[" + fill._SURNAMES + r"][\u4e00-\u9fff]?"
+                           r"(?:姐|哥|叔|姨|总|老师|师傅|医生|经理))")
+
+
+def _told_of_someone_else(told: str) -> bool:
+    if people_named(told) or _THIRD_ZH.search(told) or _ADDRESSED_ZH.match(told.strip()):
+        return True
+    m = _OPENS_WITH.match(told.strip())
+    if m is None:
+        return False
+    word = m.group("w")
+    return word.lower() in _THIRD or (word[0].isupper() and word not in ("I", "I've", "I'd", "We", "We've")
+                                      and not word.lower().endswith("ed")
+                                      and word.lower() not in ("finally", "just", "already", "got", "picked",
+                                                                "sent", "booked", "ordered", "paid", "done"))
 
 
 _OWN_WORK = re.compile(r"我(?:还|也|再)?(?:得|要|需要|准备|打算)|\b(?:I|we)\s*(?:still\s+|also\s+)?(?:need|have to|must|will|'ll|"
