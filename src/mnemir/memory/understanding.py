@@ -2503,6 +2503,8 @@ def _told_sentences(text: str) -> str:
 #: a report told first and what follows it after ("ordered it, the one with the round veil. should be here thursday",
 #: "表交了，下周出结果"): the clauses before the first that looks ahead tell the work as done (0088)
 REPORT_BEFORE_AHEAD = True
+#: ... never when told of another person (see _told_of_someone_else)
+OTHERS_APART = True
 _CLAUSE = re.compile(r"[^，,。.；;！!\n]+[，,。.；;！!\n]*")
 
 
@@ -2517,7 +2519,7 @@ def _told_before_ahead(text: str) -> str | None:
     if ahead is None or ahead == 0:
         return None
     told = "".join(clauses[:ahead]).strip()
-    if _told_of_someone_else(told):
+    if OTHERS_APART and _told_of_someone_else(told):
         return None  # what another person did is news, not the speaker's work done
     return told if fill.perfective(told) and len(content_terms(told)) >= 1 else None
 
