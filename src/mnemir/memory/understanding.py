@@ -1506,7 +1506,8 @@ class UnderstandingMixin(_Base):
         new = next((r.id for r in ctx.out.created if r.type in UPDATED_TYPES), ctx.episode)
         terms = content_terms(ctx.text)
         for old in self.store.fetch(list(sources), user=ctx.user):
-            if old.type not in OUTDATED_BY_VALUE or str(old.status) != "active" or not old.is_valid_at(ctx.now):
+            outdated = old.type in OUTDATED_BY_VALUE or (OUTDATE_ANY_STATEMENT and old.type in OUTDATED_TOO)
+            if not outdated or str(old.status) != "active" or not old.is_valid_at(ctx.now):
                 continue
             value = next((v for v in sorted(values[sources[old.id]]) if _states_value(old.text, v)), None)
             # about the same thing: a term shared beyond the value ("the 15th" of the rent is not the concert's); a
@@ -2265,7 +2266,8 @@ OUTDATE_STATED_VALUES = True
 #: ... and so do statements read as a feeling ("I think 60? didn't count properly") or a preference that state it:
 #: a value taken back is outdated whatever its statement was read as; open work keeps it (it moves instead) (0088)
 OUTDATE_ANY_STATEMENT = True
-OUTDATED_BY_VALUE = ("Fact", "Hypothesis", *(("EmotionalState", "Preference") if OUTDATE_ANY_STATEMENT else ()))
+OUTDATED_BY_VALUE = ("Fact", "Hypothesis")
+OUTDATED_TOO = ("EmotionalState", "Preference")
 
 
 def _states_value(text: str, named: str) -> bool:
@@ -2504,7 +2506,7 @@ def _told_sentences(text: str) -> str:
 #: "表交了，下周出结果"): the clauses before the first that looks ahead tell the work as done (0088)
 REPORT_BEFORE_AHEAD = True
 #: ... never when told of another person (see _told_of_someone_else)
-OTHERS_APART = True
+OTHERS_APART = False
 _CLAUSE = re.compile(r"[^，,。.；;！!\n]+[，,。.；;！!\n]*")
 
 
