@@ -803,6 +803,13 @@ class UnderstandingMixin(_Base):
             and bool(_CANCELS.search(draft.text)) and not CUES["question"].search(draft.text)
         told = (ASPECT_REPORTS and draft.type in REPORTING_TYPES and not draft.replaces and fill.perfective(draft.text)
                 and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text)) or cancelled
+        told_part = None if worded or told or draft.type not in REPORTING_TYPES or draft.replaces \
+            else _told_before_ahead(draft.text)
+        told = told or told_part is not None
+        whole = draft.text
+        if told_part is not None:  # the report is matched by what it tells as done, not by what follows it
+            draft = Draft(draft.type, told_part, draft.properties, kind=draft.kind, confidence=draft.confidence,
+                          entities=find_entities(told_part), reasons=draft.reasons)
         if not worded and not told:
             if REPORT_PAIR_LOG is not None and draft.type in REPORTING_TYPES and not draft.replaces \
                     and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text):
@@ -814,7 +821,7 @@ class UnderstandingMixin(_Base):
             return False
         candidates = self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
         sure = REPORT_SURE if worded else ASPECT_REPORT_SURE
-        status = "failed" if cancelled else fill.update_status(draft.text)
+        status = "failed" if cancelled else fill.update_status(told_part or draft.text)
         if not candidates:
             if status in CLOSED_REPORTS:
                 # no open task at all: it may report work stated earlier and never read as a task
@@ -841,9 +848,11 @@ class UnderstandingMixin(_Base):
         report.vector = draft.vector
         ctx.reports.append(report)
         ctx.report_reading[id(report)] = (worded, told)
+        # work of one's own told after the report ("…, now I need to sort the hotel") is kept as the task it states
+        keeps = told_part is not None and _own_work_after(whole, told_part)
         ctx.out.notes.append(f"read {draft.text!r} as a report ({status}) on open task {candidates[0].id}"
-                             + (", not a new task" if draft.type in ("Task", "Plan") else ""))
-        return draft.type in ("Task", "Plan")
+                             + (", not a new task" if draft.type in ("Task", "Plan") and not keeps else ""))
+        return draft.type in ("Task", "Plan") and not keeps
 
     def _to_record(self, draft: Draft, ctx: _Context) -> MemIR:
         self._resolve_pronoun(draft, ctx)
@@ -1437,15 +1446,19 @@ class UnderstandingMixin(_Base):
         utterances stating it, whatever it was read as: read as a move of a date (a postponement no task matched) or
         as a report, no correction ran. When nothing read from it links ``corrects`` and it moved no task, its Episode
         links to them."""
-        if not NAMED_VALUE_EPISODES or ctx.speaker != "user" or ctx.episode is None or CUES["question"].search(text):
+        told = _told_sentences(text)
+        if not NAMED_VALUE_EPISODES or ctx.speaker != "user" or ctx.episode is None or not told:
             return
-        old = fill.correction_of(text)[1]
+        old = _named_old_value(told)
         if not old or not _names_a_value(old):
-            old = _said_before(text)
+            old = _said_before(told)
+        if not old or not _names_a_value(old):
+            old = self._restated_old_value(told, ctx)
         if not old or not _names_a_value(old) \
                 or any(rel.relation == CORRECTS for r in ctx.out.created for rel in r.relationships):
             return
-        if any(r.type in ("Task", "Plan") for r in ctx.out.updated):
+        if any(r.type in ("Task", "Plan") for r in ctx.out.updated) and not (
+                ONLY_POSTPONEMENTS_KEEP and not _moved_a_date(ctx)):
             return  # it moved a task (a postponement applied): the task carries the new value and is still open
         episode = ctx.out.episode
         if episode is None:
@@ -1462,6 +1475,24 @@ class UnderstandingMixin(_Base):
             self.update(taker, relationships=links, user=ctx.user, now=ctx.now, reason=f"takes back {old!r}",
                         actor=ctx.creator)
         ctx.out.notes.append(f"the utterance takes back {old!r}, said in " + ", ".join(r.target for r in links))
+
+    def _restated_old_value(self, text: str, ctx: _Context) -> str | None:
+        """The value a correction takes back when it names none but restates it beside the new one ("房子是2015年买的，2012
+        是开盘那年，我记混了", "it's 14 now, I had misheard the 12"): an utterance that says it got something
+        wrong (a correction cue) and states two or more values of a kind, exactly one of which the user's earlier
+        utterances closest to it stated, takes that one back (docs/decisions/0088). None otherwise."""
+        if not RESTATED_VALUES or not (CUES["correction"].search(text) or _CORRECTING_WORDS.search(text)
+                                       or _MISREAD.search(text)):
+            return None
+        values = _values_in(text)
+        if len(values) < 2:
+            return None
+        probe = Draft("Fact", text, {}, kind="correction")
+        earlier = [c for c in self._closest(probe, (EPISODE,), ctx, where={"speaker": "user"},
+                                            k=CORRECTED_UTTERANCES_POOL)
+                   if c.id != ctx.episode and not self._said_now(c.id, ctx) and c.score >= RESTATED_SURE]
+        stated = [v for v in values if any(_states_value(c.text, v) for c in earlier)]
+        return stated[0] if len(stated) == 1 else None
 
     def _outdate_stated_values(self, ctx: _Context) -> None:
         """A correction that takes back a value said in earlier utterances (``corrects``, with the value) outdates
@@ -1485,12 +1516,16 @@ class UnderstandingMixin(_Base):
         new = next((r.id for r in ctx.out.created if r.type in UPDATED_TYPES), ctx.episode)
         terms = content_terms(ctx.text)
         for old in self.store.fetch(list(sources), user=ctx.user):
-            if old.type not in OUTDATED_BY_VALUE or str(old.status) != "active" or not old.is_valid_at(ctx.now):
+            outdated = old.type in OUTDATED_BY_VALUE or (OUTDATE_ANY_STATEMENT and old.type in OUTDATED_TOO)
+            if not outdated or str(old.status) != "active" or not old.is_valid_at(ctx.now):
                 continue
             value = next((v for v in sorted(values[sources[old.id]]) if _states_value(old.text, v)), None)
-            # about the same thing: a term shared beyond the value ("the 15th" of the rent is not the concert's)
-            if value is None or not [t for t in _shared_terms(terms, old.text)
-                                     if not _NUMERAL.fullmatch(t) and not _VALUE_KINDS["date"].fullmatch(t)]:
+            # about the same thing: a term shared beyond the value ("the 15th" of the rent is not the concert's); a
+            # value of four or more characters (a year, a name) tells the statement by itself (0088)
+            specific = SPECIFIC_VALUE_ALONE and len(value or "") >= SPECIFIC_VALUE
+            if value is None or (not specific and not [t for t in _shared_terms(terms, old.text)
+                                                       if not _NUMERAL.fullmatch(t)
+                                                       and not _VALUE_KINDS["date"].fullmatch(t)]):
                 continue
             reason = f"states {value!r}, which a later correction took back"
             self.update(old.id, status="superseded", user=ctx.user, now=ctx.now, reason=reason, actor=ctx.creator)
@@ -1989,7 +2024,7 @@ DECIDED_TYPES = ("Preference", "Fact", "Hypothesis")
 def _corrects_a_value(text: str) -> bool:
     """The utterance corrects a value said before: it names the old value ("not the 12th", "不是十二号", "I told you
     £350") or says it got something wrong ("纠正一下", "I misspoke")."""
-    old = fill.correction_of(text)[1]
+    old = _named_old_value(text)
     return bool((old and _names_a_value(old)) or _said_before(text) or _CORRECTING_WORDS.search(text))
 
 
@@ -2030,6 +2065,9 @@ def _as_correction(draft: Draft, record: MemIR, utterance: str = "") -> tuple[Dr
     if draft.type not in ("Fact", "Hypothesis") or (draft.kind == "correction" and draft.replaces):
         return draft, record
     cued, old = fill.correction_of(draft.text)
+    if _old_value_key(old) is None and NAMED_VALUE_BOUNDS:
+        wider = _named_old_value(draft.text)
+        cued, old = (True, wider) if wider is not None else (cued, old)
     if _old_value_key(old) is None:
         said = _said_before(draft.text) or (_said_before(utterance) if cued or draft.kind == "correction" else None)
         if said is not None:
@@ -2132,7 +2170,8 @@ def _said_before(text: str) -> str | None:
     for index, pattern in enumerate(_SAID_BEFORE):
         for m in pattern.finditer(text):
             if not (_RETRACTS.search(text[m.end():]) or _RETRACTS.search(text[:m.start()])
-                    or CUES["correction"].search(text) or _CHANGED_MIND.search(text)):
+                    or CUES["correction"].search(text) or _CHANGED_MIND.search(text)
+                    or _retracted_with_quote(m.group("e"), text[m.end():])):
                 continue
             value = _quoted_value(m.group("e"))
             # what stands before "I told you" names a value only with a number ("the 12k I told you"), not a topic
@@ -2266,7 +2305,11 @@ _RELATIVE_DAY = re.compile(r"^(?:今天|昨天|明天|前天|后天|今年|去�
 #: a correction naming the value it takes back outdates the facts and guesses read from the utterances it corrects
 #: that state that value (docs/decisions/0069)
 OUTDATE_STATED_VALUES = True
+#: ... and so do statements read as a feeling ("I think 60? didn't count properly") or a preference that state it:
+#: a value taken back is outdated whatever its statement was read as; open work keeps it (it moves instead) (0088)
+OUTDATE_ANY_STATEMENT = True
 OUTDATED_BY_VALUE = ("Fact", "Hypothesis")
+OUTDATED_TOO = ("EmotionalState", "Preference")
 
 
 def _states_value(text: str, named: str) -> bool:
@@ -2274,7 +2317,11 @@ def _states_value(text: str, named: str) -> bool:
     "14" nor in "4.5", but it ends a sentence: "on the 4.")."""
     text = re.sub(r"\s+", " ", text).lower()
     ordinal = r"(?:st|nd|rd|th)?" if named[-1].isdigit() else ""  # "20" is also said "the 20th"
-    pattern = (r"(?<![\w.])" + re.escape(named) + ordinal + r"(?!\w|\.\d)") if named.isascii() else re.escape(named)
+    # a number is also said against a Chinese measure word or unit ("2017年", "180人"): only Latin letters and digits
+    # around it make it part of another word (0088)
+    around = r"[A-Za-z0-9_]" if NUMBERS_BESIDE_HAN and named.isdigit() else r"\w"
+    pattern = (r"(?<![" + around[1:-1] + r".])" + re.escape(named) + ordinal + r"(?!" + around + r"|\.\d)") \
+        if named.isascii() else re.escape(named)
     return re.search(pattern, text) is not None
 
 
@@ -2420,3 +2467,159 @@ def _parse_turn(item: Any, index: int) -> tuple[str, str, int, datetime | None]:
         return _speaker_of(item[0], f"{field_name}.speaker"), check_text(item[1], f"{field_name}.text"), index, None
     raise ValidationError(f"{field_name} is not a turn", field=field_name, value=item,
                           allowed="a string, a (speaker, text) pair or a dict with 'text'")
+
+
+# -- values taken back (session 24, docs/decisions/0088) ------------------------------------------------------------
+#: a named old value also ends at a dash, a bracket, "at all", "though" ("not $35 - the club raised it", "the boat is a
+#: Beneteau, not a Jeanneau at all"): fill.correction_of ends it only at , . ; ! "but" "anymore"
+NAMED_VALUE_BOUNDS = True
+_NOT_NAMED = re.compile(
+    r"(?:\bnot|\b(?:is|was|are|were)n'?t)\s+(?:in |at |to |on )?"
+    r"(?P<v>[£$€¥]?[\w'&.-]+(?:\s+[\w'&.-]+){0,5}?)"
+    r"(?=\s+[-–—]\s|\s*[()–—]|\s+at all\b|\s+though\b|\s+but\b|\s+anymore\b|[,;!:?]|\.(?!\d)|\s*$)", re.I)
+
+
+_VALUE_BOUND = re.compile(r"\s+[-–—]\s|\s*[()–—]|\s+at all\b|\s+though\b", re.I)
+
+
+def _named_old_value(text: str) -> str | None:
+    """The value a correction names as wrong: fill.correction_of's, else one ended by a dash, a bracket, "at all" or
+    "though" that gives a number, a name (a capital) or a thing with its article ("a Jeanneau"); a verb form or
+    a judgement after "not" names nothing (0057's _NOT_A_THING)."""
+    old = fill.correction_of(text)[1]
+    if not NAMED_VALUE_BOUNDS:
+        return old
+    if old:  # what follows a dash or a bracket is no part of the value
+        old = _VALUE_BOUND.split(old)[0].strip(" .-'") or None
+        first = old.split()[0].lower() if old and old.isascii() else ""
+        if first and (first in _NOT_VALUES or _NOT_A_THING.search(first)):
+            old = None  # "not planning to", "not sure": a verb form or a judgement names no value
+    for m in _NOT_NAMED.finditer(text):
+        value = m.group("v").strip(" .-'")
+        words = value.split()
+        if not words or words[0].lower() in _NOT_VALUES - {"a", "an", "the"} or _NOT_A_THING.search(words[0]):
+            continue
+        if (re.search(r"\d", value) or any(w[0].isupper() for w in words)
+                or (words[0].lower() in ("a", "an", "the") and len(words) >= 2)) and _names_a_value(value) \
+                and (not old or not _names_a_value(old)
+                     or str(_old_value_key(old)).startswith(str(_old_value_key(value)))):
+            return value  # fill's value, or the same cut at a dash or a bracket
+    return old
+
+
+#: a quoted earlier value taken back inside the quote ("上次说三只猫不对") or by a change word after it ("…，现在是四只")
+def _retracted_with_quote(quoted: str, rest: str) -> bool:
+    return bool(RESTATED_VALUES and (_QUOTE_END.search(quoted) or _UPDATED.search(rest[:40])))
+
+
+#: an utterance that says it got something wrong and restates the old value beside the new one (see
+#: UnderstandingMixin._restated_old_value)
+RESTATED_VALUES = True
+#: how close (cosine, with the match bonuses) an earlier user utterance must be for its value to count as the old one
+RESTATED_SURE = 0.35
+#: general markers of having misheard, misread or mixed something up, besides the correction cue (zh + en)
+_MISREAD = re.compile(r"没听清|没看清|听岔|记混|搞混|弄混|看漏|\b(?:mixed (?:it|them|that|those) up|got (?:it|them) mixed up|"
+                      r"misremembered|misheard|misread|wrong (?:number|date|day|figure|price|year))\b", re.I)
+#: values a statement gives: a number with what follows it (a unit, a currency, a measure word), a Chinese numeral of
+#: two or more characters, or one with its measure word
+_VALUE_IN = re.compile(r"[$£€¥]?\d+(?:[.,:]\d+)*|[零〇一二两三四五六七八九十百千万亿半]{2,}|"
+                       r"[一二两三四五六七八九十](?=[箱个只块元本台张件人天周年岁斤次层间套])"
+                       r"[箱个只块元本台张件人天周年岁斤次层间套]")
+
+
+def _values_in(text: str) -> list[str]:
+    """The distinct values ``text`` states (see _VALUE_IN), as _old_value_key keys, in order."""
+    out: list[str] = []
+    for m in _VALUE_IN.finditer(text):
+        key = _old_value_key(m.group(0))
+        if key and key not in out and not re.fullmatch(r"[零〇一二两三四五六七八九十百千万亿半几]", key):
+            out.append(key)
+    return out
+
+
+#: a number said against Chinese text counts as stated (see _states_value)
+NUMBERS_BESIDE_HAN = True
+#: a value taken back by an utterance that also moved a task is left to the task only when the move was a
+#: postponement (the task carries the new date): a report read from the turn ("got the back panel off") says nothing
+#: of the value
+ONLY_POSTPONEMENTS_KEEP = True
+
+
+def _moved_a_date(ctx: _Context) -> bool:
+    """Whether this utterance was read as moving a piece of work to another time (a postponement)."""
+    return any(d.properties.get("postponed") for e in ctx.out.extractions for d in e.updates)
+
+
+#: a value of at least SPECIFIC_VALUE characters ("2017", "a jeanneau", "布洛芬片") identifies the statement that
+#: gave it without a shared term (_outdate_stated_values); shorter ones ("15", "$25", "6点") need one
+SPECIFIC_VALUE_ALONE = True
+SPECIFIC_VALUE = 4
+#: the sentences of an utterance that ask nothing: a value is taken back in what is told, even when the turn goes
+#: on to ask about it ("It's a Yamaha, not a Kawai. Does that matter?")
+_SENTENCE = re.compile(r"[^.!?。！？\n]+[.!?。！？\n]*")
+QUESTIONS_APART = True
+
+
+def _told_sentences(text: str) -> str:
+    if not QUESTIONS_APART:
+        return "" if CUES["question"].search(text) else text
+    return " ".join(m.group(0).strip() for m in _SENTENCE.finditer(text)
+                    if not CUES["question"].search(m.group(0))).strip()
+
+
+#: a report told first and what follows it after ("ordered it, the one with the round veil. should be here thursday",
+#: "表交了，下周出结果"): the clauses before the first that looks ahead tell the work as done (0088)
+REPORT_BEFORE_AHEAD = True
+#: ... never when told of another person (see _told_of_someone_else)
+OTHERS_APART = False
+_CLAUSE = re.compile(r"[^，,。.；;！!\n]+[，,。.；;！!\n]*")
+
+
+def _told_before_ahead(text: str) -> str | None:
+    """The leading clauses of ``text`` that tell work as done, when a later clause looks ahead (what will follow:
+    "should be here thursday"); None when the text looks ahead from its start, asks, or tells nothing as done."""
+    if not REPORT_BEFORE_AHEAD or CUES["question"].search(text) or CUES["correction"].search(text) \
+            or _CORRECTING_WORDS.search(text) or _named_old_value(text):
+        return None  # a correction tells what is true of a fact, not which work is done
+    clauses = [m.group(0) for m in _CLAUSE.finditer(text)]
+    ahead = next((i for i, c in enumerate(clauses) if _AHEAD.search(c)), None)
+    if ahead is None or ahead == 0:
+        return None
+    told = "".join(clauses[:ahead]).strip()
+    if OTHERS_APART and _told_of_someone_else(told):
+        return None  # what another person did is news, not the speaker's work done
+    return told if fill.perfective(told) and len(content_terms(told)) >= 1 else None
+
+
+#: what opens a clause told of another person: a third person, a name or a relation ("the race people emailed",
+#: "Adeyemi wanted…", "她自己早就考过了"); the speaker's own work is told in the first person or with no subject
+_OPENS_WITH = re.compile(r"^(?:(?:ok(?:ay)?|so|yes|yeah|yep|well|and|also|oh|anyway|update|quick (?:one|thing))\W+)*"
+                         r"(?P<w>[A-Za-z']+)", re.I)
+_THIRD = frozenset({"he", "she", "they", "he's", "she's", "they've", "the", "his", "her", "their", "my", "our", "your",
+                    "this", "that", "these", "those", "there", "someone", "everyone", "nobody"})
+_THIRD_ZH = re.compile(r"他|她|它们|人家|对方|大家")
+#: a Chinese clause opening with a person addressed by a form of address ("老王", "小李", "阿芳", "陈总", "刘老师")
+_ADDRESSED_ZH = re.compile(r"(?:[老小阿][" + fill._SURNAMES + r"]|[" + fill._SURNAMES + r"][\u4e00-\u9fff]?"
+                           r"(?:姐|哥|叔|姨|总|老师|师傅|医生|经理))")
+
+
+def _told_of_someone_else(told: str) -> bool:
+    if people_named(told) or _THIRD_ZH.search(told) or _ADDRESSED_ZH.match(told.strip()):
+        return True
+    m = _OPENS_WITH.match(told.strip())
+    if m is None:
+        return False
+    word = m.group("w")
+    return word.lower() in _THIRD or (word[0].isupper() and word not in ("I", "I've", "I'd", "We", "We've")
+                                      and not word.lower().endswith("ed")
+                                      and word.lower() not in ("finally", "just", "already", "got", "picked",
+                                                                "sent", "booked", "ordered", "paid", "done"))
+
+
+_OWN_WORK = re.compile(r"我(?:还|也|再)?(?:得|要|需要|准备|打算)|\b(?:I|we)\s*(?:still\s+|also\s+)?(?:need|have to|must|will|'ll|"
+                       r"am going to|'m going to|want to|should)\b|\b(?:I'll|we'll|I'm going to)\b", re.I)
+
+
+def _own_work_after(text: str, told: str) -> bool:
+    """Whether what follows the report in ``text`` states work of the speaker's own still ahead."""
+    return bool(_OWN_WORK.search(text[len(told):] if text.startswith(told) else text))
