@@ -67,23 +67,21 @@ def test_a_report_told_before_what_follows() -> None:
     assert not _own_work_after("Posted the forms, it should arrive Monday.", "Posted the forms,")
 
 
-def test_a_value_named_with_a_dash_outdates_what_stated_it(mem: mnemir.Memory) -> None:
-    turns = [("user", "Entry for the quiz night is $15 a team, payable at the door."), ("assistant", "Sounds fair."),
-             ("user", "I also booked the function room upstairs."),
-             ("user", "Entry ended up at $20 a team, not $15 - the pub asked us to cover the staff.")]
-    say(mem, turns, user="quiz", start=START)
-    superseded = [r for r in mem.list(user="quiz", statuses=["superseded"])]
-    assert 1 in {r.metadata.source.turn for r in superseded}, [(r.type, r.content.text) for r in superseded]
-
-
-def test_a_value_restated_beside_the_new_one_is_taken_back(mem: mnemir.Memory) -> None:
-    turns = [("user", "我在成都上班，家里养了只橘猫，通勤骑一辆雅迪电动车，2020年的，续航还行。"), ("assistant", "好的。"),
+@pytest.mark.parametrize(("user", "turns"), [
+    # the old value is named and bounded by a dash
+    ("quiz", [("user", "Entry for the quiz night is $15 a team, payable at the door."), ("assistant", "Sounds fair."),
+              ("user", "I also booked the function room upstairs."),
+              ("user", "Entry ended up at $20 a team, not $15 - the pub asked us to cover the staff.")]),
+    # a misread cue beside two values, one of them said before
+    ("che", [("user", "我在成都上班，家里养了只橘猫，通勤骑一辆雅迪电动车，2020年的，续航还行。"), ("assistant", "好的。"),
              ("user", "最近刹车有点松。"),
-             ("user", "另外电动车是2021年的，我翻了发票才发现，2020是我换工作那年，记混了。")]
-    say(mem, turns, user="che", start=START)
-    superseded = [r for r in mem.list(user="che", statuses=["superseded"])]
+             ("user", "另外电动车是2021年的，我翻了发票才发现，2020是我换工作那年，记混了。")]),
+])
+def test_a_value_taken_back_outdates_the_turn_that_stated_it(mem: mnemir.Memory, user: str,
+                                                            turns: list[tuple[str, str]]) -> None:
+    say(mem, turns, user=user, start=START)
+    superseded = [r for r in mem.list(user=user, statuses=["superseded"])]
     assert 1 in {r.metadata.source.turn for r in superseded}, [(r.type, r.content.text) for r in superseded]
-
 
 
 def test_a_report_told_before_what_follows_closes_its_task(mem: mnemir.Memory) -> None:
