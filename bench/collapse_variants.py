@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +22,19 @@ from mnemir.eval._embedcache import cached
 from mnemir.retrieve import RecallConfig
 
 
-def main() -> None:
-    split = sys.argv[1]
+def compare(split: str, variants: dict[str, RecallConfig], e2e: Callable[[K.Scenario], bool] | None = None,
+            emb: Any = None) -> None:
+    """Every query of ``split`` recalled under each variant: typed over every scenario, end to end over those ``e2e``
+    keeps (default: every ``E2E_EVERY``-th), each store built once for all the variants."""
     if split == "test":
         raise SystemExit("the test split is run by the lead only (docs/EVALUATION.md)")
-    variants: dict[str, RecallConfig] = {"base": RecallConfig()}
-    for arg in sys.argv[2:]:
-        name, _, spec = arg.partition("=")
-        changes: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(spec).items()}
-        variants[name] = RecallConfig().with_(**changes)
-    emb = cached(default_embedder())
+    emb = emb or cached(default_embedder())
     scen = list(K.load(split))
     emb.prefetch([str(m["text"]) for m in K.noise()] + [str(m["text"]) for s in scen for m in s.memories],
                  [q.text for s in scen for q in s.queries])
+    every = int(os.environ.get("E2E_EVERY", "1"))
+    remembered_scen = [s for s in scen if e2e(s)] if e2e else scen[::every]
+    print(len(scen), "scenarios,", len(remembered_scen), "end to end", flush=True)
     ks = (3, 5)
     reps = {n: K.Report(split, ks, len(scen), sum(len(s.queries) for s in scen),
                         systems=("recall", "remember_recall")) for n in variants}
@@ -48,8 +49,7 @@ def main() -> None:
                 print("typed", i, len(scen), flush=True)
         for n, rep in reps.items():
             print(n, "recall", {k: round(v, 4) for k, v in rep.metric("recall", 3).items()}, flush=True)
-        every = int(os.environ.get("E2E_EVERY", "1"))
-        for i, scenario in enumerate(scen[::every], start=1):
+        for i, scenario in enumerate(remembered_scen, start=1):
             ids = {m["key"]: K._memory_id(scenario.id, m["key"]) for m in scenario.memories}
             remembered, covers = K.build_remembered(scenario, Path(tmp) / scenario.id, emb, extra)
             try:
@@ -59,7 +59,7 @@ def main() -> None:
             finally:
                 remembered.close()
             if i % 50 == 0:
-                print("e2e", i, len(scen[::every]), flush=True)
+                print("e2e", i, len(remembered_scen), flush=True)
                 for n, rep in reps.items():
                     print(" ", n, "remember_recall",
                           {k: round(v, 4) for k, v in rep.metric("remember_recall", 3).items()}, flush=True)
@@ -67,6 +67,15 @@ def main() -> None:
         for system in ("recall", "remember_recall"):
             print(n, system, "@3", {k: round(v, 4) for k, v in rep.metric(system, 3).items()},
                   "@5", {k: round(v, 4) for k, v in rep.metric(system, 5).items()}, flush=True)
+
+
+def main() -> None:
+    variants: dict[str, RecallConfig] = {"base": RecallConfig()}
+    for arg in sys.argv[2:]:
+        name, _, spec = arg.partition("=")
+        changes: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(spec).items()}
+        variants[name] = RecallConfig().with_(**changes)
+    compare(sys.argv[1], variants)
 
 
 if __name__ == "__main__":
