@@ -200,8 +200,8 @@ PREFERENCES_ZH = [
 
 REQUESTS_EN = [
     "Could you make sure I check the tyre pressure before the drive to Cornwall on the 3rd?",
-    "Could you remind me on Thursday to ask the nursery whether they do Friday afternoons?",
-    "Can you help me draft a complaint about the missed bin collections before the weekend?",
+    "Could you nudge me on Thursday to ask the nursery whether they do Friday afternoons?",
+    "Please help me draft a complaint about the missed bin collections before the weekend?",
     "Could you give me a nudge to get the angling permit renewed ahead of opening day?",
     "Can you nudge me next week to find out how much the school trip deposit is?",
     "Could you jog my memory to check with the optician whether my lenses fit new frames?",

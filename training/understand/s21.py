@@ -144,7 +144,7 @@ REQUESTS_EN = [
 ]
 
 DUE_EN = [
-    "The council tax form has to be back by the 12th.",
+    "The council tax form must go back by the 12th.",
     "My passport renewal needs to go in before the end of April.",
     "The quarterly VAT return is due next Wednesday.",
     "The nursery deposit must be paid by Friday or we lose the place.",
