@@ -76,3 +76,5 @@ def test_chat_settings_are_checked() -> None:
         with pytest.raises(mnemir.ValidationError, match=next(iter(bad))):
             RecallConfig(**bad)  # type: ignore[arg-type]
     assert RecallConfig(chat_plain_share=None, chat_confident_intent=None).chat_plain_share is None
+    defaults = RecallConfig()
+    assert defaults.chat_past and defaults.chat_plain_share == 0.6 and defaults.chat_confident_intent is None
