@@ -77,4 +77,4 @@ def test_chat_settings_are_checked() -> None:
             RecallConfig(**bad)  # type: ignore[arg-type]
     assert RecallConfig(chat_plain_share=None, chat_confident_intent=None).chat_plain_share is None
     defaults = RecallConfig()
-    assert defaults.chat_past and defaults.chat_plain_share == 0.6 and defaults.chat_confident_intent is None
+    assert defaults.chat_past and defaults.chat_plain_share is None and defaults.chat_confident_intent is None

@@ -210,18 +210,17 @@ class RecallConfig:
     #: record of what each person said at the time, and a later turn that replaces or takes back what was read from
     #: an earlier one does not unsay it (the earlier turn stays findable, ranked, not barred; the newer one is shown
     #: too). User-assistant stores hold no transcript turns: there nothing changes. On by default: dialogue QA train
-    #: (labelled) 0.664 / 0.769 -> 0.675 / 0.783 at turn recall @5 / @10, with ``chat_plain_share`` 0.6 0.675 / 0.794
-    #: (hybrid search over the raw turns 0.636 / 0.776); dev 0.718 / 0.791 -> 0.738 / 0.820 (hybrid 0.711 / 0.812):
-    #: docs/decisions/0090
+    #: (labelled) 0.664 / 0.769 -> 0.675 / 0.783 at turn recall @5 / @10 (hybrid search over the raw turns 0.636 /
+    #: 0.776); dev 0.718 / 0.791 -> 0.742 / 0.818 (hybrid 0.711 / 0.812): docs/decisions/0090
     chat_past: bool = True
     #: ... and there a role is ruled out only from this intent confidence on (None: ``confident_intent``; 1.0: never):
     #: what was read from a turn between people is a typing by an extractor taught on a user talking with the
     #: assistant, and the turn is the evidence (None, the default: 0.9 and 1.0 lost 1.1-1.4 points @10 on dialogue QA
     #: train: docs/decisions/0090)
     chat_confident_intent: float | None = None
-    #: ... and plain search's best keep this share of the top k there (None: ``plain_share``; 0.6 chosen on dialogue
-    #: QA train among 0.5 / 0.6 / 0.7 with ``chat_past``: docs/decisions/0090)
-    chat_plain_share: float | None = 0.6
+    #: ... and plain search's best keep this share of the top k there (None, the default: ``plain_share``; 0.6 with
+    #: ``chat_past`` gained 3 train questions @10 and none on dev (-3 @5, +1 @10): not kept; docs/decisions/0090)
+    chat_plain_share: float | None = None
     #: an utterance from which only a feeling was read (an outburst: what was read from it is how the user felt) has
     #: that feeling's role: a confident intent that rules a feeling out (a calm question, not about the past) rules
     #: the utterance out of plain search's kept places and fillers too, as it rules out the feeling read from it
