@@ -205,6 +205,22 @@ class RecallConfig:
     #: ``plain_floor``); ``plain_floor_chat_felt`` moved nothing on train: off (docs/decisions/0087)
     plain_floor_chat: int = 3
     plain_floor_chat_felt: bool = False
+    #: over a conversation between people (as for ``plain_floor_chat``: plain search's first utterance is a turn of a
+    #: transcript ``remember`` recognised), a question is read as one that may ask about the past: a transcript is a
+    #: record of what each person said at the time, and a later turn that replaces or takes back what was read from
+    #: an earlier one does not unsay it (the earlier turn stays findable, ranked, not barred; the newer one is shown
+    #: too). User-assistant stores hold no transcript turns: there nothing changes. On by default: dialogue QA train
+    #: (labelled) 0.664 / 0.769 -> 0.675 / 0.783 at turn recall @5 / @10 (hybrid search over the raw turns 0.636 /
+    #: 0.776); dev 0.718 / 0.791 -> 0.742 / 0.818 (hybrid 0.711 / 0.812): docs/decisions/0090
+    chat_past: bool = True
+    #: ... and there a role is ruled out only from this intent confidence on (None: ``confident_intent``; 1.0: never):
+    #: what was read from a turn between people is a typing by an extractor taught on a user talking with the
+    #: assistant, and the turn is the evidence (None, the default: 0.9 and 1.0 lost 1.1-1.4 points @10 on dialogue QA
+    #: train: docs/decisions/0090)
+    chat_confident_intent: float | None = None
+    #: ... and plain search's best keep this share of the top k there (None, the default: ``plain_share``; 0.6 with
+    #: ``chat_past`` gained 3 train questions @10 and none on dev (-3 @5, +1 @10): not kept; docs/decisions/0090)
+    chat_plain_share: float | None = None
     #: an utterance from which only a feeling was read (an outburst: what was read from it is how the user felt) has
     #: that feeling's role: a confident intent that rules a feeling out (a calm question, not about the past) rules
     #: the utterance out of plain search's kept places and fillers too, as it rules out the feeling read from it
@@ -306,7 +322,7 @@ class RecallConfig:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
                  "role_confidence_in_fusion", "open_work_follows_settled", "asked_person", "transcript_turns_stay",
                  "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past", "asked_person_fill",
-                 "decision_earlier_choices", "plain_floor_felt", "plain_floor_chat_felt")
+                 "decision_earlier_choices", "plain_floor_felt", "plain_floor_chat_felt", "chat_past")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -338,8 +354,11 @@ class RecallConfig:
                                 ("felt_episode_calm", 0.0, 1.0), ("felt_episode_event_kinds", 0.0, 1.0),
                                 ("plain_text_depth", 1.0, 10.0), ("asked_person_depth", 1.0, 10.0),
                                 ("event_reading", 0.0, 1.0), ("decision_options", 0.0, 1.0),
-                                ("floor_confident", 0.0, 1.0)):
+                                ("floor_confident", 0.0, 1.0), ("chat_confident_intent", 0.0, 1.0),
+                                ("chat_plain_share", 0.0, 1.0)):
             value = getattr(self, name)
+            if value is None and name.startswith("chat_"):
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
                                       allowed=f"[{low:g}, {high:g}]")
@@ -460,6 +479,8 @@ class _Query:
     barred: dict[str, str] = field(default_factory=dict)
     #: the intent model's own confidence, before the memories settled it
     asked_confidence: float = 1.0
+    #: plain search's first utterance is a turn of a transcript of people talking (:func:`_among_people`)
+    among_people: bool = False
     #: typed memory id -> the utterance (episode) it was read from, for the folded episodes
     said: dict[str, MemIR] = field(default_factory=dict)
     #: what plain search reads past the role order's depth (``RecallConfig.plain_depth``), folded and barred as the
@@ -641,7 +662,7 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
             if more:
                 kept = [*head[:k], *more, *(s for s in kept if s.record.id in moved), *head[k:]]
     floor, felt = config.plain_floor, config.plain_floor_felt
-    if config.plain_floor_chat > 0 and _among_people(q):
+    if config.plain_floor_chat > 0 and q.among_people:
         floor, felt = max(floor, config.plain_floor_chat), felt or config.plain_floor_chat_felt
     if floor > 0 and _fusion_on(config):
         kept, floor_notes, stood_in = _plain_floor(q, kept, judged, ruled_out, moved, floor=floor, felt=felt)
@@ -708,6 +729,11 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
             if q.config.plain_said_search else None)
     utterances = plain_group_ranks(known, _past_period(intent, now), q.config.plain_text_weight,
                                    q.config.plain_assistant_weight, orders=said)
+    q.among_people = _among_people(utterances, known)
+    if q.among_people:  # a conversation between people: its own settings from here on (RecallConfig.chat_*)
+        q.config = _between_people(q.config)
+        if q.config.chat_past:
+            q.past = past = True
     folded = fold_episodes(q.store, q.scope, pool, past, q.qvec, q.ranking.felt_beside_calm)
     q.plain = plain_ranks(pool, utterances)
     q.groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
@@ -1227,14 +1253,26 @@ def _plain_fillers(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Score
     return out
 
 
-def _among_people(q: _Query) -> bool:
-    """Whether plain search's first utterance is a turn of a transcript of people talking (``remember`` marks what
-    it read from such a turn): the question is asked over a conversation between people."""
-    first = min(q.plain.items(), key=lambda kv: (kv[1], kv[0]), default=None)
+def _among_people(utterances: Mapping[str, int], known: Mapping[str, Candidate]) -> bool:
+    """Whether plain search's first utterance (``utterances``: group -> rank) is a turn of a transcript of people
+    talking (``remember`` marks what it read from such a turn): the question is asked over a conversation between
+    people."""
+    first = min(utterances.items(), key=lambda kv: (kv[1], kv[0]), default=None)
     if first is None:
         return False
-    c = q.pool.get(first[0]) or q.deep.get(first[0])
+    c = known.get(first[0])
     return c is not None and bool(c.record.metadata.extra.get(IN_TRANSCRIPT))
+
+
+def _between_people(config: RecallConfig) -> RecallConfig:
+    """The settings over a conversation between people: ``chat_confident_intent`` and ``chat_plain_share`` where
+    set."""
+    changes: dict[str, Any] = {}
+    if config.chat_confident_intent is not None:
+        changes["confident_intent"] = config.chat_confident_intent
+    if config.chat_plain_share is not None:
+        changes["plain_share"] = config.chat_plain_share
+    return config.with_(**changes) if changes else config
 
 
 def _plain_floor(q: _Query, kept: list[Scored], judged: Mapping[str, Scored], ruled_out: Mapping[str, str],
