@@ -34,6 +34,7 @@ from mnemir.ir import MemIR, MemoryStatus, ensure_aware
 from mnemir.ontology import Ontology, format_datetime
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.context import Context
+from mnemir.retrieve.decision_questions import asks_decision
 from mnemir.retrieve.evidence import Settled, confidence_learned, role_evidence, settle, settle_learned
 from mnemir.retrieve.fusion import (
     DERIVED_FROM,
@@ -87,7 +88,7 @@ from mnemir.retrieve.learned import (
 )
 from mnemir.retrieve.lexical import entity_terms
 from mnemir.retrieve.persons import IN_TRANSCRIPT, about_the_asked_person
-from mnemir.retrieve.query_kinds import PAST_EVENT, QueryKinds, QueryReading, read_query
+from mnemir.retrieve.query_kinds import DECISION, PAST_EVENT, QueryKinds, QueryReading, read_query
 from mnemir.retrieve.ranking import (
     ANSWER_ROLES,
     LINK_DECAY,
@@ -296,6 +297,14 @@ class RecallConfig:
     #: ... and an earlier decision of the user's that close to the latest one shown goes too (a later choice about
     #: the same thing replaces it)
     decision_earlier_choices: bool = True
+    #: ... an earlier decision only at least this close (cosine) when that is above ``decision_options``: a later
+    #: choice replaces an earlier one about the same thing, the options weighed are often worded far from the choice
+    #: (0.0: as close as an option; docs/decisions/0091)
+    decision_choices_close: float = 0.0
+    #: a question the learned decision-question reader (:mod:`mnemir.retrieve.decision_questions`: the question's
+    #: vector and words, fitted on the continuity train checkpoints) reads as asking what was decided counts as
+    #: asking about a choice even when the query-kind softmax does not (docs/decisions/0091)
+    decision_questions: bool = False
     #: called with the role model's feature row of each query (training and diagnostics)
     role_observer: Callable[[Any], None] | None = None
     #: the query-kind model (:mod:`mnemir.retrieve.query_kinds`); None = the one shipped with the package (another
@@ -306,7 +315,7 @@ class RecallConfig:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
                  "role_confidence_in_fusion", "open_work_follows_settled", "asked_person", "transcript_turns_stay",
                  "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past", "asked_person_fill",
-                 "decision_earlier_choices", "plain_floor_felt", "plain_floor_chat_felt")
+                 "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -337,7 +346,7 @@ class RecallConfig:
                                 ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0),
                                 ("felt_episode_calm", 0.0, 1.0), ("felt_episode_event_kinds", 0.0, 1.0),
                                 ("plain_text_depth", 1.0, 10.0), ("asked_person_depth", 1.0, 10.0),
-                                ("event_reading", 0.0, 1.0), ("decision_options", 0.0, 1.0),
+                                ("event_reading", 0.0, 1.0), ("decision_options", 0.0, 1.0), ("decision_choices_close", 0.0, 1.0),
                                 ("floor_confident", 0.0, 1.0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
@@ -590,6 +599,9 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     qvec = embedder.embed_query(intent.query)
     reading = (read_query(qvec, embedder.model_id) if config.query_kinds is None
                else config.query_kinds.read(qvec, embedder.model_id))
+    if config.decision_questions and not reading.asks_decision and reading.probabilities \
+            and asks_decision(qvec, intent.query, embedder.model_id):
+        reading = reading.with_asked(DECISION)
     asked, intent = intent, confirm_open_work(intent, reading)
     event = _asks_past_event(reading, config) if getattr(intent, "kinds", ()) else None
     types = tuple(ontology.resolve(t).name for t in intent.types)
@@ -617,7 +629,8 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     kept = decision_first(next_step_first(kept, q.reading), q.reading, reached)
     if not q.past:  # asked about a choice: the options weighed before the decision shown first are no answer
         options = options_near_decision(store, kept, {**q.deep, **q.pool}, q.groups, q.reading, k,
-                                        config.decision_options, config.decision_earlier_choices)
+                                        config.decision_options, config.decision_earlier_choices,
+                                        config.decision_choices_close)
         if options:
             q.bar(options)
             kept = [s for s in kept if s.record.id not in options]
