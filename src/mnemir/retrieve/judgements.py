@@ -679,8 +679,8 @@ def options_near_decision(store: Store, order: Sequence[Scored], candidates: Map
     the options weighed before the choice was made (the leaning it replaced, the option it turned down), whether or
     not the write side linked them (``settles`` links at most a few, above a higher bar). The decision is the latest
     of the user's decisions shown: a later choice about the same thing replaces an earlier one, so with
-    ``earlier_choices`` an earlier decision close to it goes too (else it stays), at least ``choices_floor`` close
-    when that is higher than ``floor``: a later choice replaces an earlier one only about the same thing, while the
+    ``earlier_choices`` an earlier decision close to it goes too (else it stays), with its utterance judged at least
+    ``choices_floor`` close when that is higher than ``floor``: a later choice replaces an earlier one only about the same thing, while the
     deliberation is often worded far from the choice. Each goes, with every memory of its utterance (id -> the
     reason): shown beside the choice, an option weighed reads as if it still held. ``floor`` >= 1: off."""
     if floor >= 1.0 or not reading.asks_decision:
@@ -703,12 +703,11 @@ def options_near_decision(store: Store, order: Sequence[Scored], candidates: Map
     chosen = vectors.get(decision.id)
     if chosen is None:
         return {}
-    def bar(c: Candidate) -> float:
-        chose = c.record.metadata.source.speaker == "user" and states_decision(c.record)
-        return max(floor, choices_floor) if chose else floor
-
-    near = {group_of(mid, c.record) for mid, c in before.items()
-            if mid in vectors and _cos(vectors[mid], chosen) >= bar(c)}
+    # an utterance that stated a choice of the user's is an earlier choice, whichever of its memories is close
+    chose = {group_of(mid, c.record) for mid, c in before.items()
+             if c.record.metadata.source.speaker == "user" and states_decision(c.record)}
+    near = {g for mid, c in before.items() if mid in vectors and _cos(vectors[mid], chosen) >= (
+        max(floor, choices_floor) if (g := group_of(mid, c.record)) in chose else floor)}
     return {mid: f"an option weighed before the decision {decision.id} (close in meaning to it)"
             for mid, c in candidates.items() if group_of(mid, c.record) in near}
 
