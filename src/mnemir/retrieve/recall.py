@@ -292,8 +292,11 @@ class RecallConfig:
     event_past: bool = False
     #: asked what was decided, with one of the user's decisions in the top k: what was said before it, in another
     #: utterance, at least this close in meaning to it (cosine) stands for an option weighed before the choice and
-    #: is left out with its utterance (``judgements.options_near_decision``; 1.0: off; decision 0081)
-    decision_options: float = 0.45
+    #: is left out with its utterance (``judgements.options_near_decision``; 1.0: off; decision 0081). 0.25: the
+    #: deliberation is often worded far from the choice (0.45 -> 0.25 with ``decision_questions``: continuity dev
+    #: 0.711 / 0.167 -> 0.718 / 0.160, 19 won / 3 lost; collapse dev level; 0.05 gained 8 more on continuity dev and
+    #: cost 3 end-to-end collapse queries: docs/decisions/0091)
+    decision_options: float = 0.25
     #: ... and an earlier decision of the user's that close to the latest one shown goes too (a later choice about
     #: the same thing replaces it)
     decision_earlier_choices: bool = True
@@ -304,7 +307,7 @@ class RecallConfig:
     #: a question the learned decision-question reader (:mod:`mnemir.retrieve.decision_questions`: the question's
     #: vector and words, fitted on the continuity train checkpoints) reads as asking what was decided counts as
     #: asking about a choice even when the query-kind softmax does not (docs/decisions/0091)
-    decision_questions: bool = False
+    decision_questions: bool = True
     #: called with the role model's feature row of each query (training and diagnostics)
     role_observer: Callable[[Any], None] | None = None
     #: the query-kind model (:mod:`mnemir.retrieve.query_kinds`); None = the one shipped with the package (another
