@@ -673,15 +673,16 @@ def settled_by(store: Store, pool: Mapping[str, Candidate], decisions: Sequence[
 
 def options_near_decision(store: Store, order: Sequence[Scored], candidates: Mapping[str, Candidate],
                           groups: Mapping[str, str], reading: QueryReading, k: int, floor: float,
-                          earlier_choices: bool = True) -> dict[str, str]:
+                          earlier_choices: bool = True, choices_floor: float = 0.0) -> dict[str, str]:
     """Asked what was decided (``reading.asks_decision``), with one of the user's decisions in the top ``k``: the
     candidates said before it, in another utterance, at least ``floor`` close in meaning to it (cosine), stand for
     the options weighed before the choice was made (the leaning it replaced, the option it turned down), whether or
     not the write side linked them (``settles`` links at most a few, above a higher bar). The decision is the latest
     of the user's decisions shown: a later choice about the same thing replaces an earlier one, so with
-    ``earlier_choices`` an earlier decision close to it goes too (else it stays). Each goes, with every memory of
-    its utterance (id -> the reason): shown beside the choice, an option weighed reads as if it still held.
-    ``floor`` >= 1: off."""
+    ``earlier_choices`` an earlier decision close to it goes too (else it stays), with its utterance judged at least
+    ``choices_floor`` close when that is higher than ``floor``: a later choice replaces an earlier one only about the same thing, while the
+    deliberation is often worded far from the choice. Each goes, with every memory of its utterance (id -> the
+    reason): shown beside the choice, an option weighed reads as if it still held. ``floor`` >= 1: off."""
     if floor >= 1.0 or not reading.asks_decision:
         return {}
     shown = [s.record for s in order[:k] if s.record.metadata.source.speaker == "user" and states_decision(s.record)]
@@ -702,8 +703,11 @@ def options_near_decision(store: Store, order: Sequence[Scored], candidates: Map
     chosen = vectors.get(decision.id)
     if chosen is None:
         return {}
-    near = {group_of(mid, c.record) for mid, c in before.items()
-            if mid in vectors and _cos(vectors[mid], chosen) >= floor}
+    # an utterance that stated a choice of the user's is an earlier choice, whichever of its memories is close
+    chose = {group_of(mid, c.record) for mid, c in before.items()
+             if c.record.metadata.source.speaker == "user" and states_decision(c.record)}
+    near = {g for mid, c in before.items() if mid in vectors and _cos(vectors[mid], chosen) >= (
+        max(floor, choices_floor) if (g := group_of(mid, c.record)) in chose else floor)}
     return {mid: f"an option weighed before the decision {decision.id} (close in meaning to it)"
             for mid, c in candidates.items() if group_of(mid, c.record) in near}
 

@@ -21,7 +21,7 @@ dimension) it reads nothing, and the two judgements stay off.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -50,11 +50,20 @@ class QueryReading:
 
     probabilities: dict[str, float] = field(default_factory=dict)
     thresholds: dict[str, float] = field(default_factory=dict)
+    #: kinds another reader found asked (``mnemir.retrieve.decision_questions``), whatever the probabilities say
+    also: frozenset[str] = frozenset()
 
     def asks(self, kind: str) -> bool:
-        """Whether the question asks for ``kind`` (its probability at least the kind's threshold)."""
+        """Whether the question asks for ``kind`` (its probability at least the kind's threshold, or another
+        reader found it asked: ``also``)."""
+        if kind in self.also:
+            return True
         p = self.probabilities.get(kind)
         return p is not None and p >= self.thresholds.get(kind, 0.5)
+
+    def with_asked(self, kind: str) -> QueryReading:
+        """This reading with ``kind`` counted as asked (another reader found it); the probabilities as they are."""
+        return self if kind in self.also else replace(self, also=self.also | {kind})
 
     @property
     def asks_next(self) -> bool:

@@ -34,6 +34,7 @@ from mnemir.ir import MemIR, MemoryStatus, ensure_aware
 from mnemir.ontology import Ontology, format_datetime
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.context import Context
+from mnemir.retrieve.decision_questions import asks_decision
 from mnemir.retrieve.evidence import Settled, confidence_learned, role_evidence, settle, settle_learned
 from mnemir.retrieve.fusion import (
     DERIVED_FROM,
@@ -87,7 +88,7 @@ from mnemir.retrieve.learned import (
 )
 from mnemir.retrieve.lexical import entity_terms
 from mnemir.retrieve.persons import IN_TRANSCRIPT, about_the_asked_person
-from mnemir.retrieve.query_kinds import PAST_EVENT, QueryKinds, QueryReading, read_query
+from mnemir.retrieve.query_kinds import DECISION, PAST_EVENT, QueryKinds, QueryReading, read_query
 from mnemir.retrieve.ranking import (
     ANSWER_ROLES,
     LINK_DECAY,
@@ -307,11 +308,22 @@ class RecallConfig:
     event_past: bool = False
     #: asked what was decided, with one of the user's decisions in the top k: what was said before it, in another
     #: utterance, at least this close in meaning to it (cosine) stands for an option weighed before the choice and
-    #: is left out with its utterance (``judgements.options_near_decision``; 1.0: off; decision 0081)
-    decision_options: float = 0.45
+    #: is left out with its utterance (``judgements.options_near_decision``; 1.0: off; decision 0081). 0.25: the
+    #: deliberation is often worded far from the choice (0.45 -> 0.25 with ``decision_questions``: continuity dev
+    #: 0.711 / 0.167 -> 0.718 / 0.160, 19 won / 3 lost; collapse dev level; 0.05 gained 8 more on continuity dev and
+    #: cost 3 end-to-end collapse queries: docs/decisions/0091)
+    decision_options: float = 0.25
     #: ... and an earlier decision of the user's that close to the latest one shown goes too (a later choice about
     #: the same thing replaces it)
     decision_earlier_choices: bool = True
+    #: ... an earlier decision only at least this close (cosine) when that is above ``decision_options``: a later
+    #: choice replaces an earlier one about the same thing, the options weighed are often worded far from the choice
+    #: (0.0: as close as an option; docs/decisions/0091)
+    decision_choices_close: float = 0.0
+    #: a question the learned decision-question reader (:mod:`mnemir.retrieve.decision_questions`: the question's
+    #: vector and words, fitted on the continuity train checkpoints) reads as asking what was decided counts as
+    #: asking about a choice even when the query-kind softmax does not (docs/decisions/0091)
+    decision_questions: bool = True
     #: called with the role model's feature row of each query (training and diagnostics)
     role_observer: Callable[[Any], None] | None = None
     #: the query-kind model (:mod:`mnemir.retrieve.query_kinds`); None = the one shipped with the package (another
@@ -322,7 +334,8 @@ class RecallConfig:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
                  "role_confidence_in_fusion", "open_work_follows_settled", "asked_person", "transcript_turns_stay",
                  "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past", "asked_person_fill",
-                 "decision_earlier_choices", "plain_floor_felt", "plain_floor_chat_felt", "chat_past")
+                 "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
+                 "chat_past")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -354,8 +367,8 @@ class RecallConfig:
                                 ("felt_episode_calm", 0.0, 1.0), ("felt_episode_event_kinds", 0.0, 1.0),
                                 ("plain_text_depth", 1.0, 10.0), ("asked_person_depth", 1.0, 10.0),
                                 ("event_reading", 0.0, 1.0), ("decision_options", 0.0, 1.0),
-                                ("floor_confident", 0.0, 1.0), ("chat_confident_intent", 0.0, 1.0),
-                                ("chat_plain_share", 0.0, 1.0)):
+                                ("decision_choices_close", 0.0, 1.0), ("floor_confident", 0.0, 1.0),
+                                ("chat_confident_intent", 0.0, 1.0), ("chat_plain_share", 0.0, 1.0)):
             value = getattr(self, name)
             if value is None and name.startswith("chat_"):
                 continue
@@ -611,6 +624,9 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     qvec = embedder.embed_query(intent.query)
     reading = (read_query(qvec, embedder.model_id) if config.query_kinds is None
                else config.query_kinds.read(qvec, embedder.model_id))
+    if config.decision_questions and not reading.asks_decision and reading.probabilities \
+            and asks_decision(qvec, intent.query, embedder.model_id):
+        reading = reading.with_asked(DECISION)
     asked, intent = intent, confirm_open_work(intent, reading)
     event = _asks_past_event(reading, config) if getattr(intent, "kinds", ()) else None
     types = tuple(ontology.resolve(t).name for t in intent.types)
@@ -638,7 +654,8 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     kept = decision_first(next_step_first(kept, q.reading), q.reading, reached)
     if not q.past:  # asked about a choice: the options weighed before the decision shown first are no answer
         options = options_near_decision(store, kept, {**q.deep, **q.pool}, q.groups, q.reading, k,
-                                        config.decision_options, config.decision_earlier_choices)
+                                        config.decision_options, config.decision_earlier_choices,
+                                        config.decision_choices_close)
         if options:
             q.bar(options)
             kept = [s for s in kept if s.record.id not in options]
