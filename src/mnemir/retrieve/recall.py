@@ -195,7 +195,7 @@ class RecallConfig:
     #: ... and an utterance from which only a feeling was read, ruled out with its feeling's role (decision 0070),
     #: keeps its floor place too, as what was said (False: the outburst guard stands)
     plain_floor_felt: bool = False
-    #: the floor over a conversation between people (plain search's first utterance is a turn of a transcript that
+    #: the floor over a conversation between people (one of plain search's first three utterances is a turn of a transcript that
     #: names its speakers, read as one on the write side): there what was read from a turn is a typing of one
     #: person's news, made by an extractor taught on a user talking with the assistant, and what was said is the
     #: evidence; ``plain_floor_chat`` places as ``plain_floor`` (0: off), and with ``plain_floor_chat_felt`` a turn
@@ -206,7 +206,7 @@ class RecallConfig:
     #: ``plain_floor``); ``plain_floor_chat_felt`` moved nothing on train: off (docs/decisions/0087)
     plain_floor_chat: int = 3
     plain_floor_chat_felt: bool = False
-    #: over a conversation between people (as for ``plain_floor_chat``: plain search's first utterance is a turn of a
+    #: over a conversation between people (as for ``plain_floor_chat``: one of plain search's first three utterances is a turn of a
     #: transcript ``remember`` recognised), a question is read as one that may ask about the past: a transcript is a
     #: record of what each person said at the time, and a later turn that replaces or takes back what was read from
     #: an earlier one does not unsay it (the earlier turn stays findable, ranked, not barred; the newer one is shown
@@ -492,7 +492,7 @@ class _Query:
     barred: dict[str, str] = field(default_factory=dict)
     #: the intent model's own confidence, before the memories settled it
     asked_confidence: float = 1.0
-    #: plain search's first utterance is a turn of a transcript of people talking (:func:`_among_people`)
+    #: one of plain search's first three utterances is a turn of a transcript of people talking (:func:`_among_people`)
     among_people: bool = False
     #: typed memory id -> the utterance (episode) it was read from, for the folded episodes
     said: dict[str, MemIR] = field(default_factory=dict)
@@ -1270,15 +1270,18 @@ def _plain_fillers(q: _Query, kept: Sequence[Scored], judged: Mapping[str, Score
     return out
 
 
+#: how many of plain search's first utterances are looked at for a transcript's mark
+AMONG_PEOPLE_DEPTH = 3
+
+
 def _among_people(utterances: Mapping[str, int], known: Mapping[str, Candidate]) -> bool:
-    """Whether plain search's first utterance (``utterances``: group -> rank) is a turn of a transcript of people
-    talking (``remember`` marks what it read from such a turn): the question is asked over a conversation between
-    people."""
-    first = min(utterances.items(), key=lambda kv: (kv[1], kv[0]), default=None)
-    if first is None:
-        return False
-    c = known.get(first[0])
-    return c is not None and bool(c.record.metadata.extra.get(IN_TRANSCRIPT))
+    """Whether one of plain search's first utterances (``utterances``: group -> rank) is a turn of a transcript of
+    people talking (``remember`` marks what it read from such a turn): the question is asked over a conversation
+    between people. More than the first is looked at because a transcript is recognised only once a second speaker
+    has spoken, so a conversation's opening turn carries no mark."""
+    first = sorted(utterances.items(), key=lambda kv: (kv[1], kv[0]))[:AMONG_PEOPLE_DEPTH]
+    return any((c := known.get(group)) is not None and bool(c.record.metadata.extra.get(IN_TRANSCRIPT))
+               for group, _ in first)
 
 
 def _between_people(config: RecallConfig) -> RecallConfig:
