@@ -39,9 +39,12 @@ def test_each_user_memory_teaches_its_hand_type() -> None:
     assert labels["fee"] == "Fact" and labels["glaze_task"] == "Task" and labels["crack"] == "EmotionalState"
 
 
-def test_a_request_keeps_its_type_whatever_status_was_set_by_hand() -> None:
-    # the text asks for work: what it says is a task, although the scenario marks it done
-    assert _labels()["apron_task"] == "Task"
+def test_a_closed_task_teaches_nothing_unless_asked_and_then_a_request_is_a_task() -> None:
+    assert "apron_task" not in _labels()  # its status was set by hand: the text may or may not say it
+    # asked for: the text asks for work, what it says is a task although the scenario marks it done
+    rows, _ = collapse_rows.rows([SCENARIO], closed_requests=True)
+    labels = {row["id"].rsplit("-", 1)[-1]: row["expect"][0]["type"] for row in rows}
+    assert labels["apron_task"] == "Task" and "clay_done" not in labels
 
 
 def test_tool_text_reports_of_work_and_repeats_teach_nothing() -> None:
