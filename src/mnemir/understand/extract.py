@@ -90,7 +90,7 @@ EMOTION_WORD_BOOST = 0.2
 #: the shipped weights the extractor reads (``understand/data/<name>.{npz,json}``): ``extractor`` (the training split
 #: of ``TRAIN_FILES``) or ``extractor_roles`` (the same, plus the collapse train memories as rows,
 #: ``python -m mnemir.eval.collapse_rows``; docs/decisions/0092: collapse dev end to end +0.9 points, continuity dev
-#: +0.85, extraction dev -1.2 / -1.3, three dialogue-state tests read differently, so not the default yet)
+#: +0.85, extraction dev -1.2 / -1.3, four write-side tests read differently, so not the default yet)
 EXTRACTOR_MODEL = "extractor"
 #: an utterance whose pieces read only as a feeling and facts is kept as one EmotionalState of the whole text when the
 #: classifier reads the whole as a feeling with at least this probability (:meth:`Extractor._outburst`); None: off
