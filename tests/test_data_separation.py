@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from mnemir.eval import collapse, continuity, paraphrase
+from mnemir._paths import training_dir
+from mnemir.eval import collapse, collapse_rows, continuity, paraphrase
 from mnemir.eval import extraction as corpus
+from mnemir.understand.model import read_jsonl
 
 
 def _texts(split: str, kind: str) -> set[str]:
@@ -27,7 +29,10 @@ def _stock_reply(text: str) -> bool:
     return len(bare.split()) <= 1 and len(bare) <= 4
 
 
-TRAINED_ON = _texts("train", "extraction") | _texts("train", "intent")
+# the extractor_roles weights also learn from the collapse train memories written as rows (docs/decisions/0092)
+_COLLAPSE_ROWS = training_dir() / "understand" / collapse_rows.FILE
+TRAINED_ON = _texts("train", "extraction") | _texts("train", "intent") | (
+    {row["text"] for row in read_jsonl(_COLLAPSE_ROWS)} if _COLLAPSE_ROWS.is_file() else set())
 
 
 @pytest.mark.parametrize("split", ["dev", "test"])

@@ -87,6 +87,14 @@ WEAK_FEELING_GIVES_WAY = True
 #: smallest of the best: out-of-fold accuracy without it 0.950; 0.1: 0.953, 0.2: 0.954, 0.3: 0.954, 0.4: 0.954
 #: (``python -m mnemir.understand.train --cv 5 --emotion-boost B``, the extractor line)
 EMOTION_WORD_BOOST = 0.2
+#: the shipped weights the extractor reads (``understand/data/<name>.{npz,json}``): ``extractor`` (the training split
+#: of ``TRAIN_FILES``) or ``extractor_roles`` (the same, plus the collapse train memories as rows,
+#: ``python -m mnemir.eval.collapse_rows``; docs/decisions/0092: collapse dev end to end +0.9 points, continuity dev
+#: +0.85, extraction dev -1.2 / -1.3, four write-side tests read differently, so not the default yet)
+EXTRACTOR_MODEL = "extractor"
+#: an utterance whose pieces read only as a feeling and facts is kept as one EmotionalState of the whole text when the
+#: classifier reads the whole as a feeling with at least this probability (:meth:`Extractor._outburst`); None: off
+OUTBURST_WHOLE_MIN_P: float | None = None
 _PLAN_GOAL = "plan goal (rule)"
 #: a piece read as a report on a task that says nothing of how the work stands (done, dropped, decided, told as having
 #: happened, under way, put off) is read here as the classifier's best other memory type. Off: it cost 1.1 points of
@@ -332,7 +340,9 @@ class Extractor:
 
     def __init__(self, embedder: Embedder, model: SoftmaxModel | None = None) -> None:
         self.embedder = embedder
-        self.model = model if model is not None else load_model("extractor")
+        #: see :data:`OUTBURST_WHOLE_MIN_P` (per extractor, so that a comparison can run both side by side)
+        self.outburst_whole_min_p = OUTBURST_WHOLE_MIN_P
+        self.model = model if model is not None else load_model(EXTRACTOR_MODEL)
         self.model.check(embedder)
         self._prototypes: tuple[list[str], Any] | None = None
 
@@ -387,6 +397,9 @@ class Extractor:
                        zip(pieces, self.model.predict(vectors, pieces), strict=True)]
         labelled = [(piece, _report_rule(piece, pred[0][0]), pred[0][1])
                     for piece, pred in zip(pieces, predictions, strict=True)]
+        whole = self._outburst(text, labelled, now)
+        if whole is not None:
+            return [whole]
         if any(label == "Plan" for _, label, _ in labelled):
             # actions told together with a step of a plan are more steps of it ("周六上午给阳台换花盆，下午去修自行车"):
             # no training row labels one utterance both Task and Plan
@@ -408,6 +421,29 @@ class Extractor:
                     beside.vector = vector
                     drafts.append(beside)
         return drafts
+
+    def _outburst(self, text: str, labelled: Sequence[tuple[str, str, float]], now: datetime) -> Draft | None:
+        """An outburst told in several sentences ("I'm livid. The garage kept the car another week and charged me for
+        it.") is one feeling with what set it off: when its pieces read only as a feeling and facts (at least one a
+        feeling) and the classifier reads the whole utterance as a feeling with at least ``outburst_whole_min_p``,
+        it is one EmotionalState of the whole text, not a feeling beside calm facts. What happened stays in the
+        feeling's text (and in the utterance kept verbatim), so a question about the event still finds it; a calm
+        fact question does not take the outburst for its answer."""
+        floor = self.outburst_whole_min_p
+        labels = {label for _, label, _ in labelled}
+        if floor is None or len(labelled) < 2 or "EmotionalState" not in labels \
+                or not labels <= {"EmotionalState", "Fact", "NONE"}:
+            return None
+        vector = self.embedder.embed([text])[0]
+        label, p = lexicon_boost(text, self.model.predict(np.asarray([vector]), [text])[0])[0]
+        if label != "EmotionalState" or p < floor:
+            return None
+        draft = self._draft("EmotionalState", text, text, now, p, vector)
+        if draft is not None:
+            draft.vector = vector
+            draft.reasons.append(f"an outburst: its pieces read as a feeling and facts, the whole as a feeling "
+                                 f"(p={p:.2f}); kept whole")
+        return draft
 
     def reread(self, piece: str, whole: str, now: datetime, vector: Any = None,
                reasons: Sequence[str] = ()) -> Draft | None:

@@ -45,11 +45,12 @@ SHARED_WEIGHT = 0.3
 BATCH_WEIGHT: dict[str, float] = {}
 
 
-def training_rows(model: str, *, shared: bool = False) -> list[dict[str, Any]]:
+def training_rows(model: str, *, shared: bool = False, extra: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """Every training row of ``model`` ("extractor" or "intent"), in file order; a batch file not built yet is
-    skipped. With ``shared``, the rows taken from the shared dialogue datasets follow (each names its ``source``)."""
+    skipped. With ``shared``, the rows taken from the shared dialogue datasets follow (each names its ``source``);
+    ``extra``: more batch files of ``training/understand`` (a trial of a batch outside ``TRAIN_FILES``)."""
     rows: list[dict[str, Any]] = []
-    for name in TRAIN_FILES[model]:
+    for name in (*TRAIN_FILES[model], *extra):
         path = training_dir() / "understand" / name
         if path.exists():
             rows += [{**row, "batch": name} for row in read_jsonl(path)]
@@ -240,12 +241,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="also train on rows of the shared dialogue datasets (docs/decisions/0021: not shipped)")
     parser.add_argument("--hidden", type=int, default=0,
                         help="a ReLU hidden layer of this many units (docs/decisions/0020: not shipped; 0 = softmax)")
+    parser.add_argument("--batch", action="append", default=[], metavar="FILE[=WEIGHT]",
+                        help="also train the extractor on this batch of training/understand, at this sample weight "
+                             "(default 1): a trial of a batch outside TRAIN_FILES")
     args = parser.parse_args(argv)
+    for spec in args.batch:
+        name, _, weight = spec.partition("=")
+        BATCH_WEIGHT[name] = float(weight or 1.0)
     global _CACHE
     _CACHE = args.cache
     out = output_dir(args.out, args.cv)
     embedder = default_embedder()
-    extraction = training_rows("extractor", shared=args.shared)
+    extraction = training_rows("extractor", shared=args.shared,
+                               extra=tuple(spec.partition("=")[0] for spec in args.batch))
     intent = training_rows("intent", shared=args.shared)
     jobs = {
         "extractor": (weighted_extraction_examples(extraction), EXTRACTION_LABELS),
