@@ -25,10 +25,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from mnemir.embed import default_embedder
+from dialogue_qa_variants import setup
+
 from mnemir.eval import dialogue_qa as D
 from mnemir.eval import locomo as L
-from mnemir.eval._embedcache import cached
 from mnemir.retrieve.recall import RecallConfig, _past_period, plain_utterance_order
 
 BASE = RecallConfig()
@@ -49,17 +49,7 @@ def cause(notes: list[str], ids: set[str], plain_hit: bool, period: bool, plain_
 
 
 def main() -> None:
-    split, mode, out = sys.argv[1], sys.argv[2], sys.argv[3]
-    if split == "test":
-        raise SystemExit("the test split is run by the lead only (docs/EVALUATION.md)")
-    variants: dict[str, dict[str, Any]] = {"base": {}}
-    for arg in sys.argv[4:]:
-        name, _, spec = arg.partition("=")
-        variants[name] = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(spec).items()}
-    convs = D.load(split)
-    emb = cached(default_embedder())
-    samples = [(c, c.sample(mode)) for c in convs]
-    emb.prefetch([t.text for _, s in samples for t in s.turns], [q.text for _, s in samples for q in s.questions])
+    out, variants, emb, samples = setup(sys.argv)
     rows: list[dict[str, Any]] = []
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="dqa-loss-") as tmp:

@@ -26,18 +26,24 @@ BASE = RecallConfig()
 KS = (5, 10)
 
 
-def main() -> None:
-    split, mode, out = sys.argv[1], sys.argv[2], sys.argv[3]
+def setup(argv: list[str]) -> tuple[str, dict[str, dict[str, Any]], Any, list[tuple[Any, Any]]]:
+    """``SPLIT MODE OUT.json ['NAME={...}' ...]`` read (never the test split): the output path, the variants (``base``
+    first), the cached embedder and each conversation with its sample, their texts embedded ahead."""
+    split, mode, out = argv[1], argv[2], argv[3]
     if split == "test":
         raise SystemExit("the test split is run by the lead only (docs/EVALUATION.md)")
     variants: dict[str, dict[str, Any]] = {"base": {}}
-    for arg in sys.argv[4:]:
+    for arg in argv[4:]:
         name, _, spec = arg.partition("=")
         variants[name] = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(spec).items()}
-    convs = D.load(split)
     emb = cached(default_embedder())
-    samples = [(c, c.sample(mode)) for c in convs]
+    samples = [(c, c.sample(mode)) for c in D.load(split)]
     emb.prefetch([t.text for _, s in samples for t in s.turns], [q.text for _, s in samples for q in s.questions])
+    return out, variants, emb, samples
+
+
+def main() -> None:
+    out, variants, emb, samples = setup(sys.argv)
     rows: list[dict[str, Any]] = []
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="dqa-var-") as tmp:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
+from tests.understand.test_corrections_take_back import _said
 
 import mnemir
 from mnemir.retrieve import RecallConfig
@@ -24,15 +25,6 @@ CHAT = [
 #: the same words said by a user to the assistant, no names
 ALONE = [("user", t.split(": ", 1)[1]) if t.startswith("Odile") else ("assistant", t.split(": ", 1)[1]) for t in CHAT]
 QUERY = "When did Odile first say her optician appointment was?"
-
-
-def _said(mem: mnemir.Memory, turns: list[tuple[str, str]], start: datetime) -> dict[int, str]:
-    out = {}
-    for n, (speaker, text) in enumerate(turns, start=1):
-        done = mem.remember(text, speaker=speaker, user="ines", session="s1", turn=n, now=start + timedelta(minutes=n))
-        assert done.episode is not None
-        out[n] = done.episode.id
-    return out
 
 
 def _turns(result: mnemir.Recall) -> set[int]:
