@@ -195,8 +195,8 @@ class RecallConfig:
     #: ... and an utterance from which only a feeling was read, ruled out with its feeling's role (decision 0070),
     #: keeps its floor place too, as what was said (False: the outburst guard stands)
     plain_floor_felt: bool = False
-    #: the floor over a conversation between people (one of plain search's first three utterances is a turn of a transcript that
-    #: names its speakers, read as one on the write side): there what was read from a turn is a typing of one
+    #: the floor over a conversation between people (one of plain search's first three utterances is a turn of a
+    #: transcript that names its speakers, read as one on the write side): there what was read from a turn is a typing of one
     #: person's news, made by an extractor taught on a user talking with the assistant, and what was said is the
     #: evidence; ``plain_floor_chat`` places as ``plain_floor`` (0: off), and with ``plain_floor_chat_felt`` a turn
     #: read only as a feeling keeps its floor place too (a turn told to a friend with a feeling is no outburst at
@@ -206,8 +206,8 @@ class RecallConfig:
     #: ``plain_floor``); ``plain_floor_chat_felt`` moved nothing on train: off (docs/decisions/0087)
     plain_floor_chat: int = 3
     plain_floor_chat_felt: bool = False
-    #: over a conversation between people (as for ``plain_floor_chat``: one of plain search's first three utterances is a turn of a
-    #: transcript ``remember`` recognised), a question is read as one that may ask about the past: a transcript is a
+    #: over a conversation between people (as for ``plain_floor_chat``: one of plain search's first three utterances
+    #: is a turn of a transcript ``remember`` recognised), a question is read as one that may ask about the past: a transcript is a
     #: record of what each person said at the time, and a later turn that replaces or takes back what was read from
     #: an earlier one does not unsay it (the earlier turn stays findable, ranked, not barred; the newer one is shown
     #: too). User-assistant stores hold no transcript turns: there nothing changes. On by default: dialogue QA train
