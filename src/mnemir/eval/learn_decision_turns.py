@@ -83,13 +83,11 @@ def choose(vectors: npt.NDArray[np.float64], texts: list[str], y: npt.NDArray[np
     return {**best, "tried": tried}
 
 
-def train(embedder: Embedder | None = None) -> DecisionTurns:
-    embedder = embedder or default_embedder()
-    texts, labels, files = examples("train")
+def fit_model(model_id: str, vectors: npt.NDArray[np.float64], texts: list[str], labels: list[int],
+              files: Sequence[str], note: str) -> DecisionTurns:
+    """The n-gram scale, penalty and threshold chosen by cross-validation, then a logistic regression on every
+    example (texts, their vectors and 0 / 1 labels; ``files`` groups the folds)."""
     y = np.asarray(labels, dtype=np.int64)
-    cache = cached(embedder)
-    cache.prefetch(list(texts), [])
-    vectors = np.asarray(cache.embed(texts), dtype=np.float64)
     chosen = choose(vectors, texts, y, files)
     x = features(vectors, texts, NGRAM_DIMS, chosen["ngram_scale"])
     w = fit(x, y, 2, chosen["penalty"], steps=STEPS)
@@ -97,10 +95,20 @@ def train(embedder: Embedder | None = None) -> DecisionTurns:
     meta = {"trained_on": sorted(set(files)), "examples": len(texts), "positives": int(y.sum()),
             "penalty": chosen["penalty"],
             "cross_validated": {k: v for k, v in chosen.items() if k not in ("penalty", "threshold", "ngram_scale")},
-            "note": "user turns of the continuity train conversations, a decision checkpoint's relevant turns "
-                    "positive; python -m mnemir.eval.learn_decision_turns"}
-    return DecisionTurns(embedder.model_id, int(vectors.shape[1]), weights, float(chosen["threshold"]), NGRAM_DIMS,
+            "note": note}
+    return DecisionTurns(model_id, int(vectors.shape[1]), weights, float(chosen["threshold"]), NGRAM_DIMS,
                          float(chosen["ngram_scale"]), meta)
+
+
+def train(embedder: Embedder | None = None) -> DecisionTurns:
+    embedder = embedder or default_embedder()
+    texts, labels, files = examples("train")
+    cache = cached(embedder)
+    cache.prefetch(list(texts), [])
+    vectors = np.asarray(cache.embed(texts), dtype=np.float64)
+    return fit_model(embedder.model_id, vectors, texts, labels, files,
+                     "user turns of the continuity train conversations, a decision checkpoint's relevant turns "
+                     "positive; python -m mnemir.eval.learn_decision_turns")
 
 
 def main(argv: list[str] | None = None) -> int:
