@@ -680,9 +680,10 @@ def options_near_decision(store: Store, order: Sequence[Scored], candidates: Map
     not the write side linked them (``settles`` links at most a few, above a higher bar). The decision is the latest
     of the user's decisions shown: a later choice about the same thing replaces an earlier one, so with
     ``earlier_choices`` an earlier decision close to it goes too (else it stays), with its utterance judged at least
-    ``choices_floor`` close when that is higher than ``floor``: a later choice replaces an earlier one only about the same thing, while the
-    deliberation is often worded far from the choice. Each goes, with every memory of its utterance (id -> the
-    reason): shown beside the choice, an option weighed reads as if it still held. ``floor`` >= 1: off."""
+    ``choices_floor`` close when that is higher than ``floor``: a later choice replaces an earlier one only about the
+    same thing, while the deliberation is often worded far from the choice. Each goes, with every memory of its
+    utterance (id -> the reason): shown beside the choice, an option weighed reads as if it still held. ``floor`` >=
+    1: off."""
     if floor >= 1.0 or not reading.asks_decision:
         return {}
     shown = [s.record for s in order[:k] if s.record.metadata.source.speaker == "user" and states_decision(s.record)]
