@@ -622,7 +622,8 @@ class _Query:
         if floor <= 0.0:
             return True
         group = self.groups.get(c.id, utterance_of(c.record))
-        answers = c.similarity - self.config.felt_calm_answers  # the calm memory answers the question about as well
+        margin = self.config.felt_calm_answers  # the calm memory answers the question about as well (1.0: any)
+        answers = c.similarity - margin if margin < 1.0 else -float("inf")
         calm = [o.id for o in self.pool.values() if not o.felt and o.record.type not in (EPISODE, *NO_READING)
                 and self.groups.get(o.id, utterance_of(o.record)) != group and o.similarity >= answers]
         return c.id in calm_neighbours(self.store, [c.id], calm, floor)
