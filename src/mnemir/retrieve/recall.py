@@ -39,6 +39,7 @@ from mnemir.retrieve.evidence import Settled, confidence_learned, role_evidence,
 from mnemir.retrieve.fusion import (
     DERIVED_FROM,
     EPISODE,
+    FEELING,
     NO_READING,
     calm_neighbours,
     fold_episodes,
@@ -237,6 +238,15 @@ class RecallConfig:
     #: stands, what was decided: ``EVENT_KINDS``) with at least this probability together: the news of an outcome is
     #: often told with feeling, and then it is the answer (1.0: off)
     felt_episode_event_kinds: float = 0.5
+    #: ... and only where that calm memory is about as close to the question as the utterance (its similarity to the
+    #: query at least the utterance's less this margin): a calm memory of the same thing that answers the question
+    #: worse than the utterance is no better evidence for it (1.0: any calm memory of the same thing, as before;
+    #: docs/decisions/0093)
+    felt_calm_answers: float = 1.0
+    #: a feeling is ruled out as no answer only when the intent, as the memories settled it, does not rank feelings
+    #: as intended (a type of the feeling's family among its types), as a task is ruled out only when no task type is
+    #: (False: whenever the intent's kind is not about feelings; docs/decisions/0093)
+    ruling_follows_types: bool = False
     #: plain search over the utterances reads this many times as deep as the role order's candidates (the one
     #: vector search and the one keyword search return that many): with every utterance kept beside what was read
     #: from it (and a dialogue act beside each turn of the assistant), the role order's depth holds about half as
@@ -300,6 +310,12 @@ class RecallConfig:
     #: ahead (1.0: off; decision 0076)
     event_reading: float = 0.5
     event_not_work_kinds: tuple[str, ...] = ("open_tasks", "plan")
+    #: a question the query-kind model reads as asking about no present state (the kinds of ``PRESENT_KINDS``: a
+    #: value now, a preference, open work, where a task stands, what comes next, what holds after a choice, together
+    #: under this probability) is read as one that may ask about the past: what a lifecycle rule hides only "unless
+    #: the past is asked about" (a memory replaced by a newer one, an utterance a later memory took back, the options
+    #: a decision settled) stays findable, ranked and flagged. 0: off (docs/decisions/0093)
+    past_unless_present: float = 0.0
     #: ... and then the intent's confidence is at most 1 - that probability: where the two readings disagree, plain
     #: search's order keeps more of the top k and no role is ruled out
     event_unsure: bool = True
@@ -335,7 +351,7 @@ class RecallConfig:
                  "role_confidence_in_fusion", "open_work_follows_settled", "asked_person", "transcript_turns_stay",
                  "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past", "asked_person_fill",
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
-                 "chat_past")
+                 "chat_past", "ruling_follows_types")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -365,6 +381,8 @@ class RecallConfig:
                                 ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
                                 ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0),
                                 ("felt_episode_calm", 0.0, 1.0), ("felt_episode_event_kinds", 0.0, 1.0),
+                                ("felt_calm_answers", 0.0, 1.0),
+                                ("past_unless_present", 0.0, 1.0),
                                 ("plain_text_depth", 1.0, 10.0), ("asked_person_depth", 1.0, 10.0),
                                 ("event_reading", 0.0, 1.0), ("decision_options", 0.0, 1.0),
                                 ("decision_choices_close", 0.0, 1.0), ("floor_confident", 0.0, 1.0),
@@ -604,8 +622,10 @@ class _Query:
         if floor <= 0.0:
             return True
         group = self.groups.get(c.id, utterance_of(c.record))
+        margin = self.config.felt_calm_answers  # the calm memory answers the question about as well (1.0: any)
+        answers = c.similarity - margin if margin < 1.0 else -float("inf")
         calm = [o.id for o in self.pool.values() if not o.felt and o.record.type not in (EPISODE, *NO_READING)
-                and self.groups.get(o.id, utterance_of(o.record)) != group]
+                and self.groups.get(o.id, utterance_of(o.record)) != group and o.similarity >= answers]
         return c.id in calm_neighbours(self.store, [c.id], calm, floor)
 
     def ruled_out(self, c: Candidate, role: str, answered: bool) -> str | None:
@@ -631,7 +651,8 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     event = _asks_past_event(reading, config) if getattr(intent, "kinds", ()) else None
     types = tuple(ontology.resolve(t).name for t in intent.types)
     where = parse_filter(intent.where, ontology, types) if intent.where else None
-    past = asks_about_past(intent.query, intent.time_range, now) or (event is not None and config.event_past)
+    past = (asks_about_past(intent.query, intent.time_range, now) or (event is not None and config.event_past)
+            or _asks_no_present(reading, config))
     q = _Query(store, scope, ontology, config, intent, where, now, k, qvec, past, reading)
     quotes = _candidates(q, types)
     settled = _settle(q)
@@ -1392,7 +1413,8 @@ def _ruled_out(role: str, intent: IntentLike, config: RecallConfig) -> str | Non
         return None
     if role == "task" and intent.kind not in TASK_KINDS and not any(t in TASK_TYPES for t in intent.types):
         return f"the query asks for {intent.kind} (confidence {intent.confidence:.2f}): a task is not its answer"
-    if role == "caution" and intent.kind != "emotion":
+    if role == "caution" and intent.kind != "emotion" \
+            and not (config.ruling_follows_types and FEELING in intent.types):
         return f"the query asks for {intent.kind} (confidence {intent.confidence:.2f}): a feeling is not its answer"
     return None
 
@@ -1536,6 +1558,19 @@ def _asks_past_event(reading: QueryReading, config: RecallConfig) -> float | Non
     if p is None or p < config.event_reading or config.event_reading >= 1.0:
         return None
     return p if p >= max(reading.probabilities.values()) else None
+
+
+#: the question kinds (of the query-kind model) that ask about a present state: a value now, a preference, open work,
+#: where a task stands, what comes next, what holds after a choice
+PRESENT_KINDS = ("corrected_fact", "preference", "open_tasks", "task_status", "next_step", "decision")
+
+
+def _asks_no_present(reading: QueryReading, config: RecallConfig) -> bool:
+    """The query-kind model reads a question about no present state (``PRESENT_KINDS`` together under
+    ``RecallConfig.past_unless_present``); False when it read nothing."""
+    if config.past_unless_present <= 0.0 or not reading.probabilities:
+        return False
+    return sum(reading.probabilities.get(kind, 0.0) for kind in PRESENT_KINDS) < config.past_unless_present
 
 
 def _not_work(intent: Any) -> Any:
