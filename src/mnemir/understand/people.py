@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 from mnemir.understand import fill
 
-__all__ = ["People", "addressed", "asked_about", "is_relation", "people_in", "person_relation", "read_people",
-           "speaker_label"]
+__all__ = ["People", "about_the_speaker", "addressed", "asked_about", "involved_in", "is_relation", "names_asked",
+           "people_in", "person_relation", "read_people", "speaker_label"]
 
 #: relations one person holds at a time (a question naming one means one person); the rest ("friend", "colleague",
 #: "neighbour", "cousin", ...) name a kind of person many may be, so a memory naming another of them is still a match
@@ -217,6 +217,58 @@ def people_in(text: str, people: People) -> set[str]:
     """Who ``text`` is about: the user's relations (keys) and the known names it uses, but for one named only as
     who reports what is said ("my sister says the doctor changed the dose": about the dose)."""
     return _relations_in(text, reporters=False) | people.named_in(text, reporters=False)
+
+
+#: capitalised words that name a time, not a person ("on Tuesday", "in March")
+_TIME_WORDS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+                         "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                         "november", "december", "christmas", "easter"})
+
+
+def names_asked(query: str, texts: Iterable[str]) -> set[str]:
+    """The names a question uses that the user's memories use too (lower case), though no memory introduced them at
+    the head of a clause: a word written with a capital inside an English question ("What does Priya do?"), the
+    name at the head of a Chinese one ("老周是在哪家…", "小林接…"; two or three characters, no relation word).
+    A general fact of both languages: a proper name asked about that the user has said names that person."""
+    found: set[str] = set()
+    for word in _INNER_CAPITAL.findall(query):
+        if word.lower() not in _TIME_WORDS and word.lower() not in _REL_WORDS:
+            found.add(word.lower())
+    head = fill.person_mention(query)
+    if head is not None and _CJK.search(head.key) and 2 <= len(head.key) <= 3 and head.key not in _REL_WORDS \
+            and not head.relation and head.key not in fill.RELATIONS:
+        found.add(head.key)
+    if not found:
+        return found
+    said = [t.lower() for t in texts]
+    return {n for n in found if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", t) if not _CJK.search(n)
+                                     else n in t for t in said)}
+
+
+def involved_in(text: str, people: People) -> set[str]:
+    """Everyone ``text`` names, the one who only reports what is said included ("my dad says he was a carpenter":
+    the father, of whom "he" then tells; :func:`people_in` leaves the reporter out)."""
+    return _relations_in(text) | people.named_in(text)
+
+
+#: discourse words a clause may open with before its subject ("Yeah, I…", "Oh and I…", "对，我…", "嗯我…")
+_EN_LEAD = r"(?:(?:yeah|yes|yep|ok|okay|oh|so|well|and|but|also|anyway|honestly|actually|right|no|nah|plus|then)\W+)*"
+#: a clause whose subject is the speaker: "I" / "I'm" / "I've" … in English, 我 (not 我们 nor 我家 / 我的: the user's
+#: household or belongings) in Chinese
+_SELF_HEAD = re.compile(rf"^\s*(?:{_EN_LEAD}I(?:['’](?:m|ve|ll|d))?\b|(?:对|嗯|好|哦|噢|是的|那|反正|其实|还有|另外|然后)?[，,]?\s*我(?![们家的]))",
+                        re.I)
+#: a third person said by a pronoun ("he", "her", "他", "她"): someone else the statement tells of, unnamed
+_THIRD_PERSON = re.compile(r"\b(?:he|she|him|her|his|hers|he's|she's|himself|herself)\b|[他她]", re.I)
+
+
+def about_the_speaker(text: str) -> bool:
+    """Whether ``text`` tells of the speaker (the user) and of no one else it could be about: a clause's subject is
+    the first person ("I'm 38", "对，我五点就到店了") and no third person is said by a pronoun ("I bought her a new
+    one" tells of her too). The caller checks that it names nobody (:func:`people_in`). A general fact of both
+    languages: the first person is whoever speaks, never the person a question names."""
+    if _THIRD_PERSON.search(text):
+        return False
+    return any(_SELF_HEAD.match(clause) for clause in [text, *_CLAUSES.split(text)] if clause.strip())
 
 
 def read_people(texts: Iterable[str]) -> People:
