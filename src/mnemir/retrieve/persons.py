@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from mnemir.understand.people import (
     about_the_speaker,
     asked_about,
+    asks_of_the_speaker,
     involved_in,
     is_relation,
     names_asked,
@@ -62,7 +63,7 @@ def asked_person_order(ids: Sequence[str], texts: Mapping[str, str], query: str,
     speaker takes part in it, so it is never moved (decision 0078). ``reporters``: a memory that names the asked
     person only as who reports ("my dad says he was a carpenter") is about them too: it counts as naming them and is
     never moved (0094). ``speaker_is_other``: a statement about the speaker that names nobody counts as naming the
-    user, who is not the person asked about (0094). ``question_names``: a name the question uses that the memories use
+    user, who is not the person asked about, unless the question asks of the speaker too ("Jun and I") (0094). ``question_names``: a name the question uses that the memories use
     too is a person's, though no memory introduced it (:func:`~mnemir.understand.people.names_asked`, 0094)."""
     keep = list(range(len(ids)))
     known = list(known)
@@ -78,7 +79,7 @@ def asked_person_order(ids: Sequence[str], texts: Mapping[str, str], query: str,
         if mid in named and (entity in people.names or person_relation(entity)):
             named[mid].add(entity)
     involved = {mid: named[mid] | involved_in(texts.get(mid, ""), people) if reporters else named[mid] for mid in head}
-    if speaker_is_other:
+    if speaker_is_other and not asks_of_the_speaker(query):  # "what did Jun and I decide": the user is asked about too
         for mid in head:
             if not involved[mid] and about_the_speaker(texts.get(mid, "")):
                 named[mid] = {SPEAKER}

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from mnemir.understand import fill
 
-__all__ = ["People", "about_the_speaker", "addressed", "asked_about", "involved_in", "is_relation", "names_asked",
+__all__ = ["People", "about_the_speaker", "addressed", "asked_about", "asks_of_the_speaker", "involved_in", "is_relation", "names_asked",
            "people_in", "person_relation", "read_people", "speaker_label"]
 
 #: relations one person holds at a time (a question naming one means one person); the rest ("friend", "colleague",
@@ -225,6 +225,11 @@ _TIME_WORDS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday",
                          "november", "december", "christmas", "easter"})
 
 
+#: a Chinese name said familiarly at the head of a question: 老 / 小 / 阿 and one character ("老葛…", "小谭…", "阿芳…")
+#: (not a word of that form: 小区, 小时, 老师, 老家, 老公, ...)
+_ZH_FAMILIAR = re.compile(r"\s*(?P<name>[老小阿](?![区时学孩师板家公婆爸妈伙朋姨样子])[\u4e00-\u9fff])")
+
+
 def names_asked(query: str, texts: Iterable[str]) -> set[str]:
     """The names a question uses that the user's memories use too (lower case), though no memory introduced them at
     the head of a clause: a word written with a capital inside an English question ("What does Priya do?"), the
@@ -238,6 +243,9 @@ def names_asked(query: str, texts: Iterable[str]) -> set[str]:
     if head is not None and _CJK.search(head.key) and 2 <= len(head.key) <= 3 and head.key not in _REL_WORDS \
             and not head.relation and head.key not in fill.RELATIONS:
         found.add(head.key)
+    familiar = _ZH_FAMILIAR.match(query)
+    if familiar:
+        found.add(familiar.group("name"))
     if not found:
         return found
     said = [t.lower() for t in texts]
@@ -269,6 +277,17 @@ def about_the_speaker(text: str) -> bool:
     if _THIRD_PERSON.search(text):
         return False
     return any(_SELF_HEAD.match(clause) for clause in [text, *_CLAUSES.split(text)] if clause.strip())
+
+
+#: a question that asks of the speaker too ("what did Jun and I decide", "when do we meet her", "我和小琪定的是哪天",
+#: "她跟我说过什么"): the user is one of the people it is about
+_ASKS_OF_SPEAKER = re.compile(r"\b(?:I|me|we|us)\b|我们|咱们|我和|我跟|和我|跟我|给我|对我|帮我|找我")
+
+
+def asks_of_the_speaker(query: str) -> bool:
+    """Whether a question asks about the speaker (the user) too, beside anyone it names: the first person said as a
+    subject or an object ("I", "me", "we"; "我和…", "跟我…"); "my sister" asks about the sister only."""
+    return bool(_ASKS_OF_SPEAKER.search(query))
 
 
 def read_people(texts: Iterable[str]) -> People:
