@@ -297,7 +297,8 @@ class RecallConfig:
     #: is about them: it counts as naming them (so the step runs) and is never moved (docs/decisions/0094)
     asked_person_reporters: bool = False
     #: ... a statement whose subject is the speaker and that tells of nobody else ("I'm at the shop by five") is about
-    #: the user, another person than the one asked about: moved like a memory naming someone else (0094)
+    #: the user, another person than the one asked about: moved like a memory naming someone else; only in a
+    #: conversation with the assistant, where "I" is the user (0094)
     asked_person_speaker: bool = False
     #: ... and the memories so moved leave the answer when fewer than k others remain, instead of filling it (0094)
     asked_person_out: bool = False
@@ -750,9 +751,13 @@ def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], st
     transcript = sum(1 for n in counts.values() if n >= 2) >= 2
     spoken = {s.record.id for s in kept[:depth] if transcript and s.record.metadata.source.speaker == "user"
               and speaker_label(s.record.text) is not None}
+    # "I" is the user only in a conversation with the assistant: in a record of people talking (a transcript, or
+    # every turn said by the user with no assistant turn) "I" is whoever speaks
+    with_assistant = any(c.record.metadata.source.speaker == "assistant" for c in q.pool.values())
     positions, note, others = asked_person_order(ids, texts, q.intent.query, q.k, depth, known, entities, spoken,
                                                  reporters=q.config.asked_person_reporters,
-                                                 speaker_is_other=q.config.asked_person_speaker,
+                                                 speaker_is_other=q.config.asked_person_speaker and with_assistant
+                                                 and not transcript and not q.among_people,
                                                  question_names=q.config.asked_person_names)
     if q.config.asked_person_out:  # every memory naming only other people, those already last in the head too
         return [kept[i] for i in positions], note, {ids[i] for i in others}
