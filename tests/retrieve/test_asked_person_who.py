@@ -11,7 +11,14 @@ import pytest
 import mnemir
 from mnemir.retrieve import RecallConfig
 from mnemir.retrieve.persons import asked_person_order
-from mnemir.understand.people import about_the_speaker, involved_in, names_asked, people_in, read_people
+from mnemir.understand.people import (
+    about_the_speaker,
+    asks_of_the_speaker,
+    involved_in,
+    names_asked,
+    people_in,
+    read_people,
+)
 
 KNOWN = ["My grandad Emil loves his allotment.", "My aunt Wilma moved to Lübeck last spring."]
 
@@ -41,10 +48,21 @@ def test_who_only_reports_is_involved_though_not_the_subject() -> None:
     ("老葛一般几点下班？", ["我们组老葛最近总加班。"], {"老葛"}),
     ("What does Ottilie teach?", ["The choir meets on Fridays."], set()),  # a name no memory uses
     ("Is the market open on Saturday?", ["Saturday is market day."], set()),  # a day is no person
+    ("Who at Brightwater Bank handles my loan?", ["My loan is with Brightwater Bank."], set()),  # asks who
 ])
 def test_a_name_a_question_uses_counts_where_the_memories_use_it(query: str, texts: list[str],
                                                                  expected: set[str]) -> None:
     assert names_asked(query, texts) == expected
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("What did Ines and I settle on for the trip?", True),
+    ("我和小满定的是哪天？", True),
+    ("What does my uncle grow in his garden?", False),
+    ("我舅舅种了什么菜？", False),
+])
+def test_a_question_that_asks_of_the_speaker_too(query: str, expected: bool) -> None:
+    assert asks_of_the_speaker(query) is expected
 
 
 def test_the_reporter_and_the_speaker_settings() -> None:

@@ -63,11 +63,14 @@ def asked_person_order(ids: Sequence[str], texts: Mapping[str, str], query: str,
     speaker takes part in it, so it is never moved (decision 0078). ``reporters``: a memory that names the asked
     person only as who reports ("my dad says he was a carpenter") is about them too: it counts as naming them and is
     never moved (0094). ``speaker_is_other``: a statement about the speaker that names nobody counts as naming the
-    user, who is not the person asked about, unless the question asks of the speaker too ("Jun and I") (0094). ``question_names``: a name the question uses that the memories use
+    user, who is not the person asked about, unless the question asks of the speaker too ("Ines and I") (0094). ``question_names``: a name the question uses that the memories use
     too is a person's, though no memory introduced it (:func:`~mnemir.understand.people.names_asked`, 0094)."""
     keep = list(range(len(ids)))
     known = list(known)
     people = read_people([*known, *texts.values()])
+    # the speaker is another person only than someone the memories introduce as a person (a relation, a name said
+    # at a clause head), not than a capitalised word the question shares with them (a place, a firm)
+    introduced = bool(asked_about(query, people))
     if question_names:
         people.names |= names_asked(query, [*known, *texts.values()])
     asked = asked_about(query, people)
@@ -79,7 +82,7 @@ def asked_person_order(ids: Sequence[str], texts: Mapping[str, str], query: str,
         if mid in named and (entity in people.names or person_relation(entity)):
             named[mid].add(entity)
     involved = {mid: named[mid] | involved_in(texts.get(mid, ""), people) if reporters else named[mid] for mid in head}
-    if speaker_is_other and not asks_of_the_speaker(query):  # "what did Jun and I decide": the user is asked about too
+    if speaker_is_other and introduced and not asks_of_the_speaker(query):  # "what did Ines and I settle on": the user is asked about too
         for mid in head:
             if not involved[mid] and about_the_speaker(texts.get(mid, "")):
                 named[mid] = {SPEAKER}

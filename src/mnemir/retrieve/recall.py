@@ -293,7 +293,7 @@ class RecallConfig:
     #: ... and when a memory so moved is still in the top k because the answer was short, plain search's next
     #: utterances (as a short answer is filled) take the places before it (decision 0081)
     asked_person_fill: bool = True
-    #: ... a memory that names the asked person only as who reports ("my dad says he was a carpenter", "我婆婆说…她…")
+    #: ... a memory that names the asked person only as who reports ("my dad says he was a carpenter", "我奶奶说她…")
     #: is about them: it counts as naming them (so the step runs) and is never moved (docs/decisions/0094)
     asked_person_reporters: bool = False
     #: ... a statement whose subject is the speaker and that tells of nobody else ("I'm at the shop by five") is about
@@ -303,7 +303,7 @@ class RecallConfig:
     #: ... and the memories so moved leave the answer when fewer than k others remain, instead of filling it (0094)
     asked_person_out: bool = False
     #: ... a name the question uses that the memories use too counts as a person's, though no memory introduced it at
-    #: the head of a clause ("What does Priya do?", "老周…") (0094)
+    #: the head of a clause ("What does Ottilie teach?", "老葛…") (0094)
     asked_person_names: bool = False
     #: a question the query-kind model reads as asking about a past event (its likeliest kind, at least this
     #: probability) asks for no open work and no plan: where the intent, as the memories settled it, is one of

@@ -225,17 +225,24 @@ _TIME_WORDS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday",
                          "november", "december", "christmas", "easter"})
 
 
-#: a Chinese name said familiarly at the head of a question: 老 / 小 / 阿 and one character ("老葛…", "小谭…", "阿芳…")
+#: a Chinese name said familiarly at the head of a question: 老 / 小 / 阿 and one character ("老葛…", "小霞…", "阿坤…")
 #: (not a word of that form: 小区, 小时, 老师, 老家, 老公, ...)
 _ZH_FAMILIAR = re.compile(r"\s*(?P<name>[老小阿](?![区时学孩师板家公婆爸妈伙朋姨样子])[\u4e00-\u9fff])")
 
 
+#: a question asking who someone is: the answer is a person the question does not name
+_ASKS_WHO = re.compile(r"\b(?:who|whom|whose)\b|谁", re.I)
+
+
 def names_asked(query: str, texts: Iterable[str]) -> set[str]:
     """The names a question uses that the user's memories use too (lower case), though no memory introduced them at
-    the head of a clause: a word written with a capital inside an English question ("What does Priya do?"), the
-    name at the head of a Chinese one ("老周是在哪家…", "小林接…"; two or three characters, no relation word).
-    A general fact of both languages: a proper name asked about that the user has said names that person."""
+    the head of a clause: a word written with a capital inside an English question ("What does Ottilie teach?"), the
+    name at the head of a Chinese one ("老葛几点下班？", "王小满是…"; two or three characters, no relation word).
+    A general fact of both languages: a proper name asked about that the user has said names that person; a question
+    asking who ("Who at Brightwater Bank…?", "谁…") asks for someone it does not name: none."""
     found: set[str] = set()
+    if _ASKS_WHO.search(query):  # "Who at Brightwater Bank…": the person asked for is not the one named
+        return found
     for word in _INNER_CAPITAL.findall(query):
         if word.lower() not in _TIME_WORDS and word.lower() not in _REL_WORDS:
             found.add(word.lower())
@@ -271,7 +278,7 @@ _THIRD_PERSON = re.compile(r"\b(?:he|she|him|her|his|hers|he's|she's|himself|her
 
 def about_the_speaker(text: str) -> bool:
     """Whether ``text`` tells of the speaker (the user) and of no one else it could be about: a clause's subject is
-    the first person ("I'm 38", "对，我五点就到店了") and no third person is said by a pronoun ("I bought her a new
+    the first person ("I'm at my desk by nine", "对，我七点半到公司") and no third person is said by a pronoun ("I bought her a new
     one" tells of her too). The caller checks that it names nobody (:func:`people_in`). A general fact of both
     languages: the first person is whoever speaks, never the person a question names."""
     if _THIRD_PERSON.search(text):
@@ -279,15 +286,20 @@ def about_the_speaker(text: str) -> bool:
     return any(_SELF_HEAD.match(clause) for clause in [text, *_CLAUSES.split(text)] if clause.strip())
 
 
-#: a question that asks of the speaker too ("what did Jun and I decide", "when do we meet her", "我和小琪定的是哪天",
+#: a question that asks of the speaker too ("what did Ines and I settle on", "when do we meet her", "我和小琪定的是哪天",
 #: "她跟我说过什么"): the user is one of the people it is about
 _ASKS_OF_SPEAKER = re.compile(r"\b(?:I|me|we|us)\b|我们|咱们|我和|我跟|和我|跟我|给我|对我|帮我|找我")
 
 
 def asks_of_the_speaker(query: str) -> bool:
     """Whether a question asks about the speaker (the user) too, beside anyone it names: the first person said as a
-    subject or an object ("I", "me", "we"; "我和…", "跟我…"); "my sister" asks about the sister only."""
-    return bool(_ASKS_OF_SPEAKER.search(query))
+    subject or an object ("I", "me", "we"; "我和…", "跟我…", "那次我…"); "my sister" / "我姐" asks about the sister
+    only."""
+    if _ASKS_OF_SPEAKER.search(query):
+        return True
+    # 我 left once the user's relations ("我姐", "我们家老大") are taken out, not as a possessive (我的, 我家)
+    rest = _ZH_REL.sub(lambda m: " " if m.group("own") else m.group(0), query)
+    return bool(re.search(r"我(?![的家])", rest))
 
 
 def read_people(texts: Iterable[str]) -> People:
