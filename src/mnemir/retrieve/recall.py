@@ -88,7 +88,7 @@ from mnemir.retrieve.learned import (
     soft_gate,
 )
 from mnemir.retrieve.lexical import entity_terms
-from mnemir.retrieve.persons import IN_TRANSCRIPT, about_the_asked_person
+from mnemir.retrieve.persons import IN_TRANSCRIPT, asked_person_order
 from mnemir.retrieve.query_kinds import DECISION, PAST_EVENT, QueryKinds, QueryReading, read_query
 from mnemir.retrieve.ranking import (
     ANSWER_ROLES,
@@ -303,6 +303,18 @@ class RecallConfig:
     #: ... and when a memory so moved is still in the top k because the answer was short, plain search's next
     #: utterances (as a short answer is filled) take the places before it (decision 0081)
     asked_person_fill: bool = True
+    #: ... a memory that names the asked person only as who reports ("my dad says he was a carpenter", "我奶奶说她…")
+    #: is about them: it counts as naming them (so the step runs) and is never moved (docs/decisions/0094)
+    asked_person_reporters: bool = False
+    #: ... a statement whose subject is the speaker and that tells of nobody else ("I'm at the shop by five") is about
+    #: the user, another person than the one asked about: moved like a memory naming someone else; only in a
+    #: conversation with the assistant, where "I" is the user (0094)
+    asked_person_speaker: bool = False
+    #: ... and the memories so moved leave the answer when fewer than k others remain, instead of filling it (0094)
+    asked_person_out: bool = False
+    #: ... a name the question uses that the memories use too counts as a person's, though no memory introduced it at
+    #: the head of a clause ("What does Ottilie teach?", "老葛…") (0094)
+    asked_person_names: bool = False
     #: a question the query-kind model reads as asking about a past event (its likeliest kind, at least this
     #: probability) asks for no open work and no plan: where the intent, as the memories settled it, is one of
     #: ``event_not_work_kinds``, it gives way to a question of no family (every content type, no status filter), so
@@ -350,6 +362,7 @@ class RecallConfig:
         flags = ("learned", "fill_from_plain", "learned_roles", "role_confidence", "role_kinds",
                  "role_confidence_in_fusion", "open_work_follows_settled", "asked_person", "transcript_turns_stay",
                  "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past", "asked_person_fill",
+                 "asked_person_reporters", "asked_person_speaker", "asked_person_out", "asked_person_names",
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
                  "chat_past", "ruling_follows_types")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
@@ -699,6 +712,9 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
             more = _plain_fillers(q, head[:k], judged, ruled_out, shown=[s for s in kept if s.record.id in moved])
             if more:
                 kept = [*head[:k], *more, *(s for s in kept if s.record.id in moved), *head[k:]]
+        if moved and config.asked_person_out:
+            kept, out_note = _moved_out(kept, moved, k)
+            notes += [out_note] if out_note else []
     floor, felt = config.plain_floor, config.plain_floor_felt
     if config.plain_floor_chat > 0 and q.among_people:
         floor, felt = max(floor, config.plain_floor_chat), felt or config.plain_floor_chat_felt
@@ -719,6 +735,19 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
 #: the question kinds (:mod:`mnemir.retrieve.query_kinds`) that ask what is so of someone: a fact about a person, its
 #: corrected value, what they like
 ASKED_PERSON_KINDS = ("other_person", "corrected_fact", "preference")
+
+
+def _moved_out(kept: list[Scored], moved: set[str], k: int) -> tuple[list[Scored], str | None]:
+    """The memories the asked-person step moved leave the answer where they would still be among the first k (fewer
+    than k others remain): what names only someone else is no answer about the person asked about, however short the
+    answer (docs/decisions/0094). Past the first k they keep their places."""
+    rest = [s for s in kept if s.record.id not in moved]
+    if len(rest) >= k:
+        return [*rest[:k], *(s for s in kept if s.record.id in moved), *rest[k:]], None
+    gone = sum(1 for s in kept[:k] if s.record.id in moved)
+    if not gone:
+        return kept, None
+    return rest, f"{gone} memor{'y' if gone == 1 else 'ies'} about other people left out of a short answer"
 
 
 def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], str | None, set[str]]:
@@ -743,7 +772,16 @@ def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], st
     transcript = sum(1 for n in counts.values() if n >= 2) >= 2
     spoken = {s.record.id for s in kept[:depth] if transcript and s.record.metadata.source.speaker == "user"
               and speaker_label(s.record.text) is not None}
-    positions, note = about_the_asked_person(ids, texts, q.intent.query, q.k, depth, known, entities, spoken)
+    # "I" is the user only in a conversation with the assistant: in a record of people talking (a transcript, or
+    # every turn said by the user with no assistant turn) "I" is whoever speaks
+    with_assistant = any(c.record.metadata.source.speaker == "assistant" for c in q.pool.values())
+    positions, note, others = asked_person_order(ids, texts, q.intent.query, q.k, depth, known, entities, spoken,
+                                                 reporters=q.config.asked_person_reporters,
+                                                 speaker_is_other=q.config.asked_person_speaker and with_assistant
+                                                 and not transcript and not q.among_people,
+                                                 question_names=q.config.asked_person_names)
+    if q.config.asked_person_out:  # every memory naming only other people, those already last in the head too
+        return [kept[i] for i in positions], note, {ids[i] for i in others}
     # the memories moved after the rest: the last run of the head's positions (each run keeps its order)
     head = min(depth, len(ids))
     start = next((j for j in range(1, head) if positions[j] < positions[j - 1]), head)

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 from mnemir.understand import fill
 
-__all__ = ["People", "addressed", "asked_about", "is_relation", "people_in", "person_relation", "read_people",
-           "speaker_label"]
+__all__ = ["People", "about_the_speaker", "addressed", "asked_about", "asks_of_the_speaker", "involved_in", "is_relation", "names_asked",
+           "people_in", "person_relation", "read_people", "speaker_label"]
 
 #: relations one person holds at a time (a question naming one means one person); the rest ("friend", "colleague",
 #: "neighbour", "cousin", ...) name a kind of person many may be, so a memory naming another of them is still a match
@@ -217,6 +217,89 @@ def people_in(text: str, people: People) -> set[str]:
     """Who ``text`` is about: the user's relations (keys) and the known names it uses, but for one named only as
     who reports what is said ("my sister says the doctor changed the dose": about the dose)."""
     return _relations_in(text, reporters=False) | people.named_in(text, reporters=False)
+
+
+#: capitalised words that name a time, not a person ("on Tuesday", "in March")
+_TIME_WORDS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+                         "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                         "november", "december", "christmas", "easter"})
+
+
+#: a Chinese name said familiarly at the head of a question: 老 / 小 / 阿 and one character ("老葛…", "小霞…", "阿坤…")
+#: (not a word of that form: 小区, 小时, 老师, 老家, 老公, ...)
+_ZH_FAMILIAR = re.compile(r"\s*(?P<name>[老小阿](?![区时学孩师板家公婆爸妈伙朋姨样子])[\u4e00-\u9fff])")
+
+
+#: a question asking who someone is: the answer is a person the question does not name
+_ASKS_WHO = re.compile(r"\b(?:who|whom|whose)\b|谁", re.I)
+
+
+def names_asked(query: str, texts: Iterable[str]) -> set[str]:
+    """The names a question uses that the user's memories use too (lower case), though no memory introduced them at
+    the head of a clause: a word written with a capital inside an English question ("What does Ottilie teach?"), the
+    name at the head of a Chinese one ("老葛几点下班？", "王小满是…"; two or three characters, no relation word).
+    A general fact of both languages: a proper name asked about that the user has said names that person; a question
+    asking who ("Who at Brightwater Bank…?", "谁…") asks for someone it does not name: none."""
+    found: set[str] = set()
+    if _ASKS_WHO.search(query):  # "Who at Brightwater Bank…": the person asked for is not the one named
+        return found
+    for word in _INNER_CAPITAL.findall(query):
+        if word.lower() not in _TIME_WORDS and word.lower() not in _REL_WORDS:
+            found.add(word.lower())
+    head = fill.person_mention(query)
+    if head is not None and _CJK.search(head.key) and 2 <= len(head.key) <= 3 and head.key not in _REL_WORDS \
+            and not head.relation and head.key not in fill.RELATIONS:
+        found.add(head.key)
+    familiar = _ZH_FAMILIAR.match(query)
+    if familiar:
+        found.add(familiar.group("name"))
+    if not found:
+        return found
+    said = [t.lower() for t in texts]
+    return {n for n in found if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", t) if not _CJK.search(n)
+                                     else n in t for t in said)}
+
+
+def involved_in(text: str, people: People) -> set[str]:
+    """Everyone ``text`` names, the one who only reports what is said included ("my dad says he was a carpenter":
+    the father, of whom "he" then tells; :func:`people_in` leaves the reporter out)."""
+    return _relations_in(text) | people.named_in(text)
+
+
+#: discourse words a clause may open with before its subject ("Yeah, I…", "Oh and I…", "对，我…", "嗯我…")
+_EN_LEAD = r"(?:(?:yeah|yes|yep|ok|okay|oh|so|well|and|but|also|anyway|honestly|actually|right|no|nah|plus|then)\W+)*"
+#: a clause whose subject is the speaker: "I" / "I'm" / "I've" … in English, 我 (not 我们 nor 我家 / 我的: the user's
+#: household or belongings) in Chinese
+_SELF_HEAD = re.compile(rf"^\s*(?:{_EN_LEAD}I(?:['’](?:m|ve|ll|d))?\b|(?:对|嗯|好|哦|噢|是的|那|反正|其实|还有|另外|然后)?[，,]?\s*我(?![们家的]))",
+                        re.I)
+#: a third person said by a pronoun ("he", "her", "他", "她"): someone else the statement tells of, unnamed
+_THIRD_PERSON = re.compile(r"\b(?:he|she|him|her|his|hers|he's|she's|himself|herself)\b|[他她]", re.I)
+
+
+def about_the_speaker(text: str) -> bool:
+    """Whether ``text`` tells of the speaker (the user) and of no one else it could be about: a clause's subject is
+    the first person ("I'm at my desk by nine", "对，我七点半到公司") and no third person is said by a pronoun ("I bought her a new
+    one" tells of her too). The caller checks that it names nobody (:func:`people_in`). A general fact of both
+    languages: the first person is whoever speaks, never the person a question names."""
+    if _THIRD_PERSON.search(text):
+        return False
+    return any(_SELF_HEAD.match(clause) for clause in [text, *_CLAUSES.split(text)] if clause.strip())
+
+
+#: a question that asks of the speaker too ("what did Ines and I settle on", "when do we meet her", "我和小琪定的是哪天",
+#: "她跟我说过什么"): the user is one of the people it is about
+_ASKS_OF_SPEAKER = re.compile(r"\b(?:I|me|we|us)\b|我们|咱们|我和|我跟|和我|跟我|给我|对我|帮我|找我")
+
+
+def asks_of_the_speaker(query: str) -> bool:
+    """Whether a question asks about the speaker (the user) too, beside anyone it names: the first person said as a
+    subject or an object ("I", "me", "we"; "我和…", "跟我…", "那次我…"); "my sister" / "我姐" asks about the sister
+    only."""
+    if _ASKS_OF_SPEAKER.search(query):
+        return True
+    # 我 left once the user's relations ("我姐", "我们家老大") are taken out, not as a possessive (我的, 我家)
+    rest = _ZH_REL.sub(lambda m: " " if m.group("own") else m.group(0), query)
+    return bool(re.search(r"我(?![的家])", rest))
 
 
 def read_people(texts: Iterable[str]) -> People:
