@@ -36,7 +36,7 @@ import numpy as np
 from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology.enums import CLOSED_STATUSES
 from mnemir.retrieve.ranking import TASK_TYPES, Candidate, IntentLike, Scored, task_status
-from mnemir.retrieve.search import said_by_assistant, tie_key
+from mnemir.retrieve.search import said_by_assistant, score_bonus, settle_ties, tie_key
 from mnemir.store.base import Selection, Store, tenant_reads
 
 EPISODE = "Episode"
@@ -177,7 +177,7 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
                       period: tuple[datetime | None, datetime | None] | None = None,
                       text_weight: float = 1.0, assistant_weight: float = 1.0,
                       orders: tuple[Sequence[tuple[str, float]], Sequence[tuple[str, float]]] | None = None,
-                      ties: str = "signals") -> dict[str, int]:
+                      ties: str = "signals", score_weight: float = 0.0) -> dict[str, int]:
     """Each utterance group's place in plain hybrid search over the utterances: the vector and keyword orders of
     the candidates, each read as an order of groups (a group is placed where its first member is), fused by
     reciprocal ranks as :func:`~mnemir.retrieve.search.hybrid_search` fuses them. Read before episodes are folded:
@@ -195,9 +195,14 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
     similarity or BM25 score); recall's ``said_orders``), used instead of the candidates' ranks in the searches
     shared with every type.
 
-    ``ties``: "signals" breaks a tie of the fused score by the strength of the signals that placed each group (each
-    order's score as a share of its best, weighed as the order: :func:`~mnemir.retrieve.search.signal_strengths`),
-    then the newer utterance, then the id; "id" by the group id alone (before decision 0095)."""
+    ``ties``: "signals": members with equal scores in an order are placed by the other order's score
+    (:func:`~mnemir.retrieve.search.settle_ties`), and a tie of the fused score goes to the stronger signals that placed each group (each order's score as a share of its best, weighed
+    as the order: :func:`~mnemir.retrieve.search.signal_strengths`), then the newer utterance, then the id; "id":
+    each the place its search gave it, and the group id alone breaks a tie (before decision 0095).
+
+    ``score_weight``: score-aware fusion, as ``FusionConfig.score_weight`` in ``search``: the strengths of the
+    vector and keyword signals that placed each group, times this, over ``PLAIN_RRF_K + 1``, add to its reciprocal
+    ranks (:func:`~mnemir.retrieve.search.score_bonus`)."""
     # what was said: an utterance is placed by its episode, as hybrid search over the raw utterances places it (a
     # typed reading's own wording does not move it: the role order weighs that); a memory with no episode by itself
     said = {mid: c for mid, c in pool.items() if c.record.type == EPISODE or utterance_of(c.record) == mid
@@ -205,6 +210,9 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
     ranked_by: list[list[tuple[str, float]]] = (
         [list(o) for o in orders] if orders is not None
         else [_order_by(said, "vector_rank", "similarity"), _order_by(said, "text_rank", "text_score")])
+    if ties != "id":  # equal scores in one order: the other order's score first (search.settle_ties)
+        vector, text = ranked_by
+        ranked_by = [settle_ties(vector, dict(text)), settle_ties(text, dict(vector))]
     inside: set[str] = set()
     if period is not None:
         within = [c for c in pool.values() if in_period(c.record, period)]
@@ -228,8 +236,11 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
                 assistant.add(group)
             first.setdefault(group, record)
             scores[group] = scores.get(group, 0.0) + weight / (PLAIN_RRF_K + len(seen))
-            if top > 0:
+            if top > 0 and n < 2:  # the vector and keyword signals (a period's order only places what it holds)
                 strength[group] = strength.get(group, 0.0) + weight * max(float(score or 0.0), 0.0) / top
+    if score_weight > 0:
+        for group, value in strength.items():
+            scores[group] += score_bonus(value, score_weight, PLAIN_RRF_K)
     if assistant_weight < 1.0:
         for group in assistant:
             scores[group] *= assistant_weight

@@ -175,6 +175,9 @@ class RecallConfig:
     #: "signals" (the strength of the signals that placed each utterance, then the newer, then the id) or "id" (the
     #: id alone, which moves with the random ids a store was given: before decision 0095)
     plain_ties: str = "signals"
+    #: score-aware fusion in recall's plain search over the utterances, as ``FusionConfig.score_weight`` in
+    #: ``search`` (0: ranks alone; decision 0095)
+    plain_score_weight: float = 0.0
     #: a confident intent rules out a reading's role, not what else the utterance said: where plain search ranks an
     #: utterance among its best and the ruled-out reading it was folded into is shorter than this share of it, the
     #: utterance itself (what was said) stands in plain search's place (0: off; decision 0038; 1.0, whenever the
@@ -370,6 +373,7 @@ class RecallConfig:
                                 ("unsure_plain_share", 0.0, 1.0),
                                 ("role_switch", 0.0, 1.0), ("role_widen", 0.0, 1.0),
                                 ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
+                                ("plain_score_weight", 0.0, 10.0),
                                 ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0),
                                 ("felt_episode_calm", 0.0, 1.0), ("felt_episode_event_kinds", 0.0, 1.0),
                                 ("plain_text_depth", 1.0, 10.0), ("asked_person_depth", 1.0, 10.0),
@@ -752,7 +756,8 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     said = (said_orders(q.store, q.scope, intent.query, q.qvec, q.k, q.config, known, q.deep)
             if q.config.plain_said_search else None)
     utterances = plain_group_ranks(known, _past_period(intent, now), q.config.plain_text_weight,
-                                   q.config.plain_assistant_weight, orders=said, ties=q.config.plain_ties)
+                                   q.config.plain_assistant_weight, orders=said, ties=q.config.plain_ties,
+                                   score_weight=q.config.plain_score_weight)
     q.among_people = _among_people(utterances, known)
     if q.among_people:  # a conversation between people: its own settings from here on (RecallConfig.chat_*)
         q.config = _between_people(q.config)
@@ -878,7 +883,8 @@ def plain_utterance_order(store: Store, scope: Selection, intent: IntentLike, qv
     said = (said_orders(store, scope, intent.query, qvec, k, config, known, deep) if config.plain_said_search
             else None)
     groups = plain_group_ranks(known, _past_period(intent, now), config.plain_text_weight,
-                               config.plain_assistant_weight, orders=said, ties=config.plain_ties)
+                               config.plain_assistant_weight, orders=said, ties=config.plain_ties,
+                               score_weight=config.plain_score_weight)
     return sorted(groups, key=lambda g: groups[g])
 
 

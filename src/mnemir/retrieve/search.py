@@ -6,15 +6,18 @@ a weighted fusion of normalised scores is available. What the assistant said
 weighs ``FusionConfig.assistant_weight`` of what anyone else said (decision
 0043). Every hit says why it was chosen.
 
-Ties of the fused score (two records at vector rank 1 / text rank 2 and at 2 / 1
-tie exactly under reciprocal ranks) are broken by the signals themselves: the
-stronger signals by their own measures first (:func:`signal_strengths`), then
-the newer record, and only then the id (decision 0095), so that the same store
-answers in the same order every time, whatever ids its records were given.
+Ties are settled by the signals themselves (decision 0095): records with equal
+scores in one list are ordered by the other list's score (:func:`settle_ties`), and a tie of the fused
+score (two records at vector rank 1 / text rank 2 and at 2 / 1 tie exactly under
+reciprocal ranks) goes to the stronger signals by their own measures
+(:func:`signal_strengths`), then the newer record, and only then the id, so that
+the same store answers in the same order every time, whatever ids its records
+were given and in whatever order they were written.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -54,6 +57,12 @@ class FusionConfig:
     assistant_weight: float = 0.8
     #: how ties of the fused score are broken (:data:`TieBreak`; decision 0095)
     ties: TieBreak = "signals"
+    #: score-aware reciprocal-rank fusion: each record's signal strengths (its similarity and its BM25 score, each as
+    #: a share of the best in its list, weighed as the lists: :func:`signal_strengths`) times this, over
+    #: ``rrf_k + 1``, are added to its reciprocal ranks. Ranks say only which is ahead; the scores say by how much:
+    #: a list whose best stands out (a rare word matched, a close paraphrase) separates its candidates more than a
+    #: flat one, so the fusion leans, query by query, on the signal that discriminates. 0: ranks alone (decision 0095)
+    score_weight: float = 0.0
 
     def __post_init__(self) -> None:
         if self.method not in ("rrf", "weighted"):
@@ -69,6 +78,10 @@ class FusionConfig:
         if any(w < 0 for w in self.weights.values()) or not any(w > 0 for w in self.weights.values()):
             raise ValidationError("fusion weights must be >= 0 and not all 0", field="fusion.weights",
                                   value=dict(self.weights))
+        sw = self.score_weight
+        if isinstance(sw, bool) or not isinstance(sw, (int, float)) or not 0.0 <= sw <= 10.0:
+            raise ValidationError("score_weight must be a number in [0, 10]", field="fusion.score_weight", value=sw,
+                                  allowed="number in [0, 10]")
         w = self.assistant_weight
         if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0.0 <= w <= 1.0:
             raise ValidationError("assistant_weight must be a number in [0, 1]", field="fusion.assistant_weight",
@@ -115,16 +128,18 @@ def hybrid_search(store: Store, embedder: Embedder, selection: Selection, query:
     if fusion.weights.get("vector", 0) > 0:
         qvec = embedder.embed_query(query)
         vector = store.vector_search(selection, qvec, n_candidates)
-        for rank, (mid, sim) in enumerate(vector, start=1):
-            signals.setdefault(mid, {}).update(vector_rank=rank, vector_similarity=round(float(sim), 4))
     if fusion.weights.get("text", 0) > 0:
         text = store.text_search(selection, query, n_candidates)
-        for rank, (mid, bm25) in enumerate(text, start=1):
-            signals.setdefault(mid, {}).update(text_rank=rank, text_score=round(float(bm25), 4))
-    strength = (signal_strengths([dict(vector), dict(text)],
-                                 [fusion.weights.get("vector", 0.0), fusion.weights.get("text", 0.0)])
-                if fusion.ties == "signals" else None)
-    top, records = _weigh_speakers(store, _fuse(signals, fusion), k, fusion.assistant_weight, strength)
+    if fusion.ties == "signals":
+        vector, text = settle_ties(vector, dict(text)), settle_ties(text, dict(vector))
+    for rank, (mid, sim) in enumerate(vector, start=1):
+        signals.setdefault(mid, {}).update(vector_rank=rank, vector_similarity=round(float(sim), 4))
+    for rank, (mid, bm25) in enumerate(text, start=1):
+        signals.setdefault(mid, {}).update(text_rank=rank, text_score=round(float(bm25), 4))
+    strength = signal_strengths([dict(vector), dict(text)],
+                                [fusion.weights.get("vector", 0.0), fusion.weights.get("text", 0.0)])
+    top, records = _weigh_speakers(store, _fuse(signals, fusion, strength), k, fusion.assistant_weight,
+                                   strength if fusion.ties == "signals" else None)
     hits = []
     for mid, score in top:
         if mid in records:
@@ -133,6 +148,13 @@ def hybrid_search(store: Store, embedder: Embedder, selection: Selection, query:
                 reasons.append(f"said by the assistant: weighed x{fusion.assistant_weight:g}")
             hits.append(SearchHit(records[mid], score, reasons, signals[mid]))
     return hits
+
+
+def settle_ties(ranked: Sequence[tuple[str, float]], other: Mapping[str, float]) -> list[tuple[str, float]]:
+    """``ranked`` ((id, score), best first) with equal scores ordered by the other signal's score (higher first; an
+    id the other list lacks after those it holds). A store orders equal scores by id, which says nothing of the
+    query; what is still equal keeps that order (the same text said twice)."""
+    return sorted(ranked, key=lambda e: (-e[1], -other.get(e[0], -math.inf)))
 
 
 def signal_strengths(lists: Sequence[Mapping[str, float]], weights: Sequence[float]) -> dict[str, float]:
@@ -147,6 +169,12 @@ def signal_strengths(lists: Sequence[Mapping[str, float]], weights: Sequence[flo
         for mid, score in scores.items():
             out[mid] = out.get(mid, 0.0) + weight * max(float(score), 0.0) / top
     return out
+
+
+def score_bonus(strength: float, weight: float, rrf_k: int) -> float:
+    """What score-aware reciprocal-rank fusion adds to a record's reciprocal ranks: its signal strengths
+    (:func:`signal_strengths`) times ``weight``, on the scale of the first place's reciprocal rank."""
+    return weight * strength / (rrf_k + 1) if weight > 0 else 0.0
 
 
 def tie_key(mid: str, score: float, strength: Mapping[str, float] | None,
@@ -182,13 +210,15 @@ def _weigh_speakers(store: Store, scored: Mapping[str, float], k: int, assistant
     return weighed[:k], records
 
 
-def _fuse(signals: Mapping[str, Mapping[str, Any]], fusion: FusionConfig) -> dict[str, float]:
+def _fuse(signals: Mapping[str, Mapping[str, Any]], fusion: FusionConfig,
+          strength: Mapping[str, float]) -> dict[str, float]:
     w_vec = fusion.weights.get("vector", 0.0)
     w_txt = fusion.weights.get("text", 0.0)
     if fusion.method == "rrf":
         return {
             mid: w_vec * (1.0 / (fusion.rrf_k + s["vector_rank"]) if "vector_rank" in s else 0.0)
             + w_txt * (1.0 / (fusion.rrf_k + s["text_rank"]) if "text_rank" in s else 0.0)
+            + score_bonus(strength.get(mid, 0.0), fusion.score_weight, fusion.rrf_k)
             for mid, s in signals.items()
         }
     top_bm25 = max((s.get("text_score", 0.0) for s in signals.values()), default=0.0) or 1.0
