@@ -45,10 +45,14 @@ def _strength(hits: list[Any], hit: Any) -> float:
     return hit.signals.get("vector_similarity", 0.0) / top_v + hit.signals.get("text_score", 0.0) / top_t
 
 
+RANKS_ALONE = FusionConfig(score_weight=0.0)
+
+
 def test_a_tie_comes_out_in_the_same_order_every_time(tmp_path: Path, embedder: USEEmbedder, now: datetime) -> None:
+    """Under ranks alone the tie is exact; the tie-break picks what score-aware fusion (the default) puts first."""
     orders = []
     for n, order in enumerate([list(range(7)), list(reversed(range(7))), [3, 1, 6, 0, 5, 2, 4]]):
-        mem = _store(tmp_path / f"s{n}", embedder, now, order)
+        mem = _store(tmp_path / f"s{n}", embedder, now, order, RANKS_ALONE)
         hits = mem.search("river dinner", user="ines", k=7)
         # the tie is real: one at vector rank 1 / text rank 2, the other at 2 / 1
         first, second = hits[0], hits[1]
@@ -60,6 +64,9 @@ def test_a_tie_comes_out_in_the_same_order_every_time(tmp_path: Path, embedder: 
         orders.append([h.memory.text for h in hits])
         mem.close()
     assert orders[0] == orders[1] == orders[2]
+    mem = _store(tmp_path / "aware", embedder, now, list(range(7)))
+    assert [h.memory.text for h in mem.search("river dinner", user="ines", k=2)] == orders[0][:2]
+    mem.close()
 
 
 def test_equal_keyword_scores_are_ordered_by_meaning(tmp_path: Path, embedder: USEEmbedder, now: datetime) -> None:
@@ -82,11 +89,12 @@ def test_equal_keyword_scores_are_ordered_by_meaning(tmp_path: Path, embedder: U
 def test_recall_plain_order_breaks_the_tie_alike(tmp_path: Path, embedder: USEEmbedder, now: datetime) -> None:
     firsts = []
     for n, order in enumerate([list(range(7)), list(reversed(range(7)))]):
-        mem = _store(tmp_path / f"r{n}", embedder, now, order)
+        mem = _store(tmp_path / f"r{n}", embedder, now, order, RANKS_ALONE)
         intent: Any = mem.intent("river dinner", now=now)
         texts = {r.id: r.text for r in mem.list(user="ines")}
         ranked = plain_utterance_order(mem.store, mem._selection(user="ines"), intent,
-                                       embedder.embed_query("river dinner"), now, 5)
+                                       embedder.embed_query("river dinner"), now, 5,
+                                       RecallConfig(plain_score_weight=0.0))
         firsts.append([texts[g] for g in ranked if g in texts][:4])
         hybrid = [h.memory.text for h in mem.search("river dinner", user="ines", k=4)]
         mem.close()

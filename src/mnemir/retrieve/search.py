@@ -61,8 +61,9 @@ class FusionConfig:
     #: a share of the best in its list, weighed as the lists: :func:`signal_strengths`) times this, over
     #: ``rrf_k + 1``, are added to its reciprocal ranks. Ranks say only which is ahead; the scores say by how much:
     #: a list whose best stands out (a rare word matched, a close paraphrase) separates its candidates more than a
-    #: flat one, so the fusion leans, query by query, on the signal that discriminates. 0: ranks alone (decision 0095)
-    score_weight: float = 0.0
+    #: flat one, so the fusion leans, query by query, on the signal that discriminates. 0: ranks alone. 0.25 measured
+    #: on dialogue QA dev labelled raw turns 0.706 / 0.809 -> 0.721 / 0.817 (@5 / @10), other suites level (decision 0095)
+    score_weight: float = 0.25
 
     def __post_init__(self) -> None:
         if self.method not in ("rrf", "weighted"):
