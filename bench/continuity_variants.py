@@ -4,13 +4,18 @@ beside turns + hybrid (a variant's figures differ from another's only by its set
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python bench/continuity_variants.py SPLIT OUT.json \
         'NAME={"event_reading": 1.0}' ...
 
+``FUSIONS='{"NAME": {"score_weight": 0.25}, ...}'`` (environment): turns + hybrid under each of these FusionConfigs
+too, beside turns + BM25 and turns + vector.
+
 ``base`` (the default RecallConfig) always runs first. OUT.json holds one row per checkpoint (kind, labels, the
 query-kind reading, hybrid's and each variant's outcome; base's hits). Never with ``test``.
 """
 import json
+import os
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +24,10 @@ from mnemir.eval import continuity as C
 from mnemir.eval._embedcache import cached
 from mnemir.retrieve.query_kinds import read_query
 from mnemir.retrieve.recall import RecallConfig
+from mnemir.retrieve.search import FusionConfig
 
 BASE = RecallConfig()
+FUSIONS: dict[str, dict[str, Any]] = json.loads(os.environ.get("FUSIONS", "{}"))
 
 
 def main() -> None:
@@ -49,6 +56,16 @@ def main() -> None:
                     shown = frozenset().union(*cov)
                     row["hybrid"] = bool(shown & cp.relevant) and not (shown & cp.forbidden)
                     row["hybrid_cov"] = [sorted(c) for c in cov]
+                    row["raw"] = {}
+                    plain = stores.turns.config
+                    for name, system, spec in (("bm25", "turns_bm25", None), ("vector", "turns_vector", None),
+                                               *((n, "turns_hybrid", f) for n, f in FUSIONS.items())):
+                        if spec is not None:
+                            stores.turns.config = replace(plain, fusion=FusionConfig(**spec))
+                        mem, ids = C._rank(stores, system, cp.q, now)
+                        stores.turns.config = plain
+                        shown = frozenset().union(*C._turns_of(mem, ids))
+                        row["raw"][name] = bool(shown & cp.relevant) and not (shown & cp.forbidden)
                     r = read_query(emb.embed_query(cp.q), emb.model_id)
                     row["reading"] = {k: round(v, 3) for k, v in r.probabilities.items()}
                     row["v"] = {}
@@ -79,6 +96,14 @@ def main() -> None:
     hy = rows
     print(f"{'hybrid':<16}{sum(r['hybrid'] for r in hy) / len(hy):>7.3f}{'':>7}" + "".join(
         f"{sum(r['hybrid'] for r in hy if r['kind'] == k) / sum(r['kind'] == k for r in hy):>11.3f}" for k in kinds))
+    for name in ("bm25", "vector", *FUSIONS):
+        print(f"{name[:16]:<16}{sum(r['raw'][name] for r in hy) / len(hy):>7.3f}{'':>7}" + "".join(
+            f"{sum(r['raw'][name] for r in hy if r['kind'] == k) / sum(r['kind'] == k for r in hy):>11.3f}"
+            for k in kinds))
+    for name in FUSIONS:
+        lost = sum(r["hybrid"] and not r["raw"][name] for r in rows)
+        won = sum(r["raw"][name] and not r["hybrid"] for r in rows)
+        print(f"{name} (raw): lost to hybrid {lost}, won {won}")
     for name in names:
         acc = sum(r["v"][name]["acc"] for r in rows) / len(rows)
         vio = sum(r["v"][name]["viol"] for r in rows) / len(rows)

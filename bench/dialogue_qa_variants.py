@@ -4,14 +4,19 @@ beside hybrid search over the raw turns (a variant differs from another only by 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python bench/dialogue_qa_variants.py SPLIT MODE OUT.json \
         'NAME={"asked_person": false}' ...
 
+``FUSIONS='{"NAME": {"score_weight": 0.25}, ...}'`` (environment): hybrid search over the raw turns under each of
+these FusionConfigs too, beside BM25 and vector search alone over them (``search``'s own fusion is ``hybrid``).
+
 ``base`` (the default RecallConfig) always runs first. MODE is ``labelled`` or ``unlabelled``
 (:mod:`mnemir.eval.dialogue_qa`). OUT.json holds one row per question (kind, language, evidence, hybrid's and each
 variant's hit at 5 and 10; base's and hybrid's top 10 with their turns). Never with ``test``.
 """
 import json
+import os
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +26,10 @@ from mnemir.eval import locomo as L
 from mnemir.eval._embedcache import cached
 from mnemir.retrieve.query_kinds import read_query
 from mnemir.retrieve.recall import RecallConfig
+from mnemir.retrieve.search import FusionConfig
 
 BASE = RecallConfig()
+FUSIONS: dict[str, dict[str, Any]] = json.loads(os.environ.get("FUSIONS", "{}"))
 KS = (5, 10)
 
 
@@ -60,6 +67,16 @@ def main() -> None:
                     cov = [turns.turns.get(m, frozenset()) for m in hy]
                     row["hybrid"] = {k: L.judge(cov, q.evidence, k)[0] for k in KS}
                     row["hybrid_top"] = [sorted(c) for c in cov]
+                    row["raw"] = {}
+                    for name, rank in (("bm25", L.rank_bm25), ("vector", L.rank_vector)):
+                        cov = [turns.turns.get(m, frozenset()) for m in rank(turns, sample, q, 10)]
+                        row["raw"][name] = {k: L.judge(cov, q.evidence, k)[0] for k in KS}
+                    plain = turns.mem.config
+                    for name, spec in FUSIONS.items():
+                        turns.mem.config = replace(plain, fusion=FusionConfig(**spec))
+                        cov = [turns.turns.get(m, frozenset()) for m in L.rank_hybrid(turns, sample, q, 10)]
+                        row["raw"][name] = {k: L.judge(cov, q.evidence, k)[0] for k in KS}
+                    turns.mem.config = plain
                     r = read_query(emb.embed_query(q.text), emb.model_id)
                     row["reading"] = {k: round(v, 3) for k, v in r.probabilities.items() if v >= 0.05}
                     row["v"] = {}
@@ -95,6 +112,12 @@ def main() -> None:
         return f"{name:<18}{cells}"
 
     print(line("hybrid (raw)", lambda r, k: r["hybrid"][k]))
+    for name in ("bm25", "vector", *FUSIONS):
+        print(line(f"{name} (raw)"[:18], lambda r, k, name=name: r["raw"][name][k]))
+    for name in FUSIONS:
+        lost = sum(r["hybrid"][5] and not r["raw"][name][5] for r in rows)
+        won = sum(r["raw"][name][5] and not r["hybrid"][5] for r in rows)
+        print(f"{name} (raw): @5 lost to hybrid {lost}, won {won}")
     for name in variants:
         print(line(name, lambda r, k, name=name: r["v"][name][k]))
     for name in variants:

@@ -11,6 +11,7 @@ import pytest
 
 import mnemir
 from mnemir.errors import ValidationError
+from mnemir.memory.config import MemoryConfig
 from mnemir.retrieve import FusionConfig, RecallConfig
 
 #: a user's statements, each followed by the assistant reflecting it back in more of the same words
@@ -83,9 +84,14 @@ def test_assistant_weight_is_checked(weight) -> None:
         RecallConfig(plain_assistant_weight=weight)
 
 
-def test_search_reads_past_a_top_crowded_by_the_assistant(mem: mnemir.Memory, now) -> None:
+@pytest.mark.parametrize("score_weight", [0.0, 0.25])
+def test_search_reads_past_a_top_crowded_by_the_assistant(tmp_path: Path, embedder, now, score_weight: float) -> None:
     """When the assistant's turns fill more than the first batch of records read, the top k is still exact: each k
-    gives the first k of the whole weighed order."""
+    gives the first k of the whole weighed order. With ranks alone (score_weight 0) the user's turn is lifted past
+    the assistant's; score-aware fusion (decision 0095) counts the assistant's stronger matches (both of the
+    question's words, twice) and may leave them ahead: the order is exact either way."""
+    mem = mnemir.open(tmp_path / "crowded", embedder=embedder,
+                      config=MemoryConfig(fusion=FusionConfig(score_weight=score_weight)))
     for n in range(14):
         mem.add(f"Your garden tomatoes sound great, tip {n}: water the tomatoes early in the garden.", "Fact", user="u",
                 speaker="assistant", turn=2 * n + 1, now=now + timedelta(minutes=2 * n + 1))
@@ -97,7 +103,9 @@ def test_search_reads_past_a_top_crowded_by_the_assistant(mem: mnemir.Memory, no
     hits = mem.search(query, user="u", k=50, now=later)
     speakers = [h.memory.metadata.source.speaker for h in hits]
     assert speakers.count("assistant") > 12  # more than the first batch read for k = 1 (2k + 10)
-    assert speakers[0] == "user"  # a user's turn lifted past the assistant's
+    if score_weight == 0.0:
+        assert speakers[0] == "user"  # a user's turn lifted past the assistant's
     whole = [h.id for h in hits]
     for k in (1, 2, 3, 5):
         assert [h.id for h in mem.search(query, user="u", k=k, now=later)] == whole[:k]
+    mem.close()

@@ -36,7 +36,7 @@ import numpy as np
 from mnemir.ir import MemIR, MemoryStatus
 from mnemir.ontology.enums import CLOSED_STATUSES
 from mnemir.retrieve.ranking import TASK_TYPES, Candidate, IntentLike, Scored, task_status
-from mnemir.retrieve.search import said_by_assistant
+from mnemir.retrieve.search import said_by_assistant, score_bonus, settle_ties, tie_key
 from mnemir.store.base import Selection, Store, tenant_reads
 
 EPISODE = "Episode"
@@ -176,7 +176,8 @@ def utterance_of(record: MemIR) -> str:
 def plain_group_ranks(pool: Mapping[str, Candidate],
                       period: tuple[datetime | None, datetime | None] | None = None,
                       text_weight: float = 1.0, assistant_weight: float = 1.0,
-                      orders: tuple[Sequence[str], Sequence[str]] | None = None) -> dict[str, int]:
+                      orders: tuple[Sequence[tuple[str, float]], Sequence[tuple[str, float]]] | None = None,
+                      ties: str = "signals", score_weight: float = 0.0) -> dict[str, int]:
     """Each utterance group's place in plain hybrid search over the utterances: the vector and keyword orders of
     the candidates, each read as an order of groups (a group is placed where its first member is), fused by
     reciprocal ranks as :func:`~mnemir.retrieve.search.hybrid_search` fuses them. Read before episodes are folded:
@@ -190,25 +191,42 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
     ``assistant_weight``: a group said by the assistant (its first member's speaker) weighs this much of its fused
     score, as :class:`~mnemir.retrieve.search.FusionConfig` weighs it in ``search`` (decision 0043).
 
-    ``orders``: the vector and keyword orders of what was said, read by searches of their own (ids of ``pool``;
-    recall's ``_said_orders``), used instead of the candidates' ranks in the searches shared with every type."""
+    ``orders``: the vector and keyword orders of what was said, read by searches of their own ((id of ``pool``,
+    similarity or BM25 score); recall's ``said_orders``), used instead of the candidates' ranks in the searches
+    shared with every type.
+
+    ``ties``: "signals": members with equal scores in an order are placed by the other order's score
+    (:func:`~mnemir.retrieve.search.settle_ties`), and a tie of the fused score goes to the stronger signals that placed each group (each order's score as a share of its best, weighed
+    as the order: :func:`~mnemir.retrieve.search.signal_strengths`), then the newer utterance, then the id; "id":
+    each the place its search gave it, and the group id alone breaks a tie (before decision 0095).
+
+    ``score_weight``: score-aware fusion, as ``FusionConfig.score_weight`` in ``search``: the strengths of the
+    vector and keyword signals that placed each group, times this, over ``PLAIN_RRF_K + 1``, add to its reciprocal
+    ranks (:func:`~mnemir.retrieve.search.score_bonus`)."""
     # what was said: an utterance is placed by its episode, as hybrid search over the raw utterances places it (a
     # typed reading's own wording does not move it: the role order weighs that); a memory with no episode by itself
     said = {mid: c for mid, c in pool.items() if c.record.type == EPISODE or utterance_of(c.record) == mid
             or utterance_of(c.record) not in pool}
-    ranked_by: list[list[str]] = ([list(o) for o in orders] if orders is not None
-                                  else [_order_by(said, attr) for attr in ("vector_rank", "text_rank")])
+    ranked_by: list[list[tuple[str, float]]] = (
+        [list(o) for o in orders] if orders is not None
+        else [_order_by(said, "vector_rank", "similarity"), _order_by(said, "text_rank", "text_score")])
+    if ties != "id":  # equal scores in one order: the other order's score first (search.settle_ties)
+        vector, text = ranked_by
+        ranked_by = [settle_ties(vector, dict(text)), settle_ties(text, dict(vector))]
     inside: set[str] = set()
     if period is not None:
         within = [c for c in pool.values() if in_period(c.record, period)]
         inside = {utterance_of(c.record) for c in within}
-        ranked_by.append([c.id for c in sorted(within, key=lambda c: (-c.similarity, c.id))])
+        ranked_by.append([(c.id, c.similarity) for c in sorted(within, key=lambda c: (-c.similarity, c.id))])
     scores: dict[str, float] = {}
+    strength: dict[str, float] = {}
+    first: dict[str, MemIR] = {}  # the member that first placed each group
     assistant: set[str] = set()
     for n, ranked in enumerate(ranked_by):
         seen: set[str] = set()
         weight = text_weight if n == 1 else 1.0
-        for mid in ranked:
+        top = max((float(score or 0.0) for _, score in ranked), default=0.0)
+        for mid, score in ranked:
             record = pool[mid].record
             group = utterance_of(record)
             if group in seen:
@@ -216,17 +234,26 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
             seen.add(group)
             if group not in scores and said_by_assistant(record):
                 assistant.add(group)
+            first.setdefault(group, record)
             scores[group] = scores.get(group, 0.0) + weight / (PLAIN_RRF_K + len(seen))
+            if top > 0 and n < 2:  # the vector and keyword signals (a period's order only places what it holds)
+                strength[group] = strength.get(group, 0.0) + weight * max(float(score or 0.0), 0.0) / top
+    if score_weight > 0:
+        for group, value in strength.items():
+            scores[group] += score_bonus(value, score_weight, PLAIN_RRF_K)
     if assistant_weight < 1.0:
         for group in assistant:
             scores[group] *= assistant_weight
-    order = sorted(scores, key=lambda g: (g not in inside, -scores[g], g))
+    if ties == "id":
+        order = sorted(scores, key=lambda g: (g not in inside, -scores[g], g))
+    else:
+        order = sorted(scores, key=lambda g: (g not in inside, *tie_key(g, scores[g], strength, first[g])))
     return {g: rank for rank, g in enumerate(order, start=1)}
 
 
-def _order_by(pool: Mapping[str, Candidate], attr: str) -> list[str]:
+def _order_by(pool: Mapping[str, Candidate], attr: str, score: str) -> list[tuple[str, float]]:
     ranked = sorted((getattr(c, attr), mid) for mid, c in pool.items() if getattr(c, attr) is not None)
-    return [mid for _, mid in ranked]
+    return [(mid, float(getattr(pool[mid], score) or 0.0)) for _, mid in ranked]
 
 
 def in_period(record: MemIR, period: tuple[datetime | None, datetime | None]) -> bool:
@@ -283,6 +310,7 @@ def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[
             continue
         shown_as[group] = s
         fused[group] = role_weight / (fusion_k + len(shown_as))
+    role_place = {group: n for n, group in enumerate(shown_as)}
     plain_groups: dict[str, int] = {}
     for mid, rank in plain.items():
         group = groups.get(mid, mid)
@@ -296,7 +324,10 @@ def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[
             continue
         plain_groups[group] = rank
         fused[group] += plain_weight / (fusion_k + rank)
-    order = sorted(shown_as.items(), key=lambda gs: (-fused[gs[0]], gs[1].record.id))
+    # a tie of the fused score: the earlier in the role order, then the earlier in plain search's, and only then
+    # the id (decision 0095)
+    order = sorted(shown_as.items(), key=lambda gs: (-fused[gs[0]], role_place.get(gs[0], len(role_place)),
+                                                     plain_groups.get(gs[0], len(plain) + 1), gs[1].record.id))
     best = [shown_as[g].record.id for g, _ in sorted(plain_groups.items(), key=lambda kv: kv[1])][:min(kept, k)]
     ordered = _keep_places([s for _, s in order], best, k)
     shown = {s.record.id for s in ordered[:k]}

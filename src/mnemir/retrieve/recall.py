@@ -172,6 +172,14 @@ class RecallConfig:
     #: what the assistant said weighs this much in recall's plain search over the utterances, as
     #: ``FusionConfig.assistant_weight`` in ``search`` (1.0: alike; decision 0043)
     plain_assistant_weight: float = 0.8
+    #: how ties of recall's plain search over the utterances are broken, as ``FusionConfig.ties`` in ``search``:
+    #: "signals" (the strength of the signals that placed each utterance, then the newer, then the id) or "id" (the
+    #: id alone, which moves with the random ids a store was given: before decision 0095)
+    plain_ties: str = "signals"
+    #: score-aware fusion in recall's plain search over the utterances, as ``FusionConfig.score_weight`` in
+    #: ``search`` (0: ranks alone; 0.25, as ``search``: dialogue QA dev labelled 0.730 / 0.819 -> 0.736 / 0.820,
+    #: continuity and collapse dev level; decision 0095)
+    plain_score_weight: float = 0.25
     #: a confident intent rules out a reading's role, not what else the utterance said: where plain search ranks an
     #: utterance among its best and the ruled-out reading it was folded into is shorter than this share of it, the
     #: utterance itself (what was said) stands in plain search's place (0: off; decision 0038; 1.0, whenever the
@@ -387,11 +395,15 @@ class RecallConfig:
         if self.observer is not None and not callable(self.observer):
             raise ValidationError("observer must be callable or None", field="observer",
                                   value=type(self.observer).__name__, allowed="a callable(items, rows)")
+        if self.plain_ties not in ("signals", "id"):
+            raise ValidationError("plain_ties must be 'signals' or 'id'", field="plain_ties", value=self.plain_ties,
+                                  allowed=["signals", "id"])
         for name, low, high in (("plain_weight", 0.0, 10.0), ("unsure_plain_weight", 0.0, 10.0),
                                 ("confident_intent", 0.0, 1.0), ("plain_share", 0.0, 1.0),
                                 ("unsure_plain_share", 0.0, 1.0),
                                 ("role_switch", 0.0, 1.0), ("role_widen", 0.0, 1.0),
                                 ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
+                                ("plain_score_weight", 0.0, 10.0),
                                 ("plain_assistant_weight", 0.0, 1.0), ("plain_depth", 1.0, 10.0),
                                 ("felt_episode_calm", 0.0, 1.0), ("felt_episode_event_kinds", 0.0, 1.0),
                                 ("felt_calm_answers", 0.0, 1.0),
@@ -804,7 +816,8 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     said = (said_orders(q.store, q.scope, intent.query, q.qvec, q.k, q.config, known, q.deep)
             if q.config.plain_said_search else None)
     utterances = plain_group_ranks(known, _past_period(intent, now), q.config.plain_text_weight,
-                                   q.config.plain_assistant_weight, orders=said)
+                                   q.config.plain_assistant_weight, orders=said, ties=q.config.plain_ties,
+                                   score_weight=q.config.plain_score_weight)
     q.among_people = _among_people(utterances, known)
     if q.among_people:  # a conversation between people: its own settings from here on (RecallConfig.chat_*)
         q.config = _between_people(q.config)
@@ -930,7 +943,8 @@ def plain_utterance_order(store: Store, scope: Selection, intent: IntentLike, qv
     said = (said_orders(store, scope, intent.query, qvec, k, config, known, deep) if config.plain_said_search
             else None)
     groups = plain_group_ranks(known, _past_period(intent, now), config.plain_text_weight,
-                               config.plain_assistant_weight, orders=said)
+                               config.plain_assistant_weight, orders=said, ties=config.plain_ties,
+                               score_weight=config.plain_score_weight)
     return sorted(groups, key=lambda g: groups[g])
 
 
@@ -940,7 +954,8 @@ SAID_DEPTH = 50
 
 
 def said_orders(store: Store, scope: Selection, query: str, qvec: Vectors, k: int, config: RecallConfig,
-                known: dict[str, Candidate], deep: dict[str, Candidate]) -> tuple[list[str], list[str]]:
+                known: dict[str, Candidate], deep: dict[str, Candidate]
+                ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
     """The vector and keyword orders of what was said (the utterances, kept verbatim as episodes, and the memories
     added without one), as hybrid search over the raw utterances reads them: one vector search and one keyword
     search over the episodes, as deep as ``search`` reads (``SAID_DEPTH``, at least 4 x k; times ``plain_depth`` /
@@ -948,7 +963,8 @@ def said_orders(store: Store, scope: Selection, query: str, qvec: Vectors, k: in
     readings and dialogue acts ``remember`` keeps beside each utterance take none of these searches' places (in the
     searches over every type they hold about half of them, and an utterance found by one order only lost the
     other's evidence). An episode found here and not in ``known`` joins plain search's deeper reading (``deep``)
-    and ``known``: it places plain search's order and may come back through it, never into the role order."""
+    and ``known``: it places plain search's order and may come back through it, never into the role order.
+    Each order is of (id, its similarity or BM25 score)."""
     n = max(SAID_DEPTH, 4 * k)
     said = scope.with_(types=(EPISODE,))
     vector = store.vector_search(said, qvec, int(n * config.plain_depth))
@@ -965,7 +981,8 @@ def said_orders(store: Store, scope: Selection, query: str, qvec: Vectors, k: in
             c = Candidate(record, similarity=float(similarity.get(record.id, 0.0)))
             known[record.id] = deep[record.id] = c
         _fill_similarity(store, known, [mid for mid in new if mid in known and mid not in similarity], qvec)
-    return ([mid for _, mid in by_vector if mid in known], [mid for _, mid in by_text if mid in known])
+    return ([(mid, sim) for sim, mid in by_vector if mid in known],
+            [(mid, score) for score, mid in by_text if mid in known])
 
 
 def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str, ...], where: FilterNode | None,
