@@ -36,7 +36,7 @@ class Turn(TypedDict, total=False):
 
 def fake_model(message: str, memory: str) -> str:
     """Stands in for an LLM: answers from the first remembered line, if there is one."""
-    remembered = [line[2:].split(": ", 1)[-1] for line in memory.splitlines() if line.startswith("- ")]
+    remembered = [line[2:].split(": ", 1)[-1].strip('"') for line in memory.splitlines() if line.startswith("- ")]
     if remembered:
         return f"You told me before: {remembered[0]}"
     return "Noted."
