@@ -270,3 +270,12 @@ def test_supersede_explicitly_and_history_errors(mem: mnemir.Memory) -> None:
         mem.history(old.id, user="bob")
     mem.delete(new.id, user="alice", hard=True, now=NOW + DAY)
     assert [h.action for h in mem.history(new.id, user=ANY)][-1] == "deleted"
+
+
+@pytest.mark.parametrize("year", [1, 999])
+def test_maintain_runs_at_an_instant_before_the_year_1000(mem: mnemir.Memory, year: int) -> None:
+    """An instant the API accepts (any ISO date-time) is one maintenance runs at: the policies' time bounds keep
+    four year digits, so the filter they build reads back (it was refused as an invalid date below 1000)."""
+    mem.add("renew the library card", "Task", {"status": "pending"}, user="alice", now=NOW)
+    report = mem.maintain(now=datetime(year, 6, 1, tzinfo=UTC), user="alice")
+    assert report.now.year == year and report.changed == 0

@@ -34,7 +34,9 @@ def norm_key(value: Any) -> str:
 
 
 def format_datetime(value: datetime) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # the year by hand: strftime's %Y is not zero-padded below 1000 on glibc ("999-01-02"), which no parser reads
+    value = value.astimezone(UTC)
+    return f"{value.year:04d}-{value:%m-%dT%H:%M:%S}Z"
 
 
 def parse_timestamp(value: object) -> datetime | None:

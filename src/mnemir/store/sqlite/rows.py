@@ -17,7 +17,8 @@ SCALAR, ITEM, OPAQUE = 0, 1, 2
 
 def iso(value: datetime) -> str:
     """Fixed-width UTC text with microseconds: sorts chronologically as text."""
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    value = value.astimezone(UTC)  # the year by hand: strftime's %Y is not zero-padded below 1000 on glibc
+    return f"{value.year:04d}-{value:%m-%dT%H:%M:%S.%f}Z"
 
 
 def iso_or_none(value: datetime | None) -> str | None:
