@@ -366,6 +366,30 @@ def test_the_blind_uf_batch_is_kept_row_for_row_not_trained_on_and_shares_no_run
     assert equal == 0, f"{equal} rows equal an evaluation text"
 
 
+def test_the_blind_intent_batch_s26_is_kept_row_for_row_and_shares_no_run_with_any_evaluation_text() -> None:
+    """The blind intent batch staged as ``training/staged/intent_train_s26.jsonl`` (400 queries, weighted to indirect
+    and confusable phrasings), less the 85 rows that shared a run of eight Chinese characters or five words with a dev
+    or test text (80) or equalled one as tokens (19; 14 in both), found by
+    position in session 26, is kept row for row as staged, shares no such run and equals no evaluated text
+    (docs/decisions/0096). Only counts are reported."""
+    from tests.test_no_split_text import evaluated, findings, tokens
+
+    from mnemir._paths import training_dir
+    from mnemir.eval import collapse
+
+    rows = read_jsonl(training_dir() / "understand" / "intent_s26.jsonl")
+    written = read_jsonl(training_dir() / "staged" / "intent_train_s26.jsonl")
+    assert len(rows) == 315 and len(written) == 400 and len({r["id"] for r in rows}) == len(rows)
+    assert all(row in written for row in rows)
+    assert [r["id"] for r in rows] == [r["id"] for r in written if r in rows]  # in the staged order
+    shared = sum(1 for r in rows if findings(str(r["query"])))
+    assert shared == 0, f"{shared} rows share a run with an evaluation text"
+    whole = {tuple(tokens(text)) for split in ("dev", "test") for text, _ in evaluated(split)}
+    whole |= {tuple(tokens(q.text)) for scenario in collapse.load("all") for q in scenario.queries}
+    equal = sum(1 for r in rows if tuple(tokens(str(r["query"]))) in whole)
+    assert equal == 0, f"{equal} rows equal an evaluation text"
+
+
 def test_the_session_21_batch_is_rebuilt_by_its_script_is_not_trained_on_and_shares_no_run_with_an_evaluation_text() -> None:
     """``training/understand/s21.py`` writes ``extraction_s21.jsonl`` exactly, the extractor does not train on it (with
     it extraction dev rose but continuity dev fell, docs/decisions/0075), and no row
