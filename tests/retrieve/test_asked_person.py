@@ -9,7 +9,7 @@ import pytest
 
 import mnemir
 from mnemir.retrieve import RecallConfig
-from mnemir.retrieve.persons import about_the_asked_person
+from mnemir.retrieve.persons import asked_person_order
 from mnemir.understand.people import asked_about, people_in, read_people
 
 KNOWN = ["My cousin Oskar finally got his pilot's licence.", "My wife Greta teaches maths at the grammar school.",
@@ -44,12 +44,12 @@ def test_memories_about_other_people_follow_the_rest_only_when_the_person_asked_
     texts = {"a": "My neighbour Pilar plays the oboe.", "b": "I want to learn an instrument this year.",
              "c": "My wife Greta plays the cello in a quartet.", "d": "The music shop closes at six."}
     ids = ["a", "b", "c", "d"]
-    positions, note = about_the_asked_person(ids, texts, "What instrument does my wife play?", k=2, depth=4,
+    positions, note, _ = asked_person_order(ids, texts, "What instrument does my wife play?", k=2, depth=4,
                                              known=KNOWN)
     assert [ids[i] for i in positions] == ["b", "c", "d", "a"] and note
     # nobody asked about is named near the top: the order stands
     texts["c"] = "My sister plays the cello."
-    positions, note = about_the_asked_person(ids, texts, "What instrument does my wife play?", k=2, depth=4,
+    positions, note, _ = asked_person_order(ids, texts, "What instrument does my wife play?", k=2, depth=4,
                                              known=KNOWN)
     assert positions == [0, 1, 2, 3] and note is None
 
@@ -121,7 +121,7 @@ def test_a_turn_addressed_to_the_other_friend_is_not_moved_below_for_a_question_
              "b": "Hey Jonas, I finished a watercolour of the harbour last night!",
              "c": "Jonas: Ilse's watercolours are always calm.", "d": "Jonas: The market was busy."}
     ids = ["b", "a", "c", "d"]
-    positions, _ = about_the_asked_person(ids, texts, "What did Ilse paint?", k=2, depth=4, known=FRIENDS)
+    positions, _, _ = asked_person_order(ids, texts, "What did Ilse paint?", k=2, depth=4, known=FRIENDS)
     # the greeting names Jonas, but turn b is the speaker's own news: it keeps the first place; a turn labelled
     # with the other friend's name is not about him either
     assert [ids[i] for i in positions] == ids
@@ -143,7 +143,7 @@ def test_a_transcript_turn_naming_someone_else_stays_for_a_question_about_its_sp
     ids = ["a", "b", "c", "d"]
     known = [*FRIENDS, "My neighbour Bruno has a loud dog."]
     query = "Who fixed Ilse's gate?"
-    positions, _ = about_the_asked_person(ids, texts, query, k=2, depth=4, known=known)
+    positions, _, _ = asked_person_order(ids, texts, query, k=2, depth=4, known=known)
     assert [ids[i] for i in positions][:2] == ["a", "c"]  # without knowing the speaker, b reads as about Bruno only
-    positions, _ = about_the_asked_person(ids, texts, query, k=2, depth=4, known=known, spoken={"b"})
+    positions, _, _ = asked_person_order(ids, texts, query, k=2, depth=4, known=known, spoken={"b"})
     assert [ids[i] for i in positions][:2] == ["a", "b"]  # a transcript's turn stays: its speaker takes part

@@ -35,17 +35,7 @@ IN_TRANSCRIPT = "transcript"
 #: the key a statement about the speaker (the user) is counted under: never a name or a relation asked about
 SPEAKER = "\x00speaker"
 
-__all__ = ["about_the_asked_person", "asked_person_order", "is_relation"]
-
-
-def about_the_asked_person(ids: Sequence[str], texts: Mapping[str, str], query: str, k: int, depth: int,
-                           known: Iterable[str] = (), entities: Mapping[str, str] | None = None,
-                           spoken: Collection[str] = (), *, reporters: bool = False,
-                           speaker_is_other: bool = False, question_names: bool = False) -> tuple[list[int], str | None]:
-    """See :func:`asked_person_order` (the order and its note)."""
-    positions, note, _ = asked_person_order(ids, texts, query, k, depth, known, entities, spoken, reporters=reporters,
-                                            speaker_is_other=speaker_is_other, question_names=question_names)
-    return positions, note
+__all__ = ["asked_person_order", "is_relation"]
 
 
 def asked_person_order(ids: Sequence[str], texts: Mapping[str, str], query: str, k: int, depth: int,

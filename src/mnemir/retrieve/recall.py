@@ -764,7 +764,7 @@ def _moved_out(kept: list[Scored], moved: set[str], k: int) -> tuple[list[Scored
 
 def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], str | None, set[str]]:
     """Asked about someone, the memories near the top that name only other people follow the rest
-    (:func:`~mnemir.retrieve.persons.about_the_asked_person`), when the question asks for what is so of someone
+    (:func:`~mnemir.retrieve.persons.asked_person_order`), when the question asks for what is so of someone
     (the query-kind model's likeliest kind: :data:`ASKED_PERSON_KINDS`), not for work, a plan or an event, which
     involve other people as a matter of course ("what's left to do for Dad's operation?")."""
     top = max(q.reading.probabilities.items(), key=lambda kv: kv[1], default=None)
