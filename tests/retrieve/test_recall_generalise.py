@@ -121,7 +121,7 @@ def test_a_long_shot_feelings_guess_does_not_let_an_outburst_answer(mem: mnemir.
                                                                    confidence: float, feelings_win: bool) -> None:
     rant = add(mem, now, "科目二考试又压线挂了，教练还骂我，气死了", "EmotionalState",
                {"emotion_type": "anger", "intensity": 0.8}, days=1)
-    rule = add(mem, now, "科目二考试时车轮压线直接判不合格", "Fact",
+    rule = add(mem, now, "科目二考试：车轮一压线，当场判为不合格", "Fact",
                {"entity": "科目二考试", "attribute": "压线规则", "value": "不合格", "source": "external"}, days=1)
     query = "考试的时候压线会怎么样？"
     guess = intent(query, "emotion", ("EmotionalState", "Plan", "Task"), confidence=confidence)

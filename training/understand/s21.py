@@ -125,7 +125,7 @@ REQUESTS_EN = [
     "Translate my landlord's letter into plain English, the legal wording loses me.",
     "Compare these two broadband deals and tell me which works out cheaper over eighteen months.",
     "Look up the opening hours of the recycling centre and let me know before the weekend.",
-    "Make me a packing list for a week of camping with two toddlers.",
+    "Put together what we should pack for a week of camping with two toddlers.",
     "Check my maths on this budget spreadsheet, something doesn't add up.",
     "Write a short speech for my sister's engagement drinks, funny but not embarrassing.",
     "Suggest five easy lunches I can take to work that don't need a microwave.",
