@@ -123,6 +123,11 @@ def test_size_and_depth_limits(http: Any) -> None:
     assert body["type"] == "urn:mnemir:problem:too_deep"
     long_text = problem_of(http.post("/v1/memories", json={"text": "x" * 16_001, "type": "Fact"}), 422)
     assert long_text["field"] == "text"
+    # NUL is refused by the stores, and the schema says so, so a client generated from it never sends one
+    nul = problem_of(http.post("/v1/memories", json={"text": "a\u0000b", "type": "Fact"}), 422)
+    assert "text" in nul["field"] and "NUL" in nul["detail"]
+    text_schema = http.get("/openapi.json").json()["components"]["schemas"]["AddBody"]["properties"]["text"]
+    assert {"pattern": r"^[^\x00]*$"} in text_schema["allOf"]
     assert http.get("/healthz").status_code == 200  # the server is still up
 
 

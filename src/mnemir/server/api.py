@@ -72,7 +72,10 @@ def _not_blank(value: str) -> str:
     return value
 
 
-Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK)]
+#: a memory's text may hold any character but NUL, which the stores refuse; the schema says so beside NOT_BLANK
+NO_NUL = r"^[^\x00]*$"
+Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK,
+                            json_schema_extra={"allOf": [{"pattern": NO_NUL}]})]
 Utterance = Annotated[str, Field(min_length=1, max_length=MAX_TEXT, pattern=PRINTABLE,
                                  json_schema_extra={"allOf": [{"pattern": NOT_BLANK}]}), AfterValidator(_not_blank)]
 
