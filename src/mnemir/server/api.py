@@ -74,8 +74,16 @@ def _not_blank(value: str) -> str:
 
 #: a memory's text may hold any character but NUL, which the stores refuse; the schema says so beside NOT_BLANK
 NO_NUL = r"^[^\x00]*$"
+
+
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("must not hold NUL characters (\\x00)")
+    return value
+
+
 Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK,
-                            json_schema_extra={"allOf": [{"pattern": NO_NUL}]})]
+                            json_schema_extra={"allOf": [{"pattern": NO_NUL}]}), AfterValidator(_no_nul)]
 Utterance = Annotated[str, Field(min_length=1, max_length=MAX_TEXT, pattern=PRINTABLE,
                                  json_schema_extra={"allOf": [{"pattern": NOT_BLANK}]}), AfterValidator(_not_blank)]
 
