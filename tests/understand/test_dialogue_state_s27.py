@@ -23,7 +23,7 @@ START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
     ("太好了。对了，车票买了吗？", "车票买了吗？"),
     ("How's your knee?", None),
     ("What did the landlord say about the boiler?", None),
-    ("要不要我帮你列个清单？", None),
+    ("要不要我帮你把采购单整理一下？", None),
 ])
 def test_a_question_whether_work_was_done(text: str, question: str | None) -> None:
     assert _status_question(text) == question
@@ -34,7 +34,7 @@ def test_a_question_whether_work_was_done(text: str, question: str | None) -> No
     ("Yep, all sorted.", True),
     ("买了，周五下午的。", True),
     ("交上去了，等通知。", True),
-    ("Not yet, I'll do it tonight.", False),
+    ("Not yet, I'll post it after lunch tomorrow.", False),
     ("Nope, forgot again.", False),
     ("还没，明天去。", False),
     ("没买到，票卖完了。", False),
@@ -62,7 +62,7 @@ PERMIT = [("user", "I need to send the parking permit form to the council this w
 
 
 @pytest.mark.parametrize(("answer", "closed"), [("Yes, on Tuesday. Nothing back yet.", True),
-                                                ("Not yet, I'll do it tonight.", False)])
+                                                ("Not yet, I'll post it after lunch tomorrow.", False)])
 def test_a_yes_to_a_status_question_closes_the_task_it_names(mem: mnemir.Memory, monkeypatch: pytest.MonkeyPatch,
                                                              answer: str, closed: bool) -> None:
     monkeypatch.setattr(understanding, "ANSWERED_STATUS_QUESTIONS", True)
