@@ -353,6 +353,40 @@ _PUTS_OFF = re.compile(r"回头|下次|稍后|晚点|之后再|等你|\b(?:once 
 #: or English words
 DELIVERY_HAN = 15
 DELIVERY_WORDS = 10
+#: the user's yes to the assistant's question whether some work was done ("Did the permit form go in?" -> "Yes, last
+#: week"; "车票买了吗？" -> "买了，周五的") reports that work done: an answer leaves out what the question names, so the
+#: question's sentence is the report's text, matched to the open tasks as any report is (a clear one moves, two that
+#: fit alike are asked about). A no ("not yet", "还没") moves nothing, and such a question is no proposal the yes
+#: accepts (docs/decisions/0097)
+ANSWERED_STATUS_QUESTIONS = False
+#: general markers of a yes/no question about work done: English opens it with a past or perfect auxiliary ("did
+#: you / did the …", "have you / has it …") or ends it with "yet"; Chinese asks with the perfective and a question
+#: particle ("…了吗", "…了没(有)", "…过了吗")
+_STATUS_QUESTION = re.compile(r"(?:^|[.!?,;:]\s+|\b(?:and|so|also|oh)\s+)(?:did|have|has|had)\s+(?:you|they|he|she|it|that|"
+                              r"this|the|your|we)\b[^?]*\?|\byet\s*\?|[了过](?:吗|嘛|没有?)[？?]", re.I)
+#: a yes to it: an English turn opening with an affirmation; a Chinese one opening with an affirmation or echoing a
+#: verb in the perfective ("下了", "看过了", "交上去了", "办好了"): Chinese answers a yes/no question by its verb
+_YES = re.compile(r"^(?:yes|yeah|yep|yup|ya|sure did|i did|we did|it did|they did|did it|done|all done|absolutely|"
+                  r"definitely)\b|^(?:对|是的|嗯+|有|当然)(?:[，,。！!]|$)|^[\u4e00-\u9fff]{1,5}(?:了|过了|好了|完了)(?:[，,。！!\s]|$)",
+                  re.I)
+#: ... and not a no: a negation in its first clause
+_NO_FIRST = re.compile(r"^[^，,。.；;！!？?]*(?:没|不|未|别|\b(?:no|not|nope|never|nah|haven'?t|hasn'?t|didn'?t|wasn'?t|"
+                       r"isn'?t|aren'?t|won'?t)\b)", re.I)
+
+
+def _status_question(text: str) -> str | None:
+    """The sentence of an assistant turn that asks whether some work was done, or None."""
+    for sentence in re.findall(r"[^.!?。！？]*[?？]", text):
+        sentence = re.split(r"[，,：:；;]", sentence)[-1] if re.search(r"[\u4e00-\u9fff]", sentence) else sentence
+        if _STATUS_QUESTION.search(sentence.strip()):
+            return sentence.strip()  # a Chinese question is its last clause ("对了，报名表交了吗？")
+    return None
+
+
+def _says_yes(text: str) -> bool:
+    """A user turn that answers a yes/no question with yes."""
+    stripped = text.strip()
+    return bool(_YES.match(stripped)) and not _NO_FIRST.search(stripped)
 
 
 def _confirms(text: str) -> bool:
@@ -464,6 +498,8 @@ class _Context:
     replaced: set[str] = field(default_factory=set)
     #: task drafts read as reports on an open task (applied as updates once the new memories are written)
     reports: list[Draft] = field(default_factory=list)
+    #: the assistant's question whether some work was done, which this user turn answers with yes
+    answered: str | None = None
     #: id of a report draft -> (worded as done, told as having happened), as it was read among the statements
     report_reading: dict[int, tuple[bool, bool]] = field(default_factory=dict)
     #: reports of work done that match no open task, with their status (tried on untasked utterances once written)
@@ -501,6 +537,8 @@ class UnderstandingMixin(_Base):
     #: per conversation, the task the user accepted from the assistant's offer to do it itself, waiting for the
     #: assistant's next turn to deliver it
     _understand_deliveries: dict[tuple[str | None, str | None, str | None], str] | None = None
+    #: per conversation, the assistant's last question whether some work was done (ANSWERED_STATUS_QUESTIONS)
+    _understand_questions: dict[tuple[str | None, str | None, str | None], str] | None = None
 
     @property
     def _lifecycle(self) -> LifecycleMixin:
@@ -576,6 +614,7 @@ class UnderstandingMixin(_Base):
                 self._apply_update(draft, text, ctx)
             for draft, status in ctx.unmatched:
                 self._close_untasked(draft, status, ctx)
+            self._apply_answered_question(text, ctx)
             for draft in ctx.decisions[:1]:
                 self._record_decision(draft, text, ctx)
             self._learned_decision(text, ctx)
@@ -1577,6 +1616,8 @@ class UnderstandingMixin(_Base):
         key = (ctx.user, ctx.agent, ctx.session)
         if ctx.speaker == "assistant":
             self._deliver_offer(key, text, ctx)
+            if ANSWERED_STATUS_QUESTIONS:
+                self._hold_status_question(key, text)
             goal = next((str(d.properties["underlying_goal"]) for d in extraction.drafts
                          if d.type == "DialogueAct" and d.properties.get("underlying_goal")), None)
             if goal:
@@ -1588,6 +1629,10 @@ class UnderstandingMixin(_Base):
         if ctx.speaker != "user":
             return
         proposal = self._understand_proposals.pop(key, None)
+        question = (self._understand_questions or {}).pop(key, None) if ANSWERED_STATUS_QUESTIONS else None
+        if question is not None and _says_yes(text):
+            ctx.answered = question  # a yes to "did you …?" reports the work done; it accepts no proposal
+            return
         if proposal is None or not _confirms(text):
             return
         provenance = [
@@ -1602,6 +1647,49 @@ class UnderstandingMixin(_Base):
             task.reasons.append(OFFERED)
         extraction.drafts = [task, *[d for d in extraction.drafts if d.type not in ("DialogueAct", "Task", "Plan")]]
         ctx.out.notes.append(f"the user confirmed the assistant's proposal {proposal.goal!r}: stored as the user's task")
+
+    def _hold_status_question(self, key: tuple[str | None, str | None, str | None], text: str) -> None:
+        """Hold the assistant's question whether some work was done for the next user turn (any other assistant turn
+        drops it)."""
+        if self._understand_questions is None:
+            self._understand_questions = {}
+        question = _status_question(text)
+        if question is None:
+            self._understand_questions.pop(key, None)
+        else:
+            self._understand_questions[key] = question
+
+    def _apply_answered_question(self, text: str, ctx: _Context) -> None:
+        """The user said yes to the assistant's question whether some work was done: the open task the question names
+        is reported done, matched by the question's words as any report is (a clear task moves; two that fit alike, or
+        one not clear enough, are asked about). Work this very turn stated is no candidate."""
+        question = ctx.answered
+        if question is None or ctx.speaker != "user":
+            return
+        draft = Draft("Task", question, {"status": "completed"}, kind="update", entities=find_entities(question),
+                      reasons=["the user said yes to the assistant's question whether it was done"])
+        own = {r.id for r in ctx.out.created}
+        candidates = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
+                      if c.id not in own and (c.score >= MATCH_FLOOR or _term_sure(c))]
+        if not candidates:
+            ctx.out.notes.append(f"a yes to {question!r}: no open task it names")
+            return
+        rule = (candidates[0].score >= MATCH_SURE or _term_sure(candidates[0])) \
+            and candidates[0].score - self._runner_up(candidates) >= MATCH_MARGIN
+        moves, candidates = self._report_decision(draft, text, candidates, ctx, route="update", status="completed",
+                                                  rule=rule, worded=False, told=True)
+        best = candidates[0]
+        if moves:
+            if best.id in self._queued_ids():
+                self._flush_queue()
+            why = "; ".join(best.reasons)
+            self._report_status(best.id, "completed", ctx, reason=f"the user said yes to {question!r}: {text}",
+                                done=lambda _: f"a yes to {question!r} moved {best.id} ({best.text!r}) to completed: {why}",
+                                failed=f"could not move task {best.id} to completed")
+            return
+        asked = (f"“{text}”说的是哪一件事？" if ctx.language == "zh" else f"Which task does “{text}” refer to?")
+        ctx.out.confirmations.append(Confirmation("update", text, asked, candidates[:3], status="completed",
+                                                  user=ctx.user, now=ctx.now))
 
     def _wait_for_delivery(self, stored: Sequence[MemIR], ctx: _Context) -> None:
         """The task made from the assistant's offer to do the work itself waits for the assistant's next turn."""
@@ -1773,6 +1861,31 @@ class UnderstandingMixin(_Base):
         ctx.out.append(new)
         return True
 
+    def _by_quote(self, found: list[Candidate], quote: str, ctx: _Context) -> list[Candidate]:
+        """A correction that quotes what was said before ("I said the loft was 12 square metres, …", "我之前说王姐儿子读初二，
+        其实…") finds that statement by the quote's meaning, which is far closer to it than the correction as a whole
+        is: each candidate scores at least the quote's cosine with it (plus the words they share), best first."""
+        hits = self.search(quote, types=list(CORRECTED_TYPES), user=ctx.user, k=5, now=ctx.now)
+        hits = [h for h in hits if not _said_by_another(h.memory, ctx)]
+        seen = {c.id for c in found}
+        quoted = Draft("Fact", quote, {})
+        more = [c for c in self._scored(quoted, hits, entity=None, open_work=False) if c.id not in seen]
+        base = {c.id: c for c in found}
+        for c in more:
+            base[c.id] = Candidate(c.id, c.text, 0.0, (), c.similarity)
+        query, vectors = self._draft_and_hit_vectors(quoted, [_Hit(m) for m in self.store.fetch(list(base))])
+        terms = content_terms(quote)
+        out = []
+        for c in base.values():
+            vector = vectors.get(c.id)
+            if vector is None:
+                out.append(c)
+                continue
+            close = float(np.dot(query, vector)) + TERM_BONUS * min(len(_shared_terms(terms, c.text)), TERMS_COUNTED)
+            out.append(c if close <= c.score else Candidate(
+                c.id, c.text, close, (*c.reasons, f"close to the statement it quotes ({close:.2f})"), c.similarity))
+        return sorted(out, key=lambda c: -c.score)
+
     def _apply_postponement(self, draft: Draft, text: str, ctx: _Context) -> None:
         """Move the matched open task's deadline; two equally good matches -> a "postpone" confirmation."""
         deadline = str(draft.properties["deadline"])
@@ -1829,6 +1942,9 @@ class UnderstandingMixin(_Base):
             seen = {c.id for c in found}
             found += [c for c in self._closest(probe, types, ctx, text=str(value), replaced=True) if c.id not in seen]
             found = sorted((_named_bonus(c, named) for c in found), key=lambda c: -c.score)
+        quoted = what == "correction" and QUOTED_STATEMENTS and bool(value) and _is_quote(str(value))
+        if quoted:
+            found = self._by_quote(found, str(value), ctx)
         if what != "decision" and VALUE_KIND_BONUS:
             kinds = _value_kinds(draft.text)
             if kinds:
@@ -1841,7 +1957,8 @@ class UnderstandingMixin(_Base):
         own = {ctx.episode, *(r.id for r in ctx.out.created)} if SAID_NOW_NOT_REPLACED else set()
         terms = content_terms(probe.text)
         candidates = [c for c in found if c.id not in ctx.replaced and c.id not in own and _same_people(people, c.text)
-                      and (what == "decision" or not _about_other_people(probe.text, c.text))
+                      # "I said X" tells of whom X tells (the speaker only says it): the quote says who it is about
+                      and (what == "decision" or not _about_other_people(str(value) if quoted else probe.text, c.text))
                       and (c.score >= sure or (what == "correction"
                                                and c.score >= CORRECTION_WITH_ENTITY + ENTITY_BONUS))
                       and (what != "change" or _about_the_same(c, draft.type, terms))]
@@ -1886,6 +2003,23 @@ SAME_THING_TERMS = 3
 GUESS_REPLACES_NO_FACT = True
 #: the memories read from the utterance being remembered are never what it replaces
 SAID_NOW_NOT_REPLACED = True
+#: a correction that quotes what was said before ("I said it was …", "我之前说…") is matched to that statement by the
+#: quote's meaning as well as its own (docs/decisions/0097); a quote is a clause, not a bare value
+QUOTED_STATEMENTS = False
+QUOTE_HAN = 4
+QUOTE_WORDS = 3
+
+
+@dataclass(frozen=True)
+class _Hit:
+    """A stored memory in the shape of a search hit (for :meth:`UnderstandingMixin._draft_and_hit_vectors`)."""
+
+    memory: MemIR
+
+
+def _is_quote(value: str) -> bool:
+    """A value taken back that is a quoted statement (a clause), not a bare value ("初二", "the 4th")."""
+    return len(re.findall(r"[\u4e00-\u9fff]", value)) >= QUOTE_HAN or len(re.findall(r"[A-Za-z]+", value)) >= QUOTE_WORDS
 _NUMERAL = re.compile(r"[$£€¥]?[\d.,:%]+(?:st|nd|rd|th|k|m|am|pm)?|[零〇一二两三四五六七八九十百千万亿半几]+")
 
 

@@ -1,0 +1,69 @@
+"""Continuity under write-side switches (module constants of ``memory.understanding``): one replay per variant
+(the switches change the stores), per-checkpoint outcomes, won / lost against base (docs/decisions/0097).
+
+    OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python bench/continuity_write_variants.py SPLIT OUT.json \
+        'NAME={"ANSWERED_STATUS_QUESTIONS": true}' ...
+
+Never with ``test``."""
+import json
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from mnemir.embed import default_embedder
+from mnemir.eval import continuity as C
+from mnemir.eval._embedcache import cached
+from mnemir.memory import understanding as U
+
+split, out = sys.argv[1], sys.argv[2]
+assert split != "test"
+variants = {"base": {}}
+for a in sys.argv[3:]:
+    n, _, spec = a.partition("=")
+    variants[n] = json.loads(spec)
+convs = C.load(split)
+emb = cached(default_embedder())
+emb.prefetch([t.text for c in convs for t in c.turns], [p.q for c in convs for p in c.checkpoints])
+defaults = {k: getattr(U, k) for v in variants.values() for k in v}
+res = {}
+t0 = time.time()
+for name, spec in variants.items():
+    for k, v in defaults.items():
+        setattr(U, k, v)
+    for k, v in spec.items():
+        setattr(U, k, v)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for conv in convs:
+            st = C._Stores(Path(tmp) / conv.id, emb, f"continuity-{conv.id}", ("remember_recall",))
+            try:
+                for i, (cp, now) in enumerate(C.replay(conv, st)):
+                    r = st.remembered.recall(cp.q, user=st.user, k=C.K, now=now)
+                    shown = frozenset().union(*st.covered(st.remembered, [h.id for h in r.hits]))
+                    viol = bool(shown & cp.forbidden)
+                    rows.append({"conv": conv.id, "i": i, "kind": cp.kind, "lang": conv.lang,
+                                 "acc": bool(shown & cp.relevant) and not viol, "viol": viol})
+            finally:
+                st.close()
+    res[name] = rows
+    print(name, f"{time.time()-t0:.0f}s", flush=True)
+Path(out).write_text(json.dumps(res))
+def summ(rows):
+    n = len(rows)
+    return f"{sum(r['acc'] for r in rows)/n:.3f} / {sum(r['viol'] for r in rows)/n:.3f} ({n})"
+kinds = sorted({r["kind"] for r in res["base"]})
+for name, rows in res.items():
+    print(f"{name:10s} overall {summ(rows)}")
+    for k in kinds:
+        print(f"   {k:15s} {summ([r for r in rows if r['kind']==k])}")
+    if name != "base":
+        won: dict[str, int] = defaultdict(int)
+        lost: dict[str, int] = defaultdict(int)
+        for a, b in zip(res["base"], rows, strict=True):
+            if b["acc"] and not a["acc"]:
+                won[a["kind"]] += 1
+            if a["acc"] and not b["acc"]:
+                lost[a["kind"]] += 1
+        print(f"   won {sum(won.values())} {dict(won)} lost {sum(lost.values())} {dict(lost)}")
