@@ -46,7 +46,6 @@ from mnemir.retrieve.fusion import (
     fold_episodes,
     fuse,
     hard_exclusion,
-    kept_places,
     one_slot,
     plain_group_ranks,
     plain_ranks,
