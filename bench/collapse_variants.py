@@ -4,7 +4,8 @@ differ from another's only by its settings, not by a replay):
 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python bench/collapse_variants.py SPLIT 'NAME={"plain_floor": 2}' ...
 
-``E2E_EVERY=n`` (environment): end to end over every n-th scenario only (1, the default: all). ``KS=3,5,10``
+``E2E_EVERY=n`` (environment): end to end over every n-th scenario only (1, the default: all); ``TYPED=0``: end to
+end only (the typed figures then print as zero). ``KS=3,5,10``
 (environment): the depths measured (default 3 and 5; the last is printed beside @3).
 
 ``base`` (the default RecallConfig) always runs first. Prints isolation / collapse at k=3 (and isolation at 5) for
@@ -41,7 +42,8 @@ def compare(split: str, variants: dict[str, RecallConfig], e2e: Callable[[K.Scen
                         systems=("recall", "remember_recall")) for n in variants}
     extra = K.noise()
     with tempfile.TemporaryDirectory(prefix="collapse-var-") as tmp:
-        for i, (scenario, mem, ids) in enumerate(K.built(scen, emb), start=1):
+        typed = scen if os.environ.get("TYPED", "1") != "0" else []
+        for i, (scenario, mem, ids) in enumerate(K.built(typed, emb), start=1):
             keys = K.key_cover(ids)
             for n, cfg in variants.items():
                 mem.recall_config = cfg

@@ -165,7 +165,10 @@ class RecallConfig:
     #: plain search's first ``plain_share`` x head + ``plain_tail_share`` x (k - head) utterances (what a named
     #: lifecycle exclusion bars or a confident intent rules out skipped, as for the kept places at the head), the
     #: rest by the fused order. 0: off (the share of the whole top k is ``plain_share``); an answer of
-    #: ``plain_tail_from`` places or fewer is unchanged (docs/decisions/0098)
+    #: ``plain_tail_from`` places or fewer is unchanged. Off by default: 1.0 is level within a replay's churn (dialogue
+    #: QA dev @10 +1 / +5 questions unlabelled / labelled, continuity dev @10 +5 checkpoints and +5 violations,
+    #: collapse dev end to end @10 -1 query of 659); 3 as ``plain_tail_from`` changes answers of 4 and 5 places
+    #: (docs/decisions/0098)
     plain_tail_share: float = 0.0
     plain_tail_from: int = 5
     #: ... and there (past the head, within those places) a reading the intent rules out (a task or a feeling asked
@@ -173,7 +176,9 @@ class RecallConfig:
     #: to the utterance it was read from, as what was said (the role is not shown): a ruling keeps a wrong role out of
     #: the head of the answer, it does not take the evidence out of a long one. Never what a named lifecycle exclusion
     #: bars, a memory replaced by a newer one (unless the past is asked about) nor one the asked-person step moved
-    #: (docs/decisions/0098)
+    #: (docs/decisions/0098). Off: dialogue QA dev unlabelled @10 0.720 -> 0.739 (labelled 0.804 -> 0.813), but where
+    #: the reading is right (a request read as a task) what was said of it is that task: collapse dev end to end
+    #: isolation @10 0.563 -> 0.370, continuity dev violations @10 0.213 -> 0.223
     plain_tail_said: bool = False
     #: what a bar set aside only because open work was asked for (a closed task, an utterance whose work is all
     #: closed, the assistant's questions) comes back when the memories settle the intent on a kind that asks for
