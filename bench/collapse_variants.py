@@ -4,7 +4,9 @@ differ from another's only by its settings, not by a replay):
 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python bench/collapse_variants.py SPLIT 'NAME={"plain_floor": 2}' ...
 
-``E2E_EVERY=n`` (environment): end to end over every n-th scenario only (1, the default: all).
+``E2E_EVERY=n`` (environment): end to end over every n-th scenario only (1, the default: all); ``TYPED=0``: end to
+end only (the typed figures then print as zero). ``KS=3,5,10``
+(environment): the depths measured (default 3 and 5; the last is printed beside @3).
 
 ``base`` (the default RecallConfig) always runs first. Prints isolation / collapse at k=3 (and isolation at 5) for
 each. Never with ``test``."""
@@ -35,12 +37,13 @@ def compare(split: str, variants: dict[str, RecallConfig], e2e: Callable[[K.Scen
     every = int(os.environ.get("E2E_EVERY", "1"))
     remembered_scen = [s for s in scen if e2e(s)] if e2e else scen[::every]
     print(len(scen), "scenarios,", len(remembered_scen), "end to end", flush=True)
-    ks = (3, 5)
+    ks = tuple(int(k) for k in os.environ.get("KS", "3,5").split(","))
     reps = {n: K.Report(split, ks, len(scen), sum(len(s.queries) for s in scen),
                         systems=("recall", "remember_recall")) for n in variants}
     extra = K.noise()
     with tempfile.TemporaryDirectory(prefix="collapse-var-") as tmp:
-        for i, (scenario, mem, ids) in enumerate(K.built(scen, emb), start=1):
+        typed = scen if os.environ.get("TYPED", "1") != "0" else []
+        for i, (scenario, mem, ids) in enumerate(K.built(typed, emb), start=1):
             keys = K.key_cover(ids)
             for n, cfg in variants.items():
                 mem.recall_config = cfg
@@ -65,8 +68,8 @@ def compare(split: str, variants: dict[str, RecallConfig], e2e: Callable[[K.Scen
                           {k: round(v, 4) for k, v in rep.metric("remember_recall", 3).items()}, flush=True)
     for n, rep in reps.items():
         for system in ("recall", "remember_recall"):
-            print(n, system, "@3", {k: round(v, 4) for k, v in rep.metric(system, 3).items()},
-                  "@5", {k: round(v, 4) for k, v in rep.metric(system, 5).items()}, flush=True)
+            print(n, system, *(part for k in ks for part in
+                               (f"@{k}", {m: round(v, 4) for m, v in rep.metric(system, k).items()})), flush=True)
 
 
 def main() -> None:

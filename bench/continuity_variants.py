@@ -7,6 +7,8 @@ beside turns + hybrid (a variant's figures differ from another's only by its set
 ``FUSIONS='{"NAME": {"score_weight": 0.25}, ...}'`` (environment): turns + hybrid under each of these FusionConfigs
 too, beside turns + BM25 and turns + vector.
 
+``K=n`` (environment): recall's k for the variants (default ``continuity.K``, 5; turns + hybrid stays at 5).
+
 ``base`` (the default RecallConfig) always runs first. OUT.json holds one row per checkpoint (kind, labels, the
 query-kind reading, hybrid's and each variant's outcome; base's hits). Never with ``test``.
 """
@@ -27,6 +29,7 @@ from mnemir.retrieve.recall import RecallConfig
 from mnemir.retrieve.search import FusionConfig
 
 BASE = RecallConfig()
+K = int(os.environ.get("K", str(C.K)))
 FUSIONS: dict[str, dict[str, Any]] = json.loads(os.environ.get("FUSIONS", "{}"))
 
 
@@ -72,7 +75,7 @@ def main() -> None:
                     for name in names:
                         assert stores.remembered is not None
                         stores.remembered.recall_config = BASE.with_(**VARIANTS[name])
-                        res = stores.remembered.recall(cp.q, user=stores.user, k=C.K, now=now)
+                        res = stores.remembered.recall(cp.q, user=stores.user, k=K, now=now)
                         hids = [h.id for h in res.hits]
                         cov = stores.covered(stores.remembered, hids)
                         shown = frozenset().union(*cov)

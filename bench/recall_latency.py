@@ -14,6 +14,7 @@ inference (the shipped classifier) IS included in recall's time.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import tempfile
@@ -132,7 +133,12 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3, help="passes over the query set")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--k", type=int, default=5, help="recall's k")
+    parser.add_argument("--variant", default=None,
+                        help='JSON of RecallConfig changes: recall under them too, timed beside the default '
+                             '(e.g. \'{"plain_tail_share": 1.0}\')')
     args = parser.parse_args()
+    k = args.k
     with tempfile.TemporaryDirectory(prefix="mnemir-recall-bench-") as tmp:
         mem = mnemir.open(Path(tmp) / "mem")
         qvecs = np.vstack([mem.embedder.embed_query(q) for q in QUERIES])  # warms the query cache
@@ -143,10 +149,11 @@ def main() -> None:
         for q, user in plan[:5]:  # warm-up: vector cache load, intent model load
             mem.recall(q, user=user, k=5, now=NOW)
         results: dict[str, list[float]] = {"recall": [], "rules_only": [], "search": [], "vector_search": [],
-                                           "intent": [], "present": [], "frames": []}
+                                           "intent": [], "present": [], "frames": [], "variant": []}
         # the settings recall itself reads (mem.recall_config: RecallConfig() unless replaced)
         config = mem.recall_config
         rules_only = config.with_(learned=False)
+        variant = config.with_(**json.loads(args.variant)) if args.variant else None
         since = Cmp("@created_at", "$gte", format_datetime(NOW - config.ranking.present_window), "datetime")
         hits = []
         for q, user in plan:
@@ -162,10 +169,13 @@ def main() -> None:
             results["frames"] += timed(lambda u=user: mem.store.select(
                 Selection(user_id=u, types=("ContextualFrame",)), order_by=[("@created_at", False)],
                 limit=FRAMES_LIMIT), 1)
-            results["recall"] += timed(lambda q=q, u=user: hits.append(len(mem.recall(q, user=u, k=5, now=NOW).hits)),
+            results["recall"] += timed(lambda q=q, u=user: hits.append(len(mem.recall(q, user=u, k=k, now=NOW).hits)),
                                        1, "recall")
             mem.recall_config = rules_only  # the same query without the learned nudge (its features and model)
-            results["rules_only"] += timed(lambda q=q, u=user: mem.recall(q, user=u, k=5, now=NOW), 1, "rules_only")
+            results["rules_only"] += timed(lambda q=q, u=user: mem.recall(q, user=u, k=k, now=NOW), 1, "rules_only")
+            if variant is not None:  # the same query under the variant's settings
+                mem.recall_config = variant
+                results["variant"] += timed(lambda q=q, u=user: mem.recall(q, user=u, k=k, now=NOW), 1, "variant")
             mem.recall_config = config
         per_user = mem.store.count(Selection(user_id="user0"))
         mem.close()
@@ -174,8 +184,10 @@ def main() -> None:
     print(f"{'operation':<32}{'p50 ms':>9}{'p95 ms':>9}{'p50 / search':>14}{'p50 cpu ms':>12}")
     for name, label in (("vector_search", "store.vector_search (k=20)"), ("search", "mem.search (hybrid, k=5)"),
                         ("present", "store.select present state"), ("frames", "store.select frames"),
-                        ("intent", "mem.intent (in recall)"), ("rules_only", "mem.recall, rules only (k=5)"),
-                        ("recall", "mem.recall (k=5)")):
+                        ("intent", "mem.intent (in recall)"), ("rules_only", f"mem.recall, rules only (k={k})"),
+                        ("recall", f"mem.recall (k={k})"), ("variant", f"mem.recall, variant (k={k})")):
+        if not results[name]:
+            continue
         values = sorted(results[name])
         p50, p95 = statistics.median(values), values[int(0.95 * (len(values) - 1))]
         cpu = f"{statistics.median(CPU[name]):>12.2f}" if name in CPU else ""

@@ -283,6 +283,17 @@ def kept_places(k: int, share: float) -> int:
     return max(1, int(k * share))
 
 
+def depth_kept_places(k: int, share: float, tail_share: float, head: int) -> int:
+    """How many of plain search's best keep a place in a top ``k`` whose places past the first ``head`` keep
+    ``tail_share`` of them for it (``share`` where that is more): as many as a top ``head`` keeps, plus that share of
+    the rest; never fewer than ``share`` of the whole top k (:func:`kept_places`). ``tail_share`` 0, or ``k`` at most
+    ``head``: :func:`kept_places` itself."""
+    places = kept_places(k, share)
+    if tail_share <= 0.0 or k <= head:
+        return places
+    return min(k, max(places, kept_places(head, share) + int((k - head) * max(share, tail_share))))
+
+
 def fuse(role_order: Sequence[Scored], plain: Mapping[str, int], extra: Mapping[str, Scored], *, k: int,
          role_weight: float, plain_weight: float, fusion_k: int, barred: Mapping[str, str],
          ruled_out: Mapping[str, str], groups: Mapping[str, str], kept: int = 1) -> tuple[list[Scored], list[str]]:

@@ -42,10 +42,10 @@ from mnemir.retrieve.fusion import (
     FEELING,
     NO_READING,
     calm_neighbours,
+    depth_kept_places,
     fold_episodes,
     fuse,
     hard_exclusion,
-    kept_places,
     one_slot,
     plain_group_ranks,
     plain_ranks,
@@ -158,6 +158,28 @@ class RecallConfig:
     #: ... plus this much times (1 - the intent's confidence, as the memories settled it): the less sure the reading
     #: of the query, the more of plain search's best keep their places (decision 0049)
     unsure_plain_share: float = 1.0
+    #: past the answer's first ``plain_tail_from`` places, this share of the places (at least ``plain_share`` and
+    #: its doubt) is kept for plain search's best too: the role order's reading decides the head of the answer (which
+    #: memory serves the question first), and a longer answer asks for breadth, where hybrid search over what was
+    #: said finds most evidence; the role order's own picks below the head are its weakest. So the top k holds
+    #: plain search's first ``plain_share`` x head + ``plain_tail_share`` x (k - head) utterances (what a named
+    #: lifecycle exclusion bars or a confident intent rules out skipped, as for the kept places at the head), the
+    #: rest by the fused order. 0: off (the share of the whole top k is ``plain_share``); an answer of
+    #: ``plain_tail_from`` places or fewer is unchanged. Off by default: 1.0 is level within a replay's churn (dialogue
+    #: QA dev @10 +1 / +5 questions unlabelled / labelled, continuity dev @10 +5 checkpoints and +5 violations,
+    #: collapse dev end to end @10 -1 query of 659); 3 as ``plain_tail_from`` changes answers of 4 and 5 places
+    #: (docs/decisions/0098)
+    plain_tail_share: float = 0.0
+    plain_tail_from: int = 5
+    #: ... and there (past the head, within those places) a reading the intent rules out (a task or a feeling asked
+    #: about as neither, however sure the intent), or an utterance from which only a feeling was read, gives its place
+    #: to the utterance it was read from, as what was said (the role is not shown): a ruling keeps a wrong role out of
+    #: the head of the answer, it does not take the evidence out of a long one. Never what a named lifecycle exclusion
+    #: bars, a memory replaced by a newer one (unless the past is asked about) nor one the asked-person step moved
+    #: (docs/decisions/0098). Off: dialogue QA dev unlabelled @10 0.720 -> 0.739 (labelled 0.804 -> 0.813), but where
+    #: the reading is right (a request read as a task) what was said of it is that task: collapse dev end to end
+    #: isolation @10 0.563 -> 0.370, continuity dev violations @10 0.213 -> 0.223
+    plain_tail_said: bool = False
     #: what a bar set aside only because open work was asked for (a closed task, an utterance whose work is all
     #: closed, the assistant's questions) comes back when the memories settle the intent on a kind that asks for
     #: no work
@@ -372,7 +394,7 @@ class RecallConfig:
                  "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past", "asked_person_fill",
                  "asked_person_reporters", "asked_person_speaker", "asked_person_out", "asked_person_names",
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
-                 "chat_past", "ruling_follows_types")
+                 "chat_past", "ruling_follows_types", "plain_tail_said")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -400,7 +422,7 @@ class RecallConfig:
                                   allowed=["signals", "id"])
         for name, low, high in (("plain_weight", 0.0, 10.0), ("unsure_plain_weight", 0.0, 10.0),
                                 ("confident_intent", 0.0, 1.0), ("plain_share", 0.0, 1.0),
-                                ("unsure_plain_share", 0.0, 1.0),
+                                ("unsure_plain_share", 0.0, 1.0), ("plain_tail_share", 0.0, 1.0),
                                 ("role_switch", 0.0, 1.0), ("role_widen", 0.0, 1.0),
                                 ("plain_text_weight", 0.0, 10.0), ("ruled_out_cover", 0.0, 1.0),
                                 ("plain_score_weight", 0.0, 10.0),
@@ -423,7 +445,7 @@ class RecallConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValidationError(f"{name} must be a positive integer", field=name, value=value,
                                       allowed="an integer >= 1")
-        for name in ("plain_floor", "plain_floor_slack", "plain_floor_chat"):
+        for name in ("plain_floor", "plain_floor_slack", "plain_floor_chat", "plain_tail_from"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
                 raise ValidationError(f"{name} must be an integer in [0, 100]", field=name, value=value,
@@ -624,9 +646,11 @@ class _Query:
 
     def kept_places(self) -> int:
         """How many of plain search's best keep places in the top k: ``plain_share`` of it, and more the less sure
-        the intent is (``unsure_plain_share``)."""
-        share = self.config.plain_share + self.config.unsure_plain_share * (1.0 - float(self.intent.confidence))
-        return kept_places(self.k, min(share, 1.0))
+        the intent is (``unsure_plain_share``); past the first ``plain_tail_from`` places, ``plain_tail_share`` of
+        them (when that is more)."""
+        config = self.config
+        share = min(config.plain_share + config.unsure_plain_share * (1.0 - float(self.intent.confidence)), 1.0)
+        return depth_kept_places(self.k, share, config.plain_tail_share, config.plain_tail_from)
 
     def answered(self, kept: Sequence[Scored]) -> bool:
         """The top k holds a memory of an intended type in an answer role, not a weak filler: only then may a
@@ -733,6 +757,11 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     if floor > 0 and _fusion_on(config):
         kept, floor_notes, stood_in = _plain_floor(q, kept, judged, ruled_out, moved, floor=floor, felt=felt)
         notes = [n for n in notes if not any(mid in n for mid in stood_in)] + floor_notes
+    if config.plain_tail_said and config.plain_tail_share > 0 and k > config.plain_tail_from and _fusion_on(config):
+        # past the head: plain search's kept places there hold what was said where a reading of it is ruled out
+        kept, tail_notes, stood_in = _plain_floor(q, kept, judged, ruled_out, moved, floor=q.kept_places(),
+                                                  felt=True, tail=True)
+        notes = [n for n in notes if not any(mid in n for mid in stood_in)] + tail_notes
     widened, widen_notes = _widening(kept, q.intent, k)
     widened = widened or any("weak" in s.flags for s in kept[:k])
     hits = [_hit(s) for s in kept[:k]]
@@ -1373,7 +1402,7 @@ def _between_people(config: RecallConfig) -> RecallConfig:
 
 def _plain_floor(q: _Query, kept: list[Scored], judged: Mapping[str, Scored], ruled_out: Mapping[str, str],
                  moved: frozenset[str] | set[str] = frozenset(), *, floor: int | None = None,
-                 felt: bool | None = None) -> tuple[list[Scored], list[str], set[str]]:
+                 felt: bool | None = None, tail: bool = False) -> tuple[list[Scored], list[str], set[str]]:
     """The plain-search floor (``RecallConfig.plain_floor``): the first utterances of plain search's order each
     keep a place in the top k, at most ``plain_floor_slack`` places below their plain rank, after every other step.
     Left out only by a named lifecycle exclusion (``q.barred``, a memory replaced by a newer one unless the past is
@@ -1392,7 +1421,9 @@ def _plain_floor(q: _Query, kept: list[Scored], judged: Mapping[str, Scored], ru
         return q.groups.get(s.record.id) or utterance_of(s.record)
 
     answered = q.answered(out)
-    firm = float(q.intent.confidence) >= config.floor_confident
+    # the tail (``plain_tail_said``): plain search's kept places past the head, each at the last place of the top k,
+    # and a reading a confident intent rules out gives its place to what was said, however sure the intent
+    firm = not tail and float(q.intent.confidence) >= config.floor_confident
     # plain search's best the fusion kept in the top k (``kept_places``) and what the floor places: neither is pushed
     # out by another floor place
     best = sorted(q.plain.items(), key=lambda kv: (kv[1], kv[0]))
@@ -1404,9 +1435,9 @@ def _plain_floor(q: _Query, kept: list[Scored], judged: Mapping[str, Scored], ru
         if group in seen:
             continue
         seen.add(group)
-        if len(seen) > min(config.plain_floor if floor is None else floor, max(1, q.k // 2)):
+        if len(seen) > (floor or 0 if tail else min(config.plain_floor if floor is None else floor, max(1, q.k // 2))):
             break  # at most half the top k (at least one place): the rest is ranked by role fit
-        limit = min(q.k, rank + config.plain_floor_slack)  # the lowest place (from 1) it may take
+        limit = q.k if tail else min(q.k, rank + config.plain_floor_slack)  # the lowest place (from 1) it may take
         at = next((i for i, s in enumerate(out) if group_of(s) == group), None)
         if at is not None and at < limit:
             continue
