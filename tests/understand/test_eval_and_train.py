@@ -366,6 +366,30 @@ def test_the_blind_uf_batch_is_kept_row_for_row_not_trained_on_and_shares_no_run
     assert equal == 0, f"{equal} rows equal an evaluation text"
 
 
+def test_the_blind_extraction_batch_s27_is_kept_row_for_row_and_shares_no_run_with_any_evaluation_text() -> None:
+    """The blind batch staged as ``training/staged/extraction_train_s27.jsonl`` (400 rows, weighted to English Task /
+    Plan / TaskUpdate / Hypothesis), less the 67 rows that shared a run of eight Chinese characters or five words with
+    a dev or test text (59) or equalled one as tokens (13; 5 in both), found by position in session 27, is kept row for
+    row as staged, in the staged order, shares no such run and equals no evaluated text (docs/decisions/0099). Only
+    counts are reported."""
+    from tests.test_no_split_text import evaluated, findings, tokens
+
+    from mnemir._paths import training_dir
+    from mnemir.eval import collapse
+
+    rows = read_jsonl(training_dir() / "understand" / "extraction_s27.jsonl")
+    written = read_jsonl(training_dir() / "staged" / "extraction_train_s27.jsonl")
+    assert len(rows) == 333 and len(written) == 400 and len({r["id"] for r in rows}) == len(rows)
+    assert [r["id"] for r in rows] == [r["id"] for r in written if r in rows]  # row for row, in the staged order
+    assert all(row in written for row in rows)
+    shared = sum(1 for r in rows if findings(str(r["text"])))
+    assert shared == 0, f"{shared} rows share a run with an evaluation text"
+    whole = {tuple(tokens(text)) for split in ("dev", "test") for text, _ in evaluated(split)}
+    whole |= {tuple(tokens(q.text)) for scenario in collapse.load("all") for q in scenario.queries}
+    equal = sum(1 for r in rows if tuple(tokens(str(r["text"]))) in whole)
+    assert equal == 0, f"{equal} rows equal an evaluation text"
+
+
 def test_the_blind_intent_batch_s26_is_kept_row_for_row_and_shares_no_run_with_any_evaluation_text() -> None:
     """The blind intent batch staged as ``training/staged/intent_train_s26.jsonl`` (400 queries, weighted to indirect
     and confusable phrasings), less the 85 rows that shared a run of eight Chinese characters or five words with a dev
