@@ -235,6 +235,23 @@ def test_the_task_plan_cues_tell_a_duty_from_an_intention(text: str, must: bool,
     assert (values["must"], values["intend"]) == (float(must), float(intend))
 
 
+@pytest.mark.parametrize("text,step,deferred", [
+    ("Stage two of the loft project: order the insulation before the 9th", True, False),
+    ("Part one of the savings push is clearing the credit card by June", True, False),
+    ("阳台改造第二阶段：月底前把地砖铺好", True, False),
+    ("Let's push the vet appointment back a week", False, True),
+    ("The quarterly review can wait until after the holidays", False, True),
+    ("牙医的预约往后推两周", False, True),
+    ("We moved to Bristol when I was nine", False, False),
+])
+def test_a_numbered_step_reads_as_a_plan_step_and_a_deferral_as_a_change_of_status(
+        text: str, step: bool, deferred: bool) -> None:
+    """A numbered step of a larger plan is a step whatever deadline it carries; a move to a later time changes how
+    planned work stands, as a cancellation does (the two cue groups the extractor reads them by; 0099)."""
+    values = dict(zip(CUE_NAMES, cue_vector(text), strict=True))
+    assert (values["plan_marker"], values["abandon"]) == (float(step), float(deferred))
+
+
 def _runs(text: str) -> set[str]:
     """A text's runs of five English words and of eight Chinese characters."""
     words = re.findall(r"[a-z0-9']+", text.lower())
