@@ -96,7 +96,7 @@ EXTRACTOR_MODEL = "extractor"
 #: classifier reads the whole as a feeling with at least this probability (:meth:`Extractor._outburst`); None: off
 OUTBURST_WHOLE_MIN_P: float | None = None
 _PLAN_GOAL = "plan goal (rule)"
-#: a plan laid out under a goal ("For the move: cancel the broadband, then book the van") stores the goal as a Task,
+#: a plan laid out under a goal ("For the bake sale: buy flour, then borrow trays") stores the goal as a Task,
 #: the parent of its steps (docs/decisions/0024); False: the steps only, the goal's words heading the first step
 #: (every independent author labels such a turn a Plan only; docs/decisions/0099)
 PLAN_GOAL_TASK = True
