@@ -235,6 +235,23 @@ def test_the_task_plan_cues_tell_a_duty_from_an_intention(text: str, must: bool,
     assert (values["must"], values["intend"]) == (float(must), float(intend))
 
 
+@pytest.mark.parametrize("text,step,deferred", [
+    ("Stage two of the loft project: order the insulation before the 9th", True, False),
+    ("Part one of the savings push is clearing the credit card by June", True, False),
+    ("阳台改造第二阶段：月底前把地砖铺好", True, False),
+    ("Let's push the vet appointment back a week", False, True),
+    ("The quarterly review can wait until after the holidays", False, True),
+    ("牙医的预约往后推两周", False, True),
+    ("We moved to Bristol when I was nine", False, False),
+])
+def test_a_numbered_step_reads_as_a_plan_step_and_a_deferral_as_a_change_of_status(
+        text: str, step: bool, deferred: bool) -> None:
+    """A numbered step of a larger plan is a step whatever deadline it carries; a move to a later time changes how
+    planned work stands, as a cancellation does (the two cue groups the extractor reads them by; 0099)."""
+    values = dict(zip(CUE_NAMES, cue_vector(text), strict=True))
+    assert (values["plan_marker"], values["abandon"]) == (float(step), float(deferred))
+
+
 def _runs(text: str) -> set[str]:
     """A text's runs of five English words and of eight Chinese characters."""
     words = re.findall(r"[a-z0-9']+", text.lower())
@@ -362,6 +379,30 @@ def test_the_blind_uf_batch_is_kept_row_for_row_not_trained_on_and_shares_no_run
     shared = sum(1 for r in rows if findings(str(r["text"])))
     assert shared == 0, f"{shared} rows share a run with an evaluation text"
     whole = {tuple(tokens(text)) for split in ("dev", "test") for text, _ in evaluated(split)}
+    equal = sum(1 for r in rows if tuple(tokens(str(r["text"]))) in whole)
+    assert equal == 0, f"{equal} rows equal an evaluation text"
+
+
+def test_the_blind_extraction_batch_s27_is_kept_row_for_row_and_shares_no_run_with_any_evaluation_text() -> None:
+    """The blind batch staged as ``training/staged/extraction_train_s27.jsonl`` (400 rows, weighted to English Task /
+    Plan / TaskUpdate / Hypothesis), less the 67 rows that shared a run of eight Chinese characters or five words with
+    a dev or test text (59) or equalled one as tokens (13; 5 in both), found by position in session 27, is kept row for
+    row as staged, in the staged order, shares no such run and equals no evaluated text (docs/decisions/0099). Only
+    counts are reported."""
+    from tests.test_no_split_text import evaluated, findings, tokens
+
+    from mnemir._paths import training_dir
+    from mnemir.eval import collapse
+
+    rows = read_jsonl(training_dir() / "understand" / "extraction_s27.jsonl")
+    written = read_jsonl(training_dir() / "staged" / "extraction_train_s27.jsonl")
+    assert len(rows) == 333 and len(written) == 400 and len({r["id"] for r in rows}) == len(rows)
+    assert [r["id"] for r in rows] == [r["id"] for r in written if r in rows]  # row for row, in the staged order
+    assert all(row in written for row in rows)
+    shared = sum(1 for r in rows if findings(str(r["text"])))
+    assert shared == 0, f"{shared} rows share a run with an evaluation text"
+    whole = {tuple(tokens(text)) for split in ("dev", "test") for text, _ in evaluated(split)}
+    whole |= {tuple(tokens(q.text)) for scenario in collapse.load("all") for q in scenario.queries}
     equal = sum(1 for r in rows if tuple(tokens(str(r["text"]))) in whole)
     assert equal == 0, f"{equal} rows equal an evaluation text"
 

@@ -5,7 +5,7 @@ from datetime import date, datetime
 import pytest
 
 from mnemir.errors import ValidationError
-from mnemir.understand import Extractor
+from mnemir.understand import Extractor, extract
 from mnemir.understand.extract import lexicon_boost
 from mnemir.understand.fill import emotion_properties
 from mnemir.understand.lexicon import find_emotion
@@ -106,6 +106,17 @@ def test_a_plan_links_its_steps_to_the_stated_goal(extractor: Extractor, wed: da
     assert [d.text for d in result.drafts[1:]] == ["办签证", "订酒店", "排行程"]
     assert [d.properties["order"] for d in result.drafts[1:]] == [1, 2, 3]
     assert all(d.parent == 0 for d in result.drafts[1:])
+
+
+def test_without_a_goal_task_a_plan_keeps_its_goal_in_the_first_step(extractor: Extractor, wed: datetime,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # extract.PLAN_GOAL_TASK off (docs/decisions/0099): the steps only, none of them a child of a Task
+    monkeypatch.setattr(extract, "PLAN_GOAL_TASK", False)
+    result = extractor.extract("为了暑假去云南玩，我们先办签证，再订酒店，最后排行程", now=wed)
+    assert [d.type for d in result.drafts] == ["Plan", "Plan", "Plan"]
+    assert "云南" in result.drafts[0].text and result.drafts[0].text.endswith("办签证")
+    assert [d.text for d in result.drafts[1:]] == ["订酒店", "排行程"]
+    assert all(d.parent is None for d in result.drafts)
 
 
 def test_a_frame_gets_its_type_and_topic(extractor: Extractor, wed: datetime) -> None:

@@ -96,6 +96,10 @@ EXTRACTOR_MODEL = "extractor"
 #: classifier reads the whole as a feeling with at least this probability (:meth:`Extractor._outburst`); None: off
 OUTBURST_WHOLE_MIN_P: float | None = None
 _PLAN_GOAL = "plan goal (rule)"
+#: a plan laid out under a goal ("For the bake sale: buy flour, then borrow trays") stores the goal as a Task,
+#: the parent of its steps (docs/decisions/0024); False: the steps only, the goal's words heading the first step
+#: (every independent author labels such a turn a Plan only; docs/decisions/0099)
+PLAN_GOAL_TASK = True
 #: a piece read as a report on a task that says nothing of how the work stands (done, dropped, decided, told as having
 #: happened, under way, put off) is read here as the classifier's best other memory type. Off: it cost 1.1 points of
 #: English macro-F1 on the extraction dev split (reports told with no such word are labelled reports there);
@@ -371,10 +375,12 @@ class Extractor:
             return []
         drafts: list[Draft] = []
         parent = None
-        if goal:
+        if goal and PLAN_GOAL_TASK:
             props = _with_utterance_deadline(fill.task_properties(goal, now), text, now)
             drafts.append(Draft("Task", goal, props, entities=find_entities(goal), reasons=[_PLAN_GOAL]))
             parent = 0
+        elif goal:  # no Task of its own: the goal's words head the first step, so that they stay with the plan
+            steps = [f"{goal}: {steps[0]}", *steps[1:]]
         for order, step in enumerate(steps, start=1):
             drafts.append(Draft("Plan", step, {"order": order, "status": "pending"}, entities=find_entities(step),
                                 parent=parent, reasons=[f"plan step {order} of {len(steps)} (rule)"]))

@@ -60,15 +60,24 @@ CUES: dict[str, re.Pattern[str]] = {
                    r"heartbroken|miserable|pissed|burned out|burnt out|feel(?:ing)?|fed up|disappointed)\b"),
     "self_fact": _rx(r"我(?:是|叫|住|在|今年|的|家|有|对|老家|来自|属|毕业|工作|女儿|儿子|老婆|老公|妈|爸)|\b(?:i am|i'm|"
                      r"my|i live|i work|i have|i was born|i grew up|i moved|i'm from|i come from|i own|i'm allergic)\b"),
-    "plan_marker": _rx(r"先|然后|再|接着|之后|最后|第一步|第二步|步骤|首先|其次|\b(?:first|then|after that|next|finally|"
-                       r"step \d|afterwards|followed by|lastly|plan is)\b"),
+    # sequence words; a numbered step, phase or leg, spelled or in digits ("step one of…", "phase two:", "下一步",
+    # "第三阶段"), is one step of a larger plan, whatever deadline it carries (docs/decisions/0099)
+    "plan_marker": _rx(r"先|然后|再|接着|之后|最后|第一步|第二步|步骤|首先|其次|第[一二三四五六七八九十\d]+(?:步|阶段|期)|下一步|"
+                       r"头一步|\b(?:first|then|after that|next|finally|step \d|afterwards|followed by|lastly|plan is|"
+                       r"(?:step|phase|stage|part|leg) (?:one|two|three|four|five|[1-5])|(?:first|next|second|third|last|"
+                       r"final) (?:step|phase|stage|leg))\b"),
     "done": _rx(r"已经|(?:做|写|弄|干|办|交|看|改|发|忙|搞)完|完成|搞定|弄好|办好|交了|提交了|订好|买好|发了|付了|结束了|好了|\b(?:done|finished|completed|"
                 r"booked|submitted|sent|paid|taken care of|wrapped up|sorted|already|handled)\b"),
     "progress": _rx(r"正在|在(?:弄|做|写|办|改|跑)|进行中|一半|开始(?:做|弄|写)了|快(?:好|完)了|\b(?:working on|started|"
                     r"halfway|in progress|making progress|almost done|underway|on it)\b"),
     "abandon": _rx(r"算了|不用了|不要了|取消|放弃|别管|不做了|不去了|没戏|黄了|\b(?:forget (?:about )?(?:it|the)|"
                    r"cancel|never mind|nevermind|not happening|give up|gave up|drop (?:it|the)|scrap|no longer need|"
-                   r"called off|fell through)\b"),
+                   r"called off|fell through)\b"
+                   # a move to a later time is a report on work already planned, as a cancellation is
+                   # (docs/decisions/0099)
+                   r"|推迟|延后|延期|往后推|挪到|推到|缓一缓|先放一放|\b(?:postpone[ds]?|postponing|put (?:it |that |this )?off|"
+                   r"reschedul\w*|push(?:ed|ing)? (?:it |that |this |the [\w' -]{1,30})?(?:back|to)|"
+                   r"mov(?:e|ed|ing) (?:it|that|this|the [\w' -]{1,30}) to|can wait|delay(?:ed|ing)?)\b"),
     "frame": _rx(r"会议|开会|面试|谈判|教程|教我|讨论|复盘|调试|头脑风暴|旅行|出差|咨询|看病|\b(?:meeting|interview|"
                  r"negotiation|tutorial|teach me|lesson|standup|stand-up|brainstorm|debug(?:ging)?|retro|"
                  r"workshop|we are (?:now )?(?:in|doing)|let'?s (?:do|start|treat|pretend)|session|mode|role)\b"),
