@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -287,6 +288,24 @@ def test_maintain(http: Any) -> None:
     assert done["dry_run"] is False and "counts" in done
     again = http.post("/v1/maintain", json={"now": T}).json()
     assert again["changed"] == 0  # idempotent
+
+
+def test_a_clock_at_the_start_of_the_calendar_is_served(http: Any) -> None:
+    # a look-back window from it reaches before year 1: it holds everything since then instead of failing
+    first = "0001-01-01T00:08:06Z"
+    assert http.post("/v1/recall", json={"query": "what do I have on", "user": "zoe", "now": first}).status_code == 200
+    assert http.post("/v1/maintain", json={"now": first, "user": "zoe"}).status_code == 200
+
+
+def test_blank_means_the_same_white_space_to_the_schema_and_the_server(http: Any) -> None:
+    for blank in ("\u0085", "\u3000 ", "\x1c"):
+        assert problem_of(http.get("/v1/export", params={"user": blank}), 422)["field"] == "user"
+    assert http.get("/v1/export", params={"user": "\ufeff"}).status_code == 200  # no white space to Python
+    # the schema spells the class out: "\\s" means other characters to JSON Schema's regexes (ECMA-262)
+    pattern = http.get("/openapi.json").json()["components"]["schemas"]["AddBody"]["properties"]["text"]["pattern"]
+    assert "\\s" not in pattern
+    blank = [chr(c) for c in range(0x3001) if chr(c).isspace()]
+    assert not any(re.fullmatch(pattern, c) for c in blank) and re.fullmatch(pattern, "\ufeff")
 
 
 def test_review_queue_decisions_go_through_the_lifecycle(http: Any) -> None:

@@ -24,7 +24,7 @@ from mnemir.lifecycle.decay import (
 )
 from mnemir.lifecycle.records import changed, entry, is_live, start_of
 from mnemir.lifecycle.tasks import is_overdue, overdue_bound
-from mnemir.ontology import Ontology, format_datetime
+from mnemir.ontology import Ontology, earlier, format_datetime
 from mnemir.ontology.enums import CLOSED_STATUSES, OPEN_STATUSES
 from mnemir.store.base import ANY, LIVE_STATUSES, Selection, Store, Write, _Any
 from mnemir.store.filters import parse_filter
@@ -128,7 +128,7 @@ def expired(ctx: _Context) -> Iterator[Change]:
     for type_name, policy in ctx.config.policies.items():
         if policy.archive_after is None or type_name == "DialogueAct":
             continue
-        for rec in ctx.select((type_name,), _older_than(ctx.now - policy.archive_after)):
+        for rec in ctx.select((type_name,), _older_than(earlier(ctx.now, policy.archive_after))):
             if expired_by_age(rec, ctx.now, policy):
                 yield ctx.archive(rec, f"{type_name} older than {policy.archive_after}")
 
@@ -185,7 +185,7 @@ def recheck_facts(ctx: _Context, checker: FactChecker | None) -> Iterator[Change
     """Facts are kept; a configured checker re-rates their confidence every ``fact_recheck_every``."""
     if checker is None:
         return
-    for rec in ctx.select(("Fact",), _older_than(ctx.now - ctx.config.fact_recheck_every)):
+    for rec in ctx.select(("Fact",), _older_than(earlier(ctx.now, ctx.config.fact_recheck_every))):
         if not fact_recheck_due(rec, ctx.now, ctx.config):
             continue
         rated = checker(rec, ctx.now)

@@ -7,7 +7,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Literal
 
 from mnemir.errors import ValidationError
@@ -37,6 +37,15 @@ def format_datetime(value: datetime) -> str:
     # the year by hand: strftime's %Y is not zero-padded below 1000 on glibc ("999-01-02"), which no parser reads
     value = value.astimezone(UTC)
     return f"{value.year:04d}-{value:%m-%dT%H:%M:%S}Z"
+
+
+def earlier(now: datetime, span: timedelta) -> datetime:
+    """``now - span``, or the first representable instant when that lies before year 1: a clock near the start of
+    the calendar is valid input, and a look-back window from it holds everything since then."""
+    try:
+        return now - span
+    except OverflowError:
+        return datetime.min.replace(tzinfo=UTC)
 
 
 def parse_timestamp(value: object) -> datetime | None:

@@ -31,7 +31,7 @@ import numpy as np
 from mnemir.embed.base import Embedder, Vectors
 from mnemir.errors import ValidationError
 from mnemir.ir import MemIR, MemoryStatus, ensure_aware
-from mnemir.ontology import Ontology, format_datetime
+from mnemir.ontology import Ontology, earlier, format_datetime
 from mnemir.ontology.enums import OPEN_STATUSES
 from mnemir.retrieve.context import Context
 from mnemir.retrieve.decision_questions import asks_decision
@@ -1049,7 +1049,7 @@ def _gather(store: Store, scope: Selection, intent: IntentLike, types: tuple[str
         records.update((r.id, r) for r in store.select(scope.with_(types=task_types, where=listing),
                                                        order_by=[("@created_at", False)], limit=n))
     if _needs_present_state(intent):
-        since = Cmp("@created_at", "$gte", format_datetime(now - config.ranking.present_window), "datetime")
+        since = Cmp("@created_at", "$gte", format_datetime(earlier(now, config.ranking.present_window)), "datetime")
         # one read per type: each is served in order by the (user, type, created_at) index, then merged; when the
         # first read fills the limit, the second reads only what is not older than its last (nothing older can
         # enter the merged newest ``present_limit``): fewer records loaded, the same merge

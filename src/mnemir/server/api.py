@@ -30,9 +30,10 @@ JSONL_TYPES = frozenset({"application/x-ndjson", "application/jsonl", "applicati
 #: most items one page of a listing returns
 MAX_PAGE = 200
 MAX_TEXT = 16_000
-#: text that holds something besides white space (Python's str.isspace, which also counts \x1c-\x1f); the
-#: memory layer refuses blank scopes, texts and queries, so the schema says so
-NOT_BLANK = r"[^\s\x1c-\x1f]"
+#: text that holds something besides white space; the memory layer refuses blank scopes, texts and queries, so the
+#: schema says so. The white space is Python's str.isspace, written out: a schema's ``\s`` is read differently by
+#: JSON Schema's ECMA-262 regexes (no U+0085, but U+FEFF) than by the server's.
+NOT_BLANK = r"[^\x09-\x0d\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
 
