@@ -12,28 +12,21 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from _switches import each_variant, parse_variants
+
 from mnemir.embed import default_embedder
 from mnemir.eval import continuity as C
 from mnemir.eval._embedcache import cached
-from mnemir.memory import understanding as U
 
 split, out = sys.argv[1], sys.argv[2]
 assert split != "test"
-variants = {"base": {}}
-for a in sys.argv[3:]:
-    n, _, spec = a.partition("=")
-    variants[n] = json.loads(spec)
+variants = parse_variants(sys.argv[3:])
 convs = C.load(split)
 emb = cached(default_embedder())
 emb.prefetch([t.text for c in convs for t in c.turns], [p.q for c in convs for p in c.checkpoints])
-defaults = {k: getattr(U, k) for v in variants.values() for k in v}
 res = {}
 t0 = time.time()
-for name, spec in variants.items():
-    for k, v in defaults.items():
-        setattr(U, k, v)
-    for k, v in spec.items():
-        setattr(U, k, v)
+for name in each_variant(variants):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for conv in convs:

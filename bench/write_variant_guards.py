@@ -3,24 +3,20 @@
 against base (docs/decisions/0097).
 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python bench/write_variant_guards.py 'NAME={"FLAG": true}' ..."""
-import json
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from _switches import each_variant, parse_variants
+
 from mnemir.embed import default_embedder
 from mnemir.eval import collapse as K
 from mnemir.eval import dialogue_qa as D
 from mnemir.eval._embedcache import cached
-from mnemir.memory import understanding as U
 
-variants = {"base": {}}
-for a in sys.argv[1:]:
-    n, _, spec = a.partition("=")
-    variants[n] = json.loads(spec)
-defaults = {k: getattr(U, k) for v in variants.values() for k in v}
+variants = parse_variants(sys.argv[1:])
 emb = cached(default_embedder())
 scen = list(K.load("dev"))
 every = int(os.environ.get("E2E_EVERY", "6"))
@@ -30,11 +26,7 @@ emb.prefetch([str(m["text"]) for m in K.noise()] + [str(m["text"]) for s in e2e 
 extra = K.noise()
 res = {}
 t0 = time.time()
-for name, spec in variants.items():
-    for k, v in defaults.items():
-        setattr(U, k, v)
-    for k, v in spec.items():
-        setattr(U, k, v)
+for name in each_variant(variants):
     rep = K.Report("dev", (3, 5), len(e2e), sum(len(s.queries) for s in e2e), systems=("remember_recall",))
     with tempfile.TemporaryDirectory() as tmp:
         for s in e2e:

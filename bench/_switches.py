@@ -1,0 +1,30 @@
+"""What the write-side switch benchmarks share (docs/decisions/0097): variants named on the command line as
+``NAME={"FLAG": value}``, applied to the module constants of ``memory.understanding`` one variant at a time."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from mnemir.memory import understanding as U
+
+
+def parse_variants(args: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """``base`` (the shipped switches) and each ``NAME={...}`` argument."""
+    variants: dict[str, dict[str, Any]] = {"base": {}}
+    for arg in args:
+        name, _, spec = arg.partition("=")
+        variants[name] = json.loads(spec)
+    return variants
+
+
+def each_variant(variants: dict[str, dict[str, Any]]) -> Iterator[str]:
+    """Set the switches of each variant in turn (every switch any variant names starts from its shipped value)."""
+    shipped = {k: getattr(U, k) for spec in variants.values() for k in spec}
+    for name, spec in variants.items():
+        for k, v in {**shipped, **spec}.items():
+            setattr(U, k, v)
+        yield name
+    for k, v in shipped.items():
+        setattr(U, k, v)
