@@ -9,8 +9,8 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from recall_helpers import add, intent, utterance
-from test_recall_evidence import _closed_task_and_ended_fact
+from recall_helpers import add, intent
+from test_recall_evidence import _closed_task_and_ended_fact, _neighbour_news
 
 import mnemir
 from mnemir.retrieve import RecallConfig
@@ -99,34 +99,22 @@ def test_plain_searchs_best_keep_most_places_of_a_long_answer(mem: mnemir.Memory
     assert not _missing(mem, now, query, asked, 7)
 
 
-def _neighbour_news(mem: mnemir.Memory, now: datetime) -> str:
-    """A friend's news misread on the write side as the user's own task, beside facts that answer a fact question
-    well enough for a confident intent to rule the task out. Returns the utterance."""
-    said = utterance(mem, now, "My neighbour Tomasz starts his beekeeping course at the allotment next Saturday", 3,
-                     ("Start the beekeeping course at the allotment", "Task",
-                      {"goal": "beekeeping course", "status": "pending"}))
-    add(mem, now, "The allotment gate is locked after seven in the evening", "Fact",
-        {"entity": "allotment", "attribute": "hours", "value": "until seven"}, days=6)
-    add(mem, now, "Tomasz lives in the blue house across the road", "Fact",
-        {"entity": "Tomasz", "attribute": "residence", "value": "blue house"}, days=20)
-    add(mem, now, "Beekeeping suits and veils are sold at the farm shop", "Fact",
-        {"entity": "farm shop", "attribute": "sells", "value": "beekeeping suits"}, days=9)
-    for days, text in enumerate(["The printer on the third floor is out of toner", "I bought new running shoes",
-                                 "My cousin plays the cello", "The wifi password changed",
-                                 "The dentist moved to the high street", "Our car needs new wiper blades"],
-                                start=11):
+def _neighbour_news_among_more(mem: mnemir.Memory, now: datetime) -> str:
+    """The friend's news misread as the user's own task (``_neighbour_news``), with facts enough to fill a top 10."""
+    said = _neighbour_news(mem, now)
+    for days, text in enumerate(["The dentist moved to the high street", "Our car needs new wiper blades"], start=15):
         add(mem, now, text, "Fact", days=days)
     return said
 
 
-QUERY = "When does Tomasz start the beekeeping course?"
+QUERY = "When does Priya start the pottery course?"
 
 
 def test_what_was_said_stands_in_for_a_ruled_out_reading_past_the_head(mem: mnemir.Memory, now: datetime) -> None:
     """A very sure fact question rules the misread task out (the notes say so) at k = 5, with the tail on or off;
     at k = 10, with ``plain_tail_said``, the utterance itself is shown past the head, as what was said (an Episode,
     "stands in" in its reasons); the head of the answer is the one the ruling gave."""
-    said = _neighbour_news(mem, now)
+    said = _neighbour_news_among_more(mem, now)
     sure = intent(QUERY, "fact_lookup", ("Fact",), confidence=0.97)
     assert said in {r.target for r in mem.search(QUERY, user="alice", k=1, now=now)[0].memory.relations(
         "derived_from")} | {mem.search(QUERY, user="alice", k=1, now=now)[0].id}

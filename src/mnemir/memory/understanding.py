@@ -1057,13 +1057,11 @@ class UnderstandingMixin(_Base):
                       if c.score >= MATCH_FLOOR or _term_sure(c)]
         moves: bool | None = None
         if candidates:
-            rule = (candidates[0].score >= MATCH_SURE or _term_sure(candidates[0])) \
-                and candidates[0].score - self._runner_up(candidates) >= MATCH_MARGIN
             reading = ctx.report_reading.get(id(draft))
             worded, told = reading or (_reads_as_report(draft.text), fill.perfective(draft.text))
             moves, candidates = self._report_decision(draft, text, candidates, ctx,
                                                       route="report" if reading else "update", status=status,
-                                                      rule=rule, worded=worded, told=told)
+                                                      rule=self._clear_lead(candidates), worded=worded, told=told)
         else:
             candidates = self._report_in_its_utterance(draft, text, status, ctx)
             moves = bool(candidates)
@@ -1079,19 +1077,29 @@ class UnderstandingMixin(_Base):
                 return
             ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
             return
+        said = f"{ctx.speaker}" + (f", session {ctx.session}" if ctx.session else "") + (
+            f", turn {ctx.turn}" if ctx.turn is not None else "")
+        self._move_or_ask(candidates, bool(moves), status, text, ctx, by=f"reported by {said}")
+
+    def _clear_lead(self, candidates: Sequence[Candidate]) -> bool:
+        """The hand-set test of a report: its best open task fits surely and leads the best rival by MATCH_MARGIN."""
+        return (candidates[0].score >= MATCH_SURE or _term_sure(candidates[0])) \
+            and candidates[0].score - self._runner_up(candidates) >= MATCH_MARGIN
+
+    def _move_or_ask(self, candidates: Sequence[Candidate], moves: bool, status: str, text: str, ctx: _Context, *,
+                     by: str) -> None:
+        """A report's outcome: its best open task moves to ``status``, or the user is asked which task it meant."""
         best = candidates[0]
         if moves:
             if best.id in self._queued_ids():  # this utterance already changed that task: read it as stored
                 self._flush_queue()
             why = "; ".join(best.reasons)
-            said = f"{ctx.speaker}" + (f", session {ctx.session}" if ctx.session else "") + (
-                f", turn {ctx.turn}" if ctx.turn is not None else "")
-            self._report_status(best.id, status, ctx, reason=f"reported by {said} ({why}): {text}",
+            self._report_status(best.id, status, ctx, reason=f"{by} ({why}): {text}",
                                 done=lambda _: f"moved {best.id} ({best.text!r}) to {status}: {why}",
                                 failed=f"could not move task {best.id} to {status}")
             return
         question = (f"“{text}”说的是哪一件事？" if ctx.language == "zh" else f"Which task does “{text}” refer to?")
-        ctx.out.confirmations.append(Confirmation("update", text, question, candidates[:3], status=status,
+        ctx.out.confirmations.append(Confirmation("update", text, question, list(candidates[:3]), status=status,
                                                   user=ctx.user, now=ctx.now))
 
     def _runner_up(self, candidates: Sequence[Candidate]) -> float:
@@ -1674,22 +1682,9 @@ class UnderstandingMixin(_Base):
         if not candidates:
             ctx.out.notes.append(f"a yes to {question!r}: no open task it names")
             return
-        rule = (candidates[0].score >= MATCH_SURE or _term_sure(candidates[0])) \
-            and candidates[0].score - self._runner_up(candidates) >= MATCH_MARGIN
         moves, candidates = self._report_decision(draft, text, candidates, ctx, route="update", status="completed",
-                                                  rule=rule, worded=False, told=True)
-        best = candidates[0]
-        if moves:
-            if best.id in self._queued_ids():
-                self._flush_queue()
-            why = "; ".join(best.reasons)
-            self._report_status(best.id, "completed", ctx, reason=f"the user said yes to {question!r}: {text}",
-                                done=lambda _: f"a yes to {question!r} moved {best.id} ({best.text!r}) to completed: {why}",
-                                failed=f"could not move task {best.id} to completed")
-            return
-        asked = (f"“{text}”说的是哪一件事？" if ctx.language == "zh" else f"Which task does “{text}” refer to?")
-        ctx.out.confirmations.append(Confirmation("update", text, asked, candidates[:3], status="completed",
-                                                  user=ctx.user, now=ctx.now))
+                                                  rule=self._clear_lead(candidates), worded=False, told=True)
+        self._move_or_ask(candidates, moves, "completed", text, ctx, by=f"the user said yes to {question!r}")
 
     def _wait_for_delivery(self, stored: Sequence[MemIR], ctx: _Context) -> None:
         """The task made from the assistant's offer to do the work itself waits for the assistant's next turn."""

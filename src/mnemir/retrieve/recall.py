@@ -1427,16 +1427,18 @@ def _plain_floor(q: _Query, kept: list[Scored], judged: Mapping[str, Scored], ru
     # plain search's best the fusion kept in the top k (``kept_places``) and what the floor places: neither is pushed
     # out by another floor place
     best = sorted(q.plain.items(), key=lambda kv: (kv[1], kv[0]))
+    # at most half the top k (at least one place), the rest ranked by role fit; the tail keeps all its places
+    places = (floor or 0) if tail else min(config.plain_floor if floor is None else floor, max(1, q.k // 2))
     kept_groups = {q.groups.get(mid, mid) for mid, _ in best[: q.kept_places()]} \
         & {group_of(s) for s in out[: q.k]}
     seen: set[str] = set()
-    for mid, rank in sorted(q.plain.items(), key=lambda kv: (kv[1], kv[0])):
+    for mid, rank in best:
         group = q.groups.get(mid, mid)
         if group in seen:
             continue
         seen.add(group)
-        if len(seen) > (floor or 0 if tail else min(config.plain_floor if floor is None else floor, max(1, q.k // 2))):
-            break  # at most half the top k (at least one place): the rest is ranked by role fit
+        if len(seen) > places:
+            break
         limit = q.k if tail else min(q.k, rank + config.plain_floor_slack)  # the lowest place (from 1) it may take
         at = next((i for i, s in enumerate(out) if group_of(s) == group), None)
         if at is not None and at < limit:
