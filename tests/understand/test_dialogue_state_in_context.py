@@ -67,7 +67,7 @@ def test_what_is_left_leaves_out_what_was_said_beside_closed_work(mem: mnemir.Me
     ("Good. Has the plasterer finished the hallway yet?", True),
     ("行。护照续签办完没有？", True),
     ("Nice one. Want me to set a reminder for the plasterer?", False),  # an offer may become the user's task
-    ("要不要我帮你查一下换驾照要带什么？", False),
+    ("要不要我替你把换驾照的材料清单找出来？", False),
     ("The hallway needs two coats, so allow a week for drying before you paint. Shall we move on?", False),
     ("The plasterer finished the hallway.", False),
 ])

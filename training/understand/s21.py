@@ -146,7 +146,7 @@ REQUESTS_EN = [
 DUE_EN = [
     "The council tax form must go back by the 12th.",
     "My passport renewal needs to go in before the end of April.",
-    "The quarterly VAT return is due next Wednesday.",
+    "Our VAT filing for this quarter is due next Wednesday.",
     "The nursery deposit must be paid by Friday or we lose the place.",
     "The car insurance runs out on the 30th and I still need to renew it.",
     "The lease renewal forms must go back signed before the 5th.",
