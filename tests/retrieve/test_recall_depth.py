@@ -212,7 +212,10 @@ def test_the_tail_between_people_is_its_own() -> None:
     assert config.plain_tail_share == 0.0 and not config.plain_tail_said
     chat = _between_people(config)
     assert chat.plain_tail_share == 1.0 and chat.plain_tail_said
-    assert _between_people(RecallConfig(plain_tail_share=0.5)).plain_tail_share == 0.5
+    assert _between_people(RecallConfig(plain_tail_share=0.5, chat_tail_share=None)).plain_tail_share == 0.5
+    defaults = RecallConfig()  # on between people only (docs/decisions/0101)
+    assert defaults.chat_tail_share == 1.0 and defaults.chat_tail_said and defaults.plain_tail_said_below is None
+    assert defaults.plain_tail_share == 0.0 and not defaults.plain_tail_said
     for bad in ({"chat_tail_share": 2.0}, {"chat_tail_said": "yes"}, {"plain_tail_said_below": 1.5}):
         with pytest.raises(mnemir.ValidationError, match=next(iter(bad))):
             RecallConfig(**bad)  # type: ignore[arg-type]
