@@ -70,3 +70,31 @@ def test_chat_settings_are_checked() -> None:
     assert RecallConfig(chat_plain_share=None, chat_confident_intent=None).chat_plain_share is None
     defaults = RecallConfig()
     assert defaults.chat_past and defaults.chat_plain_share is None and defaults.chat_confident_intent is None
+
+
+@pytest.mark.parametrize("query", [QUERY, "What is Bram's sister doing next weekend?", "How was the concert?"])
+def test_the_tail_is_on_between_people_only(mem: mnemir.Memory, now: datetime, query: str) -> None:
+    """By default (``chat_tail_share`` 1.0, ``chat_tail_said``: decision 0101) a top 10 over a transcript of two
+    people is the answer of the tail with its stand-in set for every store, and over the same words said to the
+    assistant the answer of no tail at all."""
+    _said(mem, [("user", t) for t in CHAT], now - timedelta(days=3))
+
+    def top(config: RecallConfig) -> tuple[list[str], list[str]]:
+        mem.recall_config = config
+        result = mem.recall(query, user="ines", k=10, now=now)
+        return [h.id for h in result.hits], result.notes
+
+    everywhere = RecallConfig(plain_tail_share=1.0, plain_tail_said=True, chat_tail_share=None, chat_tail_said=None)
+    assert top(RecallConfig()) == top(everywhere)
+
+
+def test_no_tail_over_a_users_talk_with_the_assistant(mem: mnemir.Memory, now: datetime) -> None:
+    """Over a user's own talk with the assistant (no transcript) the default top 10 is the one with no tail."""
+    _said(mem, ALONE, now - timedelta(days=3))
+    off = RecallConfig(chat_tail_share=None, chat_tail_said=None)
+    for query in ("When is my optician appointment?", "Who is visiting next weekend?"):
+        mem.recall_config = RecallConfig()
+        default = mem.recall(query, user="ines", k=10, now=now)
+        mem.recall_config = off
+        plain = mem.recall(query, user="ines", k=10, now=now)
+        assert [h.id for h in default.hits] == [h.id for h in plain.hits] and default.notes == plain.notes

@@ -16,6 +16,7 @@ import mnemir
 from mnemir.retrieve import RecallConfig
 from mnemir.retrieve.fusion import depth_kept_places, kept_places
 from mnemir.retrieve.recall import plain_utterance_order
+from mnemir.store.base import Write
 
 TAIL = RecallConfig(plain_tail_share=1.0)
 SAID = RecallConfig(plain_tail_share=1.0, plain_tail_said=True)
@@ -151,5 +152,70 @@ def test_the_tail_keeps_the_lifecycle_exclusions(mem: mnemir.Memory, now: dateti
 def test_the_tail_settings_are_checked() -> None:
     for bad in ({"plain_tail_share": 1.5}, {"plain_tail_share": True}, {"plain_tail_from": -1},
                 {"plain_tail_from": 2.5}, {"plain_tail_said": 1}):
+        with pytest.raises(mnemir.ValidationError, match=next(iter(bad))):
+            RecallConfig(**bad)  # type: ignore[arg-type]
+
+
+BELOW = RecallConfig(plain_tail_share=1.0, plain_tail_said=True, plain_tail_said_below=0.5)
+
+
+def _read_with(mem: mnemir.Memory, said: str, sureness: float) -> str:
+    """The memory read from the utterance ``said``, given the extractor's confidence as ``remember`` records it (the
+    classifier's probability of the type read); returns its id."""
+    (edge,) = mem.store.edges([said], relations=["derived_from"], direction="in")
+    read = mem.store.get(edge.source)
+    extra = {**read.metadata.extra, "extraction": {"confidence": sureness, "reasons": ["classified Task"]}}
+    mem.store.write([Write(read.model_copy(update={"metadata": read.metadata.model_copy(update={"extra": extra})}))],
+                    model_id=mem.store.model_id or "")
+    return read.id
+
+
+@pytest.mark.parametrize("sureness", [None, 0.9])
+def test_a_sure_reading_keeps_its_ruling_past_the_head(mem: mnemir.Memory, now: datetime,
+                                                      sureness: float | None) -> None:
+    """The misread task of the neighbour's news, read surely (the classifier's probability over a half) or written
+    typed (no extraction: as sure as it is given): with ``plain_tail_said_below`` 0.5 the very sure fact question's
+    ruling stands at k = 10 too, and the notes say the reading is sure; with the stand-in for every reading
+    (decision 0098's form) the utterance comes back past the head."""
+    said = _neighbour_news_among_more(mem, now)
+    (edge,) = mem.store.edges([said], relations=["derived_from"], direction="in")
+    read = edge.source if sureness is None else _read_with(mem, said, sureness)
+    sure = intent(QUERY, "fact_lookup", ("Fact",), confidence=0.97)
+    mem.recall_config = SAID
+    assert said in [h.id for h in mem.recall(QUERY, user="alice", k=10, now=now, intent=sure).hits[5:]]
+    mem.recall_config = BELOW
+    kept = mem.recall(QUERY, user="alice", k=10, now=now, intent=sure)
+    assert said not in _shown(kept) and read not in _shown(kept)
+    assert any(read in n and "the reading is sure" in n for n in kept.notes), kept.notes
+
+
+def test_an_unsure_reading_gives_its_place_to_what_was_said(mem: mnemir.Memory, now: datetime) -> None:
+    """Read unsurely (under a half), the misread task gives its place past the head to what was said, with
+    ``plain_tail_said_below`` 0.5; the head of a top 5 keeps the ruling."""
+    said = _neighbour_news_among_more(mem, now)
+    _read_with(mem, said, 0.35)
+    sure = intent(QUERY, "fact_lookup", ("Fact",), confidence=0.97)
+    mem.recall_config = BELOW
+    assert said not in _shown(mem.recall(QUERY, user="alice", k=5, now=now, intent=sure))
+    result = mem.recall(QUERY, user="alice", k=10, now=now, intent=sure)
+    at = next(i for i, h in enumerate(result.hits) if h.id == said)
+    assert at >= 5 and result.hits[at].memory.type == "Episode"
+    assert any("stands in" in r for r in result.hits[at].reasons), result.hits[at].reasons
+
+
+def test_the_tail_between_people_is_its_own() -> None:
+    """``chat_tail_share`` and ``chat_tail_said`` set the tail over a conversation between people only; unset, the
+    tail is the one set for every store."""
+    from mnemir.retrieve.recall import _between_people
+
+    config = RecallConfig(chat_tail_share=1.0, chat_tail_said=True)
+    assert config.plain_tail_share == 0.0 and not config.plain_tail_said
+    chat = _between_people(config)
+    assert chat.plain_tail_share == 1.0 and chat.plain_tail_said
+    assert _between_people(RecallConfig(plain_tail_share=0.5, chat_tail_share=None)).plain_tail_share == 0.5
+    defaults = RecallConfig()  # on between people only (docs/decisions/0101)
+    assert defaults.chat_tail_share == 1.0 and defaults.chat_tail_said and defaults.plain_tail_said_below is None
+    assert defaults.plain_tail_share == 0.0 and not defaults.plain_tail_said
+    for bad in ({"chat_tail_share": 2.0}, {"chat_tail_said": "yes"}, {"plain_tail_said_below": 1.5}):
         with pytest.raises(mnemir.ValidationError, match=next(iter(bad))):
             RecallConfig(**bad)  # type: ignore[arg-type]
