@@ -79,7 +79,7 @@ def collect(split: str = "train", embedder: Embedder | None = None) -> list[dict
                 for entry in log:
                     for pair in entry["pairs"]:
                         pair["label"] = _label(checkpoints, entry["turn"], pair["turn"])
-                    out.append({"file": Path(conversation.source).name, **entry})
+                    out.append({"file": Path(conversation.source).name, "conv": conversation.id, **entry})
                 print(f"{conversation.id}: {len(log)} decisions", flush=True)
     finally:
         understanding.LEARNED_REPORT_MATCH = learned
