@@ -85,3 +85,31 @@ def test_more_irregular_pasts(monkeypatch: pytest.MonkeyPatch, text: str, past: 
     assert fill.perfective(text) is False or not past  # off: the extra pasts are not read
     monkeypatch.setattr(fill, "MORE_IRREGULAR_PASTS", True)
     assert fill.perfective(text) is past
+
+
+def test_the_shipped_model_was_fitted_on_training_files_only() -> None:
+    model = shipped_unmarked_reports()
+    assert model is not None
+    assert model.meta["trained_on"] and all(n.startswith("continuity_train_") for n in model.meta["trained_on"])
+
+
+def test_a_task_a_recognised_report_closed_labels_no_unmarked_statement(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnemir.eval import learn_unmarked_reports as learn
+
+    class _Checkpoint:
+        def __init__(self, after: int) -> None:
+            self.after, self.kind = after, "open_tasks"
+
+    class _Conversation:
+        id = "c1"
+        checkpoints = [_Checkpoint(10)]
+
+    monkeypatch.setattr(learn.continuity, "load", lambda split: [_Conversation()])
+    pair = {"id": "t1", "turn": 1, "session": "s1", "label": 1, "raw": {}}
+    statement = {"conv": "c1", "file": "f", "turn": 5, "text": "a", "route": "unmarked", "status": "in_progress",
+                 "rule": False, "rule_best": "t1", "pairs": [pair]}
+    report = {**statement, "turn": 7, "text": "b", "route": "report", "status": "completed", "rule": True}
+    assert learn.unmarked([statement]) and learn.unmarked([statement])[0]["pairs"][0]["label"] == 1
+    assert learn.unmarked([statement, report]) == []  # the report at turn 7 closed it before the checkpoint
+    late = {**report, "turn": 12}
+    assert learn.unmarked([statement, late])[0]["pairs"][0]["label"] == 1
