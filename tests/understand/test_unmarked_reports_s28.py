@@ -101,8 +101,8 @@ def test_a_task_a_recognised_report_closed_labels_no_unmarked_statement(monkeypa
             self.after, self.kind = after, "open_tasks"
 
     class _Conversation:
-        id = "c1"
-        checkpoints = [_Checkpoint(10)]
+        def __init__(self) -> None:
+            self.id, self.checkpoints = "c1", [_Checkpoint(10)]
 
     monkeypatch.setattr(learn.continuity, "load", lambda split: [_Conversation()])
     pair = {"id": "t1", "turn": 1, "session": "s1", "label": 1, "raw": {}}

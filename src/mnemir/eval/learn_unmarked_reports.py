@@ -44,7 +44,7 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "understand" / "data" / "unm
 def unmarked(decisions: Sequence[dict[str, Any]], split: str = "train") -> list[dict[str, Any]]:
     """The unmarked decisions with at least one labelled pair (the first of each repeated statement and tasks), their
     right pairs cleared when a recognised report closed the task before the checkpoint that labels them."""
-    checkpoints = {c.id: sorted((k.after for k in c.checkpoints if k.kind == "open_tasks"))
+    checkpoints = {c.id: sorted(k.after for k in c.checkpoints if k.kind == "open_tasks")
                    for c in continuity.load(split)}
     closed: dict[str, list[tuple[int, str]]] = defaultdict(list)  # conversation -> (turn, task) moved by a report
     for d in decisions:

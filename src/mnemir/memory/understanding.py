@@ -57,8 +57,8 @@ from mnemir.understand.lexicon import CUES
 from mnemir.understand.people import speaker_label
 from mnemir.understand.report_tasks import TIE, shipped_report_tasks
 from mnemir.understand.same_change import shipped_same_change
-from mnemir.understand.unmarked_reports import UnmarkedReports, shipped_unmarked_reports
 from mnemir.understand.segment import split_pieces
+from mnemir.understand.unmarked_reports import UnmarkedReports, shipped_unmarked_reports
 
 if TYPE_CHECKING:
     from mnemir.memory.core import MemoryCore
