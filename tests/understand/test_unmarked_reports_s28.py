@@ -67,8 +67,9 @@ def test_an_unrelated_statement_closes_nothing(mem: mnemir.Memory, monkeypatch: 
     assert _status(mem, "weather", 3) == ["pending"]
 
 
-def test_the_switch_off_leaves_the_task_open(mem: mnemir.Memory) -> None:
-    assert understanding.UNMARKED_REPORT_MATCH is False
+def test_the_switch_off_leaves_the_task_open(mem: mnemir.Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert understanding.UNMARKED_REPORT_MATCH is True  # shipped on (docs/decisions/0102)
+    monkeypatch.setattr(understanding, "UNMARKED_REPORT_MATCH", False)
     _tell(mem, "off", "Marta is happy to water them, the spare key is with her now.")
     assert _status(mem, "off", 1) == ["pending"]
 

@@ -125,7 +125,7 @@ LEARNED_REPORT_MATCH = True
 #: closes the open task the learned unmarked-report reading (:mod:`mnemir.understand.unmarked_reports`, fitted on the
 #: continuity train split) finds it clearly closes: the result told instead of the deed, someone else's answer, the
 #: thing now in use (docs/decisions/0102)
-UNMARKED_REPORT_MATCH = False
+UNMARKED_REPORT_MATCH = True
 #: the trainer's log of every report-task decision (None: nothing is logged); see mnemir.eval.learn_report_tasks
 REPORT_PAIR_LOG: list[dict[str, Any]] | None = None
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
