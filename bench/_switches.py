@@ -1,5 +1,6 @@
 """What the write-side switch benchmarks share (docs/decisions/0097): variants named on the command line as
-``NAME={"FLAG": value}``, applied to the module constants of ``memory.understanding`` one variant at a time."""
+``NAME={"FLAG": value}``, applied to the module constants of ``memory.understanding`` one variant at a time
+(``"fill.FLAG"``: a constant of ``understand.fill``, the extractor's readings of status and aspect; 0102)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,15 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from mnemir.memory import understanding as U
+from mnemir.understand import fill
+
+_MODULES = {"fill": fill}
+
+
+def _owner(key: str) -> tuple[Any, str]:
+    """The module a switch lives in and its name there."""
+    module, _, name = key.rpartition(".")
+    return (_MODULES[module] if module else U), name
 
 
 def parse_variants(args: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -21,10 +31,10 @@ def parse_variants(args: Sequence[str]) -> dict[str, dict[str, Any]]:
 
 def each_variant(variants: dict[str, dict[str, Any]]) -> Iterator[str]:
     """Set the switches of each variant in turn (every switch any variant names starts from its shipped value)."""
-    shipped = {k: getattr(U, k) for spec in variants.values() for k in spec}
+    shipped = {k: getattr(*_owner(k)) for spec in variants.values() for k in spec}
     for name, spec in variants.items():
         for k, v in {**shipped, **spec}.items():
-            setattr(U, k, v)
+            setattr(*_owner(k), v)
         yield name
     for k, v in shipped.items():
-        setattr(U, k, v)
+        setattr(*_owner(k), v)

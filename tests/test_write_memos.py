@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import mnemir
+from mnemir.embed.base import QueryCache
 from mnemir.ir import MemoryStatus
 from mnemir.lifecycle.governor import Governor
 from mnemir.ontology import Ontology
@@ -46,6 +47,9 @@ def _run(kind: type[mnemir.Memory], store_kind: type[SQLiteStore], path: Path, e
          monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     counter = itertools.count(1)  # uuid4 as a counter, restarted per run: both runs make the same ids
     monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=next(counter)))
+    # each run starts from an empty query cache: a text the first run searched would otherwise be taken from the
+    # shared embedder's cache by the second run's batch, one encoding instead of another (equal to ~1e-8)
+    monkeypatch.setattr(embedder, "_cache", QueryCache())
     ontology = Ontology()
     store = store_kind(path, ontology=ontology)
     mem = kind(store, embedder=embedder, ontology=ontology, config=mnemir.MemoryConfig())

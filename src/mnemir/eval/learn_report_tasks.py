@@ -59,8 +59,9 @@ def collect(split: str = "train", embedder: Embedder | None = None) -> list[dict
     conversations = continuity.load(split)
     embedder.prefetch([t.text for c in conversations for t in c.turns], [])
     out: list[dict[str, Any]] = []
-    learned = understanding.LEARNED_REPORT_MATCH
-    understanding.LEARNED_REPORT_MATCH = False
+    learned, unmarked = understanding.LEARNED_REPORT_MATCH, understanding.UNMARKED_REPORT_MATCH
+    # the hand-set matching decides alone while the pairs are logged (the unmarked reading, 0102, acts on none)
+    understanding.LEARNED_REPORT_MATCH = understanding.UNMARKED_REPORT_MATCH = False
     try:
         with tempfile.TemporaryDirectory(prefix="mnemir-report-tasks-") as tmp:
             for conversation in conversations:
@@ -79,10 +80,10 @@ def collect(split: str = "train", embedder: Embedder | None = None) -> list[dict
                 for entry in log:
                     for pair in entry["pairs"]:
                         pair["label"] = _label(checkpoints, entry["turn"], pair["turn"])
-                    out.append({"file": Path(conversation.source).name, **entry})
+                    out.append({"file": Path(conversation.source).name, "conv": conversation.id, **entry})
                 print(f"{conversation.id}: {len(log)} decisions", flush=True)
     finally:
-        understanding.LEARNED_REPORT_MATCH = learned
+        understanding.LEARNED_REPORT_MATCH, understanding.UNMARKED_REPORT_MATCH = learned, unmarked
     return out
 
 

@@ -58,6 +58,7 @@ from mnemir.understand.people import speaker_label
 from mnemir.understand.report_tasks import TIE, shipped_report_tasks
 from mnemir.understand.same_change import shipped_same_change
 from mnemir.understand.segment import split_pieces
+from mnemir.understand.unmarked_reports import UnmarkedReports, shipped_unmarked_reports
 
 if TYPE_CHECKING:
     from mnemir.memory.core import MemoryCore
@@ -120,6 +121,11 @@ _AHEAD = re.compile(r"要|得|需要|准备|打算|计划|想|该|记得|别忘|
 #: shipped: it replaces the hand-set MATCH_SURE / REPORT_SURE / ASPECT_REPORT_SURE / UTTERANCE_REPORT_SURE / TERM_SURE
 #: and MATCH_MARGIN tests of a report (the candidates are still the open tasks over MATCH_FLOOR or sharing a word)
 LEARNED_REPORT_MATCH = True
+#: a user's statement with no report reading (no done word, not told as having happened, no work ahead, no question)
+#: closes the open task the learned unmarked-report reading (:mod:`mnemir.understand.unmarked_reports`, fitted on the
+#: continuity train split) finds it clearly closes: the result told instead of the deed, someone else's answer, the
+#: thing now in use (docs/decisions/0102)
+UNMARKED_REPORT_MATCH = True
 #: the trainer's log of every report-task decision (None: nothing is logged); see mnemir.eval.learn_report_tasks
 REPORT_PAIR_LOG: list[dict[str, Any]] | None = None
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
@@ -498,6 +504,8 @@ class _Context:
     replaced: set[str] = field(default_factory=set)
     #: task drafts read as reports on an open task (applied as updates once the new memories are written)
     reports: list[Draft] = field(default_factory=list)
+    #: open tasks statements with no report reading were read to close (UNMARKED_REPORT_MATCH), with the status
+    outcomes: list[tuple[Candidate, str]] = field(default_factory=list)
     #: the assistant's question whether some work was done, which this user turn answers with yes
     answered: str | None = None
     #: id of a report draft -> (worded as done, told as having happened), as it was read among the statements
@@ -615,6 +623,7 @@ class UnderstandingMixin(_Base):
             for draft, status in ctx.unmatched:
                 self._close_untasked(draft, status, ctx)
             self._apply_answered_question(text, ctx)
+            self._apply_outcomes(text, ctx)
             for draft in ctx.decisions[:1]:
                 self._record_decision(draft, text, ctx)
             self._learned_decision(text, ctx)
@@ -850,13 +859,18 @@ class UnderstandingMixin(_Base):
             draft = Draft(draft.type, told_part, draft.properties, kind=draft.kind, confidence=draft.confidence,
                           entities=find_entities(told_part), reasons=draft.reasons)
         if not worded and not told:
-            if REPORT_PAIR_LOG is not None and draft.type in REPORTING_TYPES and not draft.replaces \
-                    and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text):
-                # the trainer also sees statements with no report reading (never acted on here)
+            model = shipped_unmarked_reports() if UNMARKED_REPORT_MATCH else None
+            if (REPORT_PAIR_LOG is not None or model is not None) and draft.type in REPORTING_TYPES \
+                    and not draft.replaces and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text):
+                # a statement with no report reading may still tell how an open task came out (the result told
+                # instead of the deed, someone else's answer): the trainers see it; the learned reading may act on it
                 unmarked = [c for c in self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
                             if c.score >= MATCH_FLOOR or _term_sure(c)]
-                self._report_decision(draft, ctx.text, unmarked, ctx, route="unmarked",
-                                      status=fill.update_status(draft.text), rule=False)
+                if REPORT_PAIR_LOG is not None:
+                    self._report_decision(draft, ctx.text, unmarked, ctx, route="unmarked",
+                                          status=fill.update_status(draft.text), rule=False)
+                if model is not None and unmarked:
+                    self._read_unmarked_report(draft, unmarked, model, ctx)
             return False
         candidates = self._best_open_tasks(draft, ctx, types=("Task", "Plan"))
         sure = REPORT_SURE if worded else ASPECT_REPORT_SURE
@@ -1158,6 +1172,35 @@ class UnderstandingMixin(_Base):
         return probabilities[best] >= model.threshold and probabilities[best] - rival >= model.lead and not alike, \
             ranked
 
+    def _read_unmarked_report(self, draft: Draft, candidates: Sequence[Candidate], model: UnmarkedReports,
+                              ctx: _Context) -> None:
+        """A statement with no report reading whose best open task the learned reading
+        (:mod:`mnemir.understand.unmarked_reports`) finds it closes, from the model's threshold and with its lead over
+        the best rival from another utterance, closes that task once the utterance is written (``ctx.outcomes``):
+        done, or dropped when it says the work was given up. Nothing is asked when it is unsure: the statement was
+        never read as a report, and it is stored as what it is either way (docs/decisions/0102)."""
+        raws, places = self._pair_raws(draft, ctx.text, candidates, ctx, route="unmarked",
+                                       status=fill.update_status(draft.text), worded=False, told=False)
+        probabilities = [model.probability(raw) for raw in raws]
+        best = max(range(len(candidates)), key=lambda i: probabilities[i])
+        rival = max((p for i, p in enumerate(probabilities)
+                     if i != best and (places[best] is None or places[i] != places[best])), default=0.0)
+        alike = len(candidates) > 1 and raws[best]["lead"] < TIE  # two tasks that fit alike in meaning: no guess
+        if probabilities[best] < model.threshold or probabilities[best] - rival < model.lead or alike:
+            return
+        chosen = candidates[best]
+        status = "failed" if CUES["abandon"].search(draft.text) else "completed"
+        ctx.outcomes.append((Candidate(chosen.id, chosen.text, chosen.score,
+                                       (*chosen.reasons, f"unmarked report p {probabilities[best]:.2f}"),
+                                       chosen.similarity), status))
+
+    def _apply_outcomes(self, text: str, ctx: _Context) -> None:
+        """Close the tasks unmarked reports were read to close (one already moved by this utterance is left)."""
+        for candidate, status in ctx.outcomes:
+            if candidate.id in self._queued_ids() or candidate.id in {r.id for r in ctx.out.updated}:
+                continue
+            self._move_or_ask([candidate], True, status, text, ctx, by="an outcome told without a done word")
+
     def _pair_raws(self, draft: Draft, text: str, candidates: Sequence[Candidate], ctx: _Context, *, route: str,
                    status: str, worded: bool, told: bool) -> tuple[list[dict[str, Any]], list[tuple[str | None, int] | None]]:
         """The quantities the report matcher reads of each (report, candidate task) pair, and where each task was
@@ -1187,6 +1230,9 @@ class UnderstandingMixin(_Base):
         recency = {i: r for r, i in enumerate(by_recency)}
         numbers = set(_NUMBER.findall(text))
         best_score = max(c.score for c in candidates)
+        update_p = self._outcome_reading(draft, report)
+        # the utterance around the statement tells something done ("…, done!", "拿到了"): its other piece may be the deed
+        utterance_told = bool(CUES["done"].search(text)) or fill.perfective(text)
         raws = []
         for i, c in enumerate(candidates):
             rival = max((o.score for j, o in enumerate(candidates) if j != i
@@ -1211,8 +1257,18 @@ class UnderstandingMixin(_Base):
                 "shared_numbers": int(bool(numbers & set(_NUMBER.findall(c.text)))),
                 "candidates": len(candidates), "status": status, "worded": worded, "told": told,
                 "task_type": record.type if record is not None else "Task", "route": route,
-                "terse": len(content_terms(draft.text)) <= 2, "language": ctx.language})
+                "terse": len(content_terms(draft.text)) <= 2, "language": ctx.language, "update_p": update_p,
+                "utterance_told": utterance_told})
         return raws, places
+
+    def _outcome_reading(self, draft: Draft, vector: Any) -> float | None:
+        """How surely the extractor's classifier reads the statement as a report on earlier work (its TaskUpdate
+        probability, though another label won): a learned reading of "this tells how some work came out", with no
+        wording rule. None when the extractor in use has no such classifier (an LLM extractor)."""
+        model = getattr(self.extractor, "model", None)
+        if model is None or not callable(getattr(model, "predict", None)) or "TaskUpdate" not in model.labels:
+            return None
+        return float(dict(model.predict(np.asarray([vector]), [draft.text])[0])["TaskUpdate"])
 
     def _report_in_its_utterance(self, draft: Draft, text: str, status: str, ctx: _Context) -> list[Candidate]:
         """A terse report ("Sorted it!!", "搞定了") often names its work only in the rest of its utterance ("the

@@ -595,6 +595,15 @@ _PERFECTIVE_EN = re.compile(r"\b(?:(?:i|we|he|she|they|it|you)'ve|have|has)\s+(?
                             r"\b(?:got|went|made|bought|sent|paid|took|found|told|did|came|gave|put|left|met|rang|spoke|"
                             r"heard|saw|wrote|sold|brought|caught|chose|ran|won|lost|sat|drove|flew|ate|hung|dug|threw|"
                             r"kept|held|sang|began|broke|forgot)\b", re.I)
+#: more of the irregular pasts of English, those a past tense only (not also a present, a participle read as an
+#: adjective, a noun or a name, or a hedge: "read", "set", "felt", "thought", "had", "bit", "drew", "stuck" are left
+#: out): "said", "knew", "built", ...
+#: Off by default (docs/decisions/0102)
+MORE_IRREGULAR_PASTS = False
+_MORE_PASTS = re.compile(r"\b(?:said|knew|became|built|spent|lent|understood|taught|fought|wore|tore|froze|rode|woke|"
+                         r"stole|fell|led|fled|slept|swept|wept|dealt|shook|forgave|grew|blew|withdrew|drank|swam|"
+                         r"sank|shrank|struck|swung|slid|hid|mistook|undertook|arose|laid|sought|overslept|begun)\b",
+                         re.I)
 #: a regular past form ("called", "arrived"); not after a form of "be" or a degree word, where it is an adjective or
 #: a state ("I'm tired", "so excited", "is closed")
 _PAST_ED = re.compile(r"(?P<before>\b[\w']+\s+)?(?P<verb>\b[a-z]{2,}ed)\b", re.I)
@@ -611,7 +620,7 @@ _RESULT_EN = re.compile(r"\b(?:is|are|was|were|it's|they're)\s+(?:all\s+|now\s+|
 
 
 def _past_en(text: str) -> bool:
-    if _PERFECTIVE_EN.search(text) or _RESULT_EN.search(text):
+    if _PERFECTIVE_EN.search(text) or _RESULT_EN.search(text) or (MORE_IRREGULAR_PASTS and _MORE_PASTS.search(text)):
         return True
     for m in _PAST_ED.finditer(text):
         before = (m.group("before") or "").lower()

@@ -1,0 +1,151 @@
+"""Train the write side's reading of unmarked reports (:mod:`mnemir.understand.unmarked_reports`) on training files
+only.
+
+    python -m mnemir.eval.learn_unmarked_reports [--out src/mnemir/understand/data/unmarked_reports.json] \
+        [--pairs F.json]
+
+The pairs are those :mod:`mnemir.eval.learn_report_tasks` logs while every continuity *train* conversation is
+remembered (``--pairs``: the same file, read back when it exists): here the route ``unmarked`` only, a user
+statement with no report reading (no done word, not told as having happened, no work ahead, no question) and the
+open tasks it is close to, whatever status its words announce. A pair is labelled as the report matcher's are (right
+when the next ``open_tasks`` checkpoint naming the task's turn forbids it, wrong when it lists it as open), except
+that a right pair whose task a recognised report (the hand-set test, which decides while the pairs are logged)
+closes between the statement and that checkpoint is left out: that report, not the statement, closed it.
+
+A logistic regression is fitted on the pair features; the penalty, threshold and lead are chosen by cross-validation
+over whole files. Moving an open task the user still has is worse than leaving one open that a report closed (the
+first loses a right answer, the second keeps a violation that is there today), so the choice is the best F1 of the
+moves among settings whose out-of-fold precision is at least MIN_PRECISION. The dev and test files measure it
+(docs/EVALUATION.md); it never reads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from mnemir.eval import continuity
+from mnemir.eval.learn_query_kinds import _probabilities, fit
+from mnemir.eval.learn_report_tasks import ACTING, LEADS, PENALTIES, STEPS, THRESHOLDS, collect, score_decisions
+from mnemir.understand.unmarked_reports import FEATURES, UnmarkedReports, row
+
+#: the least out-of-fold precision of the moves a chosen setting keeps
+MIN_PRECISION = 0.7
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "understand" / "data" / "unmarked_reports.json"
+
+
+def unmarked(decisions: Sequence[dict[str, Any]], split: str = "train") -> list[dict[str, Any]]:
+    """The unmarked decisions with at least one labelled pair (the first of each repeated statement and tasks), their
+    right pairs cleared when a recognised report closed the task before the checkpoint that labels them."""
+    checkpoints = {c.id: sorted(k.after for k in c.checkpoints if k.kind == "open_tasks")
+                   for c in continuity.load(split)}
+    closed: dict[str, list[tuple[int, str]]] = defaultdict(list)  # conversation -> (turn, task) moved by a report
+    for d in decisions:
+        if d["route"] in ACTING and d["rule"] and d["status"] in ("completed", "failed") and d["turn"] is not None:
+            closed[d["conv"]].append((d["turn"], d["rule_best"]))
+    seen: set[tuple[Any, ...]] = set()
+    kept = []
+    for d in decisions:
+        if d["route"] != "unmarked" or d["turn"] is None:
+            continue
+        key = (d["conv"], d["turn"], d["text"], tuple(p["id"] for p in d["pairs"]))
+        if key in seen:
+            continue
+        seen.add(key)
+        until = next((a for a in checkpoints.get(d["conv"], []) if a >= d["turn"]), None)
+        pairs = []
+        for p in d["pairs"]:
+            label = p["label"]
+            if label == 1 and until is not None and any(
+                    d["turn"] <= t <= until and task == p["id"] for t, task in closed[d["conv"]]):
+                label = None
+            pairs.append({**p, "label": label})
+        if any(p["label"] is not None for p in pairs):
+            kept.append({**d, "pairs": pairs})
+    return kept
+
+
+def matrix(decisions: Sequence[dict[str, Any]]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], list[str]]:
+    rows, labels, files = [], [], []
+    for d in decisions:
+        for p in d["pairs"]:
+            if p["label"] is not None:
+                rows.append(row(p["raw"]))
+                labels.append(int(p["label"]))
+                files.append(d["file"])
+    return np.vstack(rows), np.asarray(labels, dtype=np.int64), files
+
+
+def cross_validate(decisions: Sequence[dict[str, Any]], penalty: float) -> list[list[float]]:
+    """Out-of-fold probabilities of every pair, one fold per file."""
+    x, y, files = matrix(decisions)
+    names = np.asarray(files)
+    out = [[0.0] * len(d["pairs"]) for d in decisions]
+    for name in sorted(set(files)):
+        held = names == name
+        w = fit(x[~held], y[~held], 2, penalty, steps=STEPS)
+        for k, d in enumerate(decisions):
+            if d["file"] == name:
+                out[k] = [float(_probabilities(w, row(p["raw"])[None, :])[0, 1]) for p in d["pairs"]]
+    return out
+
+
+def choose(decisions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    best: dict[str, Any] | None = None
+    for penalty in PENALTIES:
+        out = cross_validate(decisions, penalty)
+        for th in THRESHOLDS:
+            for lead in LEADS:
+                s = score_decisions(decisions, out, th, lead)
+                r = {"penalty": penalty, "threshold": th, "lead": lead, **s}
+                if s["precision"] < MIN_PRECISION or not s["right"]:
+                    continue
+                if best is None or (s["f1"], th) > (best["f1"], best["threshold"]):
+                    best = r
+    if best is None:  # no setting is precise enough: a threshold nothing reaches (the reading never acts)
+        best = {"penalty": PENALTIES[0], "threshold": 1.0, "lead": LEADS[-1], "f1": 0.0, "right": 0}
+    print(json.dumps({"chosen": best}), flush=True)
+    return best
+
+
+def train(decisions: Sequence[dict[str, Any]]) -> UnmarkedReports:
+    kept = unmarked(decisions)
+    chosen = choose(kept)
+    x, y, files = matrix(kept)
+    w = fit(x, y, 2, chosen["penalty"], steps=STEPS)
+    weights = w[1] - w[0]  # a two-class softmax is a logistic regression on the difference
+    meta = {"trained_on": sorted(set(files)), "decisions": len(kept), "pairs": len(y), "positives": int(y.sum()),
+            "penalty": chosen["penalty"],
+            "cross_validated": {k: v for k, v in chosen.items() if k not in ("penalty", "threshold", "lead")},
+            "note": "unmarked statement-task pairs logged while the continuity train conversations are remembered, "
+                    "labelled by the next open_tasks checkpoint naming the task; "
+                    "python -m mnemir.eval.learn_unmarked_reports"}
+    return UnmarkedReports(weights, float(chosen["threshold"]), float(chosen["lead"]), FEATURES, meta)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--pairs", type=Path, default=None, help="the report matcher's logged pairs (kept or read back)")
+    args = parser.parse_args(argv)
+    if args.pairs is not None and args.pairs.exists():
+        decisions = json.loads(args.pairs.read_text(encoding="utf-8"))
+    else:
+        decisions = collect("train")
+        if args.pairs is not None:
+            args.pairs.write_text(json.dumps(decisions, ensure_ascii=False), encoding="utf-8")
+    model = train(decisions)
+    args.out.write_text(json.dumps(model.to_json(), ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}: threshold {model.threshold}, lead {model.lead}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
