@@ -277,6 +277,21 @@ class RecallConfig:
     #: as intended (a type of the feeling's family among its types), as a task is ruled out only when no task type is
     #: (False: whenever the intent's kind is not about feelings; docs/decisions/0093)
     ruling_follows_types: bool = False
+    #: an utterance from which only a feeling was read (an outburst) is that feeling, said: asked how the user feels
+    #: (not about the past), it is judged with the feelings (:func:`~mnemir.retrieve.judgements.feelings_move_on`: an
+    #: earlier one gives way to a later feeling about the same thing), and it gives way with the feeling read from it
+    #: when that feeling gave way. An episode takes the lifecycle of what was read from it; the event stays findable
+    #: by a question about the past (docs/decisions/0100)
+    felt_episode_moves_on: bool = False
+    #: ... and it plays its feeling's role (a caution, unless feelings are asked about) in the role order, as the
+    #: feeling read from it does, instead of an answer's weighed down: it takes the caution's offset and is no weak
+    #: filler of a thin answer (feelings are not: ``_plain``). Never for a question about the past or about what
+    #: happened (``felt_episode_event_kinds``): there the event told is the answer (docs/decisions/0100)
+    felt_episode_role: bool = False
+    #: ... an utterance from which only a feeling was read fills a thin answer's empty places (under the relevance
+    #: floor) as any plain memory does (False: it is that feeling, and feelings are no weak fillers: ``_plain``;
+    #: ``felt_episode_role`` implies False)
+    felt_episode_fills: bool = True
     #: plain search over the utterances reads this many times as deep as the role order's candidates (the one
     #: vector search and the one keyword search return that many): with every utterance kept beside what was read
     #: from it (and a dialogue act beside each turn of the assistant), the role order's depth holds about half as
@@ -394,7 +409,8 @@ class RecallConfig:
                  "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past", "asked_person_fill",
                  "asked_person_reporters", "asked_person_speaker", "asked_person_out", "asked_person_names",
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
-                 "chat_past", "ruling_follows_types", "plain_tail_said")
+                 "chat_past", "ruling_follows_types", "plain_tail_said",
+                 "felt_episode_moves_on", "felt_episode_role", "felt_episode_fills")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -568,6 +584,8 @@ class _Query:
     #: deeper reading)): given back when the memories settle the intent on a kind that asks for no work
     #: (``RecallConfig.open_work_follows_settled``)
     work_barred: dict[str, tuple[Candidate, str, bool]] = field(default_factory=dict)
+    #: the query-kind model reads a question about what happened (computed once, when first asked)
+    _asks_happened: bool | None = None
 
     @property
     def ranking(self) -> RankingConfig:
@@ -577,8 +595,21 @@ class _Query:
         return self.ontology.resolve(record.type).role if record.type in self.ontology else "answer"
 
     def role(self, c: Candidate) -> str:
-        """The role this candidate plays for the query (its type's role, moved by its status and age)."""
+        """The role this candidate plays for the query (its type's role, moved by its status and age; an utterance
+        from which only a feeling was read plays the feeling's: ``RecallConfig.felt_episode_role``)."""
+        if self.felt_as_feeling(c):
+            return "answer" if self.intent.kind == "emotion" else "caution"
         return role_of(c.record, self.intent, self.now, self.ranking, self.type_role(c.record))
+
+    def felt_as_feeling(self, c: Candidate) -> bool:
+        """``c`` is an utterance from which only a feeling was read (an episode left unfolded, said with a feeling)
+        and plays that feeling's role: ``RecallConfig.felt_episode_role``, not asked about the past or what
+        happened."""
+        if not (self.config.felt_episode_role and c.felt and c.record.type == EPISODE) or self.past:
+            return False
+        if self._asks_happened is None:
+            self._asks_happened = self.asks_what_happened()
+        return not self._asks_happened
 
     def gate(self, c: Candidate, role: str, filler: bool = False) -> str | None:
         return gate(c, role, self.intent, self.where, self.now, self.ranking, filler=filler)
@@ -1136,16 +1167,43 @@ def _rank(q: _Query) -> list[Scored]:
     scored = [s for s in (q.score(c) for c in q.pool.values()) if s]
     scored += _vouched_for(q, scored)
     compared = ("Preference", "EmotionalState") if intent.kind == "emotion" else ("Preference",)
-    vectors = q.store.vectors([s.record.id for s in scored if s.record.type in compared])
+    said_felt = [s for s in scored if s.record.type == EPISODE and s.candidate.felt] \
+        if q.config.felt_episode_moves_on and intent.kind == "emotion" and not q.past else []
+    vectors = q.store.vectors([s.record.id for s in scored if s.record.type in compared]
+                              + [s.record.id for s in said_felt])
     demote_replaced(scored, vectors, ranking)
     if q.past:
         return scored
     if intent.kind == "emotion":
-        feelings_move_on(scored, vectors, ranking, now=q.now, asks_now=asks_about_now(intent.query))
+        feelings_move_on(scored, vectors, ranking, now=q.now, asks_now=asks_about_now(intent.query),
+                         said=said_felt)
+        _felt_utterances_give_way(q, scored, said_felt, ranking)
     if intent.kind == "frame":
         ended_frames_give_way(scored, q.frames, ranking)
     other_frame_gives_way(scored, q.frames, ranking)
     return scored
+
+
+def _felt_utterances_give_way(q: _Query, scored: Sequence[Scored], said_felt: Sequence[Scored],
+                              ranking: RankingConfig) -> None:
+    """An utterance from which only a feeling was read gives way when every feeling read from it gave way to a
+    later one (``RecallConfig.felt_episode_moves_on``): the episode takes the lifecycle of what was read from it."""
+    if not said_felt:
+        return
+    replaced = {s.record.id: s.replaced_by for s in scored if s.record.type == FEELING and s.replaced_by}
+    readings: dict[str, list[str]] = {}
+    store = tenant_reads(q.store, q.scope.user_id)
+    for edge in store.edges([s.record.id for s in said_felt], relations=[DERIVED_FROM], direction="in"):
+        readings.setdefault(edge.target, []).append(edge.source)
+    feelings = {r.id: r for r in store.fetch([i for ids in readings.values() for i in ids])
+                if r.type == FEELING and r.status in q.scope.statuses}
+    for s in said_felt:
+        own = [i for i in readings.get(s.record.id, ()) if i in feelings]
+        if s.replaced_by or not own or not all(i in replaced for i in own):
+            continue
+        by = replaced[own[0]]
+        demote_outdated(s, ranking, f"the feeling read from this utterance ({own[0]}) gave way to a later one "
+                        f"({by})", by)
 
 
 def _vouched_for(q: _Query, scored: Sequence[Scored]) -> list[Scored]:
@@ -1196,7 +1254,7 @@ def _top_up(q: _Query, kept: list[Scored], ranked: Sequence[Scored], judged: set
     if len(kept) + len(weak) < want:
         closest = max((s.candidate.similarity for s in [*kept, *weak]), default=0.0)
         rest = [s for s in (q.score(c, floor_off=True, filler=True) for mid, c in q.pool.items() if mid not in judged)
-                if s is not None and _plain(s) and s.relevance >= q.ranking.weak_min_relevance
+                if s is not None and _plain(s, q.config.felt_episode_role or not q.config.felt_episode_fills) and s.relevance >= q.ranking.weak_min_relevance
                 and _may_fill(s, q.intent, closest)]
         more = sorted(rest, key=lambda s: (-s.relevance, s.record.id))[: want - len(kept) - len(weak)]
         for s in more:
@@ -1536,11 +1594,14 @@ def _may_fill(s: Scored, intent: IntentLike, closest: float) -> bool:
     return not (intent.kind == "fact_lookup" and s.record.type in TASK_TYPES and s.candidate.similarity <= closest)
 
 
-def _plain(s: Scored) -> bool:
+def _plain(s: Scored, felt_is_feeling: bool = False) -> bool:
     """Nothing known against it but its distance: an answer, present state or open task, not from another frame.
     Preferences and feelings are left out: which of them still holds is judged against the others, and memories
-    under the floor are not judged against the others (a filler fact is not checked for conflicts either)."""
+    under the floor are not judged against the others (a filler fact is not checked for conflicts either).
+    ``felt_is_feeling``: an utterance from which only a feeling was read is that feeling, left out too."""
     if s.role not in ("answer", "current", "task") or s.record.type in ("Preference", "EmotionalState"):
+        return False
+    if felt_is_feeling and s.record.type == EPISODE and s.candidate.felt:
         return False
     if "other_frame" in s.flags:
         return False

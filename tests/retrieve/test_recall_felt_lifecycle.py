@@ -1,0 +1,75 @@
+"""An utterance from which only a feeling was read (an outburst) takes the lifecycle and role of that feeling: asked
+how the user feels now, it gives way when the feeling read from it gave way to a later one; it does not fill a thin
+answer's empty places, as feelings do not; and a memory read beside a feeling gives way to a calm memory of the same
+thing for a calm question. Each with its setting off too (real store, real model, hand-made intents; decision 0100)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from recall_helpers import add, intent, utterance
+
+import mnemir
+from mnemir.retrieve import RecallConfig
+
+FEAR = ("I'm dreading the driving test on Friday, my hands shake just thinking about the roundabouts")
+CALM_NOW = "Passed the driving test this morning, I feel so relieved and light"
+
+
+def _feelings(mem: mnemir.Memory, now: datetime) -> tuple[str, str]:
+    """A fear told once in an outburst (only the feeling read from it), then a later feeling about the same test."""
+    dread = utterance(mem, now, FEAR, 6, (FEAR, "EmotionalState",
+                                          {"emotion_type": "fear", "intensity": 0.8, "trigger": "driving test"}))
+    relief = utterance(mem, now, CALM_NOW, 1, (CALM_NOW, "EmotionalState",
+                                               {"emotion_type": "calm", "intensity": 0.7,
+                                                "trigger": "driving test"}))
+    for days, text in enumerate(["My sister lives in Leeds", "The library closes at 5pm on Saturdays",
+                                 "The car is a blue Fiesta"], start=10):
+        add(mem, now, text, "Fact", days=days)
+    return dread, relief
+
+
+def _shown(result: mnemir.Recall) -> set[str]:
+    return {h.id for h in result.hits} | {r.target for h in result.hits for r in h.memory.relations("derived_from")}
+
+
+def _explain(result: mnemir.Recall) -> list[tuple[str, str, list[str]]]:
+    return [(h.memory.type, h.memory.content.text, h.reasons) for h in result.hits]
+
+
+FEEL_NOW = "How do I feel about the driving test now?"
+
+
+def test_an_outburst_gives_way_with_the_feeling_read_from_it(mem: mnemir.Memory, now: datetime) -> None:
+    dread, relief = _feelings(mem, now)
+    mem.recall_config = RecallConfig(felt_episode_moves_on=True)
+    result = mem.recall(FEEL_NOW, user="alice", k=3, now=now,
+                        intent=intent(FEEL_NOW, "emotion", ("EmotionalState",), confidence=0.95))
+    assert relief in _shown(result), _explain(result)
+    assert dread not in _shown(result), _explain(result)
+
+
+def test_the_earlier_outburst_stays_with_the_setting_off(mem: mnemir.Memory, now: datetime) -> None:
+    dread, _ = _feelings(mem, now)
+    mem.recall_config = RecallConfig(felt_episode_moves_on=False)
+    result = mem.recall(FEEL_NOW, user="alice", k=3, now=now,
+                        intent=intent(FEEL_NOW, "emotion", ("EmotionalState",), confidence=0.95))
+    assert dread in {h.id for h in result.hits}, _explain(result)
+
+
+def test_a_question_about_the_past_still_finds_the_outburst(mem: mnemir.Memory, now: datetime) -> None:
+    dread, _ = _feelings(mem, now)
+    mem.recall_config = RecallConfig(felt_episode_moves_on=True)
+    query = "How did I use to feel about the driving test before I took it?"
+    result = mem.recall(query, user="alice", k=3, now=now,
+                        intent=intent(query, "emotion", ("EmotionalState",), confidence=0.95))
+    assert dread in _shown(result), _explain(result)
+
+
+def test_the_new_settings_are_checked() -> None:
+    import pytest
+
+    with pytest.raises(mnemir.ValidationError, match="felt_episode_moves_on"):
+        RecallConfig(felt_episode_moves_on=1)  # type: ignore[arg-type]
+    with pytest.raises(mnemir.ValidationError, match="felt_episode_fills"):
+        RecallConfig(felt_episode_fills="no")  # type: ignore[arg-type]
