@@ -283,14 +283,9 @@ class RecallConfig:
     #: when that feeling gave way. An episode takes the lifecycle of what was read from it; the event stays findable
     #: by a question about the past (docs/decisions/0100)
     felt_episode_moves_on: bool = False
-    #: ... and it plays its feeling's role (a caution, unless feelings are asked about) in the role order, as the
-    #: feeling read from it does, instead of an answer's weighed down: it takes the caution's offset and is no weak
-    #: filler of a thin answer (feelings are not: ``_plain``). Never for a question about the past or about what
-    #: happened (``felt_episode_event_kinds``): there the event told is the answer (docs/decisions/0100)
-    felt_episode_role: bool = False
-    #: ... an utterance from which only a feeling was read fills a thin answer's empty places (under the relevance
-    #: floor) as any plain memory does (False: it is that feeling, and feelings are no weak fillers: ``_plain``;
-    #: ``felt_episode_role`` implies False)
+    #: an utterance from which only a feeling was read fills a thin answer's empty places (under the relevance floor)
+    #: as any plain memory does (False: it is that feeling, said, and feelings are no weak fillers: ``_plain``;
+    #: docs/decisions/0100)
     felt_episode_fills: bool = True
     #: plain search over the utterances reads this many times as deep as the role order's candidates (the one
     #: vector search and the one keyword search return that many): with every utterance kept beside what was read
@@ -410,7 +405,7 @@ class RecallConfig:
                  "asked_person_reporters", "asked_person_speaker", "asked_person_out", "asked_person_names",
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
                  "chat_past", "ruling_follows_types", "plain_tail_said",
-                 "felt_episode_moves_on", "felt_episode_role", "felt_episode_fills")
+                 "felt_episode_moves_on", "felt_episode_fills")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -584,8 +579,6 @@ class _Query:
     #: deeper reading)): given back when the memories settle the intent on a kind that asks for no work
     #: (``RecallConfig.open_work_follows_settled``)
     work_barred: dict[str, tuple[Candidate, str, bool]] = field(default_factory=dict)
-    #: the query-kind model reads a question about what happened (computed once, when first asked)
-    _asks_happened: bool | None = None
 
     @property
     def ranking(self) -> RankingConfig:
@@ -595,21 +588,8 @@ class _Query:
         return self.ontology.resolve(record.type).role if record.type in self.ontology else "answer"
 
     def role(self, c: Candidate) -> str:
-        """The role this candidate plays for the query (its type's role, moved by its status and age; an utterance
-        from which only a feeling was read plays the feeling's: ``RecallConfig.felt_episode_role``)."""
-        if self.felt_as_feeling(c):
-            return "answer" if self.intent.kind == "emotion" else "caution"
+        """The role this candidate plays for the query (its type's role, moved by its status and age)."""
         return role_of(c.record, self.intent, self.now, self.ranking, self.type_role(c.record))
-
-    def felt_as_feeling(self, c: Candidate) -> bool:
-        """``c`` is an utterance from which only a feeling was read (an episode left unfolded, said with a feeling)
-        and plays that feeling's role: ``RecallConfig.felt_episode_role``, not asked about the past or what
-        happened."""
-        if not (self.config.felt_episode_role and c.felt and c.record.type == EPISODE) or self.past:
-            return False
-        if self._asks_happened is None:
-            self._asks_happened = self.asks_what_happened()
-        return not self._asks_happened
 
     def gate(self, c: Candidate, role: str, filler: bool = False) -> str | None:
         return gate(c, role, self.intent, self.where, self.now, self.ranking, filler=filler)
@@ -1254,7 +1234,7 @@ def _top_up(q: _Query, kept: list[Scored], ranked: Sequence[Scored], judged: set
     if len(kept) + len(weak) < want:
         closest = max((s.candidate.similarity for s in [*kept, *weak]), default=0.0)
         rest = [s for s in (q.score(c, floor_off=True, filler=True) for mid, c in q.pool.items() if mid not in judged)
-                if s is not None and _plain(s, q.config.felt_episode_role or not q.config.felt_episode_fills) and s.relevance >= q.ranking.weak_min_relevance
+                if s is not None and _plain(s, not q.config.felt_episode_fills) and s.relevance >= q.ranking.weak_min_relevance
                 and _may_fill(s, q.intent, closest)]
         more = sorted(rest, key=lambda s: (-s.relevance, s.record.id))[: want - len(kept) - len(weak)]
         for s in more:
