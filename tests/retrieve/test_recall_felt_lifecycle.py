@@ -1,7 +1,7 @@
-"""An utterance from which only a feeling was read (an outburst) takes the lifecycle and role of that feeling: asked
-how the user feels now, it gives way when the feeling read from it gave way to a later one; it does not fill a thin
-answer's empty places, as feelings do not; and a memory read beside a feeling gives way to a calm memory of the same
-thing for a calm question. Each with its setting off too (real store, real model, hand-made intents; decision 0100)."""
+"""An utterance from which only a feeling was read (an outburst) takes the lifecycle of that feeling: asked how the
+user feels now, it gives way when the feeling read from it gave way to a later one about the same thing; a question
+about the past still finds it; with the setting off it stays (real store, real model, hand-made intents; decision
+0100)."""
 
 from __future__ import annotations
 
@@ -66,10 +66,8 @@ def test_a_question_about_the_past_still_finds_the_outburst(mem: mnemir.Memory, 
     assert dread in _shown(result), _explain(result)
 
 
-def test_the_new_settings_are_checked() -> None:
+def test_the_setting_is_checked() -> None:
     import pytest
 
     with pytest.raises(mnemir.ValidationError, match="felt_episode_moves_on"):
         RecallConfig(felt_episode_moves_on=1)  # type: ignore[arg-type]
-    with pytest.raises(mnemir.ValidationError, match="felt_episode_fills"):
-        RecallConfig(felt_episode_fills="no")  # type: ignore[arg-type]

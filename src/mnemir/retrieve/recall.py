@@ -283,10 +283,6 @@ class RecallConfig:
     #: when that feeling gave way. An episode takes the lifecycle of what was read from it; the event stays findable
     #: by a question about the past (docs/decisions/0100)
     felt_episode_moves_on: bool = False
-    #: an utterance from which only a feeling was read fills a thin answer's empty places (under the relevance floor)
-    #: as any plain memory does (False: it is that feeling, said, and feelings are no weak fillers: ``_plain``;
-    #: docs/decisions/0100)
-    felt_episode_fills: bool = True
     #: plain search over the utterances reads this many times as deep as the role order's candidates (the one
     #: vector search and the one keyword search return that many): with every utterance kept beside what was read
     #: from it (and a dialogue act beside each turn of the assistant), the role order's depth holds about half as
@@ -405,7 +401,7 @@ class RecallConfig:
                  "asked_person_reporters", "asked_person_speaker", "asked_person_out", "asked_person_names",
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
                  "chat_past", "ruling_follows_types", "plain_tail_said",
-                 "felt_episode_moves_on", "felt_episode_fills")
+                 "felt_episode_moves_on")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -1234,7 +1230,7 @@ def _top_up(q: _Query, kept: list[Scored], ranked: Sequence[Scored], judged: set
     if len(kept) + len(weak) < want:
         closest = max((s.candidate.similarity for s in [*kept, *weak]), default=0.0)
         rest = [s for s in (q.score(c, floor_off=True, filler=True) for mid, c in q.pool.items() if mid not in judged)
-                if s is not None and _plain(s, not q.config.felt_episode_fills) and s.relevance >= q.ranking.weak_min_relevance
+                if s is not None and _plain(s) and s.relevance >= q.ranking.weak_min_relevance
                 and _may_fill(s, q.intent, closest)]
         more = sorted(rest, key=lambda s: (-s.relevance, s.record.id))[: want - len(kept) - len(weak)]
         for s in more:
@@ -1574,14 +1570,11 @@ def _may_fill(s: Scored, intent: IntentLike, closest: float) -> bool:
     return not (intent.kind == "fact_lookup" and s.record.type in TASK_TYPES and s.candidate.similarity <= closest)
 
 
-def _plain(s: Scored, felt_is_feeling: bool = False) -> bool:
+def _plain(s: Scored) -> bool:
     """Nothing known against it but its distance: an answer, present state or open task, not from another frame.
     Preferences and feelings are left out: which of them still holds is judged against the others, and memories
-    under the floor are not judged against the others (a filler fact is not checked for conflicts either).
-    ``felt_is_feeling``: an utterance from which only a feeling was read is that feeling, left out too."""
+    under the floor are not judged against the others (a filler fact is not checked for conflicts either)."""
     if s.role not in ("answer", "current", "task") or s.record.type in ("Preference", "EmotionalState"):
-        return False
-    if felt_is_feeling and s.record.type == EPISODE and s.candidate.felt:
         return False
     if "other_frame" in s.flags:
         return False
