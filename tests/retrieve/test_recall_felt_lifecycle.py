@@ -71,3 +71,13 @@ def test_the_setting_is_checked() -> None:
 
     with pytest.raises(mnemir.ValidationError, match="felt_episode_moves_on"):
         RecallConfig(felt_episode_moves_on=1)  # type: ignore[arg-type]
+
+
+def test_a_question_read_as_asking_what_happened_still_finds_the_outburst(mem: mnemir.Memory, now: datetime) -> None:
+    """How an event went is asked about: the feeling told with it is part of the answer (here the query-kind
+    threshold is 0, so every question is read as asking what happened)."""
+    dread, _ = _feelings(mem, now)
+    mem.recall_config = RecallConfig(felt_episode_moves_on=True, felt_episode_event_kinds=0.0)
+    result = mem.recall(FEEL_NOW, user="alice", k=3, now=now,
+                        intent=intent(FEEL_NOW, "emotion", ("EmotionalState",), confidence=0.95))
+    assert dread in {h.id for h in result.hits}, _explain(result)

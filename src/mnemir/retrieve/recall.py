@@ -281,7 +281,7 @@ class RecallConfig:
     #: (not about the past), it is judged with the feelings (:func:`~mnemir.retrieve.judgements.feelings_move_on`: an
     #: earlier one gives way to a later feeling about the same thing), and it gives way with the feeling read from it
     #: when that feeling gave way. An episode takes the lifecycle of what was read from it; the event stays findable
-    #: by a question about the past (docs/decisions/0100)
+    #: by a question about the past or about what happened (``felt_episode_event_kinds``; docs/decisions/0100)
     felt_episode_moves_on: bool = False
     #: plain search over the utterances reads this many times as deep as the role order's candidates (the one
     #: vector search and the one keyword search return that many): with every utterance kept beside what was read
@@ -1144,7 +1144,7 @@ def _rank(q: _Query) -> list[Scored]:
     scored += _vouched_for(q, scored)
     compared = ("Preference", "EmotionalState") if intent.kind == "emotion" else ("Preference",)
     said_felt = [s for s in scored if s.record.type == EPISODE and s.candidate.felt] \
-        if q.config.felt_episode_moves_on and intent.kind == "emotion" and not q.past else []
+        if _felt_said_moves_on(q) else []
     vectors = q.store.vectors([s.record.id for s in scored if s.record.type in compared]
                               + [s.record.id for s in said_felt])
     demote_replaced(scored, vectors, ranking)
@@ -1158,6 +1158,14 @@ def _rank(q: _Query) -> list[Scored]:
         ended_frames_give_way(scored, q.frames, ranking)
     other_frame_gives_way(scored, q.frames, ranking)
     return scored
+
+
+def _felt_said_moves_on(q: _Query) -> bool:
+    """``RecallConfig.felt_episode_moves_on`` applies: asked how the user feels, not about the past, and the
+    query-kind model does not read a question about what happened (``felt_episode_event_kinds``): how an event went
+    is asked about, the feeling told with it is part of the answer."""
+    return q.config.felt_episode_moves_on and q.intent.kind == "emotion" and not q.past \
+        and not q.asks_what_happened()
 
 
 def _felt_utterances_give_way(q: _Query, scored: Sequence[Scored], said_felt: Sequence[Scored],
