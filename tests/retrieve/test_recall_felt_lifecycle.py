@@ -12,19 +12,19 @@ from recall_helpers import add, intent, utterance
 import mnemir
 from mnemir.retrieve import RecallConfig
 
-FEAR = ("I'm dreading the driving test on Friday, my hands shake just thinking about the roundabouts")
-CALM_NOW = "Passed the driving test this morning, I feel so relieved and light"
+FEAR = "Half the glazed bowls cracked in the kiln and the pottery fair is this Saturday, I'm in a total panic"
+CALM_NOW = "Sold eleven bowls at the pottery fair, feeling calm and content about it now"
 
 
 def _feelings(mem: mnemir.Memory, now: datetime) -> tuple[str, str]:
-    """A fear told once in an outburst (only the feeling read from it), then a later feeling about the same test."""
+    """A fear told once in an outburst (only the feeling read from it), then a later feeling about the same fair."""
     dread = utterance(mem, now, FEAR, 6, (FEAR, "EmotionalState",
-                                          {"emotion_type": "fear", "intensity": 0.8, "trigger": "driving test"}))
+                                          {"emotion_type": "fear", "intensity": 0.8, "trigger": "pottery fair"}))
     relief = utterance(mem, now, CALM_NOW, 1, (CALM_NOW, "EmotionalState",
                                                {"emotion_type": "calm", "intensity": 0.7,
-                                                "trigger": "driving test"}))
-    for days, text in enumerate(["My sister lives in Leeds", "The library closes at 5pm on Saturdays",
-                                 "The car is a blue Fiesta"], start=10):
+                                                "trigger": "pottery fair"}))
+    for days, text in enumerate(["My cousin keeps bees in Wexford", "The clay supplier delivers on Tuesdays",
+                                 "The kiln fires up to 1280 degrees"], start=10):
         add(mem, now, text, "Fact", days=days)
     return dread, relief
 
@@ -37,7 +37,7 @@ def _explain(result: mnemir.Recall) -> list[tuple[str, str, list[str]]]:
     return [(h.memory.type, h.memory.content.text, h.reasons) for h in result.hits]
 
 
-FEEL_NOW = "How do I feel about the driving test now?"
+FEEL_NOW = "How am I feeling about the pottery fair at this point?"
 
 
 def test_an_outburst_gives_way_with_the_feeling_read_from_it(mem: mnemir.Memory, now: datetime) -> None:
@@ -60,7 +60,7 @@ def test_the_earlier_outburst_stays_with_the_setting_off(mem: mnemir.Memory, now
 def test_a_question_about_the_past_still_finds_the_outburst(mem: mnemir.Memory, now: datetime) -> None:
     dread, _ = _feelings(mem, now)
     mem.recall_config = RecallConfig(felt_episode_moves_on=True)
-    query = "How did I use to feel about the driving test before I took it?"
+    query = "How did I use to feel about the pottery fair before it opened?"
     result = mem.recall(query, user="alice", k=3, now=now,
                         intent=intent(query, "emotion", ("EmotionalState",), confidence=0.95))
     assert dread in _shown(result), _explain(result)
