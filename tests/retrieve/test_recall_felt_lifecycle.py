@@ -37,7 +37,9 @@ def _explain(result: mnemir.Recall) -> list[tuple[str, str, list[str]]]:
     return [(h.memory.type, h.memory.content.text, h.reasons) for h in result.hits]
 
 
-FEEL_NOW = "How am I feeling about the pottery fair at this point?"
+FEEL_NOW = "How do I feel about the pottery fair these days?"
+#: the same question without a present adverb: it may ask how the fair went, the outburst then part of the answer
+FEEL = "How do I feel about the pottery fair?"
 
 
 def test_an_outburst_gives_way_with_the_feeling_read_from_it(mem: mnemir.Memory, now: datetime) -> None:
@@ -81,3 +83,15 @@ def test_a_question_read_as_asking_what_happened_still_finds_the_outburst(mem: m
     result = mem.recall(FEEL_NOW, user="alice", k=3, now=now,
                         intent=intent(FEEL_NOW, "emotion", ("EmotionalState",), confidence=0.95))
     assert dread in {h.id for h in result.hits}, _explain(result)
+
+
+def test_without_a_present_adverb_the_outburst_stays_unless_asked_to_move_on_anyway(mem: mnemir.Memory,
+                                                                                    now: datetime) -> None:
+    dread, _ = _feelings(mem, now)
+    ask = intent(FEEL, "emotion", ("EmotionalState",), confidence=0.95)
+    mem.recall_config = RecallConfig(felt_episode_moves_on=True)
+    result = mem.recall(FEEL, user="alice", k=3, now=now, intent=ask)
+    assert dread in {h.id for h in result.hits}, _explain(result)
+    mem.recall_config = RecallConfig(felt_episode_moves_on=True, felt_episode_moves_now=False)
+    result = mem.recall(FEEL, user="alice", k=3, now=now, intent=ask)
+    assert dread not in _shown(result), _explain(result)

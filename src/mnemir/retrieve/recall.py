@@ -283,6 +283,9 @@ class RecallConfig:
     #: when that feeling gave way. An episode takes the lifecycle of what was read from it; the event stays findable
     #: by a question about the past or about what happened (``felt_episode_event_kinds``; docs/decisions/0100)
     felt_episode_moves_on: bool = False
+    #: ... only where the question asks how things stand now (the present adverbs of ``wording.NOW``): asked how
+    #: something went, without them, an earlier outburst may be the event asked about (docs/decisions/0100)
+    felt_episode_moves_now: bool = True
     #: plain search over the utterances reads this many times as deep as the role order's candidates (the one
     #: vector search and the one keyword search return that many): with every utterance kept beside what was read
     #: from it (and a dialogue act beside each turn of the assistant), the role order's depth holds about half as
@@ -401,7 +404,7 @@ class RecallConfig:
                  "asked_person_reporters", "asked_person_speaker", "asked_person_out", "asked_person_names",
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
                  "chat_past", "ruling_follows_types", "plain_tail_said",
-                 "felt_episode_moves_on")
+                 "felt_episode_moves_on", "felt_episode_moves_now")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -1163,9 +1166,12 @@ def _rank(q: _Query) -> list[Scored]:
 def _felt_said_moves_on(q: _Query) -> bool:
     """``RecallConfig.felt_episode_moves_on`` applies: asked how the user feels, not about the past, and the
     query-kind model does not read a question about what happened (``felt_episode_event_kinds``): how an event went
-    is asked about, the feeling told with it is part of the answer."""
-    return q.config.felt_episode_moves_on and q.intent.kind == "emotion" and not q.past \
-        and not q.asks_what_happened()
+    is asked about, the feeling told with it is part of the answer. With ``felt_episode_moves_now``, only where
+    the question asks how things stand now (``wording.asks_about_now``: "still", "these days", "现在", ...)."""
+    config = q.config
+    if not config.felt_episode_moves_on or q.intent.kind != "emotion" or q.past or q.asks_what_happened():
+        return False
+    return not config.felt_episode_moves_now or asks_about_now(q.intent.query)
 
 
 def _felt_utterances_give_way(q: _Query, scored: Sequence[Scored], said_felt: Sequence[Scored],
