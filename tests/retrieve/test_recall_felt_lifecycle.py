@@ -44,7 +44,7 @@ FEEL = "How do I feel about the pottery fair?"
 
 def test_an_outburst_gives_way_with_the_feeling_read_from_it(mem: mnemir.Memory, now: datetime) -> None:
     dread, relief = _feelings(mem, now)
-    mem.recall_config = RecallConfig(felt_episode_moves_on=True)
+    mem.recall_config = RecallConfig()  # on by default
     result = mem.recall(FEEL_NOW, user="alice", k=3, now=now,
                         intent=intent(FEEL_NOW, "emotion", ("EmotionalState",), confidence=0.95))
     assert relief in _shown(result), _explain(result)
