@@ -88,12 +88,14 @@ def _pref_similarity(a: Scored, b: Scored, vectors: Mapping[str, np.ndarray], co
 
 
 def feelings_move_on(scored: Sequence[Scored], vectors: Mapping[str, np.ndarray], config: RankingConfig, *,
-                     now: datetime | None = None, asks_now: bool = False) -> None:
+                     now: datetime | None = None, asks_now: bool = False, said: Sequence[Scored] = ()) -> None:
     """Feelings are moments: asked how the user feels now, an earlier feeling about the same thing (similar text
     or the same trigger) has given way to the later one; and when the query asks about now ("现在", "these days"),
     a recent feeling that matches the query answers it in place of feelings older than the present window.
-    Changes ``scored`` in place."""
-    feelings = sorted((s for s in scored if s.record.type == "EmotionalState"),
+    ``said``: utterances from which only a feeling was read, judged as the feelings they say. Changes ``scored`` in
+    place."""
+    told = {id(s) for s in said}
+    feelings = sorted((s for s in scored if s.record.type == "EmotionalState" or id(s) in told),
                       key=lambda s: s.record.metadata.created_at)
     if asks_now and now is not None:
         recent = [s for s in feelings if age_of(s.record, now) <= config.present_window

@@ -293,6 +293,18 @@ class RecallConfig:
     #: as intended (a type of the feeling's family among its types), as a task is ruled out only when no task type is
     #: (False: whenever the intent's kind is not about feelings; docs/decisions/0093)
     ruling_follows_types: bool = False
+    #: an utterance from which only a feeling was read (an outburst) is that feeling, said: asked how the user feels
+    #: (not about the past), it is judged with the feelings (:func:`~mnemir.retrieve.judgements.feelings_move_on`: an
+    #: earlier one gives way to a later feeling about the same thing), and it gives way with the feeling read from it
+    #: when that feeling gave way. An episode takes the lifecycle of what was read from it; the event stays findable
+    #: by a question about the past or about what happened (``felt_episode_event_kinds``). On: collapse dev end to
+    #: end 0.6654 / 0.2524 -> 0.6667 / 0.2513 (7 won, 0 lost), continuity and dialogue QA dev unchanged; without
+    #: ``felt_episode_moves_now`` 14 won / 1 lost there but continuity dev lost 2 past-event checkpoints
+    #: (docs/decisions/0100)
+    felt_episode_moves_on: bool = True
+    #: ... only where the question asks how things stand now (the present adverbs of ``wording.NOW``): asked how
+    #: something went, without them, an earlier outburst may be the event asked about (docs/decisions/0100)
+    felt_episode_moves_now: bool = True
     #: plain search over the utterances reads this many times as deep as the role order's candidates (the one
     #: vector search and the one keyword search return that many): with every utterance kept beside what was read
     #: from it (and a dialogue act beside each turn of the assistant), the role order's depth holds about half as
@@ -410,7 +422,8 @@ class RecallConfig:
                  "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past", "asked_person_fill",
                  "asked_person_reporters", "asked_person_speaker", "asked_person_out", "asked_person_names",
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
-                 "chat_past", "ruling_follows_types", "plain_tail_said")
+                 "chat_past", "ruling_follows_types", "plain_tail_said",
+                 "felt_episode_moves_on", "felt_episode_moves_now")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -1157,16 +1170,54 @@ def _rank(q: _Query) -> list[Scored]:
     scored = [s for s in (q.score(c) for c in q.pool.values()) if s]
     scored += _vouched_for(q, scored)
     compared = ("Preference", "EmotionalState") if intent.kind == "emotion" else ("Preference",)
-    vectors = q.store.vectors([s.record.id for s in scored if s.record.type in compared])
+    said_felt = [s for s in scored if s.record.type == EPISODE and s.candidate.felt] \
+        if _felt_said_moves_on(q) else []
+    vectors = q.store.vectors([s.record.id for s in scored if s.record.type in compared]
+                              + [s.record.id for s in said_felt])
     demote_replaced(scored, vectors, ranking)
     if q.past:
         return scored
     if intent.kind == "emotion":
-        feelings_move_on(scored, vectors, ranking, now=q.now, asks_now=asks_about_now(intent.query))
+        feelings_move_on(scored, vectors, ranking, now=q.now, asks_now=asks_about_now(intent.query),
+                         said=said_felt)
+        _felt_utterances_give_way(q, scored, said_felt, ranking)
     if intent.kind == "frame":
         ended_frames_give_way(scored, q.frames, ranking)
     other_frame_gives_way(scored, q.frames, ranking)
     return scored
+
+
+def _felt_said_moves_on(q: _Query) -> bool:
+    """``RecallConfig.felt_episode_moves_on`` applies: asked how the user feels, not about the past, and the
+    query-kind model does not read a question about what happened (``felt_episode_event_kinds``): how an event went
+    is asked about, the feeling told with it is part of the answer. With ``felt_episode_moves_now``, only where
+    the question asks how things stand now (``wording.asks_about_now``: "still", "these days", "现在", ...)."""
+    config = q.config
+    if not config.felt_episode_moves_on or q.intent.kind != "emotion" or q.past or q.asks_what_happened():
+        return False
+    return not config.felt_episode_moves_now or asks_about_now(q.intent.query)
+
+
+def _felt_utterances_give_way(q: _Query, scored: Sequence[Scored], said_felt: Sequence[Scored],
+                              ranking: RankingConfig) -> None:
+    """An utterance from which only a feeling was read gives way when every feeling read from it gave way to a
+    later one (``RecallConfig.felt_episode_moves_on``): the episode takes the lifecycle of what was read from it."""
+    if not said_felt:
+        return
+    replaced = {s.record.id: s.replaced_by for s in scored if s.record.type == FEELING and s.replaced_by}
+    readings: dict[str, list[str]] = {}
+    store = tenant_reads(q.store, q.scope.user_id)
+    for edge in store.edges([s.record.id for s in said_felt], relations=[DERIVED_FROM], direction="in"):
+        readings.setdefault(edge.target, []).append(edge.source)
+    feelings = {r.id: r for r in store.fetch([i for ids in readings.values() for i in ids])
+                if r.type == FEELING and r.status in q.scope.statuses}
+    for s in said_felt:
+        own = [i for i in readings.get(s.record.id, ()) if i in feelings]
+        if s.replaced_by or not own or not all(i in replaced for i in own):
+            continue
+        by = replaced[own[0]]
+        demote_outdated(s, ranking, f"the feeling read from this utterance ({own[0]}) gave way to a later one "
+                        f"({by})", by)
 
 
 def _vouched_for(q: _Query, scored: Sequence[Scored]) -> list[Scored]:
