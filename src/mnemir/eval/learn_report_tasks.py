@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from mnemir.eval import continuity
 from mnemir.eval._embedcache import cached
 from mnemir.eval.learn_query_kinds import _probabilities, fit
 from mnemir.understand.report_tasks import FEATURES, TIE, ReportTasks, row
+from mnemir.understand.unmarked_reports import UnmarkedReports
 
 PENALTIES = (1e-3, 1e-2, 1e-1)
 THRESHOLDS = tuple(round(0.2 + 0.05 * i, 2) for i in range(16))  # 0.20 .. 0.95
@@ -225,9 +226,12 @@ def train(decisions: Sequence[dict[str, Any]]) -> ReportTasks:
     return ReportTasks(weights, float(chosen["threshold"]), float(chosen["lead"]), FEATURES, meta)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+def train_cli(argv: list[str] | None, description: str | None, default_out: Path,
+              trainer: Callable[[Sequence[dict[str, Any]]], ReportTasks | UnmarkedReports]) -> int:
+    """The command line of a model fitted on the logged report pairs: log them (or read them back from ``--pairs``),
+    fit, and write the model to ``--out``."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=default_out)
     parser.add_argument("--pairs", type=Path, default=None, help="keep (or read back) the logged pairs here")
     args = parser.parse_args(argv)
     if args.pairs is not None and args.pairs.exists():
@@ -236,10 +240,14 @@ def main(argv: list[str] | None = None) -> int:
         decisions = collect("train")
         if args.pairs is not None:
             args.pairs.write_text(json.dumps(decisions, ensure_ascii=False), encoding="utf-8")
-    model = train(decisions)
+    model = trainer(decisions)
     args.out.write_text(json.dumps(model.to_json(), ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out}: threshold {model.threshold}, lead {model.lead}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return train_cli(argv, __doc__, DEFAULT_OUT, train)
 
 
 if __name__ == "__main__":

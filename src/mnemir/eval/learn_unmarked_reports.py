@@ -21,7 +21,6 @@ moves among settings whose out-of-fold precision is at least MIN_PRECISION. The 
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import defaultdict
 from collections.abc import Sequence
@@ -33,7 +32,7 @@ import numpy.typing as npt
 
 from mnemir.eval import continuity
 from mnemir.eval.learn_query_kinds import _probabilities, fit
-from mnemir.eval.learn_report_tasks import ACTING, LEADS, PENALTIES, STEPS, THRESHOLDS, collect, score_decisions
+from mnemir.eval.learn_report_tasks import ACTING, LEADS, PENALTIES, STEPS, THRESHOLDS, score_decisions, train_cli
 from mnemir.understand.unmarked_reports import FEATURES, UnmarkedReports, row
 
 #: the least out-of-fold precision of the moves a chosen setting keeps
@@ -131,20 +130,7 @@ def train(decisions: Sequence[dict[str, Any]]) -> UnmarkedReports:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--pairs", type=Path, default=None, help="the report matcher's logged pairs (kept or read back)")
-    args = parser.parse_args(argv)
-    if args.pairs is not None and args.pairs.exists():
-        decisions = json.loads(args.pairs.read_text(encoding="utf-8"))
-    else:
-        decisions = collect("train")
-        if args.pairs is not None:
-            args.pairs.write_text(json.dumps(decisions, ensure_ascii=False), encoding="utf-8")
-    model = train(decisions)
-    args.out.write_text(json.dumps(model.to_json(), ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}: threshold {model.threshold}, lead {model.lead}")
-    return 0
+    return train_cli(argv, __doc__, DEFAULT_OUT, train)
 
 
 if __name__ == "__main__":
