@@ -171,9 +171,11 @@ def score_decisions(decisions: Sequence[dict[str, Any]], probabilities: Sequence
             "wrong": wrong, "missed": missed}
 
 
-def cross_validate(decisions: Sequence[dict[str, Any]], penalty: float) -> list[list[float]]:
-    """Out-of-fold probabilities of every pair, one fold per file."""
-    x, y, files, _ = matrix(decisions)
+def out_of_fold(decisions: Sequence[dict[str, Any]], x: npt.NDArray[np.float64], y: npt.NDArray[np.int64],
+                files: Sequence[str], penalty: float,
+                row_of: Callable[[dict[str, Any]], npt.NDArray[np.float64]]) -> list[list[float]]:
+    """Out-of-fold probabilities of every pair of ``decisions`` (``row_of`` makes a pair's features), one fold per
+    file: the model is fitted on the labelled pairs ``x`` / ``y`` of the other files."""
     names = np.asarray(files)
     out = [[0.0] * len(d["pairs"]) for d in decisions]
     for name in sorted(set(files)):
@@ -181,8 +183,14 @@ def cross_validate(decisions: Sequence[dict[str, Any]], penalty: float) -> list[
         w = fit(x[~held], y[~held], 2, penalty, steps=STEPS)
         for k, d in enumerate(decisions):
             if d["file"] == name:
-                out[k] = [float(_probabilities(w, row(p["raw"])[None, :])[0, 1]) for p in d["pairs"]]
+                out[k] = [float(_probabilities(w, row_of(p["raw"])[None, :])[0, 1]) for p in d["pairs"]]
     return out
+
+
+def cross_validate(decisions: Sequence[dict[str, Any]], penalty: float) -> list[list[float]]:
+    """Out-of-fold probabilities of every pair, one fold per file."""
+    x, y, files, _ = matrix(decisions)
+    return out_of_fold(decisions, x, y, files, penalty, row)
 
 
 def choose(decisions: Sequence[dict[str, Any]]) -> dict[str, Any]:

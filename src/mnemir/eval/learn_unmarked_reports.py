@@ -31,8 +31,17 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemir.eval import continuity
-from mnemir.eval.learn_query_kinds import _probabilities, fit
-from mnemir.eval.learn_report_tasks import ACTING, LEADS, PENALTIES, STEPS, THRESHOLDS, score_decisions, train_cli
+from mnemir.eval.learn_query_kinds import fit
+from mnemir.eval.learn_report_tasks import (
+    ACTING,
+    LEADS,
+    PENALTIES,
+    STEPS,
+    THRESHOLDS,
+    out_of_fold,
+    score_decisions,
+    train_cli,
+)
 from mnemir.understand.unmarked_reports import FEATURES, UnmarkedReports, row
 
 #: the least out-of-fold precision of the moves a chosen setting keeps
@@ -85,15 +94,7 @@ def matrix(decisions: Sequence[dict[str, Any]]) -> tuple[npt.NDArray[np.float64]
 def cross_validate(decisions: Sequence[dict[str, Any]], penalty: float) -> list[list[float]]:
     """Out-of-fold probabilities of every pair, one fold per file."""
     x, y, files = matrix(decisions)
-    names = np.asarray(files)
-    out = [[0.0] * len(d["pairs"]) for d in decisions]
-    for name in sorted(set(files)):
-        held = names == name
-        w = fit(x[~held], y[~held], 2, penalty, steps=STEPS)
-        for k, d in enumerate(decisions):
-            if d["file"] == name:
-                out[k] = [float(_probabilities(w, row(p["raw"])[None, :])[0, 1]) for p in d["pairs"]]
-    return out
+    return out_of_fold(decisions, x, y, files, penalty, row)
 
 
 def choose(decisions: Sequence[dict[str, Any]]) -> dict[str, Any]:
