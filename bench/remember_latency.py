@@ -44,7 +44,7 @@ CONVERSATION = [
     ("user", "Finally got the passport photos done"),
     ("assistant", "Noted. Is there more I should keep an eye on?"),
     ("user", "From now on, book my haircuts on Saturday mornings"),
-    ("user", "我猜可能是楼上漏水了"),
+    ("user", "我估计是楼上的水管漏了"),
     ("user", "The plumber visit got pushed to next Monday"),
     ("user", "谢谢"),
 ]

@@ -24,7 +24,7 @@ SCENARIO = collapse.Scenario(
         {"key": "scores_task", "type": "Task", "age": "3d", "text": "Collect the new scores from the music shop",
          "props": {"goal": "collect scores", "status": "pending"}},
         {"key": "nerves", "type": "EmotionalState", "age": "1d",
-         "text": "I'm really nervous about singing the solo at the spring concert",
+         "text": "I'm really nervous about my solo at the spring concert",
          "props": {"emotion_type": "anxiety", "intensity": 0.7, "trigger": "solo"}},
     ),
     queries=(

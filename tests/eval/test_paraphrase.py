@@ -37,7 +37,7 @@ def _folder(tmp_path: Path, rewordings: dict[str, list[str]]) -> Path:
 
 
 def test_the_reworded_queries_replace_the_originals(tmp_path: Path) -> None:
-    other = ["How hot does the shared kiln get for stoneware?", "Anything left to sort out before my bowls are fired?"]
+    other = ["How hot does the shared kiln get for stoneware?", "Is there anything still to do before my bowls are fired?"]
     report = paraphrase.run("test", directory=_folder(tmp_path, {"p-en-kiln": other}))
     assert {row.query for row in report.reworded.rows} == set(other)
     assert {row.query for row in report.original.rows} == {q["q"] for q in SCENARIO["queries"]}

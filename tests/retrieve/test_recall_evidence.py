@@ -295,7 +295,7 @@ CONVERSATION = [
 ]
 
 QUESTIONS = ["Where are we moving to?", "Which flat did we look at by the river?", "Who is my Portuguese tutor?",
-             "Where does my brother live?", "When do the movers come?", "What happened with the lease?",
+             "Where is my brother living these days?", "When do the movers come?", "What happened with the lease?",
              "什么时候搬家公司来？"]
 
 

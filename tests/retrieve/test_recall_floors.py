@@ -249,7 +249,7 @@ def test_an_unsure_what_is_left_guess_lists_only_open_tasks_on_its_topic(
                   {"goal": "tenancy deposit", "status": "pending"}, days=4)
     tax = add(mem, now, "Renew the car tax before the end of the month", "Task",
               {"goal": "car tax", "status": "pending"}, days=2)
-    query = "How much of my tenancy deposit is the landlord keeping?"
+    query = "How much of my tenancy deposit will the landlord hold back?"
     mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, ranking=RankingConfig(weak_min_relevance=1.0))  # no weak fillers
 
     result = mem.recall(query, user="alice", k=3, now=now,

@@ -15,7 +15,7 @@ from mnemir.understand.fill import about_whom, decision_of, fact_properties, hyp
 
 
 # -- the extractor ----------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("text", ["要不要我帮你把周末的菜单排一下？", "Shall I put together a packing list for you?",
+@pytest.mark.parametrize("text", ["要不要我帮你把周末的菜单排一下？", "Shall I draft a packing checklist for you?",
                                   "You could try soaking the beans overnight.", "What time suits you best?",
                                   "Your sister lives in Lisbon, right?"])
 def test_an_assistant_turn_is_no_memory_about_the_user(extractor: Extractor, wed: datetime, text: str) -> None:
@@ -24,7 +24,7 @@ def test_an_assistant_turn_is_no_memory_about_the_user(extractor: Extractor, wed
 
 
 @pytest.mark.parametrize(("text", "goal"), [("要不要我帮你把周末的菜单排一下？", "把周末的菜单排一下"),
-                                            ("Shall I put together a packing list for you?", "put together a packing list"),
+                                            ("Shall I draft a packing checklist for you?", "draft a packing checklist"),
                                             ("Would you like me to email the school?", "email the school")])
 def test_an_assistant_offer_keeps_what_it_proposes(text: str, goal: str) -> None:
     assert proposal_of(text) == goal

@@ -31,7 +31,7 @@ FRAMES_EN = [
     "Queueing to post a parcel, keep it snappy for a few minutes.",
     "Wandering round the nursery with a trolley of shrubs, keep a tally of what's in it.",
     "Sitting at the gate waiting to board, we've got maybe fifteen minutes to go through this.",
-    "I'm in a hardware shop aisle staring at forty kinds of screws, keep replies to a line or two.",
+    "I'm in a hardware shop aisle staring at forty kinds of screws, so answer in one short line please.",
     "I'm between two meetings and typing on my phone, so bullet points would be best.",
     "We're mid-rehearsal for the school play and I'll throw you quick questions about the lighting cues.",
     "For this conversation, pretend you're a strict driving examiner and quiz me on the highway code.",
