@@ -58,6 +58,7 @@ from mnemir.understand.people import speaker_label
 from mnemir.understand.report_tasks import TIE, shipped_report_tasks
 from mnemir.understand.same_change import shipped_same_change
 from mnemir.understand.segment import split_pieces
+from mnemir.understand.report_outcomes import outcome_of, shipped_report_outcomes
 from mnemir.understand.unmarked_reports import UnmarkedReports, shipped_unmarked_reports
 
 if TYPE_CHECKING:
@@ -126,6 +127,14 @@ LEARNED_REPORT_MATCH = True
 #: continuity train split) finds it clearly closes: the result told instead of the deed, someone else's answer, the
 #: thing now in use (docs/decisions/0102)
 UNMARKED_REPORT_MATCH = True
+#: what a statement read to close an open task says became of the work is read by the learned report-outcome model
+#: (:mod:`mnemir.understand.report_outcomes`: done / started / deferred / dropped, fitted on the training split's
+#: extraction rows): a deferral ("pushed to next month", "not till after the holidays") keeps the task open and moves
+#: its deadline when it names a later date; a drop closes it as failed. UNMARKED_OUTCOMES reads the statements of the
+#: unmarked route (UNMARKED_REPORT_MATCH), TOLD_OUTCOMES those told as having happened with no done word (the aspect
+#: route: "pushed the dentist back to January" reads as a past deed) (docs/decisions/0104)
+UNMARKED_OUTCOMES = False
+TOLD_OUTCOMES = False
 #: the trainer's log of every report-task decision (None: nothing is logged); see mnemir.eval.learn_report_tasks
 REPORT_PAIR_LOG: list[dict[str, Any]] | None = None
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
@@ -505,7 +514,8 @@ class _Context:
     #: task drafts read as reports on an open task (applied as updates once the new memories are written)
     reports: list[Draft] = field(default_factory=list)
     #: open tasks statements with no report reading were read to close (UNMARKED_REPORT_MATCH), with the status
-    outcomes: list[tuple[Candidate, str]] = field(default_factory=list)
+    #: ("deferred": kept open, UNMARKED_OUTCOMES / TOLD_OUTCOMES) and the later deadline a deferral names (or None)
+    outcomes: list[tuple[Candidate, str, str | None]] = field(default_factory=list)
     #: the assistant's question whether some work was done, which this user turn answers with yes
     answered: str | None = None
     #: id of a report draft -> (worded as done, told as having happened), as it was read among the statements
@@ -895,6 +905,11 @@ class UnderstandingMixin(_Base):
         if not moves or not ranked:
             return False
         candidates = ranked
+        if TOLD_OUTCOMES and told and not worded and status in CLOSED_REPORTS and self._outcome(draft) == "deferred":
+            # told as a past deed ("pushed it back to January"), but what it tells is the work put off
+            ctx.outcomes.append((candidates[0], "deferred", self._later_date(draft, ctx)))
+            ctx.out.notes.append(f"read {draft.text!r} as a deferral of open task {candidates[0].id}")
+            return draft.type in ("Task", "Plan")
         report = Draft("Task", draft.text, {"status": status, "goal": fill.strip_request(draft.text)}, kind="update",
                        confidence=draft.confidence, entities=draft.entities,
                        reasons=[*draft.reasons, f"a report of work {status} on an open task"])
@@ -1190,16 +1205,64 @@ class UnderstandingMixin(_Base):
             return
         chosen = candidates[best]
         status = "failed" if CUES["abandon"].search(draft.text) else "completed"
+        outcome = self._outcome(draft) if UNMARKED_OUTCOMES else None
+        if outcome == "dropped":
+            status = "failed"
         ctx.outcomes.append((Candidate(chosen.id, chosen.text, chosen.score,
                                        (*chosen.reasons, f"unmarked report p {probabilities[best]:.2f}"),
-                                       chosen.similarity), status))
+                                       chosen.similarity),
+                             "deferred" if outcome == "deferred" else status,
+                             self._later_date(draft, ctx) if outcome == "deferred" else None))
+
+    def _outcome(self, draft: Draft) -> str | None:
+        """What the statement says became of the work, as the learned report-outcome model reads it (done /
+        started / deferred / dropped), or None where no model fits the understanding embedder."""
+        model = shipped_report_outcomes()
+        if model is None:
+            return None
+        embedder = self._understanding_embedder()
+        vector = draft.vector if draft.vector is not None else embedder.embed([draft.text])[0]
+        probabilities = outcome_of(model, vector, draft.text, embedder)
+        return None if probabilities is None else max(probabilities, key=lambda k: probabilities[k])
+
+    def _later_date(self, draft: Draft, ctx: _Context) -> str | None:
+        """The date a deferral puts the work at: one the statement names after today (a statement told in the past
+        names when something happened, not when the work is now due)."""
+        if fill.perfective(draft.text) and not fill.POSTPONE.search(draft.text):
+            return None
+        found = fill.resolve_deadline(draft.text, ctx.now)
+        if found is None or found.value <= ctx.now.date():
+            return None
+        return found.value.isoformat()
 
     def _apply_outcomes(self, text: str, ctx: _Context) -> None:
-        """Close the tasks unmarked reports were read to close (one already moved by this utterance is left)."""
-        for candidate, status in ctx.outcomes:
+        """Close the tasks unmarked reports were read to close (one already moved by this utterance is left); a
+        deferral keeps its task open and moves its deadline (UNMARKED_OUTCOMES / TOLD_OUTCOMES)."""
+        for candidate, status, deadline in ctx.outcomes:
             if candidate.id in self._queued_ids() or candidate.id in {r.id for r in ctx.out.updated}:
                 continue
+            if status == "deferred":
+                self._defer(candidate, deadline, text, ctx)
+                continue
             self._move_or_ask([candidate], True, status, text, ctx, by="an outcome told without a done word")
+
+    def _defer(self, candidate: Candidate, deadline: str | None, text: str, ctx: _Context) -> None:
+        """The work was put off: the task stays in its open status (the update records that this turn spoke of
+        it), with the later deadline the statement names where the task's type has one."""
+        found = self.store.fetch([candidate.id])
+        if not found:
+            return
+        record = found[0]
+        properties: dict[str, Any] = {"status": record.properties.get("status") or "pending"}
+        spec = self.ontology.resolve(record.type) if record.type in self.ontology else None
+        if deadline is not None and spec is not None and ("deadline" in spec.properties or spec.allow_extra):
+            properties["deadline"] = deadline
+        updated = self.update(candidate.id, properties=properties, user=ctx.user, now=ctx.now, actor=ctx.creator,
+                              reason=f"deferred by {ctx.speaker} ({'; '.join(candidate.reasons)}): {text}")
+        ctx.out.notes.append(f"read as a deferral of {candidate.id} ({candidate.text!r}): kept open"
+                             + (f", deadline {deadline}" if "deadline" in properties else ""))
+        ctx.out.updated.append(updated)
+        ctx.out.append(updated)
 
     def _pair_raws(self, draft: Draft, text: str, candidates: Sequence[Candidate], ctx: _Context, *, route: str,
                    status: str, worded: bool, told: bool) -> tuple[list[dict[str, Any]], list[tuple[str | None, int] | None]]:
