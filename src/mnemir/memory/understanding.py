@@ -130,11 +130,14 @@ UNMARKED_REPORT_MATCH = True
 #: what a statement read to close an open task says became of the work is read by the learned report-outcome model
 #: (:mod:`mnemir.understand.report_outcomes`: done / started / deferred / dropped, fitted on the training split's
 #: extraction rows): a deferral ("pushed to next month", "not till after the holidays") keeps the task open and moves
-#: its deadline when it names a later date; a drop closes it as failed. UNMARKED_OUTCOMES reads the statements of the
-#: unmarked route (UNMARKED_REPORT_MATCH), TOLD_OUTCOMES those told as having happened with no done word (the aspect
-#: route: "pushed the dentist back to January" reads as a past deed) (docs/decisions/0104)
+#: its deadline when it names a later date. UNMARKED_OUTCOMES reads the statements of the unmarked route
+#: (UNMARKED_REPORT_MATCH; a drop there closes the task as failed, not done), REPORT_OUTCOMES the reports with no
+#: done word that would close a task (told as having happened, "pushed the dentist back to January", or read as a
+#: status update by the extractor, "the gutters can wait till spring" read as given up) (docs/decisions/0104)
 UNMARKED_OUTCOMES = False
-TOLD_OUTCOMES = False
+REPORT_OUTCOMES = False
+#: ... a deferral is read when it is the model's best outcome and at least this likely
+DEFERRAL_SURE = 0.0
 #: the trainer's log of every report-task decision (None: nothing is logged); see mnemir.eval.learn_report_tasks
 REPORT_PAIR_LOG: list[dict[str, Any]] | None = None
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
@@ -514,7 +517,7 @@ class _Context:
     #: task drafts read as reports on an open task (applied as updates once the new memories are written)
     reports: list[Draft] = field(default_factory=list)
     #: open tasks statements with no report reading were read to close (UNMARKED_REPORT_MATCH), with the status
-    #: ("deferred": kept open, UNMARKED_OUTCOMES / TOLD_OUTCOMES) and the later deadline a deferral names (or None)
+    #: ("deferred": kept open, UNMARKED_OUTCOMES / REPORT_OUTCOMES) and the later deadline a deferral names (or None)
     outcomes: list[tuple[Candidate, str, str | None]] = field(default_factory=list)
     #: the assistant's question whether some work was done, which this user turn answers with yes
     answered: str | None = None
@@ -905,11 +908,6 @@ class UnderstandingMixin(_Base):
         if not moves or not ranked:
             return False
         candidates = ranked
-        if TOLD_OUTCOMES and told and not worded and status in CLOSED_REPORTS and self._outcome(draft) == "deferred":
-            # told as a past deed ("pushed it back to January"), but what it tells is the work put off
-            ctx.outcomes.append((candidates[0], "deferred", self._later_date(draft, ctx)))
-            ctx.out.notes.append(f"read {draft.text!r} as a deferral of open task {candidates[0].id}")
-            return draft.type in ("Task", "Plan")
         report = Draft("Task", draft.text, {"status": status, "goal": fill.strip_request(draft.text)}, kind="update",
                        confidence=draft.confidence, entities=draft.entities,
                        reasons=[*draft.reasons, f"a report of work {status} on an open task"])
@@ -1106,6 +1104,12 @@ class UnderstandingMixin(_Base):
                 return
             ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
             return
+        if moves and REPORT_OUTCOMES and ctx.speaker == "user" and status in CLOSED_REPORTS \
+                and not CUES["done"].search(draft.text) and self._outcome(draft) == "deferred":
+            # read as a report ("pushed it back to January" is told as a past deed; "can wait till spring" as the
+            # work given up), but what it tells is the work put off: the task stays open
+            self._defer(candidates[0], self._later_date(draft, ctx), text, ctx)
+            return
         said = f"{ctx.speaker}" + (f", session {ctx.session}" if ctx.session else "") + (
             f", turn {ctx.turn}" if ctx.turn is not None else "")
         self._move_or_ask(candidates, bool(moves), status, text, ctx, by=f"reported by {said}")
@@ -1223,7 +1227,12 @@ class UnderstandingMixin(_Base):
         embedder = self._understanding_embedder()
         vector = draft.vector if draft.vector is not None else embedder.embed([draft.text])[0]
         probabilities = outcome_of(model, vector, draft.text, embedder)
-        return None if probabilities is None else max(probabilities, key=lambda k: probabilities[k])
+        if probabilities is None:
+            return None
+        if fill.POSTPONE.search(draft.text):  # a marker of work moved to another time ("pushed back", "改到")
+            return "deferred"
+        best = max(probabilities, key=lambda k: probabilities[k])
+        return None if best == "deferred" and probabilities[best] < DEFERRAL_SURE else best
 
     def _later_date(self, draft: Draft, ctx: _Context) -> str | None:
         """The date a deferral puts the work at: one the statement names after today (a statement told in the past
@@ -1231,13 +1240,14 @@ class UnderstandingMixin(_Base):
         if fill.perfective(draft.text) and not fill.POSTPONE.search(draft.text):
             return None
         found = fill.resolve_deadline(draft.text, ctx.now)
-        if found is None or found.value <= ctx.now.date():
+        if found is None:
             return None
-        return found.value.isoformat()
+        day = found.value.date() if isinstance(found.value, datetime) else found.value
+        return found.value.isoformat() if day > ctx.now.date() else None
 
     def _apply_outcomes(self, text: str, ctx: _Context) -> None:
         """Close the tasks unmarked reports were read to close (one already moved by this utterance is left); a
-        deferral keeps its task open and moves its deadline (UNMARKED_OUTCOMES / TOLD_OUTCOMES)."""
+        deferral keeps its task open and moves its deadline (UNMARKED_OUTCOMES / REPORT_OUTCOMES)."""
         for candidate, status, deadline in ctx.outcomes:
             if candidate.id in self._queued_ids() or candidate.id in {r.id for r in ctx.out.updated}:
                 continue
