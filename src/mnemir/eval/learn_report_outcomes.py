@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from mnemir.embed import default_embedder
 from mnemir._paths import training_dir
+from mnemir.embed import default_embedder
 from mnemir.understand.model import DATA_DIR, FeatureSpec, SoftmaxModel, featurize, read_jsonl, train_softmax
 from mnemir.understand.report_outcomes import MODEL_NAME, OUTCOMES, SPEC
 

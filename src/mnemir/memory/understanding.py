@@ -55,10 +55,10 @@ from mnemir.understand.extract import Draft, check_speaker, check_text, says_how
 from mnemir.understand.fill import RELATIONS
 from mnemir.understand.lexicon import CUES
 from mnemir.understand.people import speaker_label
+from mnemir.understand.report_outcomes import outcome_of, shipped_report_outcomes
 from mnemir.understand.report_tasks import TIE, shipped_report_tasks
 from mnemir.understand.same_change import shipped_same_change
 from mnemir.understand.segment import split_pieces
-from mnemir.understand.report_outcomes import outcome_of, shipped_report_outcomes
 from mnemir.understand.unmarked_reports import UnmarkedReports, shipped_unmarked_reports
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ UNMARKED_REPORT_MATCH = True
 #: extraction rows): a deferral ("pushed to next month", "not till after the holidays") keeps the task open and moves
 #: its deadline when it names a later date. UNMARKED_OUTCOMES reads the statements of the unmarked route
 #: (UNMARKED_REPORT_MATCH; a drop there closes the task as failed, not done), REPORT_OUTCOMES the reports with no
-#: done word that would close a task (told as having happened, "pushed the dentist back to January", or read as a
+#: done word that would close a task (told as having happened, "moved the boiler check on to the 3rd", or read as a
 #: status update by the extractor, "the gutters can wait till spring" read as given up) (docs/decisions/0104)
 UNMARKED_OUTCOMES = False
 REPORT_OUTCOMES = False
