@@ -136,8 +136,12 @@ UNMARKED_REPORT_MATCH = True
 #: status update by the extractor, "the gutters can wait till spring" read as given up) (docs/decisions/0104)
 UNMARKED_OUTCOMES = False
 REPORT_OUTCOMES = False
-#: ... a deferral is read when it is the model's best outcome and at least this likely
+#: ... a deferral is read when it is the model's best outcome and at least this likely, and (DEFERRAL_UNTOLD) when
+#: the statement tells nothing as having happened and has no done word: a deed told in the past with a date ahead in
+#: it ("the parts came on Friday, he's fitting them on the 24th") reads as deferred to the model, which learned
+#: deferrals from statements that name their new date (a postponement marker is read as a deferral either way)
 DEFERRAL_SURE = 0.0
+DEFERRAL_UNTOLD = False
 #: the trainer's log of every report-task decision (None: nothing is logged); see mnemir.eval.learn_report_tasks
 REPORT_PAIR_LOG: list[dict[str, Any]] | None = None
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
@@ -1232,7 +1236,10 @@ class UnderstandingMixin(_Base):
         if fill.POSTPONE.search(draft.text):  # a marker of work moved to another time ("pushed back", "改到")
             return "deferred"
         best = max(probabilities, key=lambda k: probabilities[k])
-        return None if best == "deferred" and probabilities[best] < DEFERRAL_SURE else best
+        if best == "deferred" and (probabilities[best] < DEFERRAL_SURE or DEFERRAL_UNTOLD and (
+                fill.perfective(draft.text) or CUES["done"].search(draft.text))):
+            return None  # the statement's own reading stands
+        return best
 
     def _later_date(self, draft: Draft, ctx: _Context) -> str | None:
         """The date a deferral puts the work at: one the statement names after today (a statement told in the past
