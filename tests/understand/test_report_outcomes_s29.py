@@ -86,3 +86,20 @@ def test_an_outcome_told_as_done_still_closes(mem: mnemir.Memory, monkeypatch: p
     monkeypatch.setattr(understanding, "REPORT_OUTCOMES", True)
     _tell(mem, "done", "A chap from the village came round and cleared the gutters for us on Saturday.")
     assert _tasks(mem, "done", 1)[0][0] == "completed"
+
+
+def test_the_guard_reads_no_deferral_in_a_deed_told_with_a_date_ahead(mem: mnemir.Memory,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(understanding, "UNMARKED_OUTCOMES", True)
+    monkeypatch.setattr(understanding, "REPORT_OUTCOMES", True)
+    monkeypatch.setattr(understanding, "DEFERRAL_UNTOLD", True)
+    out = _tell(mem, "guard", "Rang the roofer about the gutters, he came round and cleared them, he's back on the 20th "
+                              "for the flashing.")
+    assert not any("deferral" in note for note in out.notes)
+
+
+def test_a_drop_read_by_the_unmarked_route_fails_the_task(mem: mnemir.Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(understanding, "UNMARKED_OUTCOMES", True)
+    out = _tell(mem, "drop", "The passport can go, the trip to Canada is off for good.")
+    moved = [(str(r.properties.get("status")), r.metadata.source.turn) for r in out.updated]
+    assert ("completed", 3) not in moved  # a drop never closes the task as done
