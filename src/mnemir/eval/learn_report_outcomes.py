@@ -20,7 +20,7 @@ import numpy as np
 
 from mnemir._paths import training_dir
 from mnemir.embed import default_embedder
-from mnemir.understand.model import DATA_DIR, FeatureSpec, SoftmaxModel, featurize, read_jsonl, train_softmax
+from mnemir.understand.model import DATA_DIR, SoftmaxModel, featurize, read_jsonl, train_softmax
 from mnemir.understand.report_outcomes import MODEL_NAME, OUTCOMES, SPEC
 
 #: the extractor's status label of a TaskUpdate row -> the outcome it tells
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["FeatureSpec", "examples", "main"]
+__all__ = ["BATCHES", "examples", "main"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

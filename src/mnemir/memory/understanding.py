@@ -1236,8 +1236,8 @@ class UnderstandingMixin(_Base):
         if fill.POSTPONE.search(draft.text):  # a marker of work moved to another time ("pushed back", "改到")
             return "deferred"
         best = max(probabilities, key=lambda k: probabilities[k])
-        if best == "deferred" and (probabilities[best] < DEFERRAL_SURE or DEFERRAL_UNTOLD and (
-                fill.perfective(draft.text) or CUES["done"].search(draft.text))):
+        if best == "deferred" and (probabilities[best] < DEFERRAL_SURE or (DEFERRAL_UNTOLD and (
+                fill.perfective(draft.text) or CUES["done"].search(draft.text)))):
             return None  # the statement's own reading stands
         return best
 
