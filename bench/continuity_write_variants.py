@@ -4,8 +4,12 @@
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python bench/continuity_write_variants.py SPLIT OUT.json \
         'NAME={"ANSWERED_STATUS_QUESTIONS": true}' ...
 
+``CONVS=FILE.json`` (a list of conversation ids, or an object keyed by them) replays only those conversations: the
+ones a switch can act in (the others read alike in every variant), for a faster comparison (docs/decisions/0104).
+
 Never with ``test``."""
 import json
+import os
 import sys
 import tempfile
 import time
@@ -22,6 +26,10 @@ split, out = sys.argv[1], sys.argv[2]
 assert split != "test"
 variants = parse_variants(sys.argv[3:])
 convs = C.load(split)
+if os.environ.get("CONVS"):
+    keep = set(json.loads(Path(os.environ["CONVS"]).read_text()))
+    convs = [c for c in convs if c.id in keep]
+    print(f"{len(convs)} conversations of {split} (CONVS)", flush=True)
 emb = cached(default_embedder())
 emb.prefetch([t.text for c in convs for t in c.turns], [p.q for c in convs for p in c.checkpoints])
 res = {}

@@ -55,6 +55,7 @@ from mnemir.understand.extract import Draft, check_speaker, check_text, says_how
 from mnemir.understand.fill import RELATIONS
 from mnemir.understand.lexicon import CUES
 from mnemir.understand.people import speaker_label
+from mnemir.understand.report_outcomes import outcome_of, shipped_report_outcomes
 from mnemir.understand.report_tasks import TIE, shipped_report_tasks
 from mnemir.understand.same_change import shipped_same_change
 from mnemir.understand.segment import split_pieces
@@ -126,6 +127,21 @@ LEARNED_REPORT_MATCH = True
 #: continuity train split) finds it clearly closes: the result told instead of the deed, someone else's answer, the
 #: thing now in use (docs/decisions/0102)
 UNMARKED_REPORT_MATCH = True
+#: what a statement read to close an open task says became of the work is read by the learned report-outcome model
+#: (:mod:`mnemir.understand.report_outcomes`: done / started / deferred / dropped, fitted on the training split's
+#: extraction rows): a deferral ("pushed to next month", "not till after the holidays") keeps the task open and moves
+#: its deadline when it names a later date. UNMARKED_OUTCOMES reads the statements of the unmarked route
+#: (UNMARKED_REPORT_MATCH; a drop there closes the task as failed, not done), REPORT_OUTCOMES the reports with no
+#: done word that would close a task (told as having happened, "moved the boiler check on to the 3rd", or read as a
+#: status update by the extractor, "the gutters can wait till spring" read as given up) (docs/decisions/0104)
+UNMARKED_OUTCOMES = False
+REPORT_OUTCOMES = False
+#: ... a deferral is read when it is the model's best outcome and at least this likely, and (DEFERRAL_UNTOLD) when
+#: the statement tells nothing as having happened and has no done word: a deed told in the past with a date ahead in
+#: it ("the parts came on Friday, he's fitting them on the 24th") reads as deferred to the model, which learned
+#: deferrals from statements that name their new date (a postponement marker is read as a deferral either way)
+DEFERRAL_SURE = 0.0
+DEFERRAL_UNTOLD = False
 #: the trainer's log of every report-task decision (None: nothing is logged); see mnemir.eval.learn_report_tasks
 REPORT_PAIR_LOG: list[dict[str, Any]] | None = None
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
@@ -505,7 +521,8 @@ class _Context:
     #: task drafts read as reports on an open task (applied as updates once the new memories are written)
     reports: list[Draft] = field(default_factory=list)
     #: open tasks statements with no report reading were read to close (UNMARKED_REPORT_MATCH), with the status
-    outcomes: list[tuple[Candidate, str]] = field(default_factory=list)
+    #: ("deferred": kept open, UNMARKED_OUTCOMES / REPORT_OUTCOMES) and the later deadline a deferral names (or None)
+    outcomes: list[tuple[Candidate, str, str | None]] = field(default_factory=list)
     #: the assistant's question whether some work was done, which this user turn answers with yes
     answered: str | None = None
     #: id of a report draft -> (worded as done, told as having happened), as it was read among the statements
@@ -1091,6 +1108,12 @@ class UnderstandingMixin(_Base):
                 return
             ctx.out.notes.append(f"status report ({status}) matches no open task of this user; nothing updated")
             return
+        if moves and REPORT_OUTCOMES and ctx.speaker == "user" and status in CLOSED_REPORTS \
+                and not CUES["done"].search(draft.text) and self._outcome(draft) == "deferred":
+            # read as a report ("pushed it back to January" is told as a past deed; "can wait till spring" as the
+            # work given up), but what it tells is the work put off: the task stays open
+            self._defer(candidates[0], self._later_date(draft, ctx), text, ctx)
+            return
         said = f"{ctx.speaker}" + (f", session {ctx.session}" if ctx.session else "") + (
             f", turn {ctx.turn}" if ctx.turn is not None else "")
         self._move_or_ask(candidates, bool(moves), status, text, ctx, by=f"reported by {said}")
@@ -1190,16 +1213,73 @@ class UnderstandingMixin(_Base):
             return
         chosen = candidates[best]
         status = "failed" if CUES["abandon"].search(draft.text) else "completed"
+        outcome = self._outcome(draft) if UNMARKED_OUTCOMES else None
+        if outcome == "dropped":
+            status = "failed"
         ctx.outcomes.append((Candidate(chosen.id, chosen.text, chosen.score,
                                        (*chosen.reasons, f"unmarked report p {probabilities[best]:.2f}"),
-                                       chosen.similarity), status))
+                                       chosen.similarity),
+                             "deferred" if outcome == "deferred" else status,
+                             self._later_date(draft, ctx) if outcome == "deferred" else None))
+
+    def _outcome(self, draft: Draft) -> str | None:
+        """What the statement says became of the work, as the learned report-outcome model reads it (done /
+        started / deferred / dropped), or None where no model fits the understanding embedder."""
+        model = shipped_report_outcomes()
+        if model is None:
+            return None
+        embedder = self._understanding_embedder()
+        vector = draft.vector if draft.vector is not None else embedder.embed([draft.text])[0]
+        probabilities = outcome_of(model, vector, draft.text, embedder)
+        if probabilities is None:
+            return None
+        if fill.POSTPONE.search(draft.text):  # a marker of work moved to another time ("pushed back", "改到")
+            return "deferred"
+        best = max(probabilities, key=lambda k: probabilities[k])
+        if best == "deferred" and (probabilities[best] < DEFERRAL_SURE or (DEFERRAL_UNTOLD and (
+                fill.perfective(draft.text) or CUES["done"].search(draft.text)))):
+            return None  # the statement's own reading stands
+        return best
+
+    def _later_date(self, draft: Draft, ctx: _Context) -> str | None:
+        """The date a deferral puts the work at: one the statement names after today (a statement told in the past
+        names when something happened, not when the work is now due)."""
+        if fill.perfective(draft.text) and not fill.POSTPONE.search(draft.text):
+            return None
+        found = fill.resolve_deadline(draft.text, ctx.now)
+        if found is None:
+            return None
+        day = found.value.date() if isinstance(found.value, datetime) else found.value
+        return found.value.isoformat() if day > ctx.now.date() else None
 
     def _apply_outcomes(self, text: str, ctx: _Context) -> None:
-        """Close the tasks unmarked reports were read to close (one already moved by this utterance is left)."""
-        for candidate, status in ctx.outcomes:
+        """Close the tasks unmarked reports were read to close (one already moved by this utterance is left); a
+        deferral keeps its task open and moves its deadline (UNMARKED_OUTCOMES / REPORT_OUTCOMES)."""
+        for candidate, status, deadline in ctx.outcomes:
             if candidate.id in self._queued_ids() or candidate.id in {r.id for r in ctx.out.updated}:
                 continue
+            if status == "deferred":
+                self._defer(candidate, deadline, text, ctx)
+                continue
             self._move_or_ask([candidate], True, status, text, ctx, by="an outcome told without a done word")
+
+    def _defer(self, candidate: Candidate, deadline: str | None, text: str, ctx: _Context) -> None:
+        """The work was put off: the task stays in its open status (the update records that this turn spoke of
+        it), with the later deadline the statement names where the task's type has one."""
+        found = self.store.fetch([candidate.id])
+        if not found:
+            return
+        record = found[0]
+        properties: dict[str, Any] = {"status": record.properties.get("status") or "pending"}
+        spec = self.ontology.resolve(record.type) if record.type in self.ontology else None
+        if deadline is not None and spec is not None and ("deadline" in spec.properties or spec.allow_extra):
+            properties["deadline"] = deadline
+        updated = self.update(candidate.id, properties=properties, user=ctx.user, now=ctx.now, actor=ctx.creator,
+                              reason=f"deferred by {ctx.speaker} ({'; '.join(candidate.reasons)}): {text}")
+        ctx.out.notes.append(f"read as a deferral of {candidate.id} ({candidate.text!r}): kept open"
+                             + (f", deadline {deadline}" if "deadline" in properties else ""))
+        ctx.out.updated.append(updated)
+        ctx.out.append(updated)
 
     def _pair_raws(self, draft: Draft, text: str, candidates: Sequence[Candidate], ctx: _Context, *, route: str,
                    status: str, worded: bool, told: bool) -> tuple[list[dict[str, Any]], list[tuple[str | None, int] | None]]:
