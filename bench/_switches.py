@@ -1,6 +1,7 @@
 """What the write-side switch benchmarks share (docs/decisions/0097): variants named on the command line as
 ``NAME={"FLAG": value}``, applied to the module constants of ``memory.understanding`` one variant at a time
-(``"fill.FLAG"``: a constant of ``understand.fill``, the extractor's readings of status and aspect; 0102)."""
+(``"fill.FLAG"``: a constant of ``understand.fill``, the extractor's readings of status and aspect; 0102;
+``"extract.FLAG"``: a constant of ``understand.extract``, e.g. ``EXTRACTOR_MODEL``, the shipped weights it reads; 0105)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from mnemir.memory import understanding as U
-from mnemir.understand import fill
+from mnemir.understand import extract, fill
 
-_MODULES = {"fill": fill}
+_MODULES = {"fill": fill, "extract": extract}
 
 
 def _owner(key: str) -> tuple[Any, str]:

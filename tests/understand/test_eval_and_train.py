@@ -445,3 +445,23 @@ def test_the_session_21_batch_is_rebuilt_by_its_script_is_not_trained_on_and_sha
     dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
                       *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
     assert sum(1 for row in shipped if _runs(str(row["text"])) & dev) == 0
+
+
+def test_the_session_29_batch_is_rebuilt_by_its_script_is_not_trained_on_and_shares_no_run_with_an_evaluation_text() -> None:
+    """``training/understand/s29.py`` writes ``extraction_s29.jsonl`` exactly, the extractor does not train on it (it
+    moved extraction dev by churn and lowered the held-out training batches, docs/decisions/0105), and no row of it
+    shares a run of five words or eight Chinese characters with a dev or test text of any suite, nor any such run,
+    however short, with an extraction or intent dev text. Only counts are reported."""
+    from tests.test_no_split_text import findings
+
+    from mnemir.understand.train import TRAIN_FILES
+
+    rebuilt, shipped = _batch("s29")
+    assert rebuilt == shipped
+    assert "extraction_s29.jsonl" not in TRAIN_FILES["extractor"]
+    assert {row["expect"][0]["type"] for row in shipped} == {"Task", "Fact", "Plan", "Preference"}
+    shared = sum(1 for r in shipped if findings(str(r["text"])))
+    assert shared == 0, f"{shared} rows share a run with an evaluation text"
+    dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
+                      *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
+    assert sum(1 for row in shipped if _runs(str(row["text"])) & dev) == 0
