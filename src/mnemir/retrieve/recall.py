@@ -114,6 +114,7 @@ from mnemir.store.base import Selection, Store, tenant_reads
 from mnemir.store.filters import And, Cmp, FilterNode, parse_filter
 from mnemir.understand.intent import KIND_TYPES
 from mnemir.understand.people import speaker_label
+from mnemir.understand.talk import TALK
 
 #: the learned nudge re-sorts at least this many of the rules' best (or 4 x k)
 NUDGED_HEAD = 20
@@ -269,6 +270,15 @@ class RecallConfig:
     #: out as surely, while an unsure one (one person's news told to another, typed as the user's task) leaves what
     #: was said the evidence. A memory written typed counts as sure. None: every reading (decision 0098's form)
     plain_tail_said_below: float | None = None
+    #: a store is read as a conversation between people, as a transcript's marks make it one (``chat_*`` above, the
+    #: asked-person step's "I"), also where no speaker is named: when the user's utterances among plain search's
+    #: first ``talk_depth`` have a mean log-odds of talk between people (the learned write-side reading each Episode
+    #: keeps, :mod:`mnemir.understand.talk`) of at least this, over ``talk_least`` of them or more. One turn says
+    #: little (a user tells the assistant their news too); a store's many turns say whether its "you" is a person.
+    #: None: off, marks only (docs/decisions/0103)
+    talk_among_people: float | None = None
+    talk_depth: int = 20
+    talk_least: int = 5
     #: an utterance from which only a feeling was read (an outburst: what was read from it is how the user felt) has
     #: that feeling's role: a confident intent that rules a feeling out (a calm question, not about the past) rules
     #: the utterance out of plain search's kept places and fillers too, as it rules out the feeling read from it
@@ -466,14 +476,16 @@ class RecallConfig:
                                 ("event_reading", 0.0, 1.0), ("decision_options", 0.0, 1.0),
                                 ("decision_choices_close", 0.0, 1.0), ("floor_confident", 0.0, 1.0),
                                 ("chat_confident_intent", 0.0, 1.0), ("chat_plain_share", 0.0, 1.0),
-                                ("chat_tail_share", 0.0, 1.0), ("plain_tail_said_below", 0.0, 1.0)):
+                                ("chat_tail_share", 0.0, 1.0), ("plain_tail_said_below", 0.0, 1.0),
+                                ("talk_among_people", -6.0, 6.0)):
             value = getattr(self, name)
-            if value is None and (name.startswith("chat_") or name == "plain_tail_said_below"):
+            if value is None and (name.startswith("chat_") or name in ("plain_tail_said_below", "talk_among_people")):
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
                                       allowed=f"[{low:g}, {high:g}]")
-        for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback", "fusion_k"):
+        for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback", "fusion_k", "talk_depth",
+                     "talk_least"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValidationError(f"{name} must be a positive integer", field=name, value=value,
@@ -881,7 +893,7 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     utterances = plain_group_ranks(known, _past_period(intent, now), q.config.plain_text_weight,
                                    q.config.plain_assistant_weight, orders=said, ties=q.config.plain_ties,
                                    score_weight=q.config.plain_score_weight)
-    q.among_people = _among_people(utterances, known)
+    q.among_people = _among_people(utterances, known) or _talk_among_people(utterances, known, q.config)
     if q.among_people:  # a conversation between people: its own settings from here on (RecallConfig.chat_*)
         q.config = _between_people(q.config)
         if q.config.chat_past:
@@ -1459,6 +1471,20 @@ def _among_people(utterances: Mapping[str, int], known: Mapping[str, Candidate])
     first = sorted(utterances.items(), key=lambda kv: (kv[1], kv[0]))[:AMONG_PEOPLE_DEPTH]
     return any((c := known.get(group)) is not None and bool(c.record.metadata.extra.get(IN_TRANSCRIPT))
                for group, _ in first)
+
+
+def _talk_among_people(utterances: Mapping[str, int], known: Mapping[str, Candidate], config: RecallConfig) -> bool:
+    """Whether the user's utterances among plain search's first ``talk_depth`` read, on the mean, as talk between
+    people (``RecallConfig.talk_among_people``; the log-odds ``remember`` keeps on each Episode,
+    :mod:`mnemir.understand.talk`). Read over what the question finds, not the whole store: a user's store may hold
+    a recorded conversation beside their own talk with the assistant."""
+    if config.talk_among_people is None:
+        return False
+    first = sorted(utterances.items(), key=lambda kv: (kv[1], kv[0]))[:config.talk_depth]
+    read = [float(value) for group, _ in first if (c := known.get(group)) is not None
+            and c.record.metadata.source.speaker == "user"
+            and isinstance(value := c.record.metadata.extra.get(TALK), (int, float)) and not isinstance(value, bool)]
+    return len(read) >= config.talk_least and sum(read) / len(read) >= config.talk_among_people
 
 
 def _between_people(config: RecallConfig) -> RecallConfig:
