@@ -277,6 +277,10 @@ class RecallConfig:
     #: little (a user tells the assistant their news too); a store's many turns say whether its "you" is a person.
     #: None: off, marks only (docs/decisions/0103)
     talk_among_people: float | None = None
+    #: ... and there the asked-person step moves no user turn for naming only other people: with no speaker named,
+    #: any turn may be the asked person's own words ("I" is whoever speaks), as a transcript's labelled turns stay
+    #: (``transcript_turns_stay``)
+    talk_turns_stay: bool = False
     talk_depth: int = 20
     talk_least: int = 5
     #: an utterance from which only a feeling was read (an outburst: what was read from it is how the user felt) has
@@ -433,7 +437,7 @@ class RecallConfig:
                  "asked_person_reporters", "asked_person_speaker", "asked_person_out", "asked_person_names",
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
                  "chat_past", "ruling_follows_types", "plain_tail_said",
-                 "felt_episode_moves_on", "felt_episode_moves_now")
+                 "felt_episode_moves_on", "felt_episode_moves_now", "talk_turns_stay")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -604,6 +608,8 @@ class _Query:
     asked_confidence: float = 1.0
     #: one of plain search's first three utterances is a turn of a transcript of people talking (:func:`_among_people`)
     among_people: bool = False
+    #: ... read so from the learned talk reading of its turns, no transcript mark found (``talk_among_people``)
+    talk: bool = False
     #: typed memory id -> the utterance (episode) it was read from, for the folded episodes
     said: dict[str, MemIR] = field(default_factory=dict)
     #: what plain search reads past the role order's depth (``RecallConfig.plain_depth``), folded and barred as the
@@ -859,6 +865,9 @@ def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], st
     transcript = sum(1 for n in counts.values() if n >= 2) >= 2
     spoken = {s.record.id for s in kept[:depth] if transcript and s.record.metadata.source.speaker == "user"
               and speaker_label(s.record.text) is not None}
+    if q.talk and q.config.talk_turns_stay:  # talk between people with no speaker named: any turn may be the asked
+        # person's own ("I" is whoever speaks, and no label says who), so none is moved for naming only others
+        spoken |= {s.record.id for s in kept[:depth] if s.record.metadata.source.speaker == "user"}
     # "I" is the user only in a conversation with the assistant: in a record of people talking (a transcript, or
     # every turn said by the user with no assistant turn) "I" is whoever speaks
     with_assistant = any(c.record.metadata.source.speaker == "assistant" for c in q.pool.values())
@@ -893,7 +902,9 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     utterances = plain_group_ranks(known, _past_period(intent, now), q.config.plain_text_weight,
                                    q.config.plain_assistant_weight, orders=said, ties=q.config.plain_ties,
                                    score_weight=q.config.plain_score_weight)
-    q.among_people = _among_people(utterances, known) or _talk_among_people(utterances, known, q.config)
+    q.among_people = _among_people(utterances, known)
+    if not q.among_people and _talk_among_people(utterances, known, q.config):
+        q.among_people = q.talk = True
     if q.among_people:  # a conversation between people: its own settings from here on (RecallConfig.chat_*)
         q.config = _between_people(q.config)
         if q.config.chat_past:
