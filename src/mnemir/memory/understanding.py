@@ -50,7 +50,6 @@ from mnemir.store.base import ANY, Selection
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
 from mnemir.understand.dates import local_now
 from mnemir.understand.decision_turns import decision_probability
-from mnemir.understand.talk import TALK, shipped_talk_turns, talk_log_odds
 from mnemir.understand.entities import aliases, find_entities
 from mnemir.understand.extract import Draft, check_speaker, check_text, says_how_work_stands
 from mnemir.understand.fill import RELATIONS
@@ -59,6 +58,7 @@ from mnemir.understand.people import speaker_label
 from mnemir.understand.report_tasks import TIE, shipped_report_tasks
 from mnemir.understand.same_change import shipped_same_change
 from mnemir.understand.segment import split_pieces
+from mnemir.understand.talk import TALK, shipped_talk_turns, talk_log_odds
 from mnemir.understand.unmarked_reports import UnmarkedReports, shipped_unmarked_reports
 
 if TYPE_CHECKING:
