@@ -102,3 +102,21 @@ def test_talk_settings_are_checked() -> None:
         with pytest.raises(mnemir.ValidationError, match=next(iter(bad))):
             RecallConfig(**bad)  # type: ignore[arg-type]
     assert RecallConfig(talk_among_people=-1.5).talk_among_people == -1.5
+
+
+def test_no_reading_where_the_assistant_speaks(mem: mnemir.Memory, now: datetime) -> None:
+    """``talk_no_assistant`` (default): an assistant's turn among what the question finds makes the store a user's
+    talk with it, however the user's turns read; with the guard off the same chat is read as between people (its
+    answer changes)."""
+    turns = [("user", t) for t in CHAT]
+    turns.insert(2, ("assistant", "Glad you got home safely. Anything you'd like me to note?"))
+    _said(mem, turns, now - timedelta(days=3))
+    query = "When did they first say the eye test was?"
+    mem.recall_config = OFF
+    off = mem.recall(query, user="ines", k=5, now=now)
+    mem.recall_config = ON
+    on = mem.recall(query, user="ines", k=5, now=now)
+    assert [h.id for h in on.hits] == [h.id for h in off.hits] and on.notes == off.notes
+    mem.recall_config = ON.with_(talk_no_assistant=False)
+    unguarded = mem.recall(query, user="ines", k=5, now=now)
+    assert ([h.id for h in unguarded.hits], unguarded.notes) != ([h.id for h in on.hits], on.notes)

@@ -281,6 +281,9 @@ class RecallConfig:
     #: any turn may be the asked person's own words ("I" is whoever speaks), as a transcript's labelled turns stay
     #: (``transcript_turns_stay``)
     talk_turns_stay: bool = False
+    #: ... and only where no assistant turn is among the memories the question finds: a store where the assistant
+    #: speaks is a user's talk with it (a user tells the assistant of friends in the second person too)
+    talk_no_assistant: bool = True
     talk_depth: int = 20
     talk_least: int = 5
     #: an utterance from which only a feeling was read (an outburst: what was read from it is how the user felt) has
@@ -437,7 +440,8 @@ class RecallConfig:
                  "asked_person_reporters", "asked_person_speaker", "asked_person_out", "asked_person_names",
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
                  "chat_past", "ruling_follows_types", "plain_tail_said",
-                 "felt_episode_moves_on", "felt_episode_moves_now", "talk_turns_stay")
+                 "felt_episode_moves_on", "felt_episode_moves_now", "talk_turns_stay",
+                 "talk_no_assistant")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -1491,6 +1495,8 @@ def _talk_among_people(utterances: Mapping[str, int], known: Mapping[str, Candid
     a recorded conversation beside their own talk with the assistant."""
     if config.talk_among_people is None:
         return False
+    if config.talk_no_assistant and any(c.record.metadata.source.speaker == "assistant" for c in known.values()):
+        return False  # the assistant speaks in what the question finds: a user's talk with it, whatever "you" says
     first = sorted(utterances.items(), key=lambda kv: (kv[1], kv[0]))[:config.talk_depth]
     read = [float(value) for group, _ in first if (c := known.get(group)) is not None
             and c.record.metadata.source.speaker == "user"
