@@ -102,6 +102,9 @@ def test_talk_settings_are_checked() -> None:
         with pytest.raises(mnemir.ValidationError, match=next(iter(bad))):
             RecallConfig(**bad)  # type: ignore[arg-type]
     assert RecallConfig(talk_among_people=-1.5).talk_among_people == -1.5
+    defaults = RecallConfig()
+    assert (defaults.talk_among_people, defaults.talk_no_assistant, defaults.talk_turns_stay) == (0.0, True, True)
+    assert (defaults.talk_depth, defaults.talk_least) == (20, 5)
 
 
 def test_no_reading_where_the_assistant_speaks(mem: mnemir.Memory, now: datetime) -> None:

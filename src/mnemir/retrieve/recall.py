@@ -281,8 +281,9 @@ class RecallConfig:
     talk_among_people: float | None = 0.0
     #: ... and there the asked-person step moves no user turn for naming only other people: with no speaker named,
     #: any turn may be the asked person's own words ("I" is whoever speaks), as a transcript's labelled turns stay
-    #: (``transcript_turns_stay``)
-    talk_turns_stay: bool = False
+    #: (``transcript_turns_stay``). On: dialogue QA dev unlabelled 0.636 / 0.750 -> 0.644 / 0.763 (14 won / 2 lost,
+    #: 18 / 1); collapse, continuity and labelled dev identical (docs/decisions/0103)
+    talk_turns_stay: bool = True
     #: ... and only where no assistant turn is among the memories the question finds: a store where the assistant
     #: speaks is a user's talk with it (a user tells the assistant of friends in the second person too)
     talk_no_assistant: bool = True
