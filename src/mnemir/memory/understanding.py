@@ -59,6 +59,7 @@ from mnemir.understand.report_outcomes import outcome_of, shipped_report_outcome
 from mnemir.understand.report_tasks import TIE, shipped_report_tasks
 from mnemir.understand.same_change import shipped_same_change
 from mnemir.understand.segment import split_pieces
+from mnemir.understand.talk import TALK, shipped_talk_turns, talk_log_odds
 from mnemir.understand.unmarked_reports import UnmarkedReports, shipped_unmarked_reports
 
 if TYPE_CHECKING:
@@ -535,6 +536,9 @@ class _Context:
     said_by: str | None = None
     #: the turn is part of a transcript recognised as one (its label was read off): compared by who said it
     in_transcript: bool = False
+    #: the learned log-odds that the user's turn is talk between people (:mod:`mnemir.understand.talk`), kept on the
+    #: Episode for recall to read over a store's turns (None: not read, or not a user's turn)
+    talk: float | None = None
 
 
 @dataclass(frozen=True)
@@ -617,6 +621,7 @@ class UnderstandingMixin(_Base):
         ctx = _Context(user, agent, session, speaker, turn, now, extraction.creator, extraction.act,
                        extraction.language, text=text)
         _note_who_said_it(ctx, text, verbatim)
+        self._read_talk(text, ctx)
         ctx.out.extractions.append(extraction)
         ctx.out.notes += extraction.notes
         self._track_proposal(extraction, text, ctx)
@@ -659,6 +664,16 @@ class UnderstandingMixin(_Base):
             if record.id not in known:
                 ctx.out.updated.append(record)
                 ctx.out.notes.append(note)
+
+    def _read_talk(self, text: str, ctx: _Context) -> None:
+        """The learned reading of whether a user's turn is talk between people (``ctx.talk``; the turn's own words,
+        without a transcript's speaker label). Kept on the Episode, acted on by recall only over many turns
+        (``RecallConfig.talk_among_people``)."""
+        if not READ_TALK or ctx.speaker != "user" or shipped_talk_turns() is None:
+            return
+        understanding = self._understanding_embedder()
+        read = talk_log_odds(understanding.embed([text])[0], text, understanding.model_id)
+        ctx.talk = None if read is None else round(read, 3)
 
     def _reusable_vectors(self, drafts: Sequence[Draft], records: Sequence[MemIR]) -> dict[str, Any]:
         """Record id -> the vector the extractor already made for its text, when that vector comes from the
@@ -2628,6 +2643,8 @@ def _relation_words(entity: str, language: str) -> str:
     return words or entity
 
 
+#: read whether each user turn is talk between people and keep it on its Episode (docs/decisions/0103)
+READ_TALK = True
 #: read a transcript's turn without its speaker label ("Jonas: …"): docs/decisions/0078
 READ_WITHOUT_LABEL = True
 #: ... once that label and another have each opened this many of the user's earlier utterances
@@ -2687,7 +2704,8 @@ def episode_of(text: str, ctx: _Context) -> MemIR:
         metadata=Metadata(created_at=ctx.now, updated_at=ctx.now,
                           source=Source(speaker=ctx.speaker, session_id=ctx.session, turn=ctx.turn,
                                         creator=ctx.creator, at=ctx.now),
-                          extra={"dialogue_act": ctx.act, "language": ctx.language, **_who_said_it(ctx)}),
+                          extra={"dialogue_act": ctx.act, "language": ctx.language, **_who_said_it(ctx),
+                                 **({TALK: ctx.talk} if ctx.talk is not None else {})}),
         valid_from=ctx.now,
     )
 

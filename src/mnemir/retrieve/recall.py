@@ -114,6 +114,7 @@ from mnemir.store.base import Selection, Store, tenant_reads
 from mnemir.store.filters import And, Cmp, FilterNode, parse_filter
 from mnemir.understand.intent import KIND_TYPES
 from mnemir.understand.people import speaker_label
+from mnemir.understand.talk import TALK
 
 #: the learned nudge re-sorts at least this many of the rules' best (or 4 x k)
 NUDGED_HEAD = 20
@@ -269,6 +270,25 @@ class RecallConfig:
     #: out as surely, while an unsure one (one person's news told to another, typed as the user's task) leaves what
     #: was said the evidence. A memory written typed counts as sure. None: every reading (decision 0098's form)
     plain_tail_said_below: float | None = None
+    #: a store is read as a conversation between people, as a transcript's marks make it one (``chat_*`` above, the
+    #: asked-person step's "I"), also where no speaker is named: when the user's utterances among plain search's
+    #: first ``talk_depth`` have a mean log-odds of talk between people (the learned write-side reading each Episode
+    #: keeps, :mod:`mnemir.understand.talk`) of at least this, over ``talk_least`` of them or more. One turn says
+    #: little (a user tells the assistant their news too); a store's many turns say whether its "you" is a person.
+    #: None: off, marks only. On at 0.0 (the boundary the train stores' cross-validated means put between the two):
+    #: dialogue QA dev unlabelled 0.602 / 0.704 -> 0.633 / 0.748 at @5 / @10 (raw-turn hybrid 0.616 / 0.743);
+    #: collapse and continuity dev identical (docs/decisions/0103)
+    talk_among_people: float | None = 0.0
+    #: ... and there the asked-person step moves no user turn for naming only other people: with no speaker named,
+    #: any turn may be the asked person's own words ("I" is whoever speaks), as a transcript's labelled turns stay
+    #: (``transcript_turns_stay``). On: dialogue QA dev unlabelled 0.636 / 0.750 -> 0.644 / 0.763 (14 won / 2 lost,
+    #: 18 / 1); collapse, continuity and labelled dev identical (docs/decisions/0103)
+    talk_turns_stay: bool = True
+    #: ... and only where no assistant turn is among the memories the question finds: a store where the assistant
+    #: speaks is a user's talk with it (a user tells the assistant of friends in the second person too)
+    talk_no_assistant: bool = True
+    talk_depth: int = 20
+    talk_least: int = 5
     #: an utterance from which only a feeling was read (an outburst: what was read from it is how the user felt) has
     #: that feeling's role: a confident intent that rules a feeling out (a calm question, not about the past) rules
     #: the utterance out of plain search's kept places and fillers too, as it rules out the feeling read from it
@@ -423,7 +443,8 @@ class RecallConfig:
                  "asked_person_reporters", "asked_person_speaker", "asked_person_out", "asked_person_names",
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
                  "chat_past", "ruling_follows_types", "plain_tail_said",
-                 "felt_episode_moves_on", "felt_episode_moves_now")
+                 "felt_episode_moves_on", "felt_episode_moves_now", "talk_turns_stay",
+                 "talk_no_assistant")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -466,14 +487,16 @@ class RecallConfig:
                                 ("event_reading", 0.0, 1.0), ("decision_options", 0.0, 1.0),
                                 ("decision_choices_close", 0.0, 1.0), ("floor_confident", 0.0, 1.0),
                                 ("chat_confident_intent", 0.0, 1.0), ("chat_plain_share", 0.0, 1.0),
-                                ("chat_tail_share", 0.0, 1.0), ("plain_tail_said_below", 0.0, 1.0)):
+                                ("chat_tail_share", 0.0, 1.0), ("plain_tail_said_below", 0.0, 1.0),
+                                ("talk_among_people", -6.0, 6.0)):
             value = getattr(self, name)
-            if value is None and (name.startswith("chat_") or name == "plain_tail_said_below"):
+            if value is None and (name.startswith("chat_") or name in ("plain_tail_said_below", "talk_among_people")):
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
                                       allowed=f"[{low:g}, {high:g}]")
-        for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback", "fusion_k"):
+        for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback", "fusion_k", "talk_depth",
+                     "talk_least"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValidationError(f"{name} must be a positive integer", field=name, value=value,
@@ -592,6 +615,8 @@ class _Query:
     asked_confidence: float = 1.0
     #: one of plain search's first three utterances is a turn of a transcript of people talking (:func:`_among_people`)
     among_people: bool = False
+    #: ... read so from the learned talk reading of its turns, no transcript mark found (``talk_among_people``)
+    talk: bool = False
     #: typed memory id -> the utterance (episode) it was read from, for the folded episodes
     said: dict[str, MemIR] = field(default_factory=dict)
     #: what plain search reads past the role order's depth (``RecallConfig.plain_depth``), folded and barred as the
@@ -847,6 +872,9 @@ def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], st
     transcript = sum(1 for n in counts.values() if n >= 2) >= 2
     spoken = {s.record.id for s in kept[:depth] if transcript and s.record.metadata.source.speaker == "user"
               and speaker_label(s.record.text) is not None}
+    if q.talk and q.config.talk_turns_stay:  # talk between people with no speaker named: any turn may be the asked
+        # person's own ("I" is whoever speaks, and no label says who), so none is moved for naming only others
+        spoken |= {s.record.id for s in kept[:depth] if s.record.metadata.source.speaker == "user"}
     # "I" is the user only in a conversation with the assistant: in a record of people talking (a transcript, or
     # every turn said by the user with no assistant turn) "I" is whoever speaks
     with_assistant = any(c.record.metadata.source.speaker == "assistant" for c in q.pool.values())
@@ -882,6 +910,8 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
                                    q.config.plain_assistant_weight, orders=said, ties=q.config.plain_ties,
                                    score_weight=q.config.plain_score_weight)
     q.among_people = _among_people(utterances, known)
+    if not q.among_people and _talk_among_people(utterances, known, q.config):
+        q.among_people = q.talk = True
     if q.among_people:  # a conversation between people: its own settings from here on (RecallConfig.chat_*)
         q.config = _between_people(q.config)
         if q.config.chat_past:
@@ -1459,6 +1489,22 @@ def _among_people(utterances: Mapping[str, int], known: Mapping[str, Candidate])
     first = sorted(utterances.items(), key=lambda kv: (kv[1], kv[0]))[:AMONG_PEOPLE_DEPTH]
     return any((c := known.get(group)) is not None and bool(c.record.metadata.extra.get(IN_TRANSCRIPT))
                for group, _ in first)
+
+
+def _talk_among_people(utterances: Mapping[str, int], known: Mapping[str, Candidate], config: RecallConfig) -> bool:
+    """Whether the user's utterances among plain search's first ``talk_depth`` read, on the mean, as talk between
+    people (``RecallConfig.talk_among_people``; the log-odds ``remember`` keeps on each Episode,
+    :mod:`mnemir.understand.talk`). Read over what the question finds, not the whole store: a user's store may hold
+    a recorded conversation beside their own talk with the assistant."""
+    if config.talk_among_people is None:
+        return False
+    if config.talk_no_assistant and any(c.record.metadata.source.speaker == "assistant" for c in known.values()):
+        return False  # the assistant speaks in what the question finds: a user's talk with it, whatever "you" says
+    first = sorted(utterances.items(), key=lambda kv: (kv[1], kv[0]))[:config.talk_depth]
+    read = [float(value) for group, _ in first if (c := known.get(group)) is not None
+            and c.record.metadata.source.speaker == "user"
+            and isinstance(value := c.record.metadata.extra.get(TALK), (int, float)) and not isinstance(value, bool)]
+    return len(read) >= config.talk_least and sum(read) / len(read) >= config.talk_among_people
 
 
 def _between_people(config: RecallConfig) -> RecallConfig:
