@@ -189,10 +189,8 @@ def test_sample_weights_and_batches_are_named() -> None:
     rows = training_rows("extractor")
     assert {r["batch"] for r in rows} == {"extraction_train.jsonl", "extraction_hw8.jsonl", "extraction_hw9.jsonl",
                                           "extraction_hw11.jsonl", "extraction_hw12.jsonl",
-                                          "extraction_s12e2e.jsonl", "extraction_s18.jsonl", "extraction_s14.jsonl",
-                                          "extraction_ctrain.jsonl"}
-    # the collapse train memories at a quarter weight (decision 0105), every other batch at 1
-    assert {(r["batch"] == "extraction_ctrain.jsonl", row_weight(r)) for r in rows} == {(False, 1.0), (True, 0.25)}
+                                          "extraction_s12e2e.jsonl", "extraction_s18.jsonl", "extraction_s14.jsonl"}
+    assert {row_weight(r) for r in rows} == {1.0}
     assert row_weight({"batch": "multiwoz21"}) < 1.0
 
 
