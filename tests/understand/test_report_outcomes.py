@@ -4,9 +4,10 @@ Real SQLite memory and the real default embedder; every sentence is made up here
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
+from dialogue_helpers import two_tasks_then
 
 import mnemir
 import mnemir.memory.understanding as understanding
@@ -19,15 +20,7 @@ PASSPORT = "And I have to renew my passport by the 25th."
 
 
 def _tell(mem: mnemir.Memory, user: str, later: str) -> mnemir.Remembered:
-    """Two open tasks in a first session, then ``later`` in a second session three days on."""
-    turns = [("s1", "user", GUTTERS), ("s1", "assistant", "Noted."), ("s1", "user", PASSPORT),
-             ("s1", "assistant", "Two things, got it."), ("s2", "user", later)]
-    out = None
-    for n, (session, speaker, text) in enumerate(turns, start=1):
-        out = mem.remember(text, speaker=speaker, user=user, session=session, turn=n,
-                           now=START + timedelta(days=3 if session == "s2" else 0, minutes=n))
-    assert out is not None
-    return out
+    return two_tasks_then(mem, (GUTTERS, PASSPORT), later, user=user, start=START)
 
 
 def _tasks(mem: mnemir.Memory, user: str, turn: int) -> list[tuple[str, object]]:

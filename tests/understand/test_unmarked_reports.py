@@ -5,10 +5,11 @@ sentence is made up here."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import numpy as np
 import pytest
+from dialogue_helpers import two_tasks_then
 
 import mnemir
 import mnemir.memory.understanding as understanding
@@ -21,15 +22,7 @@ INSURANCE = "And I have to renew the car insurance before the 20th."
 
 
 def _tell(mem: mnemir.Memory, user: str, later: str) -> mnemir.Remembered:
-    """Two open tasks in a first session, then ``later`` in a second session three days on."""
-    turns = [("s1", "user", PLANTS), ("s1", "assistant", "Noted."), ("s1", "user", INSURANCE),
-             ("s1", "assistant", "Got it, two things."), ("s2", "user", later)]
-    out = None
-    for n, (session, speaker, text) in enumerate(turns, start=1):
-        out = mem.remember(text, speaker=speaker, user=user, session=session, turn=n,
-                           now=START + timedelta(days=3 if session == "s2" else 0, minutes=n))
-    assert out is not None
-    return out
+    return two_tasks_then(mem, (PLANTS, INSURANCE), later, user=user, start=START)
 
 
 def _status(mem: mnemir.Memory, user: str, turn: int) -> list[str]:
