@@ -73,11 +73,11 @@ def examples(split: str = "train") -> tuple[list[str], list[int], list[str], lis
         for m in scenario.memories:
             if collapse._speaker(m) == "user":
                 add(str(m["text"]), 0, f"collapse:{scenario.source}", f"collapse:{scenario.id}")
-    for conv in continuity.load(split):
-        for turn in conv.turns:
+    for chat in continuity.load(split):
+        for turn in chat.turns:
             if turn.speaker == "user":
-                name = Path(conv.source).name
-                add(turn.text, 0, f"continuity:{name}", f"continuity:{conv.id}")
+                name = Path(chat.source).name
+                add(turn.text, 0, f"continuity:{name}", f"continuity:{chat.id}")
     return texts, labels, files, stores
 
 
