@@ -107,3 +107,16 @@ def test_a_task_a_recognised_report_closed_labels_no_unmarked_statement(monkeypa
     assert learn.unmarked([statement, report]) == []  # the report at turn 7 closed it before the checkpoint
     late = {**report, "turn": 12}
     assert learn.unmarked([statement, late])[0]["pairs"][0]["label"] == 1
+
+
+def test_both_pair_trainers_fit_and_describe_a_model_alike() -> None:
+    from mnemir.eval.learn_report_tasks import fit_pairs
+
+    x = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    y = np.array([1, 1, 0, 0])
+    chosen = {"penalty": 1e-3, "threshold": 0.5, "lead": 0.1, "precision": 0.9}
+    weights, meta = fit_pairs(x, y, ["b.yaml", "a.yaml", "a.yaml", "b.yaml"], chosen, 3, "how it was fitted")
+    assert weights.shape == (3,)  # a weight per feature and the bias
+    assert weights[0] > 0 > weights[1]  # the first feature marks a pair that closes
+    assert meta == {"trained_on": ["a.yaml", "b.yaml"], "decisions": 3, "pairs": 4, "positives": 2, "penalty": 1e-3,
+                    "cross_validated": {"precision": 0.9}, "note": "how it was fitted"}

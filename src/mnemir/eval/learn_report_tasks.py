@@ -220,17 +220,27 @@ def choose(decisions: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {**best, "hand_set": rule}
 
 
+def fit_pairs(x: npt.NDArray[np.float64], y: npt.NDArray[np.int64], files: Sequence[str], chosen: dict[str, Any],
+              decisions: int, note: str) -> tuple[npt.NDArray[Any], dict[str, Any]]:
+    """The pair model's weights fitted on every pair at the chosen penalty, and the metadata it is shipped with
+    (shared by this trainer and ``learn_unmarked_reports``)."""
+    w = fit(x, y, 2, chosen["penalty"], steps=STEPS)
+    weights = w[1] - w[0]  # a two-class softmax is a logistic regression on the difference
+    meta = {"trained_on": sorted(set(files)), "decisions": decisions, "pairs": len(y), "positives": int(y.sum()),
+            "penalty": chosen["penalty"],
+            "cross_validated": {k: v for k, v in chosen.items() if k not in ("penalty", "threshold", "lead")},
+            "note": note}
+    return weights, meta
+
+
 def train(decisions: Sequence[dict[str, Any]]) -> ReportTasks:
     kept, _ = pairs_of(decisions, (*ACTING, "unmarked"))
     chosen = choose(kept)
     x, y, files, _ = matrix(kept)
-    w = fit(x, y, 2, chosen["penalty"], steps=STEPS)
-    weights = w[1] - w[0]  # a two-class softmax is a logistic regression on the difference
-    meta = {"trained_on": sorted(set(files)), "decisions": len(kept), "pairs": len(y), "positives": int(y.sum()),
-            "penalty": chosen["penalty"],
-            "cross_validated": {k: v for k, v in chosen.items() if k not in ("penalty", "threshold", "lead")},
-            "note": "report-task pairs logged while the continuity train conversations are remembered, labelled by "
-                    "the next open_tasks checkpoint naming the task; python -m mnemir.eval.learn_report_tasks"}
+    weights, meta = fit_pairs(x, y, files, chosen, len(kept),
+                              "report-task pairs logged while the continuity train conversations are remembered, "
+                              "labelled by the next open_tasks checkpoint naming the task; "
+                              "python -m mnemir.eval.learn_report_tasks")
     return ReportTasks(weights, float(chosen["threshold"]), float(chosen["lead"]), FEATURES, meta)
 
 

@@ -31,13 +31,12 @@ import numpy as np
 import numpy.typing as npt
 
 from mnemir.eval import continuity
-from mnemir.eval.learn_query_kinds import fit
 from mnemir.eval.learn_report_tasks import (
     ACTING,
     LEADS,
     PENALTIES,
-    STEPS,
     THRESHOLDS,
+    fit_pairs,
     out_of_fold,
     score_decisions,
     train_cli,
@@ -119,14 +118,10 @@ def train(decisions: Sequence[dict[str, Any]]) -> UnmarkedReports:
     kept = unmarked(decisions)
     chosen = choose(kept)
     x, y, files = matrix(kept)
-    w = fit(x, y, 2, chosen["penalty"], steps=STEPS)
-    weights = w[1] - w[0]  # a two-class softmax is a logistic regression on the difference
-    meta = {"trained_on": sorted(set(files)), "decisions": len(kept), "pairs": len(y), "positives": int(y.sum()),
-            "penalty": chosen["penalty"],
-            "cross_validated": {k: v for k, v in chosen.items() if k not in ("penalty", "threshold", "lead")},
-            "note": "unmarked statement-task pairs logged while the continuity train conversations are remembered, "
-                    "labelled by the next open_tasks checkpoint naming the task; "
-                    "python -m mnemir.eval.learn_unmarked_reports"}
+    weights, meta = fit_pairs(x, y, files, chosen, len(kept),
+                              "unmarked statement-task pairs logged while the continuity train conversations are "
+                              "remembered, labelled by the next open_tasks checkpoint naming the task; "
+                              "python -m mnemir.eval.learn_unmarked_reports")
     return UnmarkedReports(weights, float(chosen["threshold"]), float(chosen["lead"]), FEATURES, meta)
 
 
