@@ -10,7 +10,7 @@ from mnemir.understand.model import boosted
 @pytest.mark.parametrize(("query", "kind", "first_type"), [
     ("上海天气怎么样", "fact_lookup", "Fact"),
     ("我之前让你做的事怎么样了", "open_tasks", "Task"),
-    ("what's still on my list?", "open_tasks", "Task"),
+    ("which of my to-dos are still undone?", "open_tasks", "Task"),
     ("what coffee do I like?", "preference", "Preference"),
     ("我上回为什么发那么大火", "emotion", "EmotionalState"),
 ])
@@ -29,7 +29,7 @@ def test_weather_query_filters_on_the_attribute_and_names_the_city(recognizer: I
 
 
 def test_open_tasks_filter_status_and_sort_by_deadline(recognizer: IntentRecognizer, wed: datetime) -> None:
-    intent = recognizer.recognize("what's still on my list?", now=wed)
+    intent = recognizer.recognize("which of my to-dos are still undone?", now=wed)
     assert intent.where == {"status": {"$in": ["pending", "in_progress"]}}
     assert intent.order_by == (("deadline", True),)
 

@@ -131,7 +131,7 @@ def test_bad_input_writes_nothing(mem: mnemir.Memory, wed: datetime, kwargs: dic
 
 
 def test_intent_on_the_facade(mem: mnemir.Memory, wed: datetime) -> None:
-    intent = mem.intent("我之前让你做的事还有哪些没办完", now=wed)
+    intent = mem.intent("帮我看看还剩哪几件事没搞定", now=wed)
     assert intent.types[0] == "Task"
     assert intent.where == {"status": {"$in": ["pending", "in_progress"]}}
     open_task = mem.add("给房东转这个月的房租", "Task", {"goal": "转房租", "status": "pending"}, user="kim", now=wed)

@@ -152,7 +152,7 @@ EN_TEMPLATES: dict[str, list[str]] = {
     "NONE": ["ok", "thanks", "Okay, thank you!", "hi there", "lol", "got it", "sounds good", "bye", "sure", "cool",
              "What's the weather like in {city}?", "What's your name?", "What day is it?", "What do you think?",
              "How does this work?", "really?", "yes", "alright then", "good morning", "What can you do?",
-             "Hmm, let me think", "oh I see", "no thanks", "good night", "What's still on my list?",
+             "Hmm, let me think", "oh I see", "no thanks", "good night", "Which of my to-dos are still undone?",
              "What coffee do I like?", "Just chatting", "fair enough", "haha nice", "Why was I so angry last time?"],
 }
 
@@ -258,7 +258,7 @@ INTENT_EN: dict[str, list[str]] = {
                     "What's my email?", "Where am I from?", "What do I do for a living?", "Is it raining in {city}?",
                     "How old is my daughter?", "When's my birthday?", "Which company do I work for?",
                     "What languages do I speak?", "What's my dog's name?", "What car do I drive?"],
-    "open_tasks": ["What's still on my list?", "What do I still need to do?", "Any open tasks?", "What's due soon?",
+    "open_tasks": ["Which of my to-dos are still undone?", "What do I still need to do?", "Any open tasks?", "What's due soon?",
                    "What are my pending to-dos?", "What haven't I finished yet?", "Show me what's left to do",
                    "Anything due this week?", "What tasks are outstanding?", "What should I work on next?",
                    "What deadlines are coming up?"],

@@ -218,7 +218,7 @@ REQUESTS_EN = [
     "Could you remind me in the morning to take the parcel back to the post office?",
     "Could you help me weigh up the two broadband offers before my current deal runs out?",
     "Can you remind me next month to check whether the tax refund has arrived?",
-    "Could you remind me Friday to ask the landlord what happens with the deposit?",
+    "Friday, nudge me to ask my landlord when the deposit comes back.",
 ]
 
 REQUESTS_ZH = [
