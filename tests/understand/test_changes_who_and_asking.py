@@ -98,3 +98,25 @@ def test_events_told_one_after_another_all_stay_current(mem: mnemir.Memory) -> N
     texts = _live(mem, "uma")
     for place in places:
         assert f"On Sunday we cycled out to the {place} and had a picnic there" in texts, texts
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("My aunt's allotment is 12.5 metres long.", "My uncle's allotment is 15.5 metres long, not 12.5."),
+    ("我姐的电动车是2019年买的。", "我哥的电动车是2021年买的，不是2019年。"),
+])
+def test_a_correction_naming_a_value_takes_nothing_back_from_another_person(mem: mnemir.Memory, first: str,
+                                                                            second: str) -> None:
+    """The same value said of someone else is another fact: a correction that names it ("not 12.5") must not
+    supersede or take back the other person's statement (a data-loss guard)."""
+    mem.remember(first, user="ida", now=START)
+    mem.remember(second, user="ida", now=START + timedelta(minutes=1))
+    assert first in _live(mem, "ida")
+    taken_back = [rel for r in mem.list(user="ida") for rel in r.relationships if rel.relation in ("corrects", "supersedes")]
+    assert not taken_back
+
+
+def test_a_correction_naming_a_value_still_takes_it_back_for_the_same_person(mem: mnemir.Memory) -> None:
+    mem.remember("My aunt's allotment is 12.5 metres long.", user="ida", now=START)
+    mem.remember("Sorry, my aunt's allotment is 15.5 metres long, not 12.5.", user="ida",
+                 now=START + timedelta(minutes=1))
+    assert "My aunt's allotment is 12.5 metres long." not in _live(mem, "ida")

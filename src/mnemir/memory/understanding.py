@@ -1628,9 +1628,11 @@ class UnderstandingMixin(_Base):
         found.update((c.id, c) for c in self._closest(probe, (EPISODE,), ctx, text=str(draft.replaces),
                                                        k=CORRECTED_UTTERANCES_POOL, replaced=True)
                      if c.id not in found)
+        # the same value said of another person is not what this correction takes back (a data-loss guard)
         stating = sorted((c for c in (_named_bonus(c, named) for c in found.values())
                           if c.score >= CORRECTED_UTTERANCE_SURE + NAMED_VALUE_BONUS
-                          and any(r.startswith("states the value") for r in c.reasons)), key=lambda c: -c.score)
+                          and any(r.startswith("states the value") for r in c.reasons)
+                          and not _about_two_others(draft.text, c.text)), key=lambda c: -c.score)
         links = [Relationship(target=c.id, relation=CORRECTS, properties={"value": named})
                  for c in stating[:CORRECTED_UTTERANCES]]
         if not links:
@@ -1715,7 +1717,8 @@ class UnderstandingMixin(_Base):
         terms = content_terms(ctx.text)
         for old in self.store.fetch(list(sources), user=ctx.user):
             outdated = old.type in OUTDATED_BY_VALUE or (OUTDATE_ANY_STATEMENT and old.type in OUTDATED_TOO)
-            if not outdated or str(old.status) != "active" or not old.is_valid_at(ctx.now):
+            if not outdated or str(old.status) != "active" or not old.is_valid_at(ctx.now) \
+                    or _about_two_others(ctx.text, old.text):
                 continue
             value = next((v for v in sorted(values[sources[old.id]]) if _states_value(old.text, v)), None)
             # about the same thing: a term shared beyond the value ("the 15th" of the rent is not the concert's); a
@@ -2190,6 +2193,13 @@ def _about_other_people(a: str, b: str) -> bool:
     if first is None or second is None or first == second:
         return False
     return second not in _people_keys(a) and first not in _people_keys(b)
+
+
+def _about_two_others(a: str, b: str) -> bool:
+    """Two statements are about two different people, neither of them the speaker ("my brother's ..." against "my
+    sister's ..."). A correction's own subject often reads as the speaker only because it says "I said" ("我上次说它…"),
+    so the speaker is left out: the guard for value corrections that name what they take back."""
+    return _about_other_people(a, b) and "user" not in (_subject(a), _subject(b))
 
 
 def _people_keys(text: str) -> set[str]:
