@@ -118,7 +118,7 @@ def _timed_sql() -> tuple[collections.Counter[str], collections.Counter[str]]:
     return spent, calls
 
 
-def measure(n: int, root: Path, add: int, synchronous: str | None) -> dict[str, Any]:
+def measure(n: int, root: Path, add: int, synchronous: str | None, recall_rounds: int = 0) -> dict[str, Any]:
     import scale
 
     spent, calls = _instrument()
@@ -154,12 +154,16 @@ def measure(n: int, root: Path, add: int, synchronous: str | None) -> dict[str, 
             mem.add(item["text"], "Fact", item["properties"], user=scale.USER, id=item["id"], now=scale.NOW,
                     vector=vectors[j])
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        stages = {k: {"cpu_ms": v / add * 1e3, "calls": calls[k] / add} for k, v in spent.items()}
+        sql = {k: {"wall_ms": v / add * 1e3, "calls": sql_calls[k] / add} for k, v in sql_spent.items()}
+        # recall on the same store right after the adds (their log not yet copied into the file), query embedding
+        # excluded, as scale.py measures it
+        recall = scale.measure_recall(store, onto, recall_rounds) if recall_rounds else None
         mem.close()
-    return {"mnemir": mnemir.__file__, "n": n, "load": os.getloadavg()[0],
+    return {"mnemir": mnemir.__file__, "n": n, "load": os.getloadavg()[0], "recall": recall,
             "total": {"cpu_ms": cpu / add * 1e3, "wall_ms": wall / add * 1e3, "per_s": add / wall,
                       "per_cpu_s": add / cpu},
-            "stages": {k: {"cpu_ms": v / add * 1e3, "calls": calls[k] / add} for k, v in spent.items()},
-            "sql": {k: {"wall_ms": v / add * 1e3, "calls": sql_calls[k] / add} for k, v in sql_spent.items()}}
+            "stages": stages, "sql": sql}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,13 +172,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path("/tmp/mnemir-scale"), help="where scale.py's stores are")
     parser.add_argument("--add", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--recall", type=int, default=0, help="then Memory.recall p50 over this many rounds of "
+                        "scale.py's recall queries (0: not measured)")
     parser.add_argument("--synchronous", default=None, help="SQLiteStore(synchronous=...) (this checkout only)")
     parser.add_argument("--compare", default=None, help="another checkout's src directory, measured alongside")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        print(json.dumps({str(n): measure(n, args.root, args.add, args.synchronous) for n in args.sizes}))
+        print(json.dumps({str(n): measure(n, args.root, args.add, args.synchronous, args.recall) for n in args.sizes}))
         return 0
     systems = {"this checkout": str(HERE.parent / "src")}
     if args.compare:
@@ -184,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, path in (list(systems.items()) if r % 2 == 0 else list(reversed(systems.items()))):
             env = {**os.environ, "PYTHONPATH": os.pathsep.join([path, str(HERE)])}
             command = [sys.executable, __file__, "--worker", "--sizes", ",".join(map(str, args.sizes)), "--root",
-                       str(args.root), "--add", str(args.add)]
+                       str(args.root), "--add", str(args.add), "--recall", str(args.recall)]
             if args.synchronous and name == "this checkout":
                 command += ["--synchronous", args.synchronous]
             print(f"round {r + 1}/{args.rounds}: {name} (load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
@@ -211,8 +217,10 @@ def main(argv: list[str] | None = None) -> int:
         lines.append("| stage | " + " | ".join(names) + " |")
         lines.append("|---|" + "---:|" * len(names))
         for label, keys in [("adds per s (wall)", ("total", "per_s")), ("adds per CPU s", ("total", "per_cpu_s")),
-                            ("CPU ms per add", ("total", "cpu_ms"))]:
-            lines.append(f"| {label} | " + " | ".join(f"{median(x, n, *keys):.2f}" for x in names) + " |")
+                            ("CPU ms per add", ("total", "cpu_ms")), ("recall p50 ms after the adds", ("recall", "p50_ms")),
+                            ("recall CPU p50 ms", ("recall", "cpu_p50_ms"))]:
+            if all(median(x, n, *keys) is not None for x in names):
+                lines.append(f"| {label} | " + " | ".join(f"{median(x, n, *keys):.2f}" for x in names) + " |")
         for label, _, _ in STAGES:
             cells = []
             for x in names:
@@ -220,10 +228,18 @@ def main(argv: list[str] | None = None) -> int:
                 cells.append("-" if ms is None else f"{ms:.3f} ({per:.2f})")
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
         lines.append("")
+        spreads = []
+        for x in names:
+            rates = [run[str(n)]["total"]["per_s"] for run in runs[x]]
+            spreads.append(f"{x}: wall adds/s by round {', '.join(f'{r:.0f}' for r in rates)} (spread "
+                           f"{(max(rates) - min(rates)) / statistics.median(rates):.2f})")
+        lines.append("; ".join(spreads))
+        lines.append("")
         lines.append(f"SQL statements at {n:,}, wall ms per add (calls per add), {names[0]}:")
         last = runs[names[0]][-1][str(n)]["sql"]
         for key in sorted(last, key=lambda k: -last[k]["wall_ms"])[:14]:
-            lines.append(f"- `{key}`: {median(names[0], n, 'sql', key, 'wall_ms') or 0:.3f} "
+            others = "".join(f" / {median(x, n, 'sql', key, 'wall_ms') or 0:.3f}" for x in names[1:])
+            lines.append(f"- `{key}`: {median(names[0], n, 'sql', key, 'wall_ms') or 0:.3f}{others} "
                          f"({last[key]['calls']:.2f})")
         lines.append(f"- statements per add: {sum(v['calls'] for v in last.values()):.1f}")
         lines.append("")
