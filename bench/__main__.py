@@ -65,6 +65,10 @@ BENCHMARKS: dict[str, Benchmark] = {
                         "add (governed) and add_many at 10k and 100k (issue 20; the stores of scale.py, built if "
                         "missing)", (), ("--sizes", "10000", "--rounds", "2", "--users", "2", "--add", "30",
                                          "--bulk", "2000")),
+    "add_profile": Benchmark("add_profile.py", "CPU per governed Memory.add (vector given) by stage, the SQL statements' "
+                             "wall time, recall after the adds (scale.py's 10k and 100k stores)",
+                             ("--sizes", "10000,100000", "--recall", "2"), ("--sizes", "10000", "--add", "100",
+                                                                            "--rounds", "1")),
     "write_path_profile": Benchmark("write_path_profile.py", "CPU per utterance of remember and ingest by part of "
                                     "the write path (model, extraction, searches, governance, store write, cache "
                                     "upkeep)", (), ("--users", "5", "--rounds", "1"), json=False),

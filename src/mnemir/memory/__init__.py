@@ -54,7 +54,7 @@ def _open_store(target: str | None, ontology: Ontology, config: MemoryConfig) ->
     from mnemir.store.sqlite import SQLiteStore
 
     return SQLiteStore(resolve_sqlite_path(target), ontology=ontology, busy_timeout_s=config.busy_timeout_s,
-                       ann=config.ann)
+                       ann=config.ann, synchronous=config.sqlite_synchronous)
 
 
 async def open_async(path: str | os.PathLike[str] | None = None, **kwargs: Any) -> AsyncMemory:

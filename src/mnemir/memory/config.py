@@ -30,6 +30,11 @@ class MemoryConfig:
     #: index kept beside the store (extra ``ann``; recall >= 0.98 by calibration, exact scoring otherwise). Worth it
     #: from a few hundred thousand memories in one scope; PostgreSQL builds its own on request
     ann: bool = False
+    #: SQLite: what a write survives once ``add`` / ``add_many`` / ``remember`` returned. "normal": a crash of the
+    #: process (the commit is in the write-ahead log); a crash of the operating system or a power cut may lose the
+    #: last commits, never half of one. "full": those too (an fsync of the log at every commit; costs the disk's
+    #: flush time per write call). PostgreSQL: the server's ``synchronous_commit`` decides (on by default: "full")
+    sqlite_synchronous: str = "normal"
 
 
 def default_location() -> Path:

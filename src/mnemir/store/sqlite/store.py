@@ -25,7 +25,7 @@ from mnemir.store.sqlite import integrity as integrity_tables
 from mnemir.store.sqlite import rows, schema, signs, text
 from mnemir.store.sqlite.ann import MIN_CANDIDATES, AnnIndex, ensure_store_uid
 from mnemir.store.sqlite.cache_file import CacheFile
-from mnemir.store.sqlite.connection import Connection
+from mnemir.store.sqlite.connection import SYNCHRONOUS, Connection
 from mnemir.store.sqlite.dialect import SQLiteDialect, json_path
 from mnemir.store.sqlite.fts_index import TextIndex, fts_term
 from mnemir.store.sqlite.vectors import VectorCache
@@ -64,14 +64,20 @@ class SQLiteStore(Store):
     ``cache_file``: keep the in-process vector cache as a file beside the store (``<store>.vec``:
     :mod:`mnemir.store.sqlite.cache_file`), so that a new process's first search reads it instead of every row
     through SQLite; None (the default): with ``ann``.
+    ``synchronous``: what a committed write survives (:data:`~mnemir.store.sqlite.connection.SYNCHRONOUS`):
+    "normal" (the default) a crash of the process, "full" also a crash of the operating system or a power cut
+    (an fsync at every commit).
     """
 
     capabilities = Capabilities(name="sqlite", exact_filtered_vectors=True, ann=True, text_languages=("en", "zh"))
 
     def __init__(self, path: str | os.PathLike[str], *, ontology: Ontology, busy_timeout_s: float = 5.0,
                  retry_for_s: float = 60.0, ann: bool = False, ann_min_candidates: int = MIN_CANDIDATES,
-                 cache_file: bool | None = None) -> None:
+                 cache_file: bool | None = None, synchronous: str = "normal") -> None:
         checks.check_ontology(ontology)
+        if synchronous not in SYNCHRONOUS:
+            raise ValidationError("unknown synchronous setting", field="synchronous", value=synchronous,
+                                  allowed=list(SYNCHRONOUS))
         checks.check_seconds(busy_timeout_s=busy_timeout_s, retry_for_s=retry_for_s)
         self.path = Path(path)
         if self.path.is_dir():
@@ -79,7 +85,8 @@ class SQLiteStore(Store):
                                   value=str(self.path), allowed="a file path such as memory.db")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.ontology = ontology
-        self._db = Connection(self.path, busy_timeout_s=float(busy_timeout_s), retry_for_s=float(retry_for_s))
+        self._db = Connection(self.path, busy_timeout_s=float(busy_timeout_s), retry_for_s=float(retry_for_s),
+                              synchronous=synchronous)
         if cache_file is not None and not isinstance(cache_file, bool):
             raise ValidationError("cache_file must be true, false or None", field="cache_file", value=cache_file,
                                   allowed="a bool, or None: the same as ann")
