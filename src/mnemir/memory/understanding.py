@@ -2098,6 +2098,11 @@ class UnderstandingMixin(_Base):
             kinds = _value_kinds(draft.text)
             if kinds:
                 found = sorted((_kind_bonus(c, kinds) for c in found), key=lambda c: -c.score)
+        if what == "correction" and named and NAMED_VALUE_FIRST:
+            # a correction that names the value it takes back replaces a statement of that value: where one is
+            # found, what does not state it (a statement sharing only the topic) is no candidate
+            stating = [c for c in found if _states_value(c.text, named)]
+            found = stating or found
         people = people_named(draft.text)
         sure = {"correction": CORRECTION_NAMED_SURE if named else CORRECTION_SURE,
                 "decision": DECISION_SURE}.get(what, CHANGE_SURE)
@@ -2155,6 +2160,9 @@ SAID_NOW_NOT_REPLACED = True
 #: a correction that quotes what was said before ("I said it was …", "我之前说…") is matched to that statement by the
 #: quote's meaning as well as its own (docs/decisions/0097); a quote is a clause, not a bare value
 QUOTED_STATEMENTS = False
+#: a correction that names the value it takes back ("not 4.5", "不是10月7号") replaces only a statement of that value
+#: where one is among the candidates (docs/decisions/0107)
+NAMED_VALUE_FIRST = False
 QUOTE_HAN = 4
 QUOTE_WORDS = 3
 
@@ -2609,7 +2617,8 @@ def _states_value(text: str, named: str) -> bool:
     ordinal = r"(?:st|nd|rd|th)?" if named[-1].isdigit() else ""  # "20" is also said "the 20th"
     # a number is also said against a Chinese measure word or unit ("2017年", "180人"): only Latin letters and digits
     # around it make it part of another word (0088)
-    around = r"[A-Za-z0-9_]" if NUMBERS_BESIDE_HAN and named.isdigit() else r"\w"
+    numeric = named.isdigit() or (DECIMALS_BESIDE_HAN and re.fullmatch(r"\d+(?:[.,]\d+)+", named) is not None)
+    around = r"[A-Za-z0-9_]" if NUMBERS_BESIDE_HAN and numeric else r"\w"
     pattern = (r"(?<![" + around[1:-1] + r".])" + re.escape(named) + ordinal + r"(?!" + around + r"|\.\d)") \
         if named.isascii() else re.escape(named)
     return re.search(pattern, text) is not None
@@ -2832,6 +2841,9 @@ def _values_in(text: str) -> list[str]:
 
 #: a number said against Chinese text counts as stated (see _states_value)
 NUMBERS_BESIDE_HAN = True
+#: ... a decimal or a grouped number too ("4.5个平方", "1,200元"): Chinese writes every number against its measure word
+#: (docs/decisions/0107)
+DECIMALS_BESIDE_HAN = False
 #: a value taken back by an utterance that also moved a task is left to the task only when the move was a
 #: postponement (the task carries the new date): a report read from the turn ("got the back panel off") says nothing
 #: of the value

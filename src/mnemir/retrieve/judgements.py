@@ -37,7 +37,7 @@ from mnemir.retrieve.ranking import (
     task_status,
 )
 from mnemir.retrieve.wording import says_change
-from mnemir.store.base import Store
+from mnemir.store.base import LIVE_STATUSES, Store
 from mnemir.understand.extract import proposal_of
 
 
@@ -378,7 +378,8 @@ SETTLES = "settles"
 TAKEN_BACK_MARGIN = 0.15
 
 
-def taken_back(store: Store, pool: Mapping[str, Candidate], past: bool) -> dict[str, str]:
+def taken_back(store: Store, pool: Mapping[str, Candidate], past: bool,
+               margin: float = TAKEN_BACK_MARGIN, qvec: Any = None) -> dict[str, str]:
     """The candidates that stand for an utterance a later memory in ``pool`` took back: one a correction names
     (``corrects``: it stated the value the correction names), the utterance itself and every memory read from it;
     the utterance a superseded memory was read from, what else was read from it but open work (a plan or task told
@@ -393,6 +394,8 @@ def taken_back(store: Store, pool: Mapping[str, Candidate], past: bool) -> dict[
         for rel in c.record.relationships:
             if rel.relation in TAKES_BACK:
                 by.setdefault(rel.target, []).append((c, rel.relation))
+    if qvec is not None:
+        _takers_beyond(store, pool, by, qvec)
     if not by:
         return {}
     # the target is an utterance (an Episode), or a memory read from one (superseded: outside recall's scope, so
@@ -414,9 +417,33 @@ def taken_back(store: Store, pool: Mapping[str, Candidate], past: bool) -> dict[
         later = [t for t, how in stale.get(group, ()) if utterance_of(t.record) != group
                  and (how == CORRECTS or not open_work)]
         best = max(later, key=lambda t: (t.similarity, t.id), default=None)
-        if best is not None and best.similarity >= c.similarity - TAKEN_BACK_MARGIN:
+        if best is not None and best.similarity >= c.similarity - margin:
             out[mid] = f"said in an utterance a later memory took back ({best.id})"
     return out
+
+
+def _takers_beyond(store: Store, pool: Mapping[str, Candidate], by: dict[str, list[tuple[Candidate, str]]],
+                   qvec: Any) -> None:
+    """Add to ``by`` the live memories that took back one of the pool's utterances (or a memory read from one) but
+    are not in the pool themselves: a correction is worded apart from the question ("I got that wrong, it's …"),
+    so the search that found the old statement often leaves out what replaced it, and the old utterance's other
+    readings stood as if nothing had been said since. Each is weighed by its own cosine with the query, as a
+    taker in the pool is (docs/decisions/0107)."""
+    groups = {utterance_of(c.record) for c in pool.values()}
+    readings = {e.source for e in store.edges(list(groups), relations=[DERIVED_FROM], direction="in")}
+    edges = [e for e in store.edges(list(groups | readings), relations=list(TAKES_BACK), direction="in")
+             if e.source not in pool]
+    if not edges:
+        return
+    users = {c.record.scope.user_id for c in pool.values()}  # never another user's memory
+    takers = {r.id: r for r in store.fetch(list({e.source for e in edges}))
+              if r.status in LIVE_STATUSES and r.scope.user_id in users}
+    vectors = store.vectors(list(takers))
+    for e in edges:
+        record, vector = takers.get(e.source), vectors.get(e.source)
+        if record is None or vector is None:
+            continue
+        by.setdefault(e.target, []).append((Candidate(record, similarity=float(np.dot(vector, qvec))), e.relation))
 
 
 #: for "what is still open", an utterance whose work is all closed stands for nothing still open: what else was read
