@@ -150,9 +150,9 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 #: clearly about was dropped (as a perfective statement is, same thresholds), though it names a need (docs/decisions/0050)
 CANCELLED_REPORTS = True
 #: ... also when the extractor read the statement as a preference: "no need to order the curtains" names work, not a
-#: liking, and a refit moves such a statement between Task and Preference by a hair (docs/decisions/0106); the
-#: statement is still kept as the preference it was read as
-CANCELS_FROM_PREFERENCE = False
+#: liking, and a refit moves such a statement between Task and Preference by a hair. The statement is still kept as
+#: the preference it was read as. Measured with the extractor refitted on the collapse rows (docs/decisions/0106)
+CANCELS_FROM_PREFERENCE = True
 _CANCELS = re.compile(r"不用(?:再)?[^，,。！!？?]{0,12}了|不需要(?:再)?[^，,。！!？?]{0,12}了|用不着|不必(?:再)?[^，,。！!？?]{0,8}了|"
                       r"\b(?:no longer need|no need (?:to|for)|(?:do|does|did)n'?t need (?:to )?[^,.;!?]{0,50}"
                       r"\b(?:any ?more|after all)|won'?t need (?:to )?[^,.;!?]{0,50}\b(?:any ?more|after all)|"
