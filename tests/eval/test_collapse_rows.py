@@ -24,6 +24,8 @@ MEMORIES = (
     {"key": "crack", "type": "EmotionalState", "age": "1d",
      "text": "My best bowl cracked in the kiln and I'm gutted"},
     {"key": "fee_again", "type": "Fact", "age": "20d", "text": "Pottery club costs 40 pounds a month"},
+    {"key": "wheel_step2", "type": "Plan", "age": "2d", "text": "Practise centring on the wheel every evening",
+     "props": {"status": "pending"}},
 )
 SCENARIO = collapse.Scenario(id="own-en-pottery", split="train", symptom="mixed", lang="en", domain="crafts",
                              now=NOW, memories=MEMORIES, queries=(), source="own.yaml")
@@ -69,3 +71,10 @@ def test_the_rows_are_read_by_the_trainer_at_their_batch_weight(tmp_path: Path) 
     texts, labels, weights = train.weighted_extraction_examples([{**r, "batch": "x.jsonl"} for r in read])
     assert len(texts) == len(rows) and set(labels) <= set(train.EXTRACTION_LABELS)
     assert weights == [1.0] * len(rows)
+
+
+def test_a_step_of_a_plan_teaches_nothing_unless_asked() -> None:
+    """A step's words alone are a to-do item; its Plan type came from the plan the scenario stores it in."""
+    assert "wheel_step2" not in _labels()
+    rows, _ = collapse_rows.rows([SCENARIO], plan_steps=True)
+    assert {row["id"].rsplit("-", 1)[-1]: row["expect"][0]["type"] for row in rows}["wheel_step2"] == "Plan"

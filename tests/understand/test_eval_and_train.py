@@ -189,8 +189,13 @@ def test_sample_weights_and_batches_are_named() -> None:
     rows = training_rows("extractor")
     assert {r["batch"] for r in rows} == {"extraction_train.jsonl", "extraction_hw8.jsonl", "extraction_hw9.jsonl",
                                           "extraction_hw11.jsonl", "extraction_hw12.jsonl",
-                                          "extraction_s12e2e.jsonl", "extraction_s18.jsonl", "extraction_s14.jsonl"}
-    assert {row_weight(r) for r in rows} == {1.0}
+                                          "extraction_s12e2e.jsonl", "extraction_s18.jsonl", "extraction_s14.jsonl",
+                                          "extraction_ctrain.jsonl"}
+    # the collapse train memories, one label source of their own, at a quarter (docs/decisions/0106); the rest at 1
+    assert {row_weight(r) for r in rows if r["batch"] != "extraction_ctrain.jsonl"} == {1.0}
+    assert {row_weight(r) for r in rows if r["batch"] == "extraction_ctrain.jsonl"} == {0.25}
+    # ... without the steps of plans, whose type the scenario's plan gave them
+    assert not any(r["expect"][0]["type"] == "Plan" for r in rows if r["batch"] == "extraction_ctrain.jsonl")
     assert row_weight({"batch": "multiwoz21"}) < 1.0
 
 

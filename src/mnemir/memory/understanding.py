@@ -149,6 +149,10 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 #: general markers (zh + en) of work no longer needed: a statement with one is a report that the open task it is
 #: clearly about was dropped (as a perfective statement is, same thresholds), though it names a need (docs/decisions/0050)
 CANCELLED_REPORTS = True
+#: ... also when the extractor read the statement as a preference: "no need to order the curtains" names work, not a
+#: liking, and a refit moves such a statement between Task and Preference by a hair. The statement is still kept as
+#: the preference it was read as. Measured with the extractor refitted on the collapse rows (docs/decisions/0106)
+CANCELS_FROM_PREFERENCE = True
 _CANCELS = re.compile(r"不用(?:再)?[^，,。！!？?]{0,12}了|不需要(?:再)?[^，,。！!？?]{0,12}了|用不着|不必(?:再)?[^，,。！!？?]{0,8}了|"
                       r"\b(?:no longer need|no need (?:to|for)|(?:do|does|did)n'?t need (?:to )?[^,.;!?]{0,50}"
                       r"\b(?:any ?more|after all)|won'?t need (?:to )?[^,.;!?]{0,50}\b(?:any ?more|after all)|"
@@ -879,7 +883,8 @@ class UnderstandingMixin(_Base):
             return False
         worded = draft.type == "Task" and draft.kind == "memory" and _reads_as_report(draft.text)
         # work said to be needed no more ("don't need his quote anymore", "不用再约了") is dropped work, not work ahead
-        cancelled = CANCELLED_REPORTS and draft.type in REPORTING_TYPES and not draft.replaces \
+        cancelled = CANCELLED_REPORTS and not draft.replaces \
+            and (draft.type in REPORTING_TYPES or (CANCELS_FROM_PREFERENCE and draft.type == "Preference")) \
             and bool(_CANCELS.search(draft.text)) and not CUES["question"].search(draft.text)
         told = (ASPECT_REPORTS and draft.type in REPORTING_TYPES and not draft.replaces and fill.perfective(draft.text)
                 and not _AHEAD.search(draft.text) and not CUES["question"].search(draft.text)) or cancelled
