@@ -532,3 +532,18 @@ def test_many_selects_answer_as_one_select_each(store: Store) -> None:
         assert [ids(found) for found in many] == [ids(store.select(s, limit=limit)) for s in selections]
         assert many[0] == store.select(selections[0], limit=limit)
     assert store.select_many([]) == []
+
+
+def test_edges_keep_their_properties_and_each_edge_its_own(store: Store) -> None:
+    """An edge written with properties reads them back; edges written without read an empty dict each, their own
+    (a caller changing one changes no other)."""
+    source = record("the plan for the garden", "Fact", id="e0", relationships=[
+        {"relation": "about", "target": "e1"}, {"relation": "about", "target": "e2"},
+        {"relation": "supports", "target": "e1", "properties": {"why": "said so", "score": 0.5}}])
+    others = [record(f"note {i}", "Fact", id=f"e{i}") for i in (1, 2)]
+    store.write([Write(r, v) for r, v in zip([source, *others], unit(RNG, 3), strict=True)], model_id=MODEL)
+    edges = store.edges(["e0"])
+    assert [(e.relation, e.target, e.properties) for e in edges] == [
+        ("about", "e1", {}), ("about", "e2", {}), ("supports", "e1", {"why": "said so", "score": 0.5})]
+    edges[0].properties["changed"] = True
+    assert edges[1].properties == {} and store.edges(["e0"])[0].properties == {}

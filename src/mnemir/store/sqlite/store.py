@@ -481,7 +481,10 @@ class SQLiteStore(Store):
                 where += (" AND EXISTS (SELECT 1 FROM records r WHERE r.id = relationships.source"
                           f"{owner_condition('r.user_id', user, p)})")
             sql = f"SELECT source, relation, target, properties FROM relationships WHERE {where} ORDER BY source, pos"
-            return [Edge(s, r, t, json.loads(props)) for s, r, t, props in conn.execute(sql, p.values)]
+            # most edges carry no properties (every reading's derived_from): no JSON to parse for those (an
+            # utterance read into hundreds of memories made "what is still open" parse ~18k of them per recall)
+            return [Edge(s, r, t, {} if props == "{}" else json.loads(props))
+                    for s, r, t, props in conn.execute(sql, p.values)]
 
         return self._db.read("edges", body)
 
