@@ -18,20 +18,16 @@ import io
 import pstats
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+import recall_latency as rl
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import recall_latency as rl  # noqa: E402
-
-import mnemir  # noqa: E402
-from mnemir.embed.base import normalize_rows  # noqa: E402
-from mnemir.store.base import Write  # noqa: E402
+import mnemir
+from mnemir.embed.base import normalize_rows
+from mnemir.store.base import Write
 
 
 def write_more(mem: mnemir.Memory, count: int, start: int, users: int, queries: np.ndarray, rng: random.Random,
