@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import timedelta
 from typing import Any
 
@@ -532,3 +533,41 @@ def test_many_selects_answer_as_one_select_each(store: Store) -> None:
         assert [ids(found) for found in many] == [ids(store.select(s, limit=limit)) for s in selections]
         assert many[0] == store.select(selections[0], limit=limit)
     assert store.select_many([]) == []
+
+
+def test_edges_keep_their_properties_and_each_edge_its_own(store: Store) -> None:
+    """An edge written with properties reads them back; edges written without read an empty dict each, their own
+    (a caller changing one changes no other)."""
+    source = record("the plan for the garden", "Fact", id="e0", relationships=[
+        {"relation": "about", "target": "e1"}, {"relation": "about", "target": "e2"},
+        {"relation": "supports", "target": "e1", "properties": {"why": "said so", "score": 0.5}}])
+    others = [record(f"note {i}", "Fact", id=f"e{i}") for i in (1, 2)]
+    store.write([Write(r, v) for r, v in zip([source, *others], unit(RNG, 3), strict=True)], model_id=MODEL)
+    edges = store.edges(["e0"])
+    assert [(e.relation, e.target, e.properties) for e in edges] == [
+        ("about", "e1", {}), ("about", "e2", {}), ("supports", "e1", {"why": "said so", "score": 0.5})]
+    edges[0].properties["changed"] = True
+    assert edges[1].properties == {} and store.edges(["e0"])[0].properties == {}
+
+
+def test_edge_counts_count_what_edges_reads(store: Store) -> None:
+    """``edge_counts`` is the per-record count of ``edges``' answer under the same arguments (relations, direction,
+    user), whether the backend counts in its query or reads the edges (the base class's default)."""
+    hub = record("a long note", "Fact", id="h0")
+    readers = [record(f"reading {i}", "Fact", user="alice" if i % 3 else "bob", id=f"r{i}",
+                      relationships=[{"relation": "derived_from", "target": "h0"}]
+                      + ([{"relation": "about", "target": "h1"}] if i % 2 else [])) for i in range(7)]
+    store.write([Write(r, v) for r, v in zip([hub, record("another", "Fact", id="h1"), *readers],
+                                             unit(RNG, 9), strict=True)], model_id=MODEL)
+    asked = ["h0", "h1", "r1", "nothing"]
+    for relations in (None, ["derived_from"], ["about", "derived_from"]):
+        for direction in ("in", "out"):
+            for user in (ANY, "alice", "bob", None):
+                edges = store.edges(asked, relations=relations, direction=direction, user=user)
+                want = Counter(e.target if direction == "in" else e.source for e in edges)
+                got = store.edge_counts(asked, relations=relations, direction=direction, user=user)
+                assert got == dict(want) == Store.edge_counts(store, asked, relations=relations,
+                                                               direction=direction, user=user)
+    assert store.edge_counts(["h0"], relations=["derived_from"]) == {"h0": 7}
+    with pytest.raises(ValidationError):
+        store.edge_counts(["h0"], direction="both")

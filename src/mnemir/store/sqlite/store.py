@@ -488,9 +488,32 @@ class SQLiteStore(Store):
                 where += (" AND EXISTS (SELECT 1 FROM records r WHERE r.id = relationships.source"
                           f"{owner_condition('r.user_id', user, p)})")
             sql = f"SELECT source, relation, target, properties FROM relationships WHERE {where} ORDER BY source, pos"
-            return [Edge(s, r, t, json.loads(props)) for s, r, t, props in conn.execute(sql, p.values)]
+            # most edges carry no properties (every reading's derived_from): no JSON to parse for those (an
+            # utterance read into hundreds of memories made "what is still open" parse ~18k of them per recall)
+            return [Edge(s, r, t, {} if props == "{}" else json.loads(props))
+                    for s, r, t, props in conn.execute(sql, p.values)]
 
         return self._db.read("edges", body)
+
+    def edge_counts(self, ids: Sequence[str], *, relations: Sequence[str] | None = None, direction: str = "in",
+                    user: str | _Any | None = ANY) -> dict[str, int]:
+        ids, relations = checks.edge_arguments(ids, relations, direction)
+        if direction not in ("in", "out"):
+            return super().edge_counts(ids, relations=relations, direction=direction, user=user)  # raises
+        end = "target" if direction == "in" else "source"
+
+        def body(conn: sqlite3.Connection) -> dict[str, int]:
+            p, dialect = Params(), SQLiteDialect(())
+            where = dialect.id_list(end, list(dict.fromkeys(ids)), p)
+            if relations is not None:
+                where += f" AND {dialect.id_list('relation', relations, p)}"
+            if user is not ANY:  # an edge belongs to its source record (as in edges)
+                where += (" AND EXISTS (SELECT 1 FROM records r WHERE r.id = relationships.source"
+                          f"{owner_condition('r.user_id', user, p)})")
+            return dict(conn.execute(f"SELECT {end}, count(*) FROM relationships WHERE {where} GROUP BY {end}",
+                                     p.values).fetchall())
+
+        return self._db.read("edge counts", body)
 
     def histories(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, list[HistoryEntry]]:
         ids = checks.id_list(ids, "ids")
