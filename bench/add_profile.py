@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import collections
 import functools
-import importlib
 import json
 import os
 import shutil
@@ -32,6 +31,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+from _stages import instrument  # noqa: E402
 
 SEED = 20261205
 
@@ -58,36 +59,6 @@ STAGES = [
     ("  full-text segmentation and text keys (_segment)", "mnemir.store.sqlite.store", "SQLiteStore._segment"),
     ("  the transaction's SQL (_write)", "mnemir.store.sqlite.store", "SQLiteStore._write"),
 ]
-
-
-def _instrument() -> tuple[collections.Counter[str], collections.Counter[str]]:
-    spent: collections.Counter[str] = collections.Counter()
-    calls: collections.Counter[str] = collections.Counter()
-    active: set[str] = set()
-    for label, module_name, path in STAGES:
-        try:
-            owner: Any = importlib.import_module(module_name)
-            *parents, name = path.split(".")
-            for part in parents:
-                owner = getattr(owner, part)
-            original = getattr(owner, name)
-        except (ImportError, AttributeError):
-            continue
-
-        def timed(*args: Any, _original: Any = original, _key: str = label, **kwargs: Any) -> Any:
-            if _key in active:
-                return _original(*args, **kwargs)
-            active.add(_key)
-            start = time.process_time()
-            try:
-                return _original(*args, **kwargs)
-            finally:
-                spent[_key] += time.process_time() - start
-                calls[_key] += 1
-                active.discard(_key)
-
-        setattr(owner, name, functools.wraps(original)(timed))
-    return spent, calls
 
 
 def _timed_sql() -> tuple[collections.Counter[str], collections.Counter[str]]:
@@ -121,7 +92,7 @@ def _timed_sql() -> tuple[collections.Counter[str], collections.Counter[str]]:
 def measure(n: int, root: Path, add: int, synchronous: str | None, recall_rounds: int = 0) -> dict[str, Any]:
     import scale
 
-    spent, calls = _instrument()
+    spent, calls = instrument(STAGES)
     sql_spent, sql_calls = _timed_sql()
     import mnemir
     from mnemir.store.sqlite import SQLiteStore

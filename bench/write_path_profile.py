@@ -17,9 +17,6 @@ utterance. Never part of ``make test``.
 from __future__ import annotations
 
 import argparse
-import collections
-import functools
-import importlib
 import json
 import os
 import statistics
@@ -33,6 +30,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from _stages import instrument  # noqa: E402
 from ingest import write_conversation  # noqa: E402
 from remember_latency import CONVERSATION  # noqa: E402
 
@@ -57,38 +55,8 @@ PARTS = [
 ]
 
 
-def _instrument() -> tuple[collections.Counter[str], collections.Counter[str]]:
-    spent: collections.Counter[str] = collections.Counter()
-    calls: collections.Counter[str] = collections.Counter()
-    active: set[str] = set()
-    for module_name, path in PARTS:
-        try:
-            owner: Any = importlib.import_module(module_name)
-            *parents, name = path.split(".")
-            for part in parents:
-                owner = getattr(owner, part)
-            original = getattr(owner, name)
-        except (ImportError, AttributeError):
-            continue
-
-        def timed(*args: Any, _original: Any = original, _key: str = path, **kwargs: Any) -> Any:
-            if _key in active:
-                return _original(*args, **kwargs)
-            active.add(_key)
-            start = time.process_time()
-            try:
-                return _original(*args, **kwargs)
-            finally:
-                spent[_key] += time.process_time() - start
-                calls[_key] += 1
-                active.discard(_key)
-
-        setattr(owner, name, functools.wraps(original)(timed))
-    return spent, calls
-
-
 def measure(users: int) -> dict[str, Any]:
-    spent, calls = _instrument()
+    spent, calls = instrument((path, module, path) for module, path in PARTS)
     import mnemir
 
     out: dict[str, Any] = {"mnemir": mnemir.__file__}
