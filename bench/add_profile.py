@@ -22,7 +22,6 @@ import os
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,7 +31,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _stages import instrument  # noqa: E402
+from _stages import alternate, instrument, median_of  # noqa: E402
 
 SEED = 20261205
 
@@ -161,30 +160,17 @@ def main(argv: list[str] | None = None) -> int:
     systems = {"this checkout": str(HERE.parent / "src")}
     if args.compare:
         systems["compared"] = args.compare
-    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in systems}
-    for r in range(args.rounds):
-        for name, path in (list(systems.items()) if r % 2 == 0 else list(reversed(systems.items()))):
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join([path, str(HERE)])}
-            command = [sys.executable, __file__, "--worker", "--sizes", ",".join(map(str, args.sizes)), "--root",
-                       str(args.root), "--add", str(args.add), "--recall", str(args.recall)]
-            if args.synchronous and name == "this checkout":
-                command += ["--synchronous", args.synchronous]
-            print(f"round {r + 1}/{args.rounds}: {name} (load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
-            done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=HERE.parent)
-            if done.returncode != 0:
-                print(done.stderr[-3000:], file=sys.stderr)
-                return done.returncode
-            runs[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    def command_for(name: str) -> list[str]:
+        command = [sys.executable, __file__, "--worker", "--sizes", ",".join(map(str, args.sizes)), "--root",
+                   str(args.root), "--add", str(args.add), "--recall", str(args.recall)]
+        if args.synchronous and name == "this checkout":
+            command += ["--synchronous", args.synchronous]
+        return command
+
+    runs = alternate(systems, args.rounds, command_for, HERE)
 
     def median(name: str, n: int, *keys: str) -> float | None:
-        values = []
-        for run in runs[name]:
-            node: Any = run[str(n)]
-            for key in keys:
-                node = node.get(key) if isinstance(node, dict) else None
-            if node is not None:
-                values.append(float(node))
-        return statistics.median(values) if values else None
+        return median_of(runs[name], str(n), *keys)
 
     names = list(systems)
     lines = []

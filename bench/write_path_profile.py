@@ -19,8 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,7 +28,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _stages import instrument  # noqa: E402
+from _stages import alternate, instrument, median_of  # noqa: E402
 from ingest import write_conversation  # noqa: E402
 from remember_latency import CONVERSATION  # noqa: E402
 
@@ -91,27 +89,11 @@ def main(argv: list[str] | None = None) -> int:
     systems = {"this checkout": str(HERE.parent / "src")}
     if args.compare:
         systems[args.compare] = args.compare
-    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in systems}
-    for r in range(args.rounds):
-        for name, path in (list(systems.items()) if r % 2 == 0 else list(reversed(systems.items()))):
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join([path, str(HERE)])}
-            print(f"round {r + 1}/{args.rounds}: {name} (load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
-            done = subprocess.run([sys.executable, __file__, "--worker", "--users", str(args.users)], env=env,
-                                  capture_output=True, text=True, cwd=HERE.parent)
-            if done.returncode != 0:
-                print(done.stderr[-3000:], file=sys.stderr)
-                return done.returncode
-            runs[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    runs = alternate(systems, args.rounds,
+                     lambda name: [sys.executable, __file__, "--worker", "--users", str(args.users)], HERE)
 
     def median(name: str, how: str, *keys: str) -> float | None:
-        values = []
-        for run in runs[name]:
-            node: Any = run[how]
-            for key in keys:
-                node = node.get(key) if isinstance(node, dict) else None
-            if node is not None:
-                values.append(float(node))
-        return statistics.median(values) if values else None
+        return median_of(runs[name], how, *keys)
 
     names = list(systems)
     lines = []
