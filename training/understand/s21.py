@@ -38,7 +38,7 @@ FRAMES_EN = [
     "Play a grumpy customer who wants a refund and let me practise handling the complaint.",
     "Quiz mode please: ask me one capital city at a time and tell me if I got it right.",
     "Let's turn this into a revision hour for my chemistry exam, topic by topic.",
-    "Right now I'm just thinking out loud about changing jobs, don't try to fix anything yet.",
+    "Right now I'm just thinking out loud about changing jobs, no need to solve it for me yet.",
     "Let's just throw around ideas for the club's summer fundraiser, nothing is too silly at this stage.",
     "I only need you to listen for a while, it's been a long week and I don't want solutions.",
     "Be my sparring partner for the debate tomorrow, argue the opposite side as hard as you can.",
@@ -66,7 +66,7 @@ FRAMES_ZH = [
     "人在登机口等着上飞机，大概还有二十分钟能聊。",
     "我在五金店挑钻头，回复一两句话就够了。",
     "两个会中间抽空跟你说几句，用要点回我吧。",
-    "接下来你扮演一个难缠的顾客来退货，我练练怎么应对。",
+    "下面请你演一个难缠的顾客来退货，我练练怎么应对。",
     "这会儿就当考试复习，你一次问我一个化学知识点。",
     "你来当面试官，按初级会计的岗位一道一道问我。",
     "现在我只是想自言自语理一理换工作的事，先别给结论。",
@@ -173,7 +173,7 @@ REQUESTS_ZH = [
     "把这篇讲空气能热水器的文章缩成五句话，我要转给我爸看。",
     "帮我写个投诉，健身房这个月重复扣了我两次钱。",
     "帮我查查去成都的高铁哪一班最早，明天要订票。",
-    "帮我给物业写个报修单，楼道的灯坏了一个礼拜了。",
+    "楼道的灯坏了一个礼拜了，替我起草一份给物业的报修单。",
 ]
 
 DUE_ZH = [
