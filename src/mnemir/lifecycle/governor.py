@@ -47,8 +47,16 @@ class Governor:
         self._parsed: dict[tuple[Any, ...], FilterNode] = {} if parsed is None else parsed
 
     def govern(self, records: Sequence[MemIR], *, now: Any, actor: str, skip_ids: Collection[str] = (),
-               vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], WriteReport]:
-        """``vectors``: record id -> a vector of its text already made with this embedder (not embedded again)."""
+               vectors: Mapping[str, Vectors] | None = None, stamps: Mapping[str, tuple[Any, str]] | None = None,
+               decided: dict[str, tuple[MemIR, int, int]] | None = None) -> tuple[list[Write], WriteReport]:
+        """``vectors``: record id -> a vector of its text already made with this embedder (not embedded again).
+
+        ``stamps``: record id -> (now, actor) of that record's own call, where records of several calls are
+        governed together (the group commit of concurrent ``add`` calls): its history entries carry its own time
+        and actor, as they would had it been written alone. ``decided`` (filled when given): record id -> the
+        record that stands for it right after its own decision (itself, or the memory it merged into) and the
+        span of ``report.events`` its decision appended: what a call of that record alone would have returned
+        and reported, before any later record of the batch changed it."""
         report = WriteReport()
         pending: dict[str, Write] = {}
         batch = _Batch()
@@ -58,41 +66,51 @@ class Governor:
             known.update(zip([r.id for r in missing], self.embedder.embed([r.content.text for r in missing]),
                              strict=True))
         looked = self._look_up(records, known)
-        named: set[str] = set()  # the memories report.events names so far (read up to ``seen``)
-        seen = 0
+        named = _Named()
         for record, vector in ((r, known[r.id]) for r in records):
-            if not is_live(record):  # e.g. a record written as history; nothing to govern
-                pending[record.id] = Write(record, vector, [entry(None, record, Action.created, now=now,
-                                                                  actor=actor, reason="added")])
-                continue
-            if self._merge(record, vector, batch, pending, report, looked, now=now, actor=actor, skip=skip_ids):
-                continue
-            current, history = record, [entry(None, record, Action.created, now=now, actor=actor, reason="added")]
-            for conflict in self._conflicts(record, batch, pending, skip_ids, looked):
-                old = pending[conflict.old.id].record if conflict.old.id in pending else conflict.old
-                res = resolve(Conflict(conflict.rule, current, old, conflict.strategy, conflict.question,
-                                       conflict.supports), self.config, now=now, actor=actor)
-                current = res.new
-                history.extend(res.new_history)
-                if res.old_changed:
-                    self._stage(pending, res.old, res.old_history)
-                if res.event is not None:
-                    report.events.append(res.event)
-            named.update(e.memory_id for e in report.events[seen:])  # events are only appended
-            seen = len(report.events)
-            if record.id not in named:
-                report.events.append(GovernanceEvent("created", record.id, f"stored {record.type} {record.id}: "
-                                                     f"\"{short(record.text)}\"."))
-            pending[record.id] = Write(current, vector, history)
-            batch.append(current, vector)
+            at, by = stamps.get(record.id, (now, actor)) if stamps else (now, actor)
+            start = len(report.events)
+            stands = self._decide(record, vector, batch, pending, report, looked, named, now=at, actor=by,
+                                  skip_ids=skip_ids)
+            if decided is not None:
+                decided[record.id] = (pending[stands].record, start, len(report.events))
         return list(pending.values()), report
+
+    def _decide(self, record: MemIR, vector: Vectors, batch: _Batch, pending: dict[str, Write], report: WriteReport,
+                looked: _LookedUp, named: _Named, *, now: Any, actor: str, skip_ids: Collection[str]) -> str:
+        """Govern one record of the batch; returns the id of the pending write that stands for it."""
+        if not is_live(record):  # e.g. a record written as history; nothing to govern
+            pending[record.id] = Write(record, vector, [entry(None, record, Action.created, now=now,
+                                                              actor=actor, reason="added")])
+            return record.id
+        target = self._merge(record, vector, batch, pending, report, looked, now=now, actor=actor, skip=skip_ids)
+        if target is not None:
+            return target
+        current, history = record, [entry(None, record, Action.created, now=now, actor=actor, reason="added")]
+        for conflict in self._conflicts(record, batch, pending, skip_ids, looked):
+            old = pending[conflict.old.id].record if conflict.old.id in pending else conflict.old
+            res = resolve(Conflict(conflict.rule, current, old, conflict.strategy, conflict.question,
+                                   conflict.supports), self.config, now=now, actor=actor)
+            current = res.new
+            history.extend(res.new_history)
+            if res.old_changed:
+                self._stage(pending, res.old, res.old_history)
+            if res.event is not None:
+                report.events.append(res.event)
+        if record.id not in named.of(report.events):
+            report.events.append(GovernanceEvent("created", record.id, f"stored {record.type} {record.id}: "
+                                                 f"\"{short(record.text)}\"."))
+        pending[record.id] = Write(current, vector, history)
+        batch.append(current, vector)
+        return record.id
 
     # -- merge -----------------------------------------------------------------------------
     def _merge(self, record: MemIR, vector: Vectors, batch: _Batch, pending: dict[str, Write],
-               report: WriteReport, looked: _LookedUp, *, now: Any, actor: str, skip: Collection[str]) -> bool:
+               report: WriteReport, looked: _LookedUp, *, now: Any, actor: str, skip: Collection[str]) -> str | None:
+        """Merge ``record`` into a duplicate if it has one; returns the id merged into (None: no duplicate)."""
         policy = self.config.policy(record.type)
         if policy.merge_keys is None:
-            return False
+            return None
         scope = self._scope(record, (record.type,))
         keyed_scope = looked.keyed_scope[record.id]
         sims, candidates = looked.merge_candidates(record.id, vector)
@@ -112,13 +130,13 @@ class Governor:
         pool = [c for c in candidates.values() if c.id not in skip]
         target = find_duplicate(record, pool, sims, policy)
         if target is None:
-            return False
+            return None
         merged, history = merge_into(target, record, policy, now=now, actor=actor)
         self._stage(pending, merged, [history])
         report.events.append(GovernanceEvent("merged", target.id, f"merged into {target.id} (a repeat of "
                                              f"\"{short(target.text)}\"; similarity {sims.get(target.id, 1.0):.2f}).",
                                              record.id, "merge"))
-        return True
+        return target.id
 
     # -- contradictions ----------------------------------------------------------------------
     def _conflicts(self, record: MemIR, batch: _Batch, pending: dict[str, Write],
@@ -282,6 +300,19 @@ class Governor:
             write.history.extend(history)
         else:
             pending[record.id] = Write(record, None, list(history))
+
+
+class _Named:
+    """The memories a report's events name so far (events are only appended: each is read once)."""
+
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self.upto = 0
+
+    def of(self, events: Sequence[GovernanceEvent]) -> set[str]:
+        self.ids.update(e.memory_id for e in events[self.upto:])
+        self.upto = len(events)
+        return self.ids
 
 
 class _LookedUp:

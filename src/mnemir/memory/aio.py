@@ -2,7 +2,9 @@
 
 There is one implementation of every operation (the sync :class:`Memory`);
 ``AsyncMemory`` only changes how it is awaited, so the two can never drift.
-Calls are serialised because a store connection serves one thread at a time.
+Calls are serialised because a store connection serves one thread at a time; ``add`` with group commit on
+(``MemoryConfig.group_commit``, SQLite) is the exception: concurrent adds join the Memory's group commit queue, so
+that tasks adding at once share transactions as threads do.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ class AsyncMemory:
 
         @functools.wraps(method)
         async def call(*args: Any, **kwargs: Any) -> Any:
+            if name == "add" and self._memory._add_group() is not None:
+                # group commit (decision 0113): concurrent adds join one queue and share transactions; the store
+                # connection's own lock orders them against the other calls
+                return await self._memory._add_async(*args, **kwargs)
             async with self._lock:
                 return await asyncio.to_thread(method, *args, **kwargs)
 

@@ -35,6 +35,12 @@ class MemoryConfig:
     #: last commits, never half of one. "full": those too (an fsync of the log at every commit; costs the disk's
     #: flush time per write call). PostgreSQL: the server's ``synchronous_commit`` decides (on by default: "full")
     sqlite_synchronous: str = "normal"
+    #: SQLite: ``add`` calls that arrive from other threads (or AsyncMemory tasks) while a write is in flight are
+    #: governed and written together in ONE transaction, in arrival order, each returning (or raising) only once
+    #: that transaction has committed (decision 0113): the decisions are those of the calls made one after another
+    #: in that order; one bad call fails only itself. A lone caller writes at once, as before. False: each call
+    #: takes the store's lock in turn and commits alone
+    group_commit: bool = True
 
 
 def default_location() -> Path:

@@ -14,6 +14,7 @@ import json
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Concatenate, ParamSpec, Self, TypeVar
@@ -39,6 +40,7 @@ from mnemir.ir.record import check_unicode, parse_record
 from mnemir.lifecycle.records import changed, entry
 from mnemir.memory import bulk
 from mnemir.memory.config import MemoryConfig
+from mnemir.memory.group import GroupCommit
 from mnemir.ontology import Ontology
 from mnemir.retrieve.search import SearchHit, check_k, hybrid_search
 from mnemir.store.base import ANY, LIVE_STATUSES, Selection, Store, Write, _Any
@@ -67,11 +69,15 @@ def serialized(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate
     @functools.wraps(method)
     def wrapper(self: Any, *args: P.args, **kwargs: P.kwargs) -> R:
         user = kwargs.get("user", default) if parameter is not None else ANY
-        scope = user if user is None or (isinstance(user, str) and user.strip()) else ANY
-        with self.store.exclusive(scope):
+        with self.store.exclusive(_lock_scope(user)):
             return method(self, *args, **kwargs)
 
     return wrapper
+
+
+def _lock_scope(user: Any) -> str | _Any | None:
+    """The scope :func:`serialized` locks for a call with this ``user``."""
+    return user if user is None or (isinstance(user, str) and user.strip()) else ANY
 
 
 def resolve_now(now: datetime | None) -> datetime:
@@ -81,6 +87,20 @@ def resolve_now(now: datetime | None) -> datetime:
 def _check_scope_value(name: str, value: Any) -> None:
     if value is not None and value is not ANY and (not isinstance(value, str) or not value.strip()):
         raise ValidationError(f"{name} must be a non-empty string", field=name, value=value, allowed="string or None")
+
+
+@dataclass
+class _Add:
+    """One ``add`` call on its way to the store: its record (prepared, or as parsed if the ontology refused it:
+    ``refused``), its given vector, its own time and actor, whether the caller named the id, and its user."""
+
+    record: MemIR
+    refused: ValidationError | None
+    given: Vectors | None
+    now: datetime
+    creator: str
+    named_id: bool
+    user: str | None
 
 
 class MemoryCore:
@@ -240,7 +260,6 @@ class MemoryCore:
         self.store.write(writes, model_id=self.embedder.model_id, delete_ids=delete_ids)
 
     # -- CRUD ------------------------------------------------------------------
-    @serialized
     def add(self, text: str, type: str, properties: Mapping[str, Any] | None = None, *, user: str | None = None,
             agent: str | None = None, session: str | None = None, speaker: str | None = None,
             turn: int | None = None, summary: str | None = None,
@@ -250,8 +269,56 @@ class MemoryCore:
         """Add one typed memory (validated; merged or superseding per the lifecycle rules).
 
         ``vector``: the text's vector made with THIS store's embedder (e.g. by an earlier ``embedder.embed`` call),
-        so the text is not embedded again."""
-        now = resolve_now(now)
+        so the text is not embedded again.
+
+        Calls from several threads (or AsyncMemory tasks) that arrive while another is writing are written together
+        in one transaction on SQLite (``MemoryConfig.group_commit``; :mod:`mnemir.memory.group`): governed in
+        arrival order, each returning once that transaction has committed, each failing only by its own error."""
+        make = self._add_item(text, type, properties, user=user, agent=agent, session=session, speaker=speaker,
+                              turn=turn, summary=summary, relationships=relationships, id=id, valid_from=valid_from,
+                              now=now, creator=creator, vector=vector)
+        group = self._add_group()
+        if group is None:
+            with self.store.exclusive(_lock_scope(user)):
+                outcome = self._add_written([make()])[0]
+            if isinstance(outcome, BaseException):
+                raise outcome
+            return outcome
+        result: MemIR = group.submit(make)
+        return result
+
+    async def _add_async(self, *args: Any, **kwargs: Any) -> MemIR:
+        """``add`` for :class:`~mnemir.memory.aio.AsyncMemory` while group commit is on (:meth:`_add_group`): the task
+        joins the same queue as threads do, and awaits its transaction without holding a thread."""
+        make = self._add_item(*args, **kwargs)
+        group = self._add_group()
+        if group is None:
+            raise RuntimeError("_add_async needs group commit")  # AsyncMemory asks _add_group() first
+        result: MemIR = await group.submit_async(make)
+        return result
+
+    def _add_group(self) -> GroupCommit[_Add] | None:
+        """The group commit for ``add`` (None where it does not apply: turned off, a store that takes several
+        writers at once, or a caller already inside a write of this store, which must write in its own
+        transaction and cannot wait for another thread's)."""
+        if not (self.config.group_commit and getattr(self.store, "one_writer", False)):
+            return None
+        if self._queue() is not None or self.store.writing_here():
+            return None
+        group = self.__dict__.get("_group")
+        if group is None:
+            group = self.__dict__.setdefault("_group", GroupCommit(self._add_together))
+        return group
+
+    def _add_item(self, text: str, type: str, properties: Mapping[str, Any] | None = None, *,
+                  user: str | None = None, agent: str | None = None, session: str | None = None,
+                  speaker: str | None = None, turn: int | None = None, summary: str | None = None,
+                  relationships: Iterable[Relationship | Mapping[str, Any]] = (), id: str | None = None,
+                  valid_from: datetime | None = None, now: datetime | None = None, creator: str = "api",
+                  vector: Any = None) -> Callable[[], _Add]:
+        """Check ``add``'s arguments (ValidationError at once) and return what builds its record: called when the
+        call takes its place in line (inside the store's lock, or the group's queue), so that its time stamp
+        follows the order in which calls are written."""
         given = None
         if vector is not None:
             try:
@@ -263,24 +330,86 @@ class MemoryCore:
             _check_scope_value(name, value)
         if not isinstance(text, str):
             raise ValidationError("text must be a string", field="content.text", value=text, allowed="string")
-        record = parse_record({
-            "id": id if id is not None else new_id(),
-            "content": {"text": text, "summary": summary},
-            "type": type, "properties": dict(properties or {}),
-            "scope": {"user_id": user, "agent_id": agent, "session_id": session},
-            "metadata": {"created_at": now, "updated_at": now,
-                         "source": {"speaker": speaker, "session_id": session, "turn": turn, "creator": creator,
-                                    "at": now}},
-            "relationships": [r.model_dump() if isinstance(r, Relationship) else dict(r) for r in relationships],
-            "valid_from": valid_from or now,
-        })
-        if id is not None:
-            held = self.store.fetch([record.id])
-            if held and held[0].scope.user_id != user:  # an id is no key to another scope's memory
-                raise ConflictError(f"id {record.id!r} is taken by a memory of another scope", id=record.id)
-        stored = self._commit([record], now=now, actor=creator,
-                              vectors={record.id: given} if given is not None else None)
-        return stored[0]
+        links = [r.model_dump() if isinstance(r, Relationship) else dict(r) for r in relationships]
+
+        def make() -> _Add:
+            at = resolve_now(now)
+            record = parse_record({
+                "id": id if id is not None else new_id(),
+                "content": {"text": text, "summary": summary},
+                "type": type, "properties": dict(properties or {}),
+                "scope": {"user_id": user, "agent_id": agent, "session_id": session},
+                "metadata": {"created_at": at, "updated_at": at,
+                             "source": {"speaker": speaker, "session_id": session, "turn": turn,
+                                        "creator": creator, "at": at}},
+                "relationships": links,
+                "valid_from": valid_from or at,
+            })
+            try:  # the ontology's verdict is given after the id check, as a call alone gives it
+                return _Add(self._prepare(record, at, creator), None, given, at, creator, id is not None, user)
+            except ValidationError as exc:
+                return _Add(record, exc, given, at, creator, id is not None, user)
+
+        return make
+
+    def _add_together(self, items: Sequence[_Add]) -> list[MemIR | BaseException]:
+        """Write a group commit's batch of ``add`` calls in ONE transaction; one outcome per call. If the
+        transaction fails (the store refused a row: a trigger, a full disk), each call is then written alone, so
+        that the failure is only the failing call's, and the others are written as they would have been."""
+        try:
+            with self.store.exclusive(ANY):
+                return self._add_written(items)
+        except Exception as exc:
+            if len(items) == 1:
+                return [exc]
+        return [self._add_together([item])[0] for item in items]
+
+    def _add_written(self, items: Sequence[_Add]) -> list[MemIR | BaseException]:
+        """Govern and write ``add`` calls inside the caller's transaction, as if made one after another in this
+        order: one governance pass over consecutive calls (its look-ups batched: one duplicate search per scope),
+        cut where a call names an id an earlier call of the pass wrote (that call must see the earlier write).
+        A call's own error (its id taken by another scope, its type or properties refused) is its outcome."""
+        named = [item.record.id for item in items if item.named_id]
+        held = {r.id: r.scope.user_id for r in self.store.fetch(named)} if named else {}
+        outcomes: list[MemIR | BaseException | None] = [None] * len(items)
+        run: list[int] = []
+
+        def flush() -> None:
+            if not run:
+                return
+            records = [items[i].record for i in run]
+            stamps = {items[i].record.id: (items[i].now, items[i].creator) for i in run}
+            vectors = {items[i].record.id: items[i].given for i in run if items[i].given is not None}
+            writes, stands = self._govern_each(records, stamps=stamps, vectors=vectors or None)
+            self._write(writes)
+            held.update((w.record.id, w.record.scope.user_id) for w in writes)
+            for i in run:
+                outcomes[i] = stands[items[i].record.id]
+            run.clear()
+
+        for i, item in enumerate(items):
+            rid = item.record.id
+            if any(items[j].record.id == rid for j in run):
+                flush()
+            if item.named_id and rid in held and held[rid] != item.user:  # an id is no key to another scope's
+                outcomes[i] = ConflictError(f"id {rid!r} is taken by a memory of another scope", id=rid)
+            elif item.refused is not None:
+                outcomes[i] = item.refused
+            else:
+                run.append(i)
+        flush()
+        assert all(o is not None for o in outcomes)
+        return outcomes  # type: ignore[return-value]
+
+    def _govern_each(self, records: list[MemIR], *, stamps: Mapping[str, tuple[datetime, str]],
+                     vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], dict[str, MemIR]]:
+        """Govern records of several calls at once (each with its own time and actor, ``stamps``); returns the
+        writes and, per record, the memory that stands for it right after its own decision (what its call alone
+        returns). The lifecycle mixin overrides this with the real governance."""
+        known = vectors or {}
+        writes = [Write(r, known.get(r.id), [entry(None, r, Action.created, now=stamps[r.id][0],
+                                                   actor=stamps[r.id][1], reason="added")]) for r in records]
+        return writes, {r.id: r for r in records}
 
     @serialized
     def add_many(self, items: Iterable[Mapping[str, Any]], *, user: str | None = None, agent: str | None = None,

@@ -137,6 +137,18 @@ class LifecycleMixin(_Base):
         merged = {e.other_id: e.memory_id for e in report.merged if e.other_id is not None}
         return writes, merged
 
+    def _govern_each(self, records: list[MemIR], *, stamps: Mapping[str, tuple[datetime, str]],
+                     vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], dict[str, MemIR]]:
+        decided: dict[str, tuple[MemIR, int, int]] = {}
+        now, actor = stamps[records[0].id]
+        writes, report = self._governor().govern(records, now=now, actor=actor, vectors=vectors, stamps=stamps,
+                                                 decided=decided)
+        # each call's own decisions; the last call's are left as this object's latest write, as the calls made
+        # one after another would leave them
+        _, start, end = decided[records[-1].id]
+        self.last_write_report = WriteReport(report.events[start:end])
+        return writes, {rid: stands for rid, (stands, _, _) in decided.items()}
+
     # -- history and time ----------------------------------------------------------------
     def history(self, id: str, *, user: str | _Any | None = None) -> list[HistoryEntry]:
         """Every recorded change to a memory (what, when, why, by what), oldest first."""

@@ -123,6 +123,13 @@ class Store(abc.ABC):
     """A memory store backend."""
 
     capabilities: Capabilities
+    #: one write transaction at a time for the whole store (SQLite: one writer per file): concurrent ``add`` calls
+    #: of one ``Memory`` then gain from sharing a transaction (``MemoryConfig.group_commit``)
+    one_writer: bool = False
+
+    def writing_here(self) -> bool:
+        """Whether the calling thread holds this store's write transaction (inside :meth:`exclusive`)."""
+        return False
 
     # -- the contract ---------------------------------------------------
     @abc.abstractmethod

@@ -61,6 +61,7 @@ class Connection:
         self.lock = threading.RLock()
         #: depth of the exclusive() block the thread holding ``lock`` is in (0: none)
         self._held = 0
+        self._holder: int | None = None  # the thread whose transaction is held
         self._checkpoint_due = False
         self._conn: sqlite3.Connection | None = None
         self._conn = self._retry("open", self._open)
@@ -88,6 +89,11 @@ class Connection:
     def held(self) -> bool:
         """Whether a transaction of :meth:`exclusive` or :meth:`snapshot` is open."""
         return bool(self._held)
+
+    @property
+    def held_here(self) -> bool:
+        """Whether the calling thread holds the transaction of :meth:`exclusive` or :meth:`snapshot`."""
+        return bool(self._held) and self._holder == threading.get_ident()
 
     @property
     def closed(self) -> bool:
@@ -133,16 +139,16 @@ class Connection:
             self._retry(operation, lambda: conn.execute(begin))
             if begin == "BEGIN":  # a deferred transaction takes its snapshot at the first read: take it now
                 self._retry(operation, lambda: conn.execute("SELECT 1 FROM meta LIMIT 1").fetchall())
-            self._held = 1
+            self._held, self._holder = 1, threading.get_ident()
             try:
                 yield
             except BaseException:
-                self._held = 0
+                self._held, self._holder = 0, None
                 if conn.in_transaction:
                     with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
                 raise
-            self._held = 0
+            self._held, self._holder = 0, None
             try:
                 self._retry(f"{operation} (commit)", lambda: conn.execute("COMMIT"))
             except BaseException:

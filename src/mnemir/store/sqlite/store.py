@@ -69,6 +69,8 @@ class SQLiteStore(Store):
     (an fsync at every commit).
     """
 
+    one_writer = True
+
     capabilities = Capabilities(name="sqlite", exact_filtered_vectors=True, ann=True, text_languages=("en", "zh"))
 
     def __init__(self, path: str | os.PathLike[str], *, ontology: Ontology, busy_timeout_s: float = 5.0,
@@ -620,6 +622,9 @@ class SQLiteStore(Store):
             with contextlib.suppress(StoreError):  # a cache: failing to keep it must not fail the close
                 self._db.read("cache file", keep)
         self._db.close()
+
+    def writing_here(self) -> bool:
+        return self._db.held_here
 
     @contextlib.contextmanager
     def exclusive(self, scope: str | _Any | None = ANY) -> Iterator[None]:
