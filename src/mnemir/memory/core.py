@@ -379,7 +379,7 @@ class MemoryCore:
                 return
             records = [items[i].record for i in run]
             stamps = {items[i].record.id: (items[i].now, items[i].creator) for i in run}
-            vectors = {items[i].record.id: items[i].given for i in run if items[i].given is not None}
+            vectors = {item.record.id: item.given for item in (items[i] for i in run) if item.given is not None}
             writes, stands = self._govern_each(records, stamps=stamps, vectors=vectors or None)
             self._write(writes)
             held.update((w.record.id, w.record.scope.user_id) for w in writes)
