@@ -41,7 +41,7 @@ LEVELS = (1, 2, 4, 8, 16)
 
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 def measure_level(mem: Any, items: list[dict[str, Any]], vectors: Any, callers: int, use_asyncio: bool,

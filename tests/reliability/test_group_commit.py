@@ -215,7 +215,7 @@ def test_one_calls_error_fails_only_that_call(tmp_path: Path, embedder: Any, vec
             outcomes[cid] = memory.add(call["text"], call["type"], call["properties"], user="alice", id=cid,
                                        now=NOW + timedelta(seconds=at),
                                        vector=embedder.embed([call["text"]])[0] if cid == "untyped" else None)
-        except Exception as exc:  # noqa: BLE001 - the test compares each call's own error
+        except Exception as exc:  # the test compares each call's own error
             outcomes[cid] = exc
 
     with memory.store.exclusive():  # the first caller leads and waits for the store; the others queue behind it
@@ -294,3 +294,24 @@ def test_every_acknowledged_add_survives_the_process_ending(tmp_path: Path, embe
             assert memory.get(cid, user="ona").id == cid
             assert [h.action.value for h in memory.history(cid, user="ona")] == ["created"]
         assert memory.check().ok
+
+
+def _submit_in_child(group: Any, out: Any) -> None:
+    out.send(group.submit(lambda: "written in the child"))
+    os._exit(0)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork")
+def test_a_forked_child_does_not_inherit_a_busy_queue() -> None:
+    """A process forked while another thread leads (or holds the queue's lock) must not wait for that thread, which
+    stayed in the parent: the child's first call starts a queue of its own."""
+    from mnemir.memory.group import GroupCommit
+
+    group: GroupCommit[str] = GroupCommit(lambda items: [f"{item}!" for item in items])
+    receive, send = multiprocessing.get_context("fork").Pipe(duplex=False)
+    with group._mutex:  # as if a leader of the parent were taking its batch at the fork
+        group._busy = True
+        child = multiprocessing.get_context("fork").Process(target=_submit_in_child, args=(group, send))
+        child.start()
+    child.join(30)
+    assert child.exitcode == 0 and receive.recv() == "written in the child!"

@@ -22,7 +22,7 @@ from typing import IO, Any, Concatenate, ParamSpec, Self, TypeVar
 import numpy as np
 
 from mnemir.embed.base import Embedder, Vectors
-from mnemir.errors import ConflictError, ModelMismatchError, ValidationError
+from mnemir.errors import ConflictError, MnemirError, ModelMismatchError, ValidationError
 from mnemir.ir import (
     Action,
     Content,
@@ -360,8 +360,9 @@ class MemoryCore:
             with self.store.exclusive(ANY):
                 return self._add_written(items)
         except Exception as exc:
-            if len(items) == 1:
-                return [exc]
+            # the store stayed busy (another process held it): nobody's own error, and nothing was written
+            if len(items) == 1 or (isinstance(exc, MnemirError) and exc.context.get("busy")):
+                return [exc] * len(items)
         return [self._add_together([item])[0] for item in items]
 
     def _add_written(self, items: Sequence[_Add]) -> list[MemIR | BaseException]:

@@ -15,6 +15,7 @@ path). Threads wait on an event, asyncio tasks on the loop (``submit_async``): o
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
@@ -58,6 +59,7 @@ class GroupCommit(Generic[T]):
     def __init__(self, run: Callable[[Sequence[T]], list[Any]], *, limit: int = BATCH_LIMIT) -> None:
         self._run = run
         self._limit = limit
+        self._pid = os.getpid()
         self._mutex = threading.Lock()
         self._queue: list[Ticket[T]] = []
         self._busy = False  # a leader is writing, or has been named
@@ -70,6 +72,10 @@ class GroupCommit(Generic[T]):
         """Queue the item ``make()`` builds. It is built under the queue's lock, so the order of the queue is the
         order in which items were made (an item's time stamp, taken by ``make``, follows the arrival order); if
         ``make`` raises, nothing is queued. The first caller while nobody writes leads at once."""
+        if self._pid != os.getpid():
+            # a forked child: the threads that were queued or leading stayed in the parent (and the mutex may
+            # have been copied held); the child starts with an empty queue
+            self._pid, self._mutex, self._queue, self._busy = os.getpid(), threading.Lock(), [], False
         with self._mutex:
             ticket = Ticket(make(), loop)
             self._queue.append(ticket)

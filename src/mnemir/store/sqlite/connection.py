@@ -203,7 +203,7 @@ class Connection:
                     raise StoreError(
                         f"SQLite store {self.path}: {operation} gave up after {self.retry_for_s:g}s because other "
                         "connections kept the store busy; nothing was written by this call, try again",
-                        path=str(self.path), operation=operation,
+                        path=str(self.path), operation=operation, busy=True,
                     ) from None
             time.sleep(delay * random.uniform(0.5, 1.5))
             delay = min(delay * 2, 0.25)
