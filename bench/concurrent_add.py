@@ -3,6 +3,7 @@
     python bench/concurrent_add.py --compare /tmp/start/src                 # this checkout and another, side by side
     python bench/concurrent_add.py --sizes 10000 --rounds 1 --total 160     # a quick run
     python bench/concurrent_add.py --compare /tmp/start/src --asyncio        # callers are asyncio tasks instead
+    python bench/concurrent_add.py --compare /tmp/start/src --synchronous full   # an fsync at every commit
 
 On the store of N memories that ``scale.py`` builds (under ``--root``; built there if missing), ``C`` threads sharing
 one ``Memory`` each add ``--total / C`` new Fact records into the big scope, one governed ``add`` per record, with
@@ -106,7 +107,7 @@ def measure_level(mem: Any, items: list[dict[str, Any]], vectors: Any, callers: 
     return out
 
 
-def measure_size(n: int, root: Path, total: int, use_asyncio: bool) -> dict[str, Any]:
+def measure_size(n: int, root: Path, total: int, use_asyncio: bool, synchronous: str) -> dict[str, Any]:
     import scale
 
     import mnemir
@@ -117,7 +118,7 @@ def measure_size(n: int, root: Path, total: int, use_asyncio: bool) -> dict[str,
     if not path.exists():
         scale.build(path, n, SEED)
     onto = scale.ontology()
-    store = SQLiteStore(path, ontology=onto, ann=True)
+    store = SQLiteStore(path, ontology=onto, ann=True, synchronous=synchronous)
     where = scale.centres(SEED)
     store.vector_search(Selection(user_id=scale.USER, types=("Fact",)), scale.queries(SEED, 1, where)[0], 10)
     count = total * (len(LEVELS) + 1)
@@ -149,7 +150,8 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
     import mnemir
 
     out: dict[str, Any] = {"mnemir": mnemir.__file__, "load_start": os.getloadavg()[0]}
-    out["sizes"] = {str(n): measure_size(n, args.root, args.total if n < 50_000 else args.total_large, args.asyncio)
+    out["sizes"] = {str(n): measure_size(n, args.root, args.total if n < 50_000 else args.total_large, args.asyncio,
+                                        args.synchronous)
                     for n in args.sizes}
     out["load_end"] = os.getloadavg()[0]
     return out
@@ -204,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--total", type=int, default=480, help="adds per level under 50,000 memories")
     parser.add_argument("--total-large", type=int, default=240, help="adds per level from 50,000 memories")
     parser.add_argument("--asyncio", action="store_true", help="callers are asyncio tasks on AsyncMemory")
+    parser.add_argument("--synchronous", choices=("normal", "full"), default="normal",
+                        help="the SQLite store's sqlite_synchronous setting")
     parser.add_argument("--compare", default=None, help="another checkout's src directory, measured alongside")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -212,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(worker(args)))
         return 0
     passed = ["--sizes", ",".join(map(str, args.sizes)), "--root", str(args.root), "--total", str(args.total),
-              "--total-large", str(args.total_large), *(["--asyncio"] if args.asyncio else [])]
+              "--total-large", str(args.total_large), "--synchronous", args.synchronous,
+              *(["--asyncio"] if args.asyncio else [])]
     systems = {"this checkout": str(HERE.parent / "src")}
     if args.compare:
         systems[args.compare] = args.compare

@@ -381,6 +381,7 @@ class MemoryCore:
             records = [items[i].record for i in run]
             stamps = {items[i].record.id: (items[i].now, items[i].creator) for i in run}
             vectors = {item.record.id: item.given for item in (items[i] for i in run) if item.given is not None}
+            self._flush_queue()  # governance reads the store: it must see what an enclosing block queued
             writes, stands = self._govern_each(records, stamps=stamps, vectors=vectors or None)
             self._write(writes)
             held.update((w.record.id, w.record.scope.user_id) for w in writes)
