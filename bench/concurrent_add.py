@@ -107,7 +107,8 @@ def measure_level(mem: Any, items: list[dict[str, Any]], vectors: Any, callers: 
     return out
 
 
-def measure_size(n: int, root: Path, total: int, use_asyncio: bool, synchronous: str) -> dict[str, Any]:
+def measure_size(n: int, root: Path, total: int, use_asyncio: bool, synchronous: str,
+                 levels: tuple[int, ...] = LEVELS) -> dict[str, Any]:
     import scale
 
     import mnemir
@@ -121,7 +122,7 @@ def measure_size(n: int, root: Path, total: int, use_asyncio: bool, synchronous:
     store = SQLiteStore(path, ontology=onto, ann=True, synchronous=synchronous)
     where = scale.centres(SEED)
     store.vector_search(Selection(user_id=scale.USER, types=("Fact",)), scale.queries(SEED, 1, where)[0], 10)
-    count = total * (len(LEVELS) + 1)
+    count = total * (len(levels) + 1)
     props = scale.chunk_props(SEED, 10**6 + 13, n, count)
     vectors = scale.chunk_vectors(SEED, 10**6 + 13, count, where)
     records = [scale.record_of(n + j, props, j) for j in range(count)]
@@ -134,7 +135,7 @@ def measure_size(n: int, root: Path, total: int, use_asyncio: bool, synchronous:
     try:
         warm = measure_level(mem, items[:total], vectors[:total], 4, use_asyncio, scale.USER)  # caches, dictionary
         store.write([], model_id=scale.MODEL, delete_ids=warm.pop("_ids"))
-        for k, callers in enumerate(LEVELS, start=1):
+        for k, callers in enumerate(levels, start=1):
             lo = k * total
             load = os.getloadavg()[0]
             level = measure_level(mem, items[lo:lo + total], vectors[lo:lo + total], callers, use_asyncio,
@@ -151,7 +152,7 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
 
     out: dict[str, Any] = {"mnemir": mnemir.__file__, "load_start": os.getloadavg()[0]}
     out["sizes"] = {str(n): measure_size(n, args.root, args.total if n < 50_000 else args.total_large, args.asyncio,
-                                        args.synchronous)
+                                        args.synchronous, tuple(args.levels))
                     for n in args.sizes}
     out["load_end"] = os.getloadavg()[0]
     return out
@@ -169,7 +170,7 @@ def summary(runs: list[Any]) -> Any:
     return first
 
 
-def report(systems: dict[str, Any]) -> list[str]:
+def report(systems: dict[str, Any], levels: list[int]) -> list[str]:
     names = list(systems)
     lines = []
     sizes = systems[names[0]]["sizes"]
@@ -178,7 +179,7 @@ def report(systems: dict[str, Any]) -> list[str]:
         head = " | ".join(f"{name}: add/s wall (spread), per CPU s, p50 / p99 ms" for name in names)
         lines.append(f"| callers | {head} |" + (" ratio wall | calls per transaction |" if len(names) == 2 else ""))
         lines.append("|---:|" + "---|" * len(names) + ("---:|---:|" if len(names) == 2 else ""))
-        for level in map(str, LEVELS):
+        for level in map(str, levels):
             cells = []
             for name in names:
                 r = systems[name]["sizes"][n][level]
@@ -191,7 +192,7 @@ def report(systems: dict[str, Any]) -> list[str]:
                 per_batch = a.get("calls_per_batch", {}).get("median", 1.0)
                 row += f" {a['per_s']['median'] / b['per_s']['median']:.2f}x | {per_batch:.1f} |"
             lines.append(row)
-        loads = [systems[name]["sizes"][n][lv]["load"] for name in names for lv in map(str, LEVELS)]
+        loads = [systems[name]["sizes"][n][lv]["load"] for name in names for lv in map(str, levels)]
         lines.append(f"load (1-min average at each level's start): {min(x['min'] for x in loads):.1f}-"
                      f"{max(x['max'] for x in loads):.1f}")
         lines.append("")
@@ -205,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--total", type=int, default=480, help="adds per level under 50,000 memories")
     parser.add_argument("--total-large", type=int, default=240, help="adds per level from 50,000 memories")
+    parser.add_argument("--levels", type=lambda v: [int(x) for x in v.split(",") if x], default=list(LEVELS),
+                        help="numbers of concurrent callers")
     parser.add_argument("--asyncio", action="store_true", help="callers are asyncio tasks on AsyncMemory")
     parser.add_argument("--synchronous", choices=("normal", "full"), default="normal",
                         help="the SQLite store's sqlite_synchronous setting")
@@ -217,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     passed = ["--sizes", ",".join(map(str, args.sizes)), "--root", str(args.root), "--total", str(args.total),
               "--total-large", str(args.total_large), "--synchronous", args.synchronous,
+              "--levels", ",".join(map(str, args.levels)),
               *(["--asyncio"] if args.asyncio else [])]
     systems = {"this checkout": str(HERE.parent / "src")}
     if args.compare:
@@ -234,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             runs[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
     result = {"machine": machine(), "command": "python bench/concurrent_add.py " + " ".join(argv or sys.argv[1:]),
               "systems": {name: summary(rs) for name, rs in runs.items()}, "rounds": runs}
-    lines = report(result["systems"])
+    lines = report(result["systems"], args.levels)
     print("\n".join(lines))
     result["report"] = lines
     if args.json:
