@@ -315,3 +315,49 @@ def test_a_forked_child_does_not_inherit_a_busy_queue() -> None:
         child.start()
     child.join(30)
     assert child.exitcode == 0 and receive.recv() == "written in the child!"
+
+
+def test_a_batch_the_store_stays_busy_for_fails_every_call_alike(tmp_path: Path, embedder: Any,
+                                                                 vectors: dict[str, Any]) -> None:
+    """Another process holds the store past the retry deadline: nothing of the batch was written and no call owns
+    the error, so every call gets the busy StoreError at once, without each being tried again alone."""
+    memory = mnemir.open(tmp_path / "mem", embedder=embedder, config=MemoryConfig(busy_timeout_s=0.05))
+    memory.store._db.retry_for_s = 0.5  # type: ignore[attr-defined]
+    group = memory._add_group()
+    assert group is not None
+    tried: list[int] = []
+    write = memory._add_together
+
+    def counted(items: Sequence[_Add]) -> list[Any]:
+        tried.append(len(items))
+        return write(items)
+
+    memory._add_together = counted  # type: ignore[method-assign]
+    group._run = counted
+    calls = _calls()[:5]
+    outcomes: dict[str, Any] = {}
+
+    def caller(call: dict[str, Any]) -> None:
+        try:
+            outcomes[call["id"]] = _add(memory, call, vectors)
+        except StoreError as exc:
+            outcomes[call["id"]] = exc
+
+    other = sqlite3.connect(memory.store.path, isolation_level=None)  # type: ignore[attr-defined]
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        threads = [threading.Thread(target=caller, args=(call,)) for call in calls]
+        threads[0].start()
+        while not group._busy:
+            time.sleep(0.005)
+        for thread in threads[1:]:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert all(isinstance(o, StoreError) and o.context.get("busy") for o in outcomes.values()), outcomes
+    assert len(outcomes) == 5 and sum(tried) == 5  # each call tried once, in its batch
+    assert memory.count(user=ANY) == 0 and memory.check().ok
+    memory.close()
