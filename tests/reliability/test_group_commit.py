@@ -361,3 +361,38 @@ def test_a_batch_the_store_stays_busy_for_fails_every_call_alike(tmp_path: Path,
     assert len(outcomes) == 5 and sum(tried) == 5  # each call tried once, in its batch
     assert memory.count(user=ANY) == 0 and memory.check().ok
     memory.close()
+
+
+def test_cancelled_tasks_never_stall_the_queue(tmp_path: Path, embedder: Any, vectors: dict[str, Any]) -> None:
+    """Tasks cancelled while they join, wait or lead: the calls already queued are written (as ``to_thread`` work
+    was), a batch handed to a worker thread is led to its end, and the adds after them go through."""
+    calls = _calls()
+
+    async def run() -> tuple[Any, int]:
+        amem = await mnemir.open_async(tmp_path / "mem", embedder=embedder)
+
+        async def one(call: dict[str, Any]) -> Any:
+            return await amem.add(call["text"], call["type"], call["properties"], user=call["user"], id=call["id"],
+                                  now=call["now"], vector=vectors[call["text"]])
+
+        for delay in (0.0, 0.001, 0.005, 0.02):
+            tasks = [asyncio.ensure_future(one(c)) for c in calls[:12]]
+            await asyncio.sleep(delay)
+            for task in tasks[::2]:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        later = await asyncio.wait_for(one(calls[12]), 30)
+        group = amem.sync._add_group()
+        for _ in range(1000):  # calls queued by cancelled tasks finish in worker threads
+            if not group._busy:
+                break
+            await asyncio.sleep(0.01)
+        return amem, later
+
+    amem, later = asyncio.run(run())
+    try:
+        assert amem.sync.get(later.id, user=later.scope.user_id) == later
+        assert amem.sync._add_group()._busy is False
+        assert amem.sync.check().ok
+    finally:
+        amem.sync.close()

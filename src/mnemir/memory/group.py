@@ -33,6 +33,7 @@ class Ticket(Generic[T]):
         self.item = item
         self.done = False
         self.lead = False  # the previous leader handed this call the next batch
+        self.orphan = False  # the caller stopped waiting (an interrupt, a cancelled task)
         self.result: Any = None
         self.error: BaseException | None = None
         self._loop = loop
@@ -92,8 +93,7 @@ class GroupCommit(Generic[T]):
         try:
             while True:
                 if ticket.lead:
-                    ticket.lead = False
-                    self.lead()
+                    self.lead(ticket)
                 if ticket.done:
                     return ticket.outcome()
                 event.wait()
@@ -104,37 +104,61 @@ class GroupCommit(Generic[T]):
 
     async def submit_async(self, make: Callable[[], T]) -> Any:
         """Queue an item from an asyncio task (the item is made, and a batch led, in a worker thread: the event
-        loop never waits for the store); returns its outcome once its transaction has ended."""
-        ticket = await asyncio.to_thread(self._join, make, asyncio.get_running_loop())
+        loop never waits for the store); returns its outcome once its transaction has ended. A task cancelled
+        meanwhile leaves its call queued (it is written, as ``to_thread`` work was) and never stalls the queue."""
+        joining = asyncio.ensure_future(asyncio.to_thread(self._join, make, asyncio.get_running_loop()))
+        try:
+            ticket = await asyncio.shield(joining)
+        except asyncio.CancelledError:
+            joining.add_done_callback(self._abandon_joined)
+            raise
         aevent = ticket._aevent
         assert aevent is not None
+        leading: asyncio.Future[None] | None = None
         try:
             while True:
                 if ticket.lead:
-                    ticket.lead = False
-                    await asyncio.to_thread(self.lead)
+                    # shielded: a batch once handed to a worker thread is led to its end, whatever the task
+                    leading = asyncio.ensure_future(asyncio.to_thread(self.lead, ticket))
+                    await asyncio.shield(leading)
+                    leading = None
                 if ticket.done:
                     return ticket.outcome()
                 await aevent.wait()
                 aevent.clear()
         except BaseException:
-            self._abandon(ticket)
+            if leading is None:  # else the worker thread leads, and hands over when done
+                self._abandon(ticket)
             raise
 
+    def _abandon_joined(self, joining: asyncio.Future[Ticket[T]]) -> None:
+        if not joining.cancelled() and joining.exception() is None:
+            self._abandon(joining.result())
+
     def _abandon(self, ticket: Ticket[T]) -> None:
-        """A waiter stopped waiting (an interrupt, a cancelled task): its write still happens, and if it had just
-        been named leader, a thread of our own leads in its place so that the queue never stalls."""
+        """A waiter stopped waiting (an interrupt, a cancelled task): its write still happens. If it has been
+        named leader, a thread of our own leads in its place now; if it is named later, then (``orphan``)."""
         with self._mutex:
+            ticket.orphan = True
             orphaned = ticket.lead and not ticket.done
             ticket.lead = False
         if orphaned:
-            threading.Thread(target=self.lead, name="mnemir-group-commit", daemon=True).start()
+            self._lead_in_thread()
+
+    def _lead_in_thread(self) -> None:
+        threading.Thread(target=self.lead, name="mnemir-group-commit", daemon=True).start()
 
     # -- leading ---------------------------------------------------------------------------------
-    def lead(self) -> None:
+    def lead(self, ticket: Ticket[T] | None = None) -> None:
         """Write one batch (everything queued now, up to the limit), hand each call its outcome, and hand the
-        next batch to the oldest call still waiting (or let the next arrival lead at once)."""
+        next batch to the oldest call still waiting (or let the next arrival lead at once). ``ticket``: the call
+        named leader, whose turn this is (its flag is cleared with the batch taken, so that a caller interrupted
+        before this point is replaced by :meth:`_abandon`)."""
         with self._mutex:
+            if ticket is not None:
+                if not ticket.lead:  # abandoned meanwhile, and a thread of ours leads instead
+                    return
+                ticket.lead = False
             batch, self._queue = self._queue[:self._limit], self._queue[self._limit:]
         outcomes: list[Any] = []
         failed: BaseException | None = None
@@ -156,7 +180,10 @@ class GroupCommit(Generic[T]):
                     ticket.wake()
                 if self._queue:
                     successor = self._queue[0]
-                    successor.lead = True
-                    successor.wake()
+                    if successor.orphan:  # its caller stopped waiting: a thread of ours leads
+                        self._lead_in_thread()
+                    else:
+                        successor.lead = True
+                        successor.wake()
                 else:
                     self._busy = False
