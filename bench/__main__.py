@@ -69,6 +69,9 @@ BENCHMARKS: dict[str, Benchmark] = {
                              "wall time, recall after the adds (scale.py's 10k and 100k stores)",
                              ("--sizes", "10000,100000", "--recall", "2"), ("--sizes", "10000", "--add", "100",
                                                                             "--rounds", "1")),
+    "concurrent_add": Benchmark("concurrent_add.py", "governed add/s with 1, 2, 4, 8, 16 concurrent callers sharing "
+                                "one Memory (group commit, decision 0113; scale.py's 10k and 100k stores)", (),
+                                ("--sizes", "10000", "--rounds", "1", "--levels", "1,4", "--total", "64")),
     "write_path_profile": Benchmark("write_path_profile.py", "CPU per utterance of remember and ingest by part of "
                                     "the write path (model, extraction, searches, governance, store write, cache "
                                     "upkeep)", (), ("--users", "5", "--rounds", "1"), json=False),
