@@ -160,3 +160,19 @@ def test_ingest_rejects_malformed_conversations(mem: mnemir.Memory, wed: datetim
     with pytest.raises(ValidationError):
         mem.ingest(turns, user="max", now=wed)  # type: ignore[arg-type]
     assert mem.count(user="max") == 0
+
+
+@pytest.mark.parametrize("turn", [-1, 2**63, True, "3"])
+def test_a_turn_number_out_of_range_is_refused_with_our_error_and_nothing_is_written(mem: mnemir.Memory, wed: datetime,
+                                                                                      turn: object) -> None:
+    with pytest.raises(ValidationError) as info:
+        mem.remember("My new bike lock code is four digits long", user="alice", turn=turn, now=wed)  # type: ignore[arg-type]
+    assert info.value.context["field"] == "turn" and info.value.context["value"] == repr(turn)
+    assert mem.count(user="alice") == 0
+    with pytest.raises(ValidationError) as info:
+        mem.ingest([{"speaker": "user", "text": "My new bike lock code is four digits long", "turn": turn}],
+                   user="alice", now=wed)
+    assert info.value.context["field"] == "turns[0].turn"
+    assert mem.count(user="alice") == 0
+    mem.remember("My new bike lock code is four digits long", user="alice", turn=2**63 - 1, now=wed)
+    assert mem.count(user="alice") > 0  # the largest turn a store keeps is accepted

@@ -2740,9 +2740,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
+#: a turn number is stored as a property, and the stores keep integers in 64 bits
+_MAX_TURN = 2**63 - 1
+
+
 def _check_turn(turn: object, field: str = "turn") -> None:
-    if turn is not None and (not isinstance(turn, int) or isinstance(turn, bool) or turn < 0):
-        raise ValidationError("turn must be a non-negative integer", field=field, value=turn, allowed="int >= 0")
+    if turn is not None and (not isinstance(turn, int) or isinstance(turn, bool) or not 0 <= turn <= _MAX_TURN):
+        raise ValidationError("turn must be a non-negative 64-bit integer", field=field, value=turn,
+                              allowed=f"int from 0 to {_MAX_TURN}")
 
 
 def _speaker_of(value: object, field: str) -> str:
