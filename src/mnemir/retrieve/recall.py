@@ -281,6 +281,13 @@ class RecallConfig:
     #: continuity) unchanged by construction, measured identical (docs/decisions/0101)
     chat_tail_share: float | None = 1.0
     chat_tail_said: bool | None = True
+    #: ... and there recall's plain search over the utterances weighs its keyword order this much
+    #: (``plain_text_weight``) and the strength of its signals this much (``plain_score_weight``); None: as set for
+    #: every store. A long conversation between people holds many turns on the same few subjects, which a sentence
+    #: vector ranks alike, while the words a question shares with one turn (a name, a place, a thing) single it out
+    #: (docs/decisions/0112)
+    chat_text_weight: float | None = None
+    chat_score_weight: float | None = None
     #: the tail's stand-in (``plain_tail_said``) replaces only a reading its extractor was less sure of than this (the
     #: classifier's probability of the type read; of the feeling, for an utterance from which only a feeling was
     #: read): a ruling rests on the intent *and* on the role read, and a sure reading of a ruled-out role is ruled
@@ -505,6 +512,7 @@ class RecallConfig:
                                 ("decision_choices_close", 0.0, 1.0), ("floor_confident", 0.0, 1.0),
                                 ("chat_confident_intent", 0.0, 1.0), ("chat_plain_share", 0.0, 1.0),
                                 ("chat_tail_share", 0.0, 1.0), ("plain_tail_said_below", 0.0, 1.0),
+                                ("chat_text_weight", 0.0, 10.0), ("chat_score_weight", 0.0, 10.0),
                                 ("talk_among_people", -6.0, 6.0)):
             value = getattr(self, name)
             if value is None and (name.startswith("chat_") or name in ("plain_tail_said_below", "talk_among_people")):
@@ -930,9 +938,16 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     if not q.among_people and _talk_among_people(utterances, known, q.config):
         q.among_people = q.talk = True
     if q.among_people:  # a conversation between people: its own settings from here on (RecallConfig.chat_*)
+        before = q.config
         q.config = _between_people(q.config)
         if q.config.chat_past:
             q.past = past = True
+        if (q.config.plain_text_weight, q.config.plain_score_weight) != (before.plain_text_weight,
+                                                                         before.plain_score_weight):
+            # its plain search weighs the keyword order as set there: placed again over the same searches
+            utterances = plain_group_ranks(known, _past_period(intent, now), q.config.plain_text_weight,
+                                           q.config.plain_assistant_weight, orders=said, ties=q.config.plain_ties,
+                                           score_weight=q.config.plain_score_weight)
     folded = fold_episodes(q.store, q.scope, pool, past, q.qvec, q.ranking.felt_beside_calm)
     q.plain = plain_ranks(pool, utterances)
     q.groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
@@ -1540,6 +1555,10 @@ def _between_people(config: RecallConfig) -> RecallConfig:
         changes["plain_tail_share"] = config.chat_tail_share
     if config.chat_tail_said is not None:
         changes["plain_tail_said"] = config.chat_tail_said
+    if config.chat_text_weight is not None:
+        changes["plain_text_weight"] = config.chat_text_weight
+    if config.chat_score_weight is not None:
+        changes["plain_score_weight"] = config.chat_score_weight
     return config.with_(**changes) if changes else config
 
 
