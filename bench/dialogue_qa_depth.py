@@ -18,7 +18,8 @@ a variant's top 10 does not, the loss gets its first matching cause:
 
 ``MERGE=N`` (environment): every N conversations of one language are kept in one store (sessions renumbered, the
 questions of each asked over the whole store), a long store of several conversations as a proxy for conversations
-several times longer than the suite's (LoCoMo's run to 300-700 turns).
+several times longer than the suite's (LoCoMo's run to 300-700 turns). ``KS=5,10`` (environment): the depths asked
+(10 among them). ``FIRST=N``: only the first N conversations of each language.
 
 Prints hit rates at each k and the cause counts (no benchmark text). Never with ``test``.
 """
@@ -38,7 +39,7 @@ from mnemir.eval import locomo as L
 from mnemir.retrieve.recall import RecallConfig, _past_period, plain_utterance_order
 
 BASE = RecallConfig()
-KS = (5, 10, 20)
+KS = tuple(int(k) for k in os.environ.get("KS", "5,10,20").split(","))
 REF = 10  # the depth at which raw search's hits are the reference for losses
 
 
@@ -80,11 +81,16 @@ def merged(samples: list[tuple[Any, Any]], n: int) -> list[tuple[Any, Any]]:
 
 def main() -> None:
     out, variants, emb, samples = setup(sys.argv)
+    if "FIRST" in os.environ:
+        first = int(os.environ["FIRST"])
+        samples = [(c, s) for c, s in samples if sum(1 for o, _ in samples[:samples.index((c, s))]
+                                                      if o.lang == c.lang) < first]
     if int(os.environ.get("MERGE", "1")) > 1:
         samples = merged(samples, int(os.environ["MERGE"]))
     rows: list[dict[str, Any]] = []
     started = time.time()
     top = max(KS)
+    assert REF in KS, "the reference depth (10) must be asked"
     with tempfile.TemporaryDirectory(prefix="dqa-depth-") as tmp:
         for i, (conv, sample) in enumerate(samples):
             turns = L.build_turns(sample, Path(tmp) / f"t{i}", emb)

@@ -288,6 +288,11 @@ class RecallConfig:
     #: (docs/decisions/0112)
     chat_text_weight: float | None = None
     chat_score_weight: float | None = None
+    #: ... and over a long one (at least ``chat_long_turns`` utterances kept in the user's scope) the keyword order
+    #: weighs this much instead (None: ``chat_text_weight``): the more turns, the more of them a sentence vector
+    #: ranks alike, and the more a shared rare word says (docs/decisions/0112)
+    chat_text_weight_long: float | None = None
+    chat_long_turns: int = 400
     #: the tail's stand-in (``plain_tail_said``) replaces only a reading its extractor was less sure of than this (the
     #: classifier's probability of the type read; of the feeling, for an utterance from which only a feeling was
     #: read): a ruling rests on the intent *and* on the role read, and a sure reading of a ruled-out role is ruled
@@ -513,6 +518,7 @@ class RecallConfig:
                                 ("chat_confident_intent", 0.0, 1.0), ("chat_plain_share", 0.0, 1.0),
                                 ("chat_tail_share", 0.0, 1.0), ("plain_tail_said_below", 0.0, 1.0),
                                 ("chat_text_weight", 0.0, 10.0), ("chat_score_weight", 0.0, 10.0),
+                                ("chat_text_weight_long", 0.0, 10.0),
                                 ("talk_among_people", -6.0, 6.0)):
             value = getattr(self, name)
             if value is None and (name.startswith("chat_") or name in ("plain_tail_said_below", "talk_among_people")):
@@ -521,7 +527,7 @@ class RecallConfig:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
                                       allowed=f"[{low:g}, {high:g}]")
         for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback", "fusion_k", "talk_depth",
-                     "talk_least"):
+                     "talk_least", "chat_long_turns"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValidationError(f"{name} must be a positive integer", field=name, value=value,
@@ -940,6 +946,9 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     if q.among_people:  # a conversation between people: its own settings from here on (RecallConfig.chat_*)
         before = q.config
         q.config = _between_people(q.config)
+        if q.config.chat_text_weight_long is not None \
+                and q.store.count(q.scope.with_(types=(EPISODE,), where=None)) >= q.config.chat_long_turns:
+            q.config = q.config.with_(plain_text_weight=q.config.chat_text_weight_long)
         if q.config.chat_past:
             q.past = past = True
         if (q.config.plain_text_weight, q.config.plain_score_weight) != (before.plain_text_weight,
