@@ -290,8 +290,12 @@ class RecallConfig:
     chat_score_weight: float | None = None
     #: ... and over a long one (at least ``chat_long_turns`` utterances kept in the user's scope) the keyword order
     #: weighs this much instead (None: ``chat_text_weight``): the more turns, the more of them a sentence vector
-    #: ranks alike, and the more a shared rare word says (docs/decisions/0112)
-    chat_text_weight_long: float | None = None
+    #: ranks alike, and the more a shared rare word says. On at 3.0 (train, five conversations kept in one store,
+    #: ~650 turns: the best of 1.5 / 2 / 3): dialogue QA dev so merged, unlabelled 0.576 / 0.679 -> 0.601 / 0.689
+    #: at @5 / @10 (33 won / 12 lost, 15 / 7), labelled 0.695 / 0.760 -> 0.696 / 0.774 (16 / 15, 23 / 11); every
+    #: store under 400 utterances (the suite's own, collapse, continuity) unchanged by construction
+    #: (docs/decisions/0112)
+    chat_text_weight_long: float | None = 3.0
     chat_long_turns: int = 400
     #: the tail's stand-in (``plain_tail_said``) replaces only a reading its extractor was less sure of than this (the
     #: classifier's probability of the type read; of the feeling, for an utterance from which only a feeling was
