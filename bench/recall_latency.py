@@ -149,7 +149,7 @@ def main() -> None:
         for q, user in plan[:5]:  # warm-up: vector cache load, intent model load
             mem.recall(q, user=user, k=5, now=NOW)
         results: dict[str, list[float]] = {"recall": [], "rules_only": [], "search": [], "vector_search": [],
-                                           "intent": [], "present": [], "frames": [], "variant": []}
+                                           "intent": [], "present": [], "frames": [], "count": [], "variant": []}
         # the settings recall itself reads (mem.recall_config: RecallConfig() unless replaced)
         config = mem.recall_config
         rules_only = config.with_(learned=False)
@@ -169,6 +169,8 @@ def main() -> None:
             results["frames"] += timed(lambda u=user: mem.store.select(
                 Selection(user_id=u, types=("ContextualFrame",)), order_by=[("@created_at", False)],
                 limit=FRAMES_LIMIT), 1)
+            # what recall reads over a long conversation between people (RecallConfig.chat_text_weight_long)
+            results["count"] += timed(lambda u=user: mem.store.count(Selection(user_id=u, types=("Episode",))), 1)
             results["recall"] += timed(lambda q=q, u=user: hits.append(len(mem.recall(q, user=u, k=k, now=NOW).hits)),
                                        1, "recall")
             mem.recall_config = rules_only  # the same query without the learned nudge (its features and model)
@@ -184,6 +186,7 @@ def main() -> None:
     print(f"{'operation':<32}{'p50 ms':>9}{'p95 ms':>9}{'p50 / search':>14}{'p50 cpu ms':>12}")
     for name, label in (("vector_search", "store.vector_search (k=20)"), ("search", "mem.search (hybrid, k=5)"),
                         ("present", "store.select present state"), ("frames", "store.select frames"),
+                        ("count", "store.count episodes"),
                         ("intent", "mem.intent (in recall)"), ("rules_only", f"mem.recall, rules only (k={k})"),
                         ("recall", f"mem.recall (k={k})"), ("variant", f"mem.recall, variant (k={k})")):
         if not results[name]:

@@ -8,12 +8,15 @@ recalls whose results differ (hits, scores, roles, context, notes: ``Recall.to_d
 
 The reference here is decision 0109's: "what is still open" reading every reading of the candidates' utterances
 and dropping those of an utterance read into more than ``SIBLINGS_AT_MOST`` memories afterwards (the code before
-``Store.edge_counts``). Never with ``test`` (the bench refuses it too).
+``Store.edge_counts``). ``REFERENCE=takers`` (environment): decision 0107's reading of the takers beyond the pool,
+every reading of every utterance in the pool (before decision 0112 counted them first). Never with ``test`` (the
+bench refuses it too).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import runpy
 import sys
 from collections import Counter
@@ -51,21 +54,45 @@ def reference_completed_elsewhere(store: Any, pool: Mapping[str, Any]) -> dict[s
     return out
 
 
+def reference_takers_beyond(store: Any, pool: Mapping[str, Any], by: dict[str, list[tuple[Any, str]]],
+                             qvec: Any) -> None:
+    """:func:`mnemir.retrieve.judgements._takers_beyond` as it was before it counted the readings first."""
+    groups = {J.utterance_of(c.record) for c in pool.values()}
+    readings = {e.source for e in store.edges(list(groups), relations=[J.DERIVED_FROM], direction="in")}
+    edges = [e for e in store.edges(list(groups | readings), relations=list(J.TAKES_BACK), direction="in")
+             if e.source not in pool]
+    if not edges:
+        return
+    users = {c.record.scope.user_id for c in pool.values()}
+    takers = {r.id: r for r in store.fetch(list({e.source for e in edges}))
+              if r.status in J.LIVE_STATUSES and r.scope.user_id in users}
+    vectors = store.vectors(list(takers))
+    for e in edges:
+        record, vector = takers.get(e.source), vectors.get(e.source)
+        if record is None or vector is None:
+            continue
+        by.setdefault(e.target, []).append((J.Candidate(record, similarity=float(J.np.dot(vector, qvec))),
+                                            e.relation))
+
+
 STATS = Counter[str]()
 
 
 def main() -> None:
     if "test" in sys.argv[2:]:
         raise SystemExit("never with the test split")
-    shipped_step, shipped_recall = R.completed_elsewhere, memory_recall.role_aware_recall
+    takers = os.environ.get("REFERENCE") == "takers"
+    owner, name = (J, "_takers_beyond") if takers else (R, "completed_elsewhere")
+    reference_step = reference_takers_beyond if takers else reference_completed_elsewhere
+    shipped_step, shipped_recall = getattr(owner, name), memory_recall.role_aware_recall
 
     def twice(*args: Any, **kwargs: Any) -> Any:
         result = shipped_recall(*args, **kwargs)
-        R.completed_elsewhere = reference_completed_elsewhere
+        setattr(owner, name, reference_step)
         try:
             reference = shipped_recall(*args, **kwargs)
         finally:
-            R.completed_elsewhere = shipped_step
+            setattr(owner, name, shipped_step)
         STATS["recalls"] += 1
         STATS["open work"] += getattr(result.intent, "kind", None) == "open_tasks"
         same = json.dumps(result.to_dict(), sort_keys=True, default=str) == \
