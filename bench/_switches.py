@@ -1,7 +1,10 @@
 """What the write-side switch benchmarks share (docs/decisions/0097): variants named on the command line as
 ``NAME={"FLAG": value}``, applied to the module constants of ``memory.understanding`` one variant at a time
 (``"fill.FLAG"``: a constant of ``understand.fill``, the extractor's readings of status and aspect; 0102;
-``"extract.FLAG"``: a constant of ``understand.extract``, e.g. ``EXTRACTOR_MODEL``, the shipped weights it reads; 0105)."""
+``"extract.FLAG"``: a constant of ``understand.extract``, e.g. ``EXTRACTOR_MODEL``, the shipped weights it reads; 0105;
+``"decision_turns.MODEL_FILE"``: the learned reading of a choice made, a trial model's file in ``understand/data``;
+``"segment.FLAG"``: a constant of ``understand.segment``;
+0110)."""
 
 from __future__ import annotations
 
@@ -10,9 +13,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from mnemir.memory import understanding as U
-from mnemir.understand import extract, fill
+from mnemir.understand import decision_turns, extract, fill, segment
 
-_MODULES = {"fill": fill, "extract": extract}
+_MODULES = {"fill": fill, "extract": extract, "decision_turns": decision_turns, "segment": segment}
 
 
 def _owner(key: str) -> tuple[Any, str]:
@@ -36,6 +39,8 @@ def each_variant(variants: dict[str, dict[str, Any]]) -> Iterator[str]:
     for name, spec in variants.items():
         for k, v in {**shipped, **spec}.items():
             setattr(*_owner(k), v)
+        decision_turns.shipped_decision_turns.cache_clear()  # it reads MODEL_FILE once
         yield name
     for k, v in shipped.items():
         setattr(*_owner(k), v)
+    decision_turns.shipped_decision_turns.cache_clear()

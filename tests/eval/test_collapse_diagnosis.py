@@ -60,3 +60,26 @@ def test_a_newer_value_said_through_remember_replaces_the_old_one(embedder) -> N
 def test_only_train_and_dev_are_diagnosed() -> None:
     with pytest.raises(ValidationError):
         collapse_diagnosis.run("test")
+
+
+def test_each_failure_has_a_kind_and_the_readings_of_its_memories(embedder) -> None:  # type: ignore[no-untyped-def]
+    report = collapse_diagnosis.run("train", embedder=embedder, scenarios=[SCENARIO])
+    assert all(f.kind in collapse_diagnosis.KINDS for f in report.failures)
+    assert sum(report.kinds().values()) == len(report.failures)
+    for f in report.failures:
+        query = next(q for q in SCENARIO.queries if q.text == f.query)
+        # every relevant and forbidden memory of the failed query, with its hand label beside what was stored
+        assert {m["key"] for m in f.memories} == {*query.relevant, *query.forbidden}
+        assert all(m["role"] in ("relevant", "forbidden") and m["truth_type"] for m in f.memories)
+
+
+def test_a_wrong_reading_beside_the_right_one_is_an_extra_reading() -> None:
+    stored = {"rant": collapse_diagnosis.Stored("rant", "EmotionalState", None, "text", typed=[
+        ("a", "EmotionalState", "active", None, {}), ("b", "Fact", "active", None, {})])}
+    assert collapse_diagnosis.kind_of("wrong_type_forbidden", "rant", stored, ["b"], {"b": frozenset({"rant"})}) \
+        == "extra_reading"
+    stored["rant"].typed = [("b", "Fact", "active", None, {})]
+    assert collapse_diagnosis.kind_of("wrong_type_forbidden", "rant", stored, ["b"], {}) == "wrong_type"
+    assert collapse_diagnosis.kind_of("status_unsaid", "rant", stored, [], {}) == "status"
+    assert collapse_diagnosis.kind_of("typed_fails_too", "", stored, [], {}) == "ranking"
+    assert collapse_diagnosis.kind_of("dropped", "rant", stored, [], {}) == "missing"

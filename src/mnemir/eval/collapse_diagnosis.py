@@ -52,6 +52,10 @@ SPLITS = ("train", "dev")
 K = 3
 CLOSED = frozenset({"completed", "failed", "cancelled"})
 EPISODE = "Episode"
+#: the coarser kinds of a failure: a wrong type (no reading of the memory has its hand type), an extra reading (one
+#: reading has the hand type, another is shown in the trap's role), a wrong status or lifecycle (a closed task left
+#: open, a replaced memory left live), a missing memory, or ranking with the right types
+KINDS = ("wrong_type", "extra_reading", "status", "missing", "ranking")
 CAUSES = ("typed_fails_too", "not_superseded", "status_unsaid", "status_not_applied", "wrong_type_forbidden",
           "episode_of_replaced", "episode_forbidden", "ranking_forbidden", "dropped", "wrong_type_relevant",
           "ranking_relevant")
@@ -86,6 +90,10 @@ class Failure:
     key: str
     detail: str
     shown: list[str]
+    #: the brief's coarser kind of the failure (:func:`kind_of`)
+    kind: str = ""
+    #: for each relevant and forbidden memory of the query: its role, the hand label and what ``remember`` stored
+    memories: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -106,6 +114,9 @@ class Diagnosis:
     def causes(self) -> Counter[str]:
         return Counter(f.cause for f in self.failures)
 
+    def kinds(self) -> Counter[str]:
+        return Counter(f.kind for f in self.failures)
+
     def render(self, show: int = 0) -> str:
         n = max(self.queries, 1)
         lines = [f"collapse, split={self.split}: {self.queries} queries; end to end isolation@{K} "
@@ -114,6 +125,9 @@ class Diagnosis:
                  "", "failed queries by first cause:"]
         for cause, n in self.causes().most_common():
             lines.append(f"  {cause:<24}{n:>5}")
+        lines += ["", "failed queries by kind:"]
+        for kind, n in self.kinds().most_common():
+            lines.append(f"  {kind:<24}{n:>5}")
         lines += ["", "by symptom: end to end iso / col, typed iso / col, queries:"]
         for symptom, (iso, typed, count, col, typed_col) in sorted(self.by_symptom.items()):
             lines.append(f"  {symptom:<40}{iso / count:>7.3f}{col / count:>7.3f}{typed / count:>7.3f}"
@@ -132,7 +146,7 @@ class Diagnosis:
     def to_dict(self) -> dict[str, Any]:
         return {"split": self.split, "queries": self.queries, "isolated": self.isolated,
                 "typed_isolated": self.typed_isolated, "collapsed": self.collapsed,
-                "typed_collapsed": self.typed_collapsed, "causes": dict(self.causes()),
+                "typed_collapsed": self.typed_collapsed, "causes": dict(self.causes()), "kinds": dict(self.kinds()),
                 "by_symptom": self.by_symptom,
                 "confusion": [[t, g, n] for (t, g), n in self.confusion.most_common()],
                 "supersessions": dict(self.supersessions), "failures": [asdict(f) for f in self.failures]}
@@ -245,6 +259,47 @@ def _cause(query: collapse.Query, shown: Sequence[str], ranked: Sequence[str], s
     return missing[0][1], missing[0][0], missing[0][2]
 
 
+def kind_of(cause: str, key: str, stored: Mapping[str, Stored], shown_ids: Sequence[str],
+            covers: Mapping[str, frozenset[str]]) -> str:
+    """The coarser kind of a failure's first cause. A forbidden memory shown through a reading of another type is an
+    extra reading when another of its live readings has the hand type (one utterance stored as two memories), and a
+    wrong type when none has."""
+    if cause in ("typed_fails_too", "ranking_forbidden", "ranking_relevant", "episode_forbidden"):
+        return "ranking"
+    if cause in ("not_superseded", "status_unsaid", "status_not_applied", "episode_of_replaced"):
+        return "status"
+    if cause == "dropped":
+        return "missing"
+    if cause == "wrong_type_forbidden" and key in stored:
+        s = stored[key]
+        if any(t == s.truth_type for _, t, _, _, _ in _live(s)):
+            return "extra_reading"
+    return "wrong_type"
+
+
+def readings(query: collapse.Query, scenario: collapse.Scenario, stored: Mapping[str, Stored],
+             shown_ids: Sequence[str], covers: Mapping[str, frozenset[str]]) -> list[dict[str, Any]]:
+    """Each relevant and forbidden memory of ``query``: the hand label (type, status, emotion, entity) beside each
+    typed record ``remember`` read from its utterance (type, record status, task status, emotion, entity), and the
+    readings of it that recall showed."""
+    by_key = {m["key"]: m for m in scenario.memories}
+    out = []
+    for role, keys in (("relevant", query.relevant), ("forbidden", query.forbidden)):
+        for key in keys:
+            if key not in stored:
+                continue
+            s, props = stored[key], by_key[key].get("props") or {}
+            shown = [rid for rid in shown_ids if key in covers.get(rid, frozenset())]
+            out.append({"key": key, "role": role, "text": s.text, "truth_type": s.truth_type,
+                        "truth_status": s.truth_status, "truth_emotion": props.get("emotion_type"),
+                        "truth_entity": props.get("entity"),
+                        "stored": [{"type": t, "record": st, "status": ts, "emotion": p.get("emotion_type"),
+                                    "entity": p.get("entity"), "shown": rid in shown}
+                                   for rid, t, st, ts, p in s.typed],
+                        "episode_shown": s.episode in shown})
+    return out
+
+
 def run(split: str = "train", *, embedder: Embedder | None = None, limit_scenarios: int | None = None,
         scenarios: Sequence[collapse.Scenario] | None = None) -> Diagnosis:
     if split not in SPLITS:
@@ -295,7 +350,9 @@ def run(split: str = "train", *, embedder: Embedder | None = None, limit_scenari
                     else:
                         cause, key, detail = _cause(query, shown, ranked, stored, scenario, covers)
                     out.failures.append(Failure(scenario.id, scenario.source, scenario.symptom, scenario.lang,
-                                                query.text, cause, key, detail, keys_shown))
+                                                query.text, cause, key, detail, keys_shown,
+                                                kind_of(cause, key, stored, ranked, covers),
+                                                readings(query, scenario, stored, ranked, covers)))
             finally:
                 mem.close()
     return out
@@ -307,8 +364,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="the first N scenarios only")
     parser.add_argument("--json", default=None, help="write every failure and count to this file")
     parser.add_argument("--show", type=int, default=0, help="print the first N failures")
+    parser.add_argument("--every", type=int, default=1, help="every N-th scenario only (as E2E_EVERY)")
     args = parser.parse_args(argv)
-    diagnosis = run(args.split, limit_scenarios=args.limit)
+    chosen = list(collapse.load(args.split))[::args.every][:args.limit]
+    diagnosis = run(args.split, scenarios=chosen)
     print(diagnosis.render(args.show))
     if args.json:
         Path(args.json).write_text(json.dumps(diagnosis.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")

@@ -125,14 +125,16 @@ def embed_queries(embedder: Embedder, questions: Sequence[str]) -> npt.NDArray[n
 
 
 def fit(x: npt.NDArray[np.float64], y: npt.NDArray[np.int64], n_kinds: int, penalty: float,
-        steps: int = STEPS) -> npt.NDArray[np.float64]:
+        steps: int = STEPS, sample_weight: npt.NDArray[np.float64] | None = None) -> npt.NDArray[np.float64]:
     """Weights (n_kinds, dim + 1) of a softmax fitted by Adam on the balanced cross-entropy plus ``penalty`` times
-    the squared weights (the bias unpenalised). Deterministic: zero start, full batches."""
+    the squared weights (the bias unpenalised). Deterministic: zero start, full batches. ``sample_weight``: each
+    row's weight before the classes are balanced (counted as weighted rows); None: 1 each."""
     n, dim = x.shape
     xb = np.hstack([x, np.ones((n, 1))])
     target = np.eye(n_kinds)[y]
-    counts = np.bincount(y, minlength=n_kinds).astype(np.float64)
-    weight = 1.0 / np.maximum(counts[y], 1.0)
+    rows = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    counts = np.bincount(y, weights=rows, minlength=n_kinds).astype(np.float64)
+    weight = rows / np.maximum(counts[y], 1e-9)
     weight /= weight.sum()
     w = np.zeros((dim + 1, n_kinds))
     m = np.zeros_like(w)
