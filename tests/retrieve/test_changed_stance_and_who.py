@@ -96,3 +96,13 @@ def test_the_utterance_setting_in_recall(mem: mnemir.Memory, now: datetime) -> N
     mem.recall_config = RecallConfig(asked_person_utterance=True)
     result = mem.recall("How far does Tobias run on Saturdays?", user="alice", k=1, now=now)
     assert "Tobias" in result.hits[0].memory.text, [h.memory.text for h in result.hits]
+
+
+def test_someone_elses_change_of_mind_steps_down_no_stance_of_the_user(mem: mnemir.Memory, now: datetime) -> None:
+    old = add(mem, now, "For the bedroom I'd like plain white walls, bright and simple", "Preference",
+              {"preference_type": "like"}, hours=5)
+    add(mem, now, "My sister has changed her mind and now wants her bedroom walls sage green", "Fact", {}, hours=1)
+    mem.recall_config = ON
+    result = mem.recall(ASKED, user="alice", k=3, now=now)
+    assert old.id in [h.id for h in result.hits]
+    assert not any("stance changed since" in n for n in result.notes), result.notes

@@ -38,6 +38,7 @@ from mnemir.retrieve.ranking import (
 from mnemir.retrieve.wording import says_change, says_stance_changed
 from mnemir.store.base import LIVE_STATUSES, Store
 from mnemir.understand.extract import proposal_of
+from mnemir.understand.fill import person_mention
 
 
 # -- cross-memory judgements ---------------------------------------------------------------------
@@ -756,8 +757,11 @@ def stances_changed(store: Store, order: Sequence[Scored], candidates: Mapping[s
     words of a change of mind are often far from the words of the stance it gives up. ``floor`` >= 1: off."""
     if floor >= 1.0 or reading.probabilities.get("preference", 0.0) < asks:
         return {}
+    # someone else's change of mind is theirs ("Mum's changed her mind about the house"): a statement with another
+    # person at its head replaces none of the user's stances
     shown = [s.record for s in order[:k] if s.record.metadata.source.speaker == "user"
-             and s.record.type != "Episode" and says_stance_changed(s.record.text)]
+             and s.record.type != "Episode" and says_stance_changed(s.record.text)
+             and person_mention(s.record.text) is None]
     if not shown:
         return {}
     newer = max(shown, key=lambda r: (r.metadata.created_at, r.id))
