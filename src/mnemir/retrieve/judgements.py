@@ -38,7 +38,7 @@ from mnemir.retrieve.ranking import (
 from mnemir.retrieve.wording import says_change, says_stance_changed
 from mnemir.store.base import LIVE_STATUSES, Store
 from mnemir.understand.extract import proposal_of
-from mnemir.understand.fill import person_mention
+from mnemir.understand.fill import RELATIONS, person_mention
 
 
 # -- cross-memory judgements ---------------------------------------------------------------------
@@ -761,7 +761,7 @@ def stances_changed(store: Store, order: Sequence[Scored], candidates: Mapping[s
     # person at its head replaces none of the user's stances
     shown = [s.record for s in order[:k] if s.record.metadata.source.speaker == "user"
              and s.record.type != "Episode" and says_stance_changed(s.record.text)
-             and person_mention(s.record.text) is None]
+             and not _about_a_relation(s.record.text)]
     if not shown:
         return {}
     newer = max(shown, key=lambda r: (r.metadata.created_at, r.id))
@@ -785,6 +785,13 @@ def stances_changed(store: Store, order: Sequence[Scored], candidates: Mapping[s
             if mid in vectors and _cos(vectors[mid], now) >= floor}
     return {mid: f"a stance the user changed since ({newer.id} says so)"
             for mid, c in candidates.items() if group_of(mid, c.record) in near}
+
+
+def _about_a_relation(text: str) -> bool:
+    """A relation of the user's (or a person named with one) at the head of the statement ("Mum's changed her
+    mind", "我姐现在…"); a capitalised word at the head alone ("Saw a friend's flat…") is no person."""
+    mention = person_mention(text)
+    return mention is not None and (mention.relation is not None or mention.key in RELATIONS)
 
 
 def states_decision(record: MemIR) -> bool:
