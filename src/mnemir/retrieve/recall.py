@@ -413,7 +413,8 @@ class RecallConfig:
     asked_person_names: bool = False
     #: ... a reading that names nobody ("she doesn't run long distances", "他习惯早上九点前…") is about the people the
     #: utterance it was read from names: a pronoun points back to the person the utterance introduced, so a reading
-    #: cut from "My running mate Lin works late. She doesn't run long distances" is about Lin (docs/decisions/0111)
+    #: cut from "My running mate Lin works late. She doesn't run long distances" is about Lin (docs/decisions/0111;
+    #: off: continuity train 1 won / 0 lost, dialogue QA dev level, not isolated on continuity dev)
     asked_person_utterance: bool = False
     #: a question the query-kind model reads as asking about a past event (its likeliest kind, at least this
     #: probability) asks for no open work and no plan: where the intent, as the memories settled it, is one of
@@ -451,7 +452,8 @@ class RecallConfig:
     #: asked for a preference (the query-kind model's ``preference`` at least ``changed_stance_p``), with a statement
     #: of the user's in the top k that says their stance changed or how it stands now: the user's earlier preferences
     #: at least this close to it (cosine), from another utterance, are left out with their utterance
-    #: (``judgements.stances_changed``; 1.0: off; docs/decisions/0111)
+    #: (``judgements.stances_changed``; 1.0: off; docs/decisions/0111). Off: 0.0 won continuity dev 7 / lost 2
+    #: (preference 0.703 -> 0.715), dialogue QA level, collapse dev typed isolation@3 0.8477 -> 0.8442
     changed_stance: float = 1.0
     changed_stance_p: float = 0.5
     #: a question the learned decision-question reader (:mod:`mnemir.retrieve.decision_questions`: the question's
