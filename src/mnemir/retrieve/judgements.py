@@ -757,7 +757,7 @@ def stances_changed(store: Store, order: Sequence[Scored], candidates: Mapping[s
     words of a change of mind are often far from the words of the stance it gives up. ``floor`` >= 1: off."""
     if floor >= 1.0 or reading.probabilities.get("preference", 0.0) < asks:
         return {}
-    # someone else's change of mind is theirs ("Mum's changed her mind about the house"): a statement with another
+    # someone else's change of mind is theirs ("my brother has changed his mind about the car"): a statement with another
     # person at its head replaces none of the user's stances
     shown = [s.record for s in order[:k] if s.record.metadata.source.speaker == "user"
              and s.record.type != "Episode" and says_stance_changed(s.record.text)
