@@ -1637,7 +1637,8 @@ class UnderstandingMixin(_Base):
         stating = sorted((c for c in (_named_bonus(c, named) for c in found.values())
                           if c.score >= CORRECTED_UTTERANCE_SURE + NAMED_VALUE_BONUS
                           and any(r.startswith("states the value") for r in c.reasons)
-                          and not _about_two_others(draft.text, c.text)), key=lambda c: -c.score)
+                          and not _about_two_others(draft.text, c.text)
+                          and not _about_the_speaker_and_another(draft.text, c.text)), key=lambda c: -c.score)
         links = [Relationship(target=c.id, relation=CORRECTS, properties={"value": named})
                  for c in stating[:CORRECTED_UTTERANCES]]
         if not links:
@@ -1723,7 +1724,7 @@ class UnderstandingMixin(_Base):
         for old in self.store.fetch(list(sources), user=ctx.user):
             outdated = old.type in OUTDATED_BY_VALUE or (OUTDATE_ANY_STATEMENT and old.type in OUTDATED_TOO)
             if not outdated or str(old.status) != "active" or not old.is_valid_at(ctx.now) \
-                    or _about_two_others(ctx.text, old.text):
+                    or _about_two_others(ctx.text, old.text) or _about_the_speaker_and_another(ctx.text, old.text):
                 continue
             value = next((v for v in sorted(values[sources[old.id]]) if _states_value(old.text, v)), None)
             # about the same thing: a term shared beyond the value ("the 15th" of the rent is not the concert's); a
@@ -2215,6 +2216,38 @@ def _about_two_others(a: str, b: str) -> bool:
     return _about_other_people(a, b) and "user" not in (_subject(a), _subject(b))
 
 
+def _about_the_speaker_and_another(correction: str, old: str) -> bool:
+    """A correction about the speaker's own value ("I'm 1.70, not 1.65", "我说错了，我身高1.62米") and an earlier
+    statement about another person ("my sister is 1.65"), who the correction does not name: a fact about the user and
+    one about a relative are different facts, whatever value they share. The correction's subject is read on its
+    own statement, past the pieces that only say something was said or was wrong ("I said", "我上次说", "我说错了"):
+    those read as about the speaker without being about them (see ``_about_two_others``)."""
+    if not SPEAKER_AGAINST_ANOTHER or not WHO_IS_PART_OF_THE_FACT or _subject(old) in (None, "user"):
+        return False
+    return _own_subject(correction) == "user" and _subject(old) not in _people_keys(correction)
+
+
+def _own_subject(text: str) -> str | None:
+    """Who a statement is about, read on its first piece that states something: a piece that only says what was said
+    or that it was wrong ("I said 3.5", "我上次说它3.5公斤", "I got that wrong") is the speaker talking, not the subject."""
+    for piece in _CLAUSE.findall(text):
+        if _SAYING.search(piece) or _CORRECTING_WORDS.search(piece) or _MISREAD.search(piece):
+            continue
+        subject = _subject(_LEAD_WORDS.sub("", piece.strip()))
+        if subject is not None:
+            return subject
+    return None
+
+
+#: the speaker saying what they said or that it was wrong: "I said", "I told you", "I was wrong", "我上次说", "我讲的"
+_SAYING = re.compile(r"\bI(?:'d|'ve| had| have)?\s+(?:just\s+|earlier\s+|already\s+|originally\s+)?(?:said|told|"
+                     r"mentioned|wrote|typed|meant|put down|was (?:wrong|mistaken|off)|got (?:it|that|this|them) wrong)\b|"
+                     r"我(?:上次|之前|刚才|前面|昨天|早上|一开始|原来)?(?:说|讲|写|提|填|报)", re.I)
+#: words that open a sentence before its subject ("actually", "sorry", "其实")
+_LEAD_WORDS = re.compile(r"^(?:(?:actually|sorry|no|oh|oops|well|so|wait|correction|update|ok(?:ay)?|其实|不对|哦|噢|嗯|"
+                         r"对了|更正一下|抱歉|不好意思)[\s,，:：!！.。-]*)+", re.I)
+
+
 def _people_keys(text: str) -> set[str]:
     """The relation keys of the people a text names ("我爸" -> "father")."""
     return {fill.relation_key(word) or word for word in people_named(text)}
@@ -2280,6 +2313,9 @@ LEARNED_CHANGE_TIE = 0.05
 #: statements about different people never replace each other: who a statement is about is the person the fact reader
 #: finds at its head (a relation of the user's, or a name given with one) or the user (a first-person statement)
 WHO_IS_PART_OF_THE_FACT = True
+#: a correction about the speaker's own value takes nothing back from a statement about another person who holds that
+#: value ("I'm 1.70, not 1.65" against "my sister is 1.65"): a data-loss guard (docs/decisions/0111)
+SPEAKER_AGAINST_ANOTHER = True
 #: words that set what holds now against what held before (zh + en), and a negation
 _NOW_CONTRAST = re.compile(r"现在|如今|目前|最近|这阵子|这段时间|已经|不再|从此|以后|今年|这次|改|换|新|\b(?:now|nowadays|these days|"
                            r"currently|lately|recently|anymore|any more|no longer|since|this (?:year|season|term|month|"

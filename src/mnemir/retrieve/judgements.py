@@ -35,9 +35,10 @@ from mnemir.retrieve.ranking import (
     norm_text,
     task_status,
 )
-from mnemir.retrieve.wording import says_change
+from mnemir.retrieve.wording import says_change, says_stance_changed
 from mnemir.store.base import LIVE_STATUSES, Store
 from mnemir.understand.extract import proposal_of
+from mnemir.understand.fill import RELATIONS, person_mention
 
 
 # -- cross-memory judgements ---------------------------------------------------------------------
@@ -746,6 +747,55 @@ def options_near_decision(store: Store, order: Sequence[Scored], candidates: Map
         max(floor, choices_floor) if (g := group_of(mid, c.record)) in chose else floor)}
     return {mid: f"an option weighed before the decision {decision.id} (close in meaning to it)"
             for mid, c in candidates.items() if group_of(mid, c.record) in near}
+
+
+def stances_changed(store: Store, order: Sequence[Scored], candidates: Mapping[str, Candidate],
+                    groups: Mapping[str, str], reading: QueryReading, k: int, floor: float,
+                    asks: float) -> dict[str, str]:
+    """Asked for a preference (the query-kind model's ``preference`` at least ``asks``), with a statement of the
+    user's in the top ``k`` that says their stance changed or how it stands now (``wording.says_stance_changed``:
+    "I've come round", "我现在更想要…", whatever it was read as: a preference, a feeling, a fact): the user's earlier
+    preferences among the candidates, said in another utterance, at least ``floor`` close in meaning to it (cosine),
+    are the stance it replaced, and go with every memory of their utterance (id -> the reason). A newer stance on the
+    same thing holds; the write side links the two only when a model reads them as one thing changed, and the
+    words of a change of mind are often far from the words of the stance it gives up. ``floor`` >= 1: off."""
+    if floor >= 1.0 or reading.probabilities.get("preference", 0.0) < asks:
+        return {}
+    # someone else's change of mind is theirs ("my brother has changed his mind about the car"): a statement with another
+    # person at its head replaces none of the user's stances
+    shown = [s.record for s in order[:k] if s.record.metadata.source.speaker == "user"
+             and s.record.type != "Episode" and says_stance_changed(s.record.text)
+             and not _about_a_relation(s.record.text)]
+    if not shown:
+        return {}
+    newer = max(shown, key=lambda r: (r.metadata.created_at, r.id))
+
+    def group_of(mid: str, record: MemIR) -> str:
+        return groups.get(mid) or utterance_of(record)
+
+    own = group_of(newer.id, newer)
+    # an earlier preference that was itself told as a change ("改主意了…", "switched to…") stays: a later statement
+    # that tells how things stand now, or mentions the change, mostly restates it (train: both losses of the rule)
+    before = {mid: c for mid, c in candidates.items() if c.record.type == "Preference"
+              and c.record.metadata.source.speaker == "user" and group_of(mid, c.record) != own
+              and c.record.metadata.created_at < newer.metadata.created_at and not says_change(c.record.text)}
+    if not before:
+        return {}
+    vectors = store.vectors([newer.id, *before])
+    now = vectors.get(newer.id)
+    if now is None:
+        return {}
+    near = {group_of(mid, c.record) for mid, c in before.items()
+            if mid in vectors and _cos(vectors[mid], now) >= floor}
+    return {mid: f"a stance the user changed since ({newer.id} says so)"
+            for mid, c in candidates.items() if group_of(mid, c.record) in near}
+
+
+def _about_a_relation(text: str) -> bool:
+    """A relation of the user's (or a person named with one) at the head of the statement ("Mum's changed her
+    mind", "我姐现在…"); a capitalised word at the head alone ("Saw a friend's flat…") is no person."""
+    mention = person_mention(text)
+    return mention is not None and (mention.relation is not None or mention.key in RELATIONS)
 
 
 def states_decision(record: MemIR) -> bool:

@@ -42,7 +42,8 @@ def asked_person_order(ids: Sequence[str], texts: Mapping[str, str], query: str,
                        known: Iterable[str] = (), entities: Mapping[str, str] | None = None,
                        spoken: Collection[str] = (), *, reporters: bool = False,
                        speaker_is_other: bool = False,
-                       question_names: bool = False) -> tuple[list[int], str | None, list[int]]:
+                       question_names: bool = False,
+                       utterances: Mapping[str, str] | None = None) -> tuple[list[int], str | None, list[int]]:
     """The positions of ``ids`` (a ranked order) re-ordered so that, when the question asks about someone and one of
     the first ``depth`` memories names them, those among the first ``depth`` that name only other people follow the
     rest; the order is kept otherwise. Returns (positions, a note or None, the positions of the memories that name
@@ -54,7 +55,9 @@ def asked_person_order(ids: Sequence[str], texts: Mapping[str, str], query: str,
     person only as who reports ("my dad says he was a carpenter") is about them too: it counts as naming them and is
     never moved (0094). ``speaker_is_other``: a statement about the speaker that names nobody counts as naming the
     user, who is not the person asked about, unless the question asks of the speaker too ("Ines and I") (0094). ``question_names``: a name the question uses that the memories use
-    too is a person's, though no memory introduced it (:func:`~mnemir.understand.people.names_asked`, 0094)."""
+    too is a person's, though no memory introduced it (:func:`~mnemir.understand.people.names_asked`, 0094).
+    ``utterances``: id -> the text of the utterance a reading was read from: a reading that names nobody ("she
+    works late") is about the people its utterance names (0111)."""
     keep = list(range(len(ids)))
     known = list(known)
     people = read_people([*known, *texts.values()])
@@ -71,6 +74,9 @@ def asked_person_order(ids: Sequence[str], texts: Mapping[str, str], query: str,
     for mid, entity in (entities or {}).items():
         if mid in named and (entity in people.names or person_relation(entity)):
             named[mid].add(entity)
+    for mid, said in (utterances or {}).items():  # a reading naming nobody is about whom its utterance names
+        if mid in named and not named[mid] and not involved_in(texts.get(mid, ""), people):
+            named[mid] = people_in(said, people)
     involved = {mid: named[mid] | involved_in(texts.get(mid, ""), people) if reporters else named[mid] for mid in head}
     if speaker_is_other and introduced and not asks_of_the_speaker(query):  # "what did Ines and I settle on": the user is asked about too
         for mid in head:

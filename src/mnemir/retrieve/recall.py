@@ -76,6 +76,7 @@ from mnemir.retrieve.judgements import (
     other_frame_gives_way,
     replacements_stand_in,
     settled_by,
+    stances_changed,
     taken_back,
 )
 from mnemir.retrieve.learned import (
@@ -426,6 +427,11 @@ class RecallConfig:
     #: ... a name the question uses that the memories use too counts as a person's, though no memory introduced it at
     #: the head of a clause ("What does Ottilie teach?", "老葛…") (0094)
     asked_person_names: bool = False
+    #: ... a reading that names nobody ("she doesn't run long distances", "他习惯早上九点前…") is about the people the
+    #: utterance it was read from names: a pronoun points back to the person the utterance introduced, so a reading
+    #: cut from "My running mate Lin works late. She doesn't run long distances" is about Lin (docs/decisions/0111;
+    #: off: continuity train 1 won / 0 lost, dialogue QA dev level, not isolated on continuity dev)
+    asked_person_utterance: bool = False
     #: a question the query-kind model reads as asking about a past event (its likeliest kind, at least this
     #: probability) asks for no open work and no plan: where the intent, as the memories settled it, is one of
     #: ``event_not_work_kinds``, it gives way to a question of no family (every content type, no status filter), so
@@ -459,6 +465,13 @@ class RecallConfig:
     #: choice replaces an earlier one about the same thing, the options weighed are often worded far from the choice
     #: (0.0: as close as an option; docs/decisions/0091)
     decision_choices_close: float = 0.0
+    #: asked for a preference (the query-kind model's ``preference`` at least ``changed_stance_p``), with a statement
+    #: of the user's in the top k that says their stance changed or how it stands now: the user's earlier preferences
+    #: at least this close to it (cosine), from another utterance, are left out with their utterance
+    #: (``judgements.stances_changed``; 1.0: off; docs/decisions/0111). Off: 0.0 won continuity dev 7 / lost 2
+    #: (preference 0.703 -> 0.715), dialogue QA level, collapse dev typed isolation@3 0.8477 -> 0.8442
+    changed_stance: float = 1.0
+    changed_stance_p: float = 0.5
     #: a question the learned decision-question reader (:mod:`mnemir.retrieve.decision_questions`: the question's
     #: vector and words, fitted on the continuity train checkpoints) reads as asking what was decided counts as
     #: asking about a choice even when the query-kind softmax does not (docs/decisions/0091)
@@ -474,6 +487,7 @@ class RecallConfig:
                  "role_confidence_in_fusion", "open_work_follows_settled", "asked_person", "transcript_turns_stay",
                  "felt_episode_ruled_out", "plain_said_search", "event_unsure", "event_past", "asked_person_fill",
                  "asked_person_reporters", "asked_person_speaker", "asked_person_out", "asked_person_names",
+                 "asked_person_utterance",
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
                  "chat_past", "ruling_follows_types", "plain_tail_said",
                  "felt_episode_moves_on", "felt_episode_moves_now", "talk_turns_stay",
@@ -518,7 +532,9 @@ class RecallConfig:
                                 ("past_unless_present", 0.0, 1.0),
                                 ("plain_text_depth", 1.0, 10.0), ("asked_person_depth", 1.0, 10.0),
                                 ("event_reading", 0.0, 1.0), ("decision_options", 0.0, 1.0),
-                                ("decision_choices_close", 0.0, 1.0), ("floor_confident", 0.0, 1.0),
+                                ("decision_choices_close", 0.0, 1.0),
+                                ("changed_stance", 0.0, 1.0), ("changed_stance_p", 0.0, 1.0),
+                                ("floor_confident", 0.0, 1.0),
                                 ("chat_confident_intent", 0.0, 1.0), ("chat_plain_share", 0.0, 1.0),
                                 ("chat_tail_share", 0.0, 1.0), ("plain_tail_said_below", 0.0, 1.0),
                                 ("chat_text_weight", 0.0, 10.0), ("chat_score_weight", 0.0, 10.0),
@@ -815,6 +831,14 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     notes += weak_notes
     reached = _reached_decisions(q, judged)
     kept = decision_first(next_step_first(kept, q.reading), q.reading, reached)
+    if not q.past:  # asked for a preference: a stance the user has since changed is no answer
+        changed = stances_changed(store, kept, {**q.deep, **q.pool}, q.groups, q.reading, k, config.changed_stance,
+                                  config.changed_stance_p)
+        if changed:
+            q.bar(changed)
+            kept = [s for s in kept if s.record.id not in changed]
+            notes.append(f"{len(changed)} memor{'y' if len(changed) == 1 else 'ies'} of a stance changed since left "
+                         "out")
     if not q.past:  # asked about a choice: the options weighed before the decision shown first are no answer
         options = options_near_decision(store, kept, {**q.deep, **q.pool}, q.groups, q.reading, k,
                                         config.decision_options, config.decision_earlier_choices,
@@ -917,13 +941,25 @@ def _asked_person_first(q: _Query, kept: list[Scored]) -> tuple[list[Scored], st
                                                  reporters=q.config.asked_person_reporters,
                                                  speaker_is_other=q.config.asked_person_speaker and with_assistant
                                                  and not transcript and not q.among_people,
-                                                 question_names=q.config.asked_person_names)
+                                                 question_names=q.config.asked_person_names,
+                                                 utterances=_utterance_texts(q, kept[:depth])
+                                                 if q.config.asked_person_utterance else None)
     if q.config.asked_person_out:  # every memory naming only other people, those already last in the head too
         return [kept[i] for i in positions], note, {ids[i] for i in others}
     # the memories moved after the rest: the last run of the head's positions (each run keeps its order)
     head = min(depth, len(ids))
     start = next((j for j in range(1, head) if positions[j] < positions[j - 1]), head)
     return [kept[i] for i in positions], note, {ids[i] for i in positions[start:head]}
+
+
+def _utterance_texts(q: _Query, head: list[Scored]) -> dict[str, str]:
+    """Each reading of ``head`` (a memory read from an utterance) -> the text of that utterance."""
+    of = {s.record.id: u for s in head if (u := utterance_of(s.record)) != s.record.id}
+    known = {mid: c.record.text for mid, c in {**q.deep, **q.pool}.items()}
+    missing = [u for u in dict.fromkeys(of.values()) if u not in known]
+    if missing:
+        known.update((r.id, r.text) for r in q.store.fetch(missing))
+    return {mid: known[u] for mid, u in of.items() if u in known}
 
 
 def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:

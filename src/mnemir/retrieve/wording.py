@@ -21,6 +21,11 @@ NOW = ("现在", "目前", "最近", "这几天", "now", "currently", "lately", 
 HERE = ("这个", "这里", "今天", "this one", "here", "today")
 #: change of state: words by which a statement says it replaces an earlier habit or preference
 CHANGE = ("改", "换成", "不再", "switched", "changed", "no longer", "instead", "anymore")
+#: a changed stance: besides the change words, words by which a speaker says they came to another view ("after all",
+#: "come round", "想通了") or how they stand now ("现在", "now"): a statement of a stance that says either replaces an
+#: earlier stance on the same thing
+CHANGED_STANCE = (*CHANGE, *NOW[:2], "now", "after all", "come round", "come around", "changed my mind",
+                  "想通了", "改主意", "变卦")
 
 
 def _pattern(words: Iterable[str]) -> re.Pattern[str]:
@@ -28,7 +33,7 @@ def _pattern(words: Iterable[str]) -> re.Pattern[str]:
     return re.compile("|".join(parts), re.IGNORECASE)
 
 
-_PAST, _NOW, _HERE, _CHANGE = (_pattern(w) for w in (PAST, NOW, HERE, CHANGE))
+_PAST, _NOW, _HERE, _CHANGE, _CHANGED_STANCE = (_pattern(w) for w in (PAST, NOW, HERE, CHANGE, CHANGED_STANCE))
 
 
 @lru_cache(maxsize=256)  # asked per candidate by the frame and feeling rules, with the same query
@@ -50,6 +55,11 @@ def asks_about_now(query: str) -> bool:
 def points_here(query: str) -> bool:
     """Whether the query points at the situation in force ("this one", "here", "今天")."""
     return _HERE.search(query) is not None
+
+
+def says_stance_changed(text: str) -> bool:
+    """Whether a statement says the speaker's stance changed or how it stands now (``CHANGED_STANCE``)."""
+    return _CHANGED_STANCE.search(text) is not None
 
 
 def says_change(text: str) -> bool:
