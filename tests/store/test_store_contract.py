@@ -571,3 +571,14 @@ def test_edge_counts_count_what_edges_reads(store: Store) -> None:
     assert store.edge_counts(["h0"], relations=["derived_from"]) == {"h0": 7}
     with pytest.raises(ValidationError):
         store.edge_counts(["h0"], direction="both")
+    # a reader asking "more than N?" gets min(count, N + 1), the backend's own way and the default's alike
+    for at_most in (0, 2, 6, 7, 50):
+        for user in (ANY, "alice"):
+            full = store.edge_counts(asked, relations=["derived_from", "about"], user=user)
+            capped = store.edge_counts(asked, relations=["derived_from", "about"], user=user, at_most=at_most)
+            assert capped == {k: min(n, at_most + 1) for k, n in full.items()} == Store.edge_counts(
+                store, asked, relations=["derived_from", "about"], user=user, at_most=at_most)
+    for bad in (-1, True, 1.5):
+        with pytest.raises(ValidationError) as info:
+            store.edge_counts(["h0"], at_most=bad)  # type: ignore[arg-type]
+        assert info.value.context["field"] == "at_most"

@@ -432,7 +432,7 @@ def _takers_beyond(store: Store, pool: Mapping[str, Candidate], by: dict[str, li
     groups = {utterance_of(c.record) for c in pool.values()}
     # an utterance read into more than SIBLINGS_AT_MOST memories is no conversational turn (an imported document):
     # its readings are not read (at 100k, episodes read into hundreds made this ~175 ms a recall: decision 0112)
-    counts = store.edge_counts(list(groups), relations=[DERIVED_FROM], direction="in")
+    counts = store.edge_counts(list(groups), relations=[DERIVED_FROM], direction="in", at_most=SIBLINGS_AT_MOST)
     turns = [g for g in groups if counts.get(g, 0) <= SIBLINGS_AT_MOST]
     readings = {e.source for e in store.edges(turns, relations=[DERIVED_FROM], direction="in")} if turns else set()
     edges = [e for e in store.edges(list(groups | readings), relations=list(TAKES_BACK), direction="in")
@@ -474,7 +474,8 @@ def completed_elsewhere(store: Store, pool: Mapping[str, Candidate]) -> dict[str
     # counted first: the readings of an utterance read into more than SIBLINGS_AT_MOST memories are not read at all
     # (an utterance read into hundreds cost ~0.1-0.3 s a recall to read and drop)
     undone = [g for g in groups if g not in done]
-    counts = store.edge_counts(undone, relations=[DERIVED_FROM], direction="in") if undone else {}
+    counts = (store.edge_counts(undone, relations=[DERIVED_FROM], direction="in", at_most=SIBLINGS_AT_MOST)
+              if undone else {})
     small = [g for g in undone if 0 < counts.get(g, 0) <= SIBLINGS_AT_MOST]
     edges = store.edges(small, relations=[DERIVED_FROM], direction="in") if small else []
     readings = {r.id: r for r in store.fetch(list({e.source for e in edges}))}

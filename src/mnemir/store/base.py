@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from mnemir.store.integrity import CheckReport
 
 
+
 class _Any:
     _instance: _Any | None = None
 
@@ -185,17 +186,22 @@ class Store(abc.ABC):
         only edges whose source record is that user's (see :meth:`fetch`)."""
 
     def edge_counts(self, ids: Sequence[str], *, relations: Sequence[str] | None = None, direction: str = "in",
-                    user: str | _Any | None = ANY) -> dict[str, int]:
+                    user: str | _Any | None = ANY, at_most: int | None = None) -> dict[str, int]:
         """How many of :meth:`edges`' edges (the same arguments; ``direction`` "in" or "out") meet each of the
         given records: id -> count, ids without any left out. Lets a reader skip the edges of a record that many
         meet (an imported document read into hundreds of memories) without reading them; a backend counts them
-        in its query, this default reads them."""
+        in its query, this default reads them. ``at_most``: a reader that only asks "more than N?" gets
+        ``min(count, N + 1)``, and a backend may stop counting there (a record met by thousands costs N + 1)."""
         if direction not in ("in", "out"):
             raise ValidationError("direction must be 'in' or 'out' for edge_counts", field="direction",
                                   value=direction)
+        from mnemir.store import checks  # checks reads this module
+
+        checks.at_most(at_most)
         wanted = set(ids)
-        return dict(Counter(end for e in self.edges(ids, relations=relations, direction=direction, user=user)
-                            if (end := e.target if direction == "in" else e.source) in wanted))
+        counts = Counter(end for e in self.edges(ids, relations=relations, direction=direction, user=user)
+                         if (end := e.target if direction == "in" else e.source) in wanted)
+        return {k: n if at_most is None else min(n, at_most + 1) for k, n in counts.items()}
 
     @abc.abstractmethod
     def histories(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, list[HistoryEntry]]:
@@ -323,9 +329,9 @@ class TenantReads(Store):
         return self.store.edges(ids, relations=relations, direction=direction, user=self.user if user is ANY else user)
 
     def edge_counts(self, ids: Sequence[str], *, relations: Sequence[str] | None = None, direction: str = "in",
-                    user: str | _Any | None = ANY) -> dict[str, int]:
+                    user: str | _Any | None = ANY, at_most: int | None = None) -> dict[str, int]:
         return self.store.edge_counts(ids, relations=relations, direction=direction,
-                                      user=self.user if user is ANY else user)
+                                      user=self.user if user is ANY else user, at_most=at_most)
 
     def histories(self, ids: Sequence[str], *, user: str | _Any | None = ANY) -> dict[str, list[HistoryEntry]]:
         return self.store.histories(ids, user=self.user if user is ANY else user)

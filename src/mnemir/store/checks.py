@@ -107,6 +107,14 @@ def edge_arguments(ids: Any, relations: Any, direction: Any) -> tuple[list[str],
     return id_list(ids, "ids"), None if relations is None else id_list(relations, "relations")
 
 
+def at_most(value: Any) -> int | None:
+    """``edge_counts(..., at_most=N)``: where counting may stop (None: count everything)."""
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise ValidationError("at_most must be a non-negative integer or None", field="at_most", value=value,
+                              allowed="int >= 0 or None")
+    return value
+
+
 def id_list(ids: Any, field: str) -> list[str]:
     if isinstance(ids, (str, bytes)) or not all(isinstance(i, str) for i in ids):
         raise ValidationError(f"{field} must be a list of strings", field=field, value=ids)

@@ -498,22 +498,29 @@ class SQLiteStore(Store):
         return self._db.read("edges", body)
 
     def edge_counts(self, ids: Sequence[str], *, relations: Sequence[str] | None = None, direction: str = "in",
-                    user: str | _Any | None = ANY) -> dict[str, int]:
+                    user: str | _Any | None = ANY, at_most: int | None = None) -> dict[str, int]:
         ids, relations = checks.edge_arguments(ids, relations, direction)
         if direction not in ("in", "out"):
             return super().edge_counts(ids, relations=relations, direction=direction, user=user)  # raises
+        at_most = checks.at_most(at_most)
         end = "target" if direction == "in" else "source"
 
         def body(conn: sqlite3.Connection) -> dict[str, int]:
             p, dialect = Params(), SQLiteDialect(())
-            where = dialect.id_list(end, list(dict.fromkeys(ids)), p)
+            unique = list(dict.fromkeys(ids))
+            where = ""
             if relations is not None:
                 where += f" AND {dialect.id_list('relation', relations, p)}"
             if user is not ANY:  # an edge belongs to its source record (as in edges)
                 where += (" AND EXISTS (SELECT 1 FROM records r WHERE r.id = relationships.source"
                           f"{owner_condition('r.user_id', user, p)})")
-            return dict(conn.execute(f"SELECT {end}, count(*) FROM relationships WHERE {where} GROUP BY {end}",
-                                     p.values).fetchall())
+            if at_most is None:
+                sql = (f"SELECT {end}, count(*) FROM relationships WHERE {dialect.id_list(end, unique, p)}{where} "
+                       f"GROUP BY {end}")
+            else:  # each record's index range is walked for at most N + 1 edges, however many meet it
+                sql = (f"SELECT j.value, (SELECT count(*) FROM (SELECT 1 FROM relationships WHERE {end} = j.value"
+                       f"{where} LIMIT {p(at_most + 1)})) FROM json_each({p(json.dumps(unique))}) j")
+            return {k: n for k, n in conn.execute(sql, p.values).fetchall() if n}
 
         return self._db.read("edge counts", body)
 
