@@ -111,26 +111,10 @@ def measure_size(n: int, root: Path, total: int, use_asyncio: bool, synchronous:
                  levels: tuple[int, ...] = LEVELS) -> dict[str, Any]:
     import scale
 
-    import mnemir
-    from mnemir.store.base import Selection
-    from mnemir.store.sqlite import SQLiteStore
-
-    path = scale.store_path(root, n)
-    if not path.exists():
-        scale.build(path, n, SEED)
-    onto = scale.ontology()
-    store = SQLiteStore(path, ontology=onto, ann=True, synchronous=synchronous)
-    where = scale.centres(SEED)
-    store.vector_search(Selection(user_id=scale.USER, types=("Fact",)), scale.queries(SEED, 1, where)[0], 10)
     count = total * (len(levels) + 1)
-    props = scale.chunk_props(SEED, 10**6 + 13, n, count)
-    vectors = scale.chunk_vectors(SEED, 10**6 + 13, count, where)
-    records = [scale.record_of(n + j, props, j) for j in range(count)]
+    store, mem, records, vectors, _ = scale.open_for_writes(root, n, SEED, 10**6 + 13, count, synchronous=synchronous)
     items = [{"text": r.content.text, "properties": {**r.properties, "entity": f"conc{j}"}}
              for j, r in enumerate(records)]
-    mem = mnemir.Memory(store, embedder=scale.LookupEmbedder({r.content.text: vectors[j]
-                                                              for j, r in enumerate(records)}),
-                        ontology=onto, config=mnemir.MemoryConfig())
     out: dict[str, Any] = {"n": n}
     try:
         warm = measure_level(mem, items[:total], vectors[:total], 4, use_asyncio, scale.USER)  # caches, dictionary

@@ -26,13 +26,11 @@ Prints hit rates at each k and the cause counts (no benchmark text). Never with 
 import json
 import os
 import sys
-import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from dialogue_qa_variants import setup
+from dialogue_qa_variants import noted_cause, plain_places, replay, setup
 
 from mnemir.eval import dialogue_qa as D
 from mnemir.eval import locomo as L
@@ -48,15 +46,7 @@ def cause(notes: list[str], ids: set[str], plain_at: int | None, period: bool, k
         return "pool/absent"
     if plain_at >= REF:
         return "pool/period" if period else "pool/deep"
-    said = [n for n in notes if any(mid in n for mid in ids)]
-    if any("left out" in n or "replaced" in n for n in said):
-        return "barred"
-    if any("not brought back" in n or ("is not kept" in n and "does not name" not in n) for n in said):
-        return "ruled_out"
-    if any("does not name" in n for n in said):
-        return "asked_person"
-    return "pushed/" + ("kept" if plain_at < kept else "role") + ("/dup" if dup else "")
-
+    return noted_cause(notes, ids) or "pushed/" + ("kept" if plain_at < kept else "role") + ("/dup" if dup else "")
 
 def merged(samples: list[tuple[Any, Any]], n: int) -> list[tuple[Any, Any]]:
     """Every ``n`` conversations of one language as one sample: session s of the j-th becomes session 100 j + s."""
@@ -88,58 +78,47 @@ def main() -> None:
     if int(os.environ.get("MERGE", "1")) > 1:
         samples = merged(samples, int(os.environ["MERGE"]))
     rows: list[dict[str, Any]] = []
-    started = time.time()
     top = max(KS)
     assert REF in KS, "the reference depth (10) must be asked"
-    with tempfile.TemporaryDirectory(prefix="dqa-depth-") as tmp:
-        for i, (conv, sample) in enumerate(samples):
-            turns = L.build_turns(sample, Path(tmp) / f"t{i}", emb)
-            remembered = L.build_remembered(sample, Path(tmp) / f"r{i}", emb)
-            mem = remembered.mem
-            try:
-                for q in sample.questions:
-                    row: dict[str, Any] = {"conv": conv.id, "lang": conv.lang, "kind": D.CATEGORIES[q.category],
-                                           "evidence": list(q.evidence), "raw": {}, "v": {}}
-                    for name, rank in (("hybrid", L.rank_hybrid), ("bm25", L.rank_bm25), ("vector", L.rank_vector)):
-                        cov = [turns.turns.get(m, frozenset()) for m in rank(turns, sample, q, top)]
-                        row["raw"][name] = {k: L.judge(cov, q.evidence, k)[0] for k in KS}
-                        row["raw"][name]["at"] = next((j for j, c in enumerate(cov) if c & set(q.evidence)), None)
-                    intent = mem.intent(q.text, now=sample.end)
-                    scope = mem._selection(user=L._user(sample))
-                    plain = plain_utterance_order(mem.store, scope, intent, emb.embed_query(q.text), sample.end,
-                                                  REF, BASE)
-                    pcov = [remembered.turns.get(g, frozenset()) for g in plain]
-                    row["plain"] = {k: L.judge(pcov, q.evidence, k)[0] for k in KS}
-                    plain_at = next((j for j, c in enumerate(pcov) if c & set(q.evidence)), None)
-                    row["plain_at"] = plain_at
-                    row["plain_len"] = len(plain)
-                    period = _past_period(intent, sample.end) is not None
-                    ids = {mid for mid, c in remembered.turns.items() if c & set(q.evidence)}
-                    ref = row["raw"]["hybrid"][REF] or row["raw"]["bm25"][REF]
-                    for name, spec in variants.items():
-                        mem.recall_config = BASE.with_(**spec)
-                        d: dict[str, Any] = {}
-                        for k in KS:
-                            res = mem.recall(q.text, user=L._user(sample), k=k, now=sample.end)
-                            cov = [remembered.turns.get(h.id, frozenset()) for h in res.hits]
-                            d[k] = L.judge(cov, q.evidence, k)[0]
-                            if k == REF:
-                                seen: Counter[str] = Counter(t for c in cov for t in c)
-                                dup = any(n > 1 for n in seen.values())
-                                d["dup"] = dup
-                                d["types"] = [h.memory.type for h in res.hits]
-                                if ref and not d[k]:
-                                    kept = max(1, int(k * min(1.0, mem.recall_config.plain_share
-                                                              + mem.recall_config.unsure_plain_share
-                                                              * (1 - float(res.intent.confidence)))))
-                                    d["cause"] = cause(res.notes, ids, plain_at, period, kept, dup)
-                                    d["intent"] = [res.intent.kind, round(float(res.intent.confidence), 2)]
-                        row["v"][name] = d
-                    rows.append(row)
-            finally:
-                turns.mem.close()
-                mem.close()
-            print(f"{i + 1}/{len(samples)} {time.time() - started:.0f}s", file=sys.stderr, flush=True)
+    for conv, sample, turns, remembered in replay(samples, emb, "dqa-depth-"):
+        mem = remembered.mem
+        for q in sample.questions:
+            row: dict[str, Any] = {"conv": conv.id, "lang": conv.lang, "kind": D.CATEGORIES[q.category],
+                                   "evidence": list(q.evidence), "raw": {}, "v": {}}
+            for name, rank in (("hybrid", L.rank_hybrid), ("bm25", L.rank_bm25), ("vector", L.rank_vector)):
+                cov = [turns.turns.get(m, frozenset()) for m in rank(turns, sample, q, top)]
+                row["raw"][name] = {k: L.judge(cov, q.evidence, k)[0] for k in KS}
+                row["raw"][name]["at"] = next((j for j, c in enumerate(cov) if c & set(q.evidence)), None)
+            intent = mem.intent(q.text, now=sample.end)
+            scope = mem._selection(user=L._user(sample))
+            plain = plain_utterance_order(mem.store, scope, intent, emb.embed_query(q.text), sample.end,
+                                          REF, BASE)
+            pcov = [remembered.turns.get(g, frozenset()) for g in plain]
+            row["plain"] = {k: L.judge(pcov, q.evidence, k)[0] for k in KS}
+            plain_at = next((j for j, c in enumerate(pcov) if c & set(q.evidence)), None)
+            row["plain_at"] = plain_at
+            row["plain_len"] = len(plain)
+            period = _past_period(intent, sample.end) is not None
+            ids = {mid for mid, c in remembered.turns.items() if c & set(q.evidence)}
+            ref = row["raw"]["hybrid"][REF] or row["raw"]["bm25"][REF]
+            for name, spec in variants.items():
+                mem.recall_config = BASE.with_(**spec)
+                d: dict[str, Any] = {}
+                for k in KS:
+                    res = mem.recall(q.text, user=L._user(sample), k=k, now=sample.end)
+                    cov = [remembered.turns.get(h.id, frozenset()) for h in res.hits]
+                    d[k] = L.judge(cov, q.evidence, k)[0]
+                    if k == REF:
+                        seen: Counter[str] = Counter(t for c in cov for t in c)
+                        dup = any(n > 1 for n in seen.values())
+                        d["dup"] = dup
+                        d["types"] = [h.memory.type for h in res.hits]
+                        if ref and not d[k]:
+                            kept = plain_places(mem.recall_config, float(res.intent.confidence), k)
+                            d["cause"] = cause(res.notes, ids, plain_at, period, kept, dup)
+                            d["intent"] = [res.intent.kind, round(float(res.intent.confidence), 2)]
+                row["v"][name] = d
+            rows.append(row)
     Path(out).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
     report(rows, list(variants))
 

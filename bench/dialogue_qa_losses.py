@@ -19,13 +19,11 @@ Prints the counts per variant and the plain order's own hit rates. Never with ``
 """
 import json
 import sys
-import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from dialogue_qa_variants import setup
+from dialogue_qa_variants import noted_cause, plain_places, replay, setup
 
 from mnemir.eval import dialogue_qa as D
 from mnemir.eval import locomo as L
@@ -38,63 +36,44 @@ KS = (5, 10)
 def cause(notes: list[str], ids: set[str], plain_hit: bool, period: bool, plain_at: int | None, kept: int) -> str:
     if not plain_hit:
         return "plain_order" + ("/period" if period else "")
-    said = [n for n in notes if any(mid in n for mid in ids)]
-    if any("left out" in n or "replaced" in n for n in said):
-        return "barred"
-    if any("not brought back" in n or ("is not kept" in n and "does not name" not in n) for n in said):
-        return "ruled_out"
-    if any("does not name" in n for n in said):
-        return "asked_person"
-    return "pushed/" + ("kept" if plain_at is not None and plain_at < kept else "role")
-
+    return noted_cause(notes, ids) or "pushed/" + ("kept" if plain_at is not None and plain_at < kept else "role")
 
 def main() -> None:
     out, variants, emb, samples = setup(sys.argv)
     rows: list[dict[str, Any]] = []
-    started = time.time()
-    with tempfile.TemporaryDirectory(prefix="dqa-loss-") as tmp:
-        for i, (conv, sample) in enumerate(samples):
-            turns = L.build_turns(sample, Path(tmp) / f"t{i}", emb)
-            remembered = L.build_remembered(sample, Path(tmp) / f"r{i}", emb)
-            mem = remembered.mem
-            try:
-                for q in sample.questions:
-                    row: dict[str, Any] = {"conv": conv.id, "lang": conv.lang, "kind": D.CATEGORIES[q.category],
-                                           "q": q.text, "evidence": list(q.evidence)}
-                    hy = L.rank_hybrid(turns, sample, q, 10)
-                    row["hybrid"] = {k: L.judge([turns.turns.get(m, frozenset()) for m in hy], q.evidence, k)[0]
-                                     for k in KS}
-                    intent = mem.intent(q.text, now=sample.end)
-                    scope = mem._selection(user=L._user(sample))
-                    qvec = emb.embed_query(q.text)
-                    plain = plain_utterance_order(mem.store, scope, intent, qvec, sample.end, 10, BASE)
-                    pcov = [remembered.turns.get(g, frozenset()) for g in plain]
-                    row["plain"] = {k: L.judge(pcov, q.evidence, k)[0] for k in KS}
-                    plain_at = next((j for j, c in enumerate(pcov) if c & set(q.evidence)), None)
-                    row["plain_at"] = plain_at
-                    period = _past_period(intent, sample.end) is not None
-                    ids = {mid for mid, c in remembered.turns.items() if c & set(q.evidence)}
-                    row["v"] = {}
-                    for name, spec in variants.items():
-                        mem.recall_config = BASE.with_(**spec)
-                        d: dict[str, Any] = {}
-                        for k in KS:
-                            res = mem.recall(q.text, user=L._user(sample), k=k, now=sample.end)
-                            cov = [remembered.turns.get(h.id, frozenset()) for h in res.hits]
-                            d[k] = L.judge(cov, q.evidence, k)[0]
-                            if row["hybrid"][k] and not d[k]:
-                                kept = max(1, int(k * min(1.0, mem.recall_config.plain_share
-                                                          + mem.recall_config.unsure_plain_share
-                                                          * (1 - float(res.intent.confidence)))))
-                                d[f"cause{k}"] = cause(res.notes, ids, row["plain"][k], period, plain_at, kept)
-                                d[f"top{k}"] = [[h.memory.type, sorted(c)] for h, c in zip(res.hits, cov, strict=True)]
-                                d[f"notes{k}"] = res.notes
-                        row["v"][name] = d
-                    rows.append(row)
-            finally:
-                turns.mem.close()
-                mem.close()
-            print(f"{i + 1}/{len(samples)} {time.time() - started:.0f}s", file=sys.stderr, flush=True)
+    for conv, sample, turns, remembered in replay(samples, emb, "dqa-loss-"):
+        mem = remembered.mem
+        for q in sample.questions:
+            row: dict[str, Any] = {"conv": conv.id, "lang": conv.lang, "kind": D.CATEGORIES[q.category],
+                                   "q": q.text, "evidence": list(q.evidence)}
+            hy = L.rank_hybrid(turns, sample, q, 10)
+            row["hybrid"] = {k: L.judge([turns.turns.get(m, frozenset()) for m in hy], q.evidence, k)[0]
+                             for k in KS}
+            intent = mem.intent(q.text, now=sample.end)
+            scope = mem._selection(user=L._user(sample))
+            qvec = emb.embed_query(q.text)
+            plain = plain_utterance_order(mem.store, scope, intent, qvec, sample.end, 10, BASE)
+            pcov = [remembered.turns.get(g, frozenset()) for g in plain]
+            row["plain"] = {k: L.judge(pcov, q.evidence, k)[0] for k in KS}
+            plain_at = next((j for j, c in enumerate(pcov) if c & set(q.evidence)), None)
+            row["plain_at"] = plain_at
+            period = _past_period(intent, sample.end) is not None
+            ids = {mid for mid, c in remembered.turns.items() if c & set(q.evidence)}
+            row["v"] = {}
+            for name, spec in variants.items():
+                mem.recall_config = BASE.with_(**spec)
+                d: dict[str, Any] = {}
+                for k in KS:
+                    res = mem.recall(q.text, user=L._user(sample), k=k, now=sample.end)
+                    cov = [remembered.turns.get(h.id, frozenset()) for h in res.hits]
+                    d[k] = L.judge(cov, q.evidence, k)[0]
+                    if row["hybrid"][k] and not d[k]:
+                        kept = plain_places(mem.recall_config, float(res.intent.confidence), k)
+                        d[f"cause{k}"] = cause(res.notes, ids, row["plain"][k], period, plain_at, kept)
+                        d[f"top{k}"] = [[h.memory.type, sorted(c)] for h, c in zip(res.hits, cov, strict=True)]
+                        d[f"notes{k}"] = res.notes
+                row["v"][name] = d
+            rows.append(row)
     Path(out).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
     n = len(rows)
     for k in KS:

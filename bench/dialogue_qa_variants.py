@@ -16,6 +16,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -49,55 +50,80 @@ def setup(argv: list[str]) -> tuple[str, dict[str, dict[str, Any]], Any, list[tu
     return out, variants, emb, samples
 
 
-def main() -> None:
-    out, variants, emb, samples = setup(sys.argv)
-    rows: list[dict[str, Any]] = []
+def replay(samples: list[tuple[Any, Any]], emb: Any, prefix: str) -> Iterator[tuple[Any, Any, Any, Any]]:
+    """Each conversation remembered once, beside a store of its raw turns, in a temporary folder:
+    ``(conversation, sample, raw turns, remembered)``, both stores closed and the progress printed after each."""
     started = time.time()
-    with tempfile.TemporaryDirectory(prefix="dqa-var-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         for i, (conv, sample) in enumerate(samples):
             turns = L.build_turns(sample, Path(tmp) / f"t{i}", emb)
             remembered = L.build_remembered(sample, Path(tmp) / f"r{i}", emb)
-            text_of = {t.dia_id: t.text for t in sample.turns}
             try:
-                for q in sample.questions:
-                    row: dict[str, Any] = {"conv": conv.id, "lang": conv.lang, "kind": D.CATEGORIES[q.category],
-                                           "q": q.text, "evidence": list(q.evidence),
-                                           "evidence_text": [text_of[e][:160] for e in q.evidence]}
-                    hy = L.rank_hybrid(turns, sample, q, 10)
-                    cov = [turns.turns.get(m, frozenset()) for m in hy]
-                    row["hybrid"] = {k: L.judge(cov, q.evidence, k)[0] for k in KS}
-                    row["hybrid_top"] = [sorted(c) for c in cov]
-                    row["raw"] = {}
-                    for name, rank in (("bm25", L.rank_bm25), ("vector", L.rank_vector)):
-                        cov = [turns.turns.get(m, frozenset()) for m in rank(turns, sample, q, 10)]
-                        row["raw"][name] = {k: L.judge(cov, q.evidence, k)[0] for k in KS}
-                    plain = turns.mem.config
-                    for name, spec in FUSIONS.items():
-                        turns.mem.config = replace(plain, fusion=FusionConfig(**spec))
-                        cov = [turns.turns.get(m, frozenset()) for m in L.rank_hybrid(turns, sample, q, 10)]
-                        row["raw"][name] = {k: L.judge(cov, q.evidence, k)[0] for k in KS}
-                    turns.mem.config = plain
-                    r = read_query(emb.embed_query(q.text), emb.model_id)
-                    row["reading"] = {k: round(v, 3) for k, v in r.probabilities.items() if v >= 0.05}
-                    row["v"] = {}
-                    for name, spec in variants.items():
-                        remembered.mem.recall_config = BASE.with_(**spec)
-                        d: dict[str, Any] = {}
-                        for k in KS:
-                            res = remembered.mem.recall(q.text, user=L._user(sample), k=k, now=sample.end)
-                            cov = [remembered.turns.get(h.id, frozenset()) for h in res.hits]
-                            d[k] = L.judge(cov, q.evidence, k)[0]
-                            if name == "base" and k == 10:
-                                d["intent"] = res.intent.kind
-                                d["top"] = [[h.memory.type, h.role, sorted(c), h.memory.text[:100]]
-                                            for h, c in zip(res.hits, cov, strict=True)]
-                                d["notes"] = res.notes[:6]
-                        row["v"][name] = d
-                    rows.append(row)
+                yield conv, sample, turns, remembered
             finally:
                 turns.mem.close()
                 remembered.mem.close()
             print(f"{i + 1}/{len(samples)} {time.time() - started:.0f}s", file=sys.stderr, flush=True)
+
+
+def noted_cause(notes: list[str], ids: set[str]) -> str | None:
+    """The step a recall note names as having set aside a memory in ``ids``: ``barred`` (a lifecycle bar),
+    ``ruled_out`` (a confident intent's ruling), ``asked_person`` (the asked-person step), or None."""
+    said = [n for n in notes if any(mid in n for mid in ids)]
+    if any("left out" in n or "replaced" in n for n in said):
+        return "barred"
+    if any("not brought back" in n or ("is not kept" in n and "does not name" not in n) for n in said):
+        return "ruled_out"
+    if any("does not name" in n for n in said):
+        return "asked_person"
+    return None
+
+
+def plain_places(config: RecallConfig, confidence: float, k: int) -> int:
+    """How many of the top ``k`` places recall keeps for plain search at this intent confidence."""
+    return max(1, int(k * min(1.0, config.plain_share + config.unsure_plain_share * (1 - confidence))))
+
+
+def main() -> None:
+    out, variants, emb, samples = setup(sys.argv)
+    rows: list[dict[str, Any]] = []
+    for conv, sample, turns, remembered in replay(samples, emb, "dqa-var-"):
+        text_of = {t.dia_id: t.text for t in sample.turns}
+        for q in sample.questions:
+            row: dict[str, Any] = {"conv": conv.id, "lang": conv.lang, "kind": D.CATEGORIES[q.category],
+                                   "q": q.text, "evidence": list(q.evidence),
+                                   "evidence_text": [text_of[e][:160] for e in q.evidence]}
+            hy = L.rank_hybrid(turns, sample, q, 10)
+            cov = [turns.turns.get(m, frozenset()) for m in hy]
+            row["hybrid"] = {k: L.judge(cov, q.evidence, k)[0] for k in KS}
+            row["hybrid_top"] = [sorted(c) for c in cov]
+            row["raw"] = {}
+            for name, rank in (("bm25", L.rank_bm25), ("vector", L.rank_vector)):
+                cov = [turns.turns.get(m, frozenset()) for m in rank(turns, sample, q, 10)]
+                row["raw"][name] = {k: L.judge(cov, q.evidence, k)[0] for k in KS}
+            plain = turns.mem.config
+            for name, spec in FUSIONS.items():
+                turns.mem.config = replace(plain, fusion=FusionConfig(**spec))
+                cov = [turns.turns.get(m, frozenset()) for m in L.rank_hybrid(turns, sample, q, 10)]
+                row["raw"][name] = {k: L.judge(cov, q.evidence, k)[0] for k in KS}
+            turns.mem.config = plain
+            r = read_query(emb.embed_query(q.text), emb.model_id)
+            row["reading"] = {k: round(v, 3) for k, v in r.probabilities.items() if v >= 0.05}
+            row["v"] = {}
+            for name, spec in variants.items():
+                remembered.mem.recall_config = BASE.with_(**spec)
+                d: dict[str, Any] = {}
+                for k in KS:
+                    res = remembered.mem.recall(q.text, user=L._user(sample), k=k, now=sample.end)
+                    cov = [remembered.turns.get(h.id, frozenset()) for h in res.hits]
+                    d[k] = L.judge(cov, q.evidence, k)[0]
+                    if name == "base" and k == 10:
+                        d["intent"] = res.intent.kind
+                        d["top"] = [[h.memory.type, h.role, sorted(c), h.memory.text[:100]]
+                                    for h, c in zip(res.hits, cov, strict=True)]
+                        d["notes"] = res.notes[:6]
+                row["v"][name] = d
+            rows.append(row)
     Path(out).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
     groups = [("all", lambda r: True), *((lg, lambda r, lg=lg: r["lang"] == lg) for lg in D.LANGUAGES),
               *((kd, lambda r, kd=kd: r["kind"] == kd) for kd in D.KINDS)]

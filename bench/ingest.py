@@ -123,28 +123,11 @@ def measure_dialogue(users: int) -> dict[str, Any]:
 def measure_records(n: int, root: Path, add: int, batch: int, bulk: int, big: int = 0) -> dict[str, Any]:
     import scale
 
-    import mnemir
-    from mnemir.store.base import Selection
-    from mnemir.store.sqlite import SQLiteStore
-
-    path = scale.store_path(root, n)
-    if not path.exists():
-        scale.build(path, n, SEED)
-    onto = scale.ontology()
-    store = SQLiteStore(path, ontology=onto, ann=True)
-    where = scale.centres(SEED)
-    start = _clock()
-    store.vector_search(Selection(user_id=scale.USER, types=("Fact",)), scale.queries(SEED, 1, where)[0], 10)
-    out: dict[str, Any] = {"n": n, "open_and_first_search_s": _since(start)[0]}
     count = 2 * add + batch + big + bulk
-    props = scale.chunk_props(SEED, 10**6 + 9, n, count)
-    vectors = scale.chunk_vectors(SEED, 10**6 + 9, count, where)
-    records = [scale.record_of(n + j, props, j) for j in range(count)]
+    store, mem, records, vectors, open_s = scale.open_for_writes(root, n, SEED, 10**6 + 9, count)
+    out: dict[str, Any] = {"n": n, "open_and_first_search_s": open_s}
     items = [{"text": r.content.text, "type": "Fact", "properties": {**r.properties, "entity": f"ing{j}"},
               "id": f"ing{SEED}-{j}"} for j, r in enumerate(records)]
-    mem = mnemir.Memory(store, embedder=scale.LookupEmbedder({r.content.text: vectors[j]
-                                                              for j, r in enumerate(records)}),
-                        ontology=onto, config=mnemir.MemoryConfig())
     try:
         # the first call loads the text segmenter's dictionary: not counted
         mem.add(items[0]["text"], "Fact", items[0]["properties"], user=scale.USER, id=items[0]["id"], now=scale.NOW)

@@ -43,7 +43,7 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -455,6 +455,44 @@ class LookupEmbedder:
         return self.table[text]
 
 
+def new_records(seed: int, salt: int, n: int, count: int, where: np.ndarray) -> tuple[list[Any], np.ndarray]:
+    """``count`` records numbered past a store of ``n``, with their vectors; ``salt`` keeps each benchmark's apart."""
+    props = chunk_props(seed, salt, n, count)
+    return [record_of(n + j, props, j) for j in range(count)], chunk_vectors(seed, salt, count, where)
+
+
+class WriteBench(NamedTuple):
+    """A store of ``n`` opened for a write benchmark: ``mem`` embeds ``records`` by lookup (``vectors``)."""
+
+    store: Any
+    mem: Any
+    records: list[Any]
+    vectors: np.ndarray
+    open_s: float  # wall seconds to open the store and answer its first search
+
+
+def open_for_writes(root: Path, n: int, seed: int, salt: int, count: int, **store_options: Any) -> WriteBench:
+    """The store of ``n`` under ``root`` (built first if missing), opened and searched once, with ``count`` new
+    records ready to write through a :class:`mnemir.Memory` whose embedder looks their vectors up."""
+    import mnemir
+    from mnemir.store.base import Selection
+    from mnemir.store.sqlite import SQLiteStore
+
+    path = store_path(root, n)
+    if not path.exists():
+        build(path, n, seed)
+    onto = ontology()
+    where = centres(seed)
+    start = time.perf_counter()
+    store = SQLiteStore(path, ontology=onto, ann=True, **store_options)
+    store.vector_search(Selection(user_id=USER, types=("Fact",)), queries(seed, 1, where)[0], 10)
+    open_s = time.perf_counter() - start
+    records, vectors = new_records(seed, salt, n, count, where)
+    mem = mnemir.Memory(store, embedder=LookupEmbedder({r.content.text: vectors[j] for j, r in enumerate(records)}),
+                        ontology=onto, config=mnemir.MemoryConfig())
+    return WriteBench(store, mem, records, vectors, open_s)
+
+
 def measure_recall(store: Any, onto: Any, rounds: int) -> dict[str, Any]:
     import mnemir
     from mnemir.embed import make_embedder
@@ -481,9 +519,7 @@ def measure_add(store: Any, onto: Any, seed: int, where: np.ndarray, count: int,
     """``Memory.add`` of ``count`` new Fact records into the big scope, one call each; then they are removed."""
     import mnemir
 
-    props = chunk_props(seed, 10**6 + 1, n, count)
-    vectors = chunk_vectors(seed, 10**6 + 1, count, where)
-    records = [record_of(n + j, props, j) for j in range(count)]
+    records, vectors = new_records(seed, 10**6 + 1, n, count, where)
     table = {r.content.text: vectors[j] for j, r in enumerate(records)}
     mem = mnemir.Memory(store, embedder=LookupEmbedder(table), ontology=onto, config=mnemir.MemoryConfig())
     ids = []

@@ -834,20 +834,12 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     if not q.past:  # asked for a preference: a stance the user has since changed is no answer
         changed = stances_changed(store, kept, {**q.deep, **q.pool}, q.groups, q.reading, k, config.changed_stance,
                                   config.changed_stance_p)
-        if changed:
-            q.bar(changed)
-            kept = [s for s in kept if s.record.id not in changed]
-            notes.append(f"{len(changed)} memor{'y' if len(changed) == 1 else 'ies'} of a stance changed since left "
-                         "out")
+        kept = _left_out(q, kept, changed, notes, "of a stance changed since left out")
     if not q.past:  # asked about a choice: the options weighed before the decision shown first are no answer
         options = options_near_decision(store, kept, {**q.deep, **q.pool}, q.groups, q.reading, k,
                                         config.decision_options, config.decision_earlier_choices,
                                         config.decision_choices_close)
-        if options:
-            q.bar(options)
-            kept = [s for s in kept if s.record.id not in options]
-            notes.append(f"{len(options)} memor{'y' if len(options) == 1 else 'ies'} of options weighed before the "
-                         "decision left out")
+        kept = _left_out(q, kept, options, notes, "of options weighed before the decision left out")
     kept, ruled_out, fusion_notes = _fused(q, kept, judged)
     notes += fusion_notes
     kept = decision_keeps_place(one_slot(kept, ruled_out, quotes), reached, k, q.barred)
@@ -894,6 +886,15 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
 #: the question kinds (:mod:`mnemir.retrieve.query_kinds`) that ask what is so of someone: a fact about a person, its
 #: corrected value, what they like
 ASKED_PERSON_KINDS = ("other_person", "corrected_fact", "preference")
+
+
+def _left_out(q: _Query, kept: list[Scored], reasons: Mapping[str, str], notes: list[str], why: str) -> list[Scored]:
+    """Bar the memories in ``reasons`` from this query, say so once in ``notes``, and return ``kept`` without them."""
+    if not reasons:
+        return kept
+    q.bar(reasons)
+    notes.append(f"{len(reasons)} memor{'y' if len(reasons) == 1 else 'ies'} {why}")
+    return [s for s in kept if s.record.id not in reasons]
 
 
 def _moved_out(kept: list[Scored], moved: set[str], k: int) -> tuple[list[Scored], str | None]:

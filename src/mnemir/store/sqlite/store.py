@@ -476,6 +476,8 @@ class SQLiteStore(Store):
     def edges(self, ids: Sequence[str], *, relations: Sequence[str] | None = None,
               direction: str = "out", user: str | _Any | None = ANY) -> list[Edge]:
         ids, relations = checks.edge_arguments(ids, relations, direction)
+        if relations is not None and not relations:
+            return []
 
         def body(conn: sqlite3.Connection) -> list[Edge]:
             p, dialect = Params(), SQLiteDialect(())
@@ -488,8 +490,6 @@ class SQLiteStore(Store):
                 where += (" AND EXISTS (SELECT 1 FROM records r WHERE r.id = relationships.source"
                           f"{owner_condition('r.user_id', user, p)})")
             columns = "source, relation, target, properties, pos"
-            if relations is not None and not relations:
-                return []
             if relations is None:
                 sql = f"SELECT {columns} FROM relationships WHERE {where} ORDER BY source, pos"
             else:
