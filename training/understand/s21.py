@@ -129,7 +129,7 @@ REQUESTS_EN = [
     "Check my maths on this budget spreadsheet, something doesn't add up.",
     "Write a short speech for my sister's engagement drinks, funny but not embarrassing.",
     "Suggest five easy lunches I can take to work that don't need a microwave.",
-    "Put together a reading list on the history of Lisbon for my trip, nothing too academic.",
+    "Gather some readable books about Lisbon's past before I travel, nothing too academic.",
     "Rewrite this paragraph of my thesis so it sounds less clunky.",
     "Find me a plumber's checklist for winterising an outdoor tap.",
     "Turn these meeting notes into a to-do list with names next to each item, by this afternoon.",

@@ -527,7 +527,7 @@ class Extractor:
 
 
 #: the memory types beside which a feeling said in the same piece is kept as a reading of its own: an outburst told
-#: with its event ("got a parking fine outside the hospital, I'm seething", "房东又要涨租，气得我一晚上没睡") is both what
+#: with its event ("got a parking fine outside the hospital, I'm seething", "房东又要涨租，我火大得很") is both what
 #: happened and how the user felt. A preference is not among them (its like / dislike words are its content)
 FEELING_BESIDE_TYPES = ("Fact", "Hypothesis", "Task", "TaskUpdate", "Plan", "ContextualFrame")
 #: the least EmotionalState probability (after the emotion-word boost) for a piece read as another type to also
