@@ -8,6 +8,11 @@ lost writes must both be 0 (the script exits 1 otherwise).
 
     .venv/bin/python bench/http_load.py                       # 8 clients, 30 s, 20 % writes
     .venv/bin/python bench/http_load.py --clients 16 --seconds 60 --write-share 0.5
+    .venv/bin/python bench/http_load.py --writes add --write-share 1 --clients 16     # typed adds, POST /v1/memories
+    .venv/bin/python bench/http_load.py --writes add --write-share 1 --src ../other/src  # another checkout's server
+
+``--writes add``: each write is one typed Fact about a new subject (nothing to merge or supersede), so the figure
+is the write path's own rate; concurrent adds share the store's group commit (decision 0113).
 """
 
 from __future__ import annotations
@@ -74,12 +79,15 @@ def main() -> int:
     ap.add_argument("--users", type=int, default=20)
     ap.add_argument("--seed-per-user", type=int, default=25, help="memories remembered per user before timing")
     ap.add_argument("--path", default=None, help="store directory (default: a fresh temp dir)")
+    ap.add_argument("--writes", choices=("remember", "add"), default="remember",
+                    help="what a write request is: an utterance (POST /v1/remember) or a typed Fact (POST /v1/memories)")
+    ap.add_argument("--src", default=None, help="the mnemir source the server runs (default: this checkout's src)")
     args = ap.parse_args()
 
     store = Path(args.path or tempfile.mkdtemp(prefix="mnemir-http-load-"))
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    src = Path(__file__).resolve().parents[1] / "src"
+    src = Path(args.src).resolve() if args.src else Path(__file__).resolve().parents[1] / "src"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")])}
     log = open(store.parent / f"{store.name}-server.log", "w")  # noqa: SIM115 - closed below
     proc = subprocess.Popen([sys.executable, "-c", "from mnemir.cli import main; main()", "--path", str(store),
@@ -106,8 +114,9 @@ def main() -> int:
         print(f"seeded {args.users} users x {args.seed_per_user} utterances through /v1/ingest "
               f"({time.monotonic() - started:.0f} s incl. start-up)")
 
-        lat: dict[str, list[float]] = {"recall": [], "remember": []}
-        errors: dict[str, list[str]] = {"recall": [], "remember": []}
+        writes = "memories" if args.writes == "add" else "remember"
+        lat: dict[str, list[float]] = {"recall": [], writes: []}
+        errors: dict[str, list[str]] = {"recall": [], writes: []}
         acked: list[tuple[str, str]] = []
         lock = threading.Lock()
         stop_at = time.monotonic() + args.seconds
@@ -118,13 +127,20 @@ def main() -> int:
                 while time.monotonic() < stop_at:
                     user = crng.choice(users)
                     write = crng.random() < args.write_share
-                    kind = "remember" if write else "recall"
-                    body = ({"text": utterance(crng), "user": user, "now": NOW} if write else
-                            {"query": question(crng), "user": user, "k": 5, "now": NOW})
+                    kind = writes if write else "recall"
+                    if not write:
+                        body: dict[str, Any] = {"query": question(crng), "user": user, "k": 5, "now": NOW}
+                    elif args.writes == "add":
+                        subject = f"item {n}-{crng.getrandbits(48):x}"
+                        body = {"text": f"The {subject} is kept in {crng.choice(CITIES)}", "type": "Fact",
+                                "user": user, "now": NOW, "properties": {"entity": subject, "attribute": "kept in",
+                                                                         "value": crng.choice(CITIES)}}
+                    else:
+                        body = {"text": utterance(crng), "user": user, "now": NOW}
                     t0 = time.perf_counter()
                     try:
                         r = hc.post(f"/v1/{kind}", json=body)
-                        ok = r.status_code == 200
+                        ok = r.status_code in (200, 201)
                     except httpx.HTTPError as exc:
                         ok, r = False, None
                         detail = repr(exc)
@@ -132,7 +148,9 @@ def main() -> int:
                     with lock:
                         if ok and r is not None:
                             lat[kind].append(took)
-                            if write:
+                            if write and args.writes == "add":
+                                acked.append((user, r.json()["memory"]["id"]))
+                            elif write:
                                 data = r.json()
                                 acked.extend((user, m["id"]) for m in data["created"] + data["updated"])
                         else:
@@ -166,7 +184,7 @@ def main() -> int:
         lost_file = sum(1 for _, mid in acked if not _exists(mem, mid, ANY))
 
     total = sum(len(v) for v in lat.values())
-    print(f"\n{args.clients} clients, {wall:.1f} s, write share {args.write_share:.0%}, "
+    print(f"\n{args.clients} clients, {wall:.1f} s, write share {args.write_share:.0%} ({args.writes}), "
           f"{os.cpu_count()} CPUs, loopback; server: one `mnemir serve` process (SQLite store, default embedder)")
     print(f"{'endpoint':10} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
     for kind, values in lat.items():

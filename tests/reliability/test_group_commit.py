@@ -396,3 +396,129 @@ def test_cancelled_tasks_never_stall_the_queue(tmp_path: Path, embedder: Any, ve
         assert amem.sync.check().ok
     finally:
         amem.sync.close()
+
+
+def _reports_one_by_one(path: Path, embedder: Any, calls: list[dict[str, Any]], order: list[str],
+                        vectors: dict[str, Any]) -> dict[str, Any]:
+    """What ``last_write_report`` says after each call when the calls are made one after another in ``order``."""
+    memory = mnemir.open(path, embedder=embedder, config=MemoryConfig(group_commit=False))
+    by_id = {c["id"]: c for c in calls}
+    reports = {}
+    try:
+        for cid in order:
+            _add(memory, by_id[cid], vectors)
+            reports[cid] = memory.last_write_report
+    finally:
+        memory.close()
+    return reports
+
+
+def test_each_thread_reads_the_report_of_its_own_add(tmp_path: Path, embedder: Any,
+                                                       vectors: dict[str, Any]) -> None:
+    """Threads sharing one Memory (an HTTP server's request threads): after its ``add`` returns, each thread's
+    ``last_write_report`` holds what governance decided for its own call (merged into, superseded), equal to what
+    the same call reports made one after another, never another thread's decisions."""
+    calls = _calls()
+    memory = mnemir.open(tmp_path / "grouped", embedder=embedder)
+    order = _arrivals(memory)
+    reports: dict[str, Any] = {}
+    start = threading.Barrier(8)
+
+    def caller(mine: list[dict[str, Any]]) -> None:
+        start.wait()
+        for call in mine:
+            _add(memory, call, vectors)
+            time.sleep(0.001)  # let another thread's call finish in between
+            reports[call["id"]] = memory.last_write_report
+
+    threads = [threading.Thread(target=caller, args=(calls[t::8],)) for t in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    memory.close()
+    alone = _reports_one_by_one(tmp_path / "sequential", embedder, calls, order, vectors)
+    assert reports == alone
+    assert any(r.merged for r in alone.values()) and any(r.superseded for r in alone.values())
+
+
+def test_a_thread_never_reads_another_threads_report(tmp_path: Path, embedder: Any,
+                                                     vectors: dict[str, Any]) -> None:
+    """One thread adds (superseding), a second thread then adds (merging); the first thread still reads its own."""
+    memory = mnemir.open(tmp_path / "mem", embedder=embedder)
+    calls = {c["text"]: c for c in _calls()}
+    first, moved = calls["Ana lives in Lisbon"], dict(calls["Ana lives in Osaka"], user="alice")
+    _add(memory, dict(first, id="a0", user="alice"), vectors)
+    _add(memory, dict(first, id="b0", user="bob"), vectors)
+    mine: dict[str, Any] = {}
+    added, other_done = threading.Event(), threading.Event()
+
+    def one() -> None:
+        _add(memory, dict(moved, id="a1"), vectors)
+        added.set()
+        other_done.wait(60)
+        mine["report"] = memory.last_write_report
+
+    def other() -> None:
+        added.wait(60)
+        _add(memory, dict(first, id="b1", user="bob"), vectors)  # a repeat: merged into b0
+        mine["other"] = memory.last_write_report
+        other_done.set()
+
+    threads = [threading.Thread(target=one), threading.Thread(target=other)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    try:
+        assert [e.other_id for e in mine["report"].superseded] == ["a0"] and not mine["report"].merged
+        assert [e.memory_id for e in mine["other"].merged] == ["b0"]
+    finally:
+        memory.close()
+
+
+def test_each_asyncio_task_reads_the_report_of_its_own_calls(tmp_path: Path, embedder: Any,
+                                                             vectors: dict[str, Any]) -> None:
+    """AsyncMemory tasks: an ``add`` (group commit) and a task move (a worker thread) each leave their report in
+    the awaiting task, where ``sync.last_write_report`` reads it; a task that wrote nothing reads what the code that
+    started it had written last (a task starts with a copy of its creator's context), not the other tasks' writes."""
+    calls = {c["text"]: c for c in _calls()}
+    first, moved = calls["Ana lives in Lisbon"], calls["Ana lives in Osaka"]
+
+    async def run() -> dict[str, Any]:
+        amem = await mnemir.open_async(tmp_path / "mem", embedder=embedder)
+        seen: dict[str, Any] = {}
+        try:
+            await amem.add(first["text"], "Fact", first["properties"], user="alice", id="a0", now=NOW,
+                           vector=vectors[first["text"]])
+            task = await amem.add("Renew the passport", "Task", {"goal": "renew the passport",
+                                                                  "status": "pending"}, user="alice", now=NOW)
+            seen["task"] = task.id
+            gate = asyncio.Event()
+
+            async def superseding() -> None:
+                await amem.add(moved["text"], "Fact", moved["properties"], user="alice", id="a1",
+                               now=NOW + timedelta(days=1), vector=vectors[moved["text"]])
+                gate.set()
+                await asyncio.sleep(0.05)
+                seen["superseding"] = amem.sync.last_write_report
+
+            async def moving() -> None:
+                await gate.wait()
+                await amem.update_task(task.id, status="completed", user="alice", now=NOW + timedelta(days=2))
+                seen["moving"] = amem.sync.last_write_report
+
+            async def idle() -> None:
+                await asyncio.sleep(0.1)
+                seen["idle"] = amem.sync.last_write_report
+
+            await asyncio.gather(asyncio.create_task(superseding()), asyncio.create_task(moving()),
+                                 asyncio.create_task(idle()))
+        finally:
+            await amem.aclose()
+        return seen
+
+    seen = asyncio.run(run())
+    assert [e.other_id for e in seen["superseding"].superseded] == ["a0"]
+    assert [e.kind for e in seen["moving"].events] == ["status_changed"]
+    assert [(e.kind, e.memory_id) for e in seen["idle"].events] == [("created", seen["task"])]

@@ -459,3 +459,41 @@ def test_no_page_loads_anything_from_the_network(http: Any) -> None:
     for path in ("/ui/browse", "/ui/recall?q=hello", "/ui/review", "/static/style.css"):
         text = http.get(path).text
         assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text, path
+
+
+def test_concurrent_adds_each_get_their_own_report(server: Running) -> None:
+    """Sixteen clients at once, each moving its own user's home city: every response reports the superseding of
+    that user's own earlier fact (and of nobody else's); the adds go through the store's group commit, where calls
+    arriving together share a transaction (no tenant lock serialises them first)."""
+    import threading
+
+    users = [f"mover{n}" for n in range(16)]
+    with server.client() as client:
+        first = {u: add(client, f"{u} lives in Porto", "Fact",
+                        {"entity": u, "attribute": "home city", "value": "Porto"}, user=u)["id"] for u in users}
+    [tenant] = server.app.state.tenants.opened()
+    group = tenant.memory._add_group()
+    assert group is not None  # HTTP adds go through the store's group commit
+    before = group.calls
+    reports: dict[str, Any] = {}
+    start = threading.Barrier(len(users))
+
+    def move(user: str) -> None:
+        with server.client() as client:
+            start.wait()
+            r = client.post("/v1/memories", json={"text": f"{user} lives in Braga", "type": "Fact", "user": user,
+                                                  "properties": {"entity": user, "attribute": "home city",
+                                                                 "value": "Braga"},
+                                                  "now": (NOW + DAY).isoformat()})
+            assert r.status_code == 201, r.text
+            reports[user] = r.json()["report"]
+
+    threads = [threading.Thread(target=move, args=(u,)) for u in users]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    for user in users:
+        superseded = [e["other_id"] for e in reports[user]["events"] if e["kind"] == "superseded"]
+        assert superseded == [first[user]], (user, reports[user])
+    assert group.calls - before == len(users)

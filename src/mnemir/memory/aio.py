@@ -51,9 +51,16 @@ class AsyncMemory:
                 # connection's own lock orders them against the other calls
                 return await self._memory._add_async(*args, **kwargs)
             async with self._lock:
-                return await asyncio.to_thread(method, *args, **kwargs)
+                result, report = await asyncio.to_thread(self._reported, method, *args, **kwargs)
+            self._memory._keep_report(report)  # the write report belongs to the awaiting task (a worker's is lost)
+            return result
 
         return call
+
+    def _reported(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        """Run ``method`` (in a worker thread) and return its result with the write report it left there."""
+        result = method(*args, **kwargs)
+        return result, getattr(self._memory, "last_write_report", None)
 
     def __dir__(self) -> list[str]:
         return sorted({*super().__dir__(), *self._methods})

@@ -101,6 +101,8 @@ class _Add:
     creator: str
     named_id: bool
     user: str | None
+    #: what governance decided for this call alone (set when its write is governed)
+    report: Any = None
 
 
 class MemoryCore:
@@ -277,24 +279,39 @@ class MemoryCore:
         make = self._add_item(text, type, properties, user=user, agent=agent, session=session, speaker=speaker,
                               turn=turn, summary=summary, relationships=relationships, id=id, valid_from=valid_from,
                               now=now, creator=creator, vector=vector)
+        made: list[_Add] = []
+
+        def made_here() -> _Add:  # the call's own item, for its own report once written
+            made.append(make())
+            return made[0]
+
         group = self._add_group()
         if group is None:
             with self.store.exclusive(_lock_scope(user)):
-                outcome = self._add_written([make()])[0]
+                outcome = self._add_written([made_here()])[0]
             if isinstance(outcome, BaseException):
                 raise outcome
-            return outcome
-        result: MemIR = group.submit(make)
+            result: MemIR = outcome
+        else:
+            result = group.submit(made_here)
+        self._keep_report(made[0].report)
         return result
 
     async def _add_async(self, *args: Any, **kwargs: Any) -> MemIR:
         """``add`` for :class:`~mnemir.memory.aio.AsyncMemory` while group commit is on (:meth:`_add_group`): the task
         joins the same queue as threads do, and awaits its transaction without holding a thread."""
         make = self._add_item(*args, **kwargs)
+        made: list[_Add] = []
+
+        def made_here() -> _Add:
+            made.append(make())
+            return made[0]
+
         group = self._add_group()
         if group is None:
             raise RuntimeError("_add_async needs group commit")  # AsyncMemory asks _add_group() first
-        result: MemIR = await group.submit_async(make)
+        result: MemIR = await group.submit_async(made_here)
+        self._keep_report(made[0].report)  # in the awaiting task's own context
         return result
 
     def _add_group(self) -> GroupCommit[_Add] | None:
@@ -386,7 +403,7 @@ class MemoryCore:
             self._write(writes)
             held.update((w.record.id, w.record.scope.user_id) for w in writes)
             for i in run:
-                outcomes[i] = stands[items[i].record.id]
+                outcomes[i], items[i].report = stands[items[i].record.id]
             run.clear()
 
         for i, item in enumerate(items):
@@ -404,14 +421,17 @@ class MemoryCore:
         return outcomes  # type: ignore[return-value]
 
     def _govern_each(self, records: list[MemIR], *, stamps: Mapping[str, tuple[datetime, str]],
-                     vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], dict[str, MemIR]]:
+                     vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], dict[str, tuple[MemIR, Any]]]:
         """Govern records of several calls at once (each with its own time and actor, ``stamps``); returns the
         writes and, per record, the memory that stands for it right after its own decision (what its call alone
-        returns). The lifecycle mixin overrides this with the real governance."""
+        returns) with that call's own report. The lifecycle mixin overrides this with the real governance."""
         known = vectors or {}
         writes = [Write(r, known.get(r.id), [entry(None, r, Action.created, now=stamps[r.id][0],
                                                    actor=stamps[r.id][1], reason="added")]) for r in records]
-        return writes, {r.id: r for r in records}
+        return writes, {r.id: (r, None) for r in records}
+
+    def _keep_report(self, report: Any) -> None:
+        """Leave a call's own report as the caller's latest (the lifecycle mixin keeps reports)."""
 
     @serialized
     def add_many(self, items: Iterable[Mapping[str, Any]], *, user: str | None = None, agent: str | None = None,

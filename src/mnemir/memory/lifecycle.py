@@ -3,14 +3,16 @@
 Write-time results are visible two ways: every decision is recorded in the history of the memories it touched
 (``history(id)``), and the decisions of the latest write through this object are in
 :attr:`LifecycleMixin.last_write_report` (a :class:`~mnemir.lifecycle.WriteReport`: merged / superseded /
-disputed events and clarification questions). ``last_write_report`` belongs to this ``Memory`` object; share
-one object between threads only if you read it under your own lock.
+disputed events and clarification questions). ``last_write_report`` is kept per thread and per asyncio task: callers
+sharing one ``Memory`` each read the decisions of their own latest write.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -48,6 +50,13 @@ from mnemir.retrieve.search import SearchHit
 from mnemir.store.base import ANY, LIVE_STATUSES, Selection, Write, _Any
 from mnemir.store.filters import parse_filter
 
+#: each Memory's latest write report per context: a thread and an asyncio task each see their own latest write's
+#: (keyed by the object's report key, never by id(): a later object may reuse an id)
+_REPORTS: ContextVar[dict[int, WriteReport | None]] = ContextVar("mnemir_write_reports")
+_REPORT_KEYS = itertools.count()
+#: while :meth:`LifecycleMixin._gathering_reports` runs in a context: every report of the block, in order
+_GATHERED: ContextVar[dict[int, list[WriteReport]]] = ContextVar("mnemir_gathered_reports")
+
 if TYPE_CHECKING:
     from mnemir.memory.core import MemoryCore
 
@@ -71,33 +80,40 @@ class OpenConflict:
 class LifecycleMixin(_Base):
     """Lifecycle governance for :class:`mnemir.Memory` (first in its MRO)."""
 
-    _last_write_report: WriteReport | None = None
-    #: while :meth:`_gathering_reports` runs: every report of the block, in order
-    _gathered: list[WriteReport] | None = None
     #: (ontology key, parsed filter conditions) kept across governors (:meth:`_governor`)
     _parsed_conditions: tuple[tuple[int, str], dict[tuple[Any, ...], Any]] | None = None
 
     @property
     def last_write_report(self) -> WriteReport | None:
-        """What governance decided in the latest write through this object (a whole ``remember`` counts as one)."""
-        return self._last_write_report
+        """What governance decided in the calling thread's (or asyncio task's) latest write through this object (a
+        whole ``remember`` counts as one): callers writing at once each read their own write's decisions."""
+        return _REPORTS.get({}).get(self._report_key())
 
     @last_write_report.setter
     def last_write_report(self, report: WriteReport | None) -> None:
-        self._last_write_report = report
-        if report is not None and self._gathered is not None:
-            self._gathered.append(report)
+        key = self._report_key()
+        _REPORTS.set({**_REPORTS.get({}), key: report})  # a new mapping: contexts never share one
+        gathered = _GATHERED.get({}).get(key)
+        if report is not None and gathered is not None:
+            gathered.append(report)
+
+    def _report_key(self) -> int:
+        key: int | None = self.__dict__.get("_report_key_")
+        if key is None:
+            key = self.__dict__.setdefault("_report_key_", next(_REPORT_KEYS))
+        return key
 
     @contextmanager
     def _gathering_reports(self) -> Iterator[WriteReport]:
         """Collect the events of every write made in the block into one report (also left as
         ``last_write_report`` when the block ends), so a call made of several writes reports all of them."""
-        outer, self._gathered = self._gathered, []
+        key, gathered = self._report_key(), list[WriteReport]()
+        outer = _GATHERED.set({**_GATHERED.get({}), key: gathered})
         whole = WriteReport()
         try:
             yield whole
         finally:
-            gathered, self._gathered = self._gathered, outer
+            _GATHERED.reset(outer)
             whole.events[:] = [e for r in gathered for e in r.events]
             self.last_write_report = whole
 
@@ -138,16 +154,19 @@ class LifecycleMixin(_Base):
         return writes, merged
 
     def _govern_each(self, records: list[MemIR], *, stamps: Mapping[str, tuple[datetime, str]],
-                     vectors: Mapping[str, Vectors] | None = None) -> tuple[list[Write], dict[str, MemIR]]:
+                     vectors: Mapping[str, Vectors] | None = None
+                     ) -> tuple[list[Write], dict[str, tuple[MemIR, WriteReport]]]:
         decided: dict[str, tuple[MemIR, int, int]] = {}
         now, actor = stamps[records[0].id]
         writes, report = self._governor().govern(records, now=now, actor=actor, vectors=vectors, stamps=stamps,
                                                  decided=decided)
-        # each call's own decisions; the last call's are left as this object's latest write, as the calls made
-        # one after another would leave them
-        _, start, end = decided[records[-1].id]
-        self.last_write_report = WriteReport(report.events[start:end])
-        return writes, {rid: stands for rid, (stands, _, _) in decided.items()}
+        # each call's own decisions, handed to its caller (``add`` keeps them as that caller's latest write)
+        return writes, {rid: (stands, WriteReport(report.events[start:end]))
+                        for rid, (stands, start, end) in decided.items()}
+
+    def _keep_report(self, report: WriteReport | None) -> None:
+        if report is not None:
+            self.last_write_report = report
 
     # -- history and time ----------------------------------------------------------------
     def history(self, id: str, *, user: str | _Any | None = None) -> list[HistoryEntry]:

@@ -1,7 +1,7 @@
 """The JSON API (``/v1``): each route checks its input, calls the ``Memory`` facade and returns its ``to_dict``.
 
-No memory logic lives here. Writes take the tenant's write lock (governance reads before it writes);
-reads run concurrently.
+No memory logic lives here. Writes take the tenant's write lock (governance reads before it writes), except ``add``,
+whose concurrent calls share the store's group commit; reads run concurrently.
 """
 
 from __future__ import annotations
@@ -331,12 +331,13 @@ def build_router(config: ServerConfig) -> APIRouter:
     @router.post("/memories", status_code=201, tags=["memories"], summary="Add one typed memory", **doc(Written, 201))
     def add(body: AddBody, a: Acc) -> dict[str, Any]:
         mem = a.tenant.memory
-        with a.tenant.write_lock:
-            rec = mem.add(body.text, body.type, body.properties, user=body.user, agent=body.agent,
-                          session=body.session, speaker=body.speaker, turn=body.turn, summary=body.summary,
-                          relationships=body.relationships, id=body.id, valid_from=body.valid_from, now=body.now,
-                          creator="http")
-            report = mem.last_write_report
+        # no tenant lock: ``add`` is governed under the store's own lock, and concurrent requests share a group
+        # commit (decision 0113); the report read here is this request's own (kept per thread)
+        rec = mem.add(body.text, body.type, body.properties, user=body.user, agent=body.agent,
+                      session=body.session, speaker=body.speaker, turn=body.turn, summary=body.summary,
+                      relationships=body.relationships, id=body.id, valid_from=body.valid_from, now=body.now,
+                      creator="http")
+        report = mem.last_write_report
         return {"memory": rec.to_dict(), "report": report.to_dict() if report is not None else None}
 
     @router.get("/memories", tags=["memories"], summary="List memories, newest first (paginated)", **doc(MemoryPage))
