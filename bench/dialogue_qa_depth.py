@@ -21,6 +21,11 @@ questions of each asked over the whole store), a long store of several conversat
 several times longer than the suite's (LoCoMo's run to 300-700 turns). ``KS=5,10`` (environment): the depths asked
 (10 among them). ``FIRST=N``: only the first N conversations of each language.
 
+Losses at each asked depth under 10 (``KS``' 5) are read alike against that depth (``cause@5``: BM25's or hybrid's
+top 5 holds an evidence turn, recall's does not; ``pool/deep`` when the plain order places it past the 5th).
+``GRID='{"NAME": {"text_weight": 3, "rrf_k": 60, "score_weight": 0.25, "period_first": true}, ...}'``: the plain
+order under each of these fusions too (decision 0117). ``AUTHORS=M,L``: only those authors' files.
+
 Prints hit rates at each k and the cause counts (no benchmark text). Never with ``test``.
 """
 import json
@@ -168,7 +173,8 @@ def report(rows: list[dict[str, Any]], names: list[str]) -> None:
         print(f"{name + ' (raw)':<22}" + "".join(f"{sum(r['raw'][name][k] for r in rows) / n:>8.3f}" for k in KS))
     print(f"{'plain order':<22}" + "".join(f"{sum(r['plain'][k] for r in rows) / n:>8.3f}" for k in KS))
     for name in rows[0].get("grid", {}):
-        print(f"{'plain ' + name:<22}" + "".join(f"{sum(r['grid'][name][str(k) if str(k) in r['grid'][name] else k] for r in rows) / n:>8.3f}" for k in KS))
+        hits = [sum(r["grid"][name].get(k, r["grid"][name].get(str(k), False)) for r in rows) / n for k in KS]
+        print(f"{'plain ' + name:<22}" + "".join(f"{h:>8.3f}" for h in hits))
     for name in names:
         print(f"{name:<22}" + "".join(f"{sum(r['v'][name][k] for r in rows) / n:>8.3f}" for k in KS))
     for name in names:

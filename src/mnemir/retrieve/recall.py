@@ -303,9 +303,11 @@ class RecallConfig:
     #: all come first in plain search's order (``plain_group_ranks``' ``period_first``): the period's order is fused
     #: with the vector and keyword orders as a third. The period runs from its start to the question's time (what
     #: happened then is often told afterwards), and over hundreds of turns that span holds many of them, most
-    #: sharing nothing with the question but their dates. True: first, as over every other store
-    #: (docs/decisions/0117)
-    chat_period_first_long: bool = True
+    #: sharing nothing with the question but their dates. True: first, as over every other store. Off (False) by
+    #: default: dialogue QA dev, five conversations to a store (~650 turns), unlabelled 0.599 / 0.688 -> 0.606 /
+    #: 0.698 at @5 / @10 (6 won / 0 lost, 9 / 0), labelled 0.696 / 0.770 -> 0.706 / 0.781 (8 / 0, 9 / 0); every
+    #: store under 400 utterances unchanged by construction (docs/decisions/0117)
+    chat_period_first_long: bool = False
     #: ... and there plain search's reciprocal ranks read 1 / (this + rank) (None: ``PLAIN_RRF_K``, 60, as ``search``
     #: fuses), its signals' strength weighs this much (None: as set for every store), and plain search's best keep
     #: this share of the top k (None: as set for talk between people). A smaller constant lets a turn only the
