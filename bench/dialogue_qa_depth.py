@@ -21,6 +21,11 @@ questions of each asked over the whole store), a long store of several conversat
 several times longer than the suite's (LoCoMo's run to 300-700 turns). ``KS=5,10`` (environment): the depths asked
 (10 among them). ``FIRST=N``: only the first N conversations of each language.
 
+Losses at each asked depth under 10 (``KS``' 5) are read alike against that depth (``cause@5``: BM25's or hybrid's
+top 5 holds an evidence turn, recall's does not; ``pool/deep`` when the plain order places it past the 5th).
+``GRID='{"NAME": {"text_weight": 3, "rrf_k": 60, "score_weight": 0.25, "period_first": true}, ...}'``: the plain
+order under each of these fusions too (decision 0117). ``AUTHORS=M,L``: only those authors' files.
+
 Prints hit rates at each k and the cause counts (no benchmark text). Never with ``test``.
 """
 import json
@@ -34,19 +39,47 @@ from dialogue_qa_variants import noted_cause, plain_places, replay, setup
 
 from mnemir.eval import dialogue_qa as D
 from mnemir.eval import locomo as L
-from mnemir.retrieve.recall import RecallConfig, _past_period, plain_utterance_order
+from mnemir.retrieve.fusion import plain_group_ranks
+from mnemir.retrieve.recall import RecallConfig, _gather, _past_period, plain_utterance_order, said_orders
+from mnemir.store.base import tenant_reads
 
 BASE = RecallConfig()
 KS = tuple(int(k) for k in os.environ.get("KS", "5,10,20").split(","))
 REF = 10  # the depth at which raw search's hits are the reference for losses
+#: ``GRID='{"NAME": {"text_weight": 3, "rrf_k": 60, "score_weight": 0.25, "period_first": true}, ...}'``
+#: (environment): recall's plain order over the utterances placed under each of these fusions too (the same two
+#: searches, read once per question), its hits at each k kept per question: a fit of the plain order's fusion on train
+GRID: dict[str, dict[str, Any]] = json.loads(os.environ.get("GRID", "{}"))
 
 
-def cause(notes: list[str], ids: set[str], plain_at: int | None, period: bool, kept: int, dup: bool) -> str:
+def cause(notes: list[str], ids: set[str], plain_at: int | None, period: bool, kept: int, dup: bool,
+          ref: int = REF) -> str:
     if plain_at is None:
         return "pool/absent"
-    if plain_at >= REF:
+    if plain_at >= ref:
         return "pool/period" if period else "pool/deep"
     return noted_cause(notes, ids) or "pushed/" + ("kept" if plain_at < kept else "role") + ("/dup" if dup else "")
+
+def grid_orders(mem: Any, scope: Any, intent: Any, qvec: Any, now: Any, k: int) -> dict[str, list[str]]:
+    """Recall's plain order over the utterance groups under each fusion of ``GRID`` (as
+    :func:`~mnemir.retrieve.recall.plain_utterance_order` reads it, its two searches read once)."""
+    config = BASE
+    scope = scope.with_(types=None, where=None)
+    store = tenant_reads(mem.store, scope.user_id)
+    deep: dict[str, Any] = {}
+    full: dict[str, Any] = {}
+    pool = _gather(store, scope, intent, (), None, qvec, now, max(config.candidates, 4 * k), config, deep, full)
+    known = {**deep, **pool, **full}
+    said = said_orders(store, scope, intent.query, qvec, k, config, known, deep)
+    out: dict[str, list[str]] = {}
+    for name, g in GRID.items():
+        groups = plain_group_ranks(known, _past_period(intent, now), float(g.get("text_weight", 1.0)),
+                                   config.plain_assistant_weight, orders=said, ties=config.plain_ties,
+                                   score_weight=float(g.get("score_weight", config.plain_score_weight)),
+                                   period_first=bool(g.get("period_first", True)), rrf_k=int(g.get("rrf_k", 60)))
+        out[name] = sorted(groups, key=lambda gid: groups[gid])
+    return out
+
 
 def merged(samples: list[tuple[Any, Any]], n: int) -> list[tuple[Any, Any]]:
     """Every ``n`` conversations of one language as one sample: session s of the j-th becomes session 100 j + s."""
@@ -98,6 +131,10 @@ def main() -> None:
             plain_at = next((j for j, c in enumerate(pcov) if c & set(q.evidence)), None)
             row["plain_at"] = plain_at
             row["plain_len"] = len(plain)
+            if GRID:
+                orders = grid_orders(mem, scope, intent, emb.embed_query(q.text), sample.end, top)
+                row["grid"] = {name: {k: L.judge([remembered.turns.get(g, frozenset()) for g in order],
+                                                 q.evidence, k)[0] for k in KS} for name, order in orders.items()}
             period = _past_period(intent, sample.end) is not None
             ids = {mid for mid, c in remembered.turns.items() if c & set(q.evidence)}
             ref = row["raw"]["hybrid"][REF] or row["raw"]["bm25"][REF]
@@ -108,6 +145,12 @@ def main() -> None:
                     res = mem.recall(q.text, user=L._user(sample), k=k, now=sample.end)
                     cov = [remembered.turns.get(h.id, frozenset()) for h in res.hits]
                     d[k] = L.judge(cov, q.evidence, k)[0]
+                    if k < REF and not d[k] and (row["raw"]["hybrid"][k] or row["raw"]["bm25"][k]):
+                        # a loss at a shallower depth too (issue 14's @5), its cause read against that depth
+                        seen_k: Counter[str] = Counter(t for c in cov for t in c)
+                        kept_k = plain_places(mem.recall_config, float(res.intent.confidence), k)
+                        d[f"cause@{k}"] = cause(res.notes, ids, plain_at, period, kept_k,
+                                                any(n > 1 for n in seen_k.values()), ref=k)
                     if k == REF:
                         seen: Counter[str] = Counter(t for c in cov for t in c)
                         dup = any(n > 1 for n in seen.values())
@@ -129,6 +172,9 @@ def report(rows: list[dict[str, Any]], names: list[str]) -> None:
     for name in ("hybrid", "bm25", "vector"):
         print(f"{name + ' (raw)':<22}" + "".join(f"{sum(r['raw'][name][k] for r in rows) / n:>8.3f}" for k in KS))
     print(f"{'plain order':<22}" + "".join(f"{sum(r['plain'][k] for r in rows) / n:>8.3f}" for k in KS))
+    for name in rows[0].get("grid", {}):
+        hits = [sum(r["grid"][name].get(k, r["grid"][name].get(str(k), False)) for r in rows) / n for k in KS]
+        print(f"{'plain ' + name:<22}" + "".join(f"{h:>8.3f}" for h in hits))
     for name in names:
         print(f"{name:<22}" + "".join(f"{sum(r['v'][name][k] for r in rows) / n:>8.3f}" for k in KS))
     for name in names:
@@ -143,6 +189,9 @@ def report(rows: list[dict[str, Any]], names: list[str]) -> None:
         dups = sum(r["v"][name].get("dup", False) for r in rows)
         print(f"{name}: losses @{REF} to BM25-or-hybrid by cause {dict(causes.most_common())}; "
               f"questions with one turn in two of the top {REF}: {dups}")
+        for k in (k for k in KS if k < REF):
+            shallow = Counter(r["v"][name][f"cause@{k}"] for r in rows if f"cause@{k}" in r["v"][name])
+            print(f"{name}: losses @{k} to BM25-or-hybrid by cause {dict(shallow.most_common())}")
 
 
 if __name__ == "__main__":

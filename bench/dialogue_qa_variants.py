@@ -45,9 +45,22 @@ def setup(argv: list[str]) -> tuple[str, dict[str, dict[str, Any]], Any, list[tu
         name, _, spec = arg.partition("=")
         variants[name] = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(spec).items()}
     emb = cached(default_embedder())
-    samples = [(c, c.sample(mode)) for c in D.load(split)]
+    samples = [(c, c.sample(mode)) for c in _conversations(split)]
     emb.prefetch([t.text for _, s in samples for t in s.turns], [q.text for _, s in samples for q in s.questions])
     return out, variants, emb, samples
+
+
+def _conversations(split: str) -> list[Any]:
+    """The split's conversations; ``AUTHORS=M,L`` (environment): only those of these authors' files
+    (``qa_<AUTHOR>_<lang>.yaml``)."""
+    authors = [a for a in os.environ.get("AUTHORS", "").split(",") if a]
+    if not authors:
+        return D.load(split)
+    with tempfile.TemporaryDirectory(prefix="dqa-authors-") as tmp:
+        for path in sorted(D.data_dir(split).glob("*.yaml")):
+            if path.stem.split("_")[1] in authors:
+                (Path(tmp) / path.name).symlink_to(path)
+        return D.load(split, folder=tmp)
 
 
 def replay(samples: list[tuple[Any, Any]], emb: Any, prefix: str) -> Iterator[tuple[Any, Any, Any, Any]]:

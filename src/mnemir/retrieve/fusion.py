@@ -177,7 +177,8 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
                       period: tuple[datetime | None, datetime | None] | None = None,
                       text_weight: float = 1.0, assistant_weight: float = 1.0,
                       orders: tuple[Sequence[tuple[str, float]], Sequence[tuple[str, float]]] | None = None,
-                      ties: str = "signals", score_weight: float = 0.0) -> dict[str, int]:
+                      ties: str = "signals", score_weight: float = 0.0, period_first: bool = True,
+                      rrf_k: int = PLAIN_RRF_K) -> dict[str, int]:
     """Each utterance group's place in plain hybrid search over the utterances: the vector and keyword orders of
     the candidates, each read as an order of groups (a group is placed where its first member is), fused by
     reciprocal ranks as :func:`~mnemir.retrieve.search.hybrid_search` fuses them. Read before episodes are folded:
@@ -186,7 +187,8 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
 
     ``period``: a past period the question names ([start, end)): the candidates said in it are a third order (by
     closeness), and the groups said in it come first, in the fused order, then the rest (what the user asks about
-    happened then; the rest keep their order after it).
+    happened then; the rest keep their order after it). ``period_first`` False: the period's order is only fused
+    with the other two (a period that holds many utterances no longer puts them all first).
 
     ``assistant_weight``: a group said by the assistant (its first member's speaker) weighs this much of its fused
     score, as :class:`~mnemir.retrieve.search.FusionConfig` weighs it in ``search`` (decision 0043).
@@ -202,7 +204,10 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
 
     ``score_weight``: score-aware fusion, as ``FusionConfig.score_weight`` in ``search``: the strengths of the
     vector and keyword signals that placed each group, times this, over ``PLAIN_RRF_K + 1``, add to its reciprocal
-    ranks (:func:`~mnemir.retrieve.search.score_bonus`)."""
+    ranks (:func:`~mnemir.retrieve.search.score_bonus`).
+
+    ``rrf_k``: the reciprocal ranks' constant (1 / (rrf_k + rank)): the smaller, the more a first place counts
+    against a place found by both orders."""
     # what was said: an utterance is placed by its episode, as hybrid search over the raw utterances places it (a
     # typed reading's own wording does not move it: the role order weighs that); a memory with no episode by itself
     said = {mid: c for mid, c in pool.items() if c.record.type == EPISODE or utterance_of(c.record) == mid
@@ -216,7 +221,7 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
     inside: set[str] = set()
     if period is not None:
         within = [c for c in pool.values() if in_period(c.record, period)]
-        inside = {utterance_of(c.record) for c in within}
+        inside = {utterance_of(c.record) for c in within} if period_first else set()
         ranked_by.append([(c.id, c.similarity) for c in sorted(within, key=lambda c: (-c.similarity, c.id))])
     scores: dict[str, float] = {}
     strength: dict[str, float] = {}
@@ -235,12 +240,12 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
             if group not in scores and said_by_assistant(record):
                 assistant.add(group)
             first.setdefault(group, record)
-            scores[group] = scores.get(group, 0.0) + weight / (PLAIN_RRF_K + len(seen))
+            scores[group] = scores.get(group, 0.0) + weight / (rrf_k + len(seen))
             if top > 0 and n < 2:  # the vector and keyword signals (a period's order only places what it holds)
                 strength[group] = strength.get(group, 0.0) + weight * max(float(score or 0.0), 0.0) / top
     if score_weight > 0:
         for group, value in strength.items():
-            scores[group] += score_bonus(value, score_weight, PLAIN_RRF_K)
+            scores[group] += score_bonus(value, score_weight, rrf_k)
     if assistant_weight < 1.0:
         for group in assistant:
             scores[group] *= assistant_weight

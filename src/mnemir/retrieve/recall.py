@@ -41,6 +41,7 @@ from mnemir.retrieve.fusion import (
     EPISODE,
     FEELING,
     NO_READING,
+    PLAIN_RRF_K,
     calm_neighbours,
     depth_kept_places,
     fold_episodes,
@@ -298,6 +299,22 @@ class RecallConfig:
     #: (docs/decisions/0112)
     chat_text_weight_long: float | None = 3.0
     chat_long_turns: int = 400
+    #: ... and over such a long one the utterances said in a past period the question names ("last month") do not
+    #: all come first in plain search's order (``plain_group_ranks``' ``period_first``): the period's order is fused
+    #: with the vector and keyword orders as a third. The period runs from its start to the question's time (what
+    #: happened then is often told afterwards), and over hundreds of turns that span holds many of them, most
+    #: sharing nothing with the question but their dates. True: first, as over every other store. Off (False) by
+    #: default: dialogue QA dev, five conversations to a store (~650 turns), unlabelled 0.599 / 0.688 -> 0.606 /
+    #: 0.698 at @5 / @10 (6 won / 0 lost, 9 / 0), labelled 0.696 / 0.770 -> 0.706 / 0.781 (8 / 0, 9 / 0); every
+    #: store under 400 utterances unchanged by construction (docs/decisions/0117)
+    chat_period_first_long: bool = False
+    #: ... and there plain search's reciprocal ranks read 1 / (this + rank) (None: ``PLAIN_RRF_K``, 60, as ``search``
+    #: fuses), its signals' strength weighs this much (None: as set for every store), and plain search's best keep
+    #: this share of the top k (None: as set for talk between people). A smaller constant lets a turn only the
+    #: keyword order places near the top outrank one both orders place in the middle (docs/decisions/0117)
+    chat_fusion_k_long: int | None = None
+    chat_score_weight_long: float | None = None
+    chat_plain_share_long: float | None = None
     #: the tail's stand-in (``plain_tail_said``) replaces only a reading its extractor was less sure of than this (the
     #: classifier's probability of the type read; of the feeling, for an utterance from which only a feeling was
     #: read): a ruling rests on the intent *and* on the role read, and a sure reading of a ruled-out role is ruled
@@ -491,7 +508,7 @@ class RecallConfig:
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
                  "chat_past", "ruling_follows_types", "plain_tail_said",
                  "felt_episode_moves_on", "felt_episode_moves_now", "talk_turns_stay",
-                 "talk_no_assistant", "takers_beyond_pool")
+                 "talk_no_assistant", "takers_beyond_pool", "chat_period_first_long")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -539,6 +556,7 @@ class RecallConfig:
                                 ("chat_tail_share", 0.0, 1.0), ("plain_tail_said_below", 0.0, 1.0),
                                 ("chat_text_weight", 0.0, 10.0), ("chat_score_weight", 0.0, 10.0),
                                 ("chat_text_weight_long", 0.0, 10.0),
+                                ("chat_score_weight_long", 0.0, 10.0), ("chat_plain_share_long", 0.0, 1.0),
                                 ("talk_among_people", -6.0, 6.0)):
             value = getattr(self, name)
             if value is None and (name.startswith("chat_") or name in ("plain_tail_said_below", "talk_among_people")):
@@ -547,8 +565,10 @@ class RecallConfig:
                 raise ValidationError(f"{name} must be a number in [{low:g}, {high:g}]", field=name, value=value,
                                       allowed=f"[{low:g}, {high:g}]")
         for name in ("candidates", "graph_seeds", "present_limit", "weak_fallback", "fusion_k", "talk_depth",
-                     "talk_least", "chat_long_turns"):
+                     "talk_least", "chat_long_turns", "chat_fusion_k_long"):
             value = getattr(self, name)
+            if value is None and name == "chat_fusion_k_long":
+                continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValidationError(f"{name} must be a positive integer", field=name, value=value,
                                       allowed="an integer >= 1")
@@ -987,17 +1007,19 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     if q.among_people:  # a conversation between people: its own settings from here on (RecallConfig.chat_*)
         before = q.config
         q.config = _between_people(q.config)
-        if q.config.chat_text_weight_long is not None \
-                and q.store.count(q.scope.with_(types=(EPISODE,), where=None)) >= q.config.chat_long_turns:
-            q.config = q.config.with_(plain_text_weight=q.config.chat_text_weight_long)
+        period_first, rrf_k = True, PLAIN_RRF_K
+        if _long_set(q.config) and q.store.count(q.scope.with_(types=(EPISODE,), where=None)) \
+                >= q.config.chat_long_turns:
+            q.config, period_first, rrf_k = _over_long_talk(q.config)
         if q.config.chat_past:
             q.past = past = True
-        if (q.config.plain_text_weight, q.config.plain_score_weight) != (before.plain_text_weight,
-                                                                         before.plain_score_weight):
+        if (q.config.plain_text_weight, q.config.plain_score_weight, period_first, rrf_k) \
+                != (before.plain_text_weight, before.plain_score_weight, True, PLAIN_RRF_K):
             # its plain search weighs the keyword order as set there: placed again over the same searches
             utterances = plain_group_ranks(known, _past_period(intent, now), q.config.plain_text_weight,
                                            q.config.plain_assistant_weight, orders=said, ties=q.config.plain_ties,
-                                           score_weight=q.config.plain_score_weight)
+                                           score_weight=q.config.plain_score_weight, period_first=period_first,
+                                           rrf_k=rrf_k)
     folded = fold_episodes(q.store, q.scope, pool, past, q.qvec, q.ranking.felt_beside_calm)
     q.plain = plain_ranks(pool, utterances)
     q.groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
@@ -1610,6 +1632,28 @@ def _between_people(config: RecallConfig) -> RecallConfig:
     if config.chat_score_weight is not None:
         changes["plain_score_weight"] = config.chat_score_weight
     return config.with_(**changes) if changes else config
+
+
+def _long_set(config: RecallConfig) -> bool:
+    """Whether any setting over a long conversation between people differs from the store's own (else the store's
+    length is not read)."""
+    return (config.chat_text_weight_long is not None or not config.chat_period_first_long
+            or config.chat_fusion_k_long is not None or config.chat_score_weight_long is not None
+            or config.chat_plain_share_long is not None)
+
+
+def _over_long_talk(config: RecallConfig) -> tuple[RecallConfig, bool, int]:
+    """The settings over a long conversation between people (``chat_*_long``): the config, whether a named period's
+    utterances come first in plain search's order, and plain search's reciprocal-rank constant."""
+    changes: dict[str, Any] = {}
+    if config.chat_text_weight_long is not None:
+        changes["plain_text_weight"] = config.chat_text_weight_long
+    if config.chat_score_weight_long is not None:
+        changes["plain_score_weight"] = config.chat_score_weight_long
+    if config.chat_plain_share_long is not None:
+        changes["plain_share"] = config.chat_plain_share_long
+    rrf_k = config.chat_fusion_k_long if config.chat_fusion_k_long is not None else PLAIN_RRF_K
+    return (config.with_(**changes) if changes else config), config.chat_period_first_long, rrf_k
 
 
 def _plain_floor(q: _Query, kept: list[Scored], judged: Mapping[str, Scored], ruled_out: Mapping[str, str],
