@@ -75,6 +75,7 @@ from mnemir.retrieve.judgements import (
     order_hits,
     other_frame_gives_way,
     replacements_stand_in,
+    reported_tasks,
     settled_by,
     stances_changed,
     taken_back,
@@ -196,6 +197,11 @@ class RecallConfig:
     #: ... and what took an utterance back counts though it is not among the candidates (a correction worded apart
     #: from the question): its own cosine with the query weighs it (docs/decisions/0107)
     takers_beyond_pool: bool = True
+    #: asked where a task stands (``task_status``), a task a later report moved goes, with what else was read from
+    #: the utterance that first stated it, when that report is among the candidates at most this much less close
+    #: to the query (cosine; ``judgements.reported_tasks``): the report says where the work stands, the task's
+    #: statement the state it replaced. None: off (docs/decisions/0116)
+    report_stands_for_task: float | None = None
     #: a question the query-kind model reads as asking for a value that may have been corrected (``corrected_fact``
     #: at least ``current_value_p``) takes back with this margin instead (None: the one margin for every question):
     #: asked for what holds now, the old statement is no answer however much closer its words are. With
@@ -1037,6 +1043,8 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     if not past:  # asked about a choice: the options a decision in reach settled are no answer
         q.bar(settled_by(q.store, both, q.decisions))
     q.bar(done)
+    if q.config.report_stands_for_task is not None and intent.kind == "task_status":
+        q.bar(reported_tasks(q.store, both, past, q.config.report_stands_for_task))
     q.frames = frames = _frames(q.store, q.scope, now, pool)
     if "ContextualFrame" in intent.types and frames.active is not None and frames.active.id not in pool:
         pool[frames.active.id] = Candidate(frames.active)  # the frame in force may answer "what is this about?"
