@@ -527,6 +527,27 @@ def reported_tasks(store: Store, pool: Mapping[str, Candidate], past: bool, marg
     return out
 
 
+def reports_of_closed_work(store: Store, pool: Mapping[str, Candidate]) -> dict[str, str]:
+    """For "what is still open": the candidates read from (or standing for) an utterance that reported work closed
+    (``reports_on`` with a closed status) and from which no open work was read: a report of work done tells nothing
+    still to do ("the permit's in, she dropped the forms off"), unless it also states new work (a task or plan step
+    read from it, still open, keeps the whole utterance). id -> the reason (docs/decisions/0116)."""
+    groups: dict[str, list[str]] = {}
+    for mid, c in pool.items():
+        groups.setdefault(utterance_of(c.record), []).append(mid)
+    reported = {e.source for e in store.edges(list(groups), relations=[REPORTS_ON], direction="out")
+                if str(e.properties.get("status")) in CLOSED_STATUSES}
+    if not reported:
+        return {}
+    counts = store.edge_counts(list(reported), relations=[DERIVED_FROM], direction="in", at_most=SIBLINGS_AT_MOST)
+    small = [g for g in reported if counts.get(g, 0) <= SIBLINGS_AT_MOST]
+    edges = store.edges(small, relations=[DERIVED_FROM], direction="in") if small else []
+    readings = {r.id: r for r in store.fetch(list({e.source for e in edges}))}
+    still_open = {e.target for e in edges if (r := readings.get(e.source)) is not None and r.type in TASK_TYPES
+                  and str(r.status) in ("active", "disputed") and (task_status(r) or "pending") in OPEN_STATUSES}
+    return {mid: "read from a report of work closed" for g in small if g not in still_open for mid in groups[g]}
+
+
 # -- what comes next -----------------------------------------------------------------------------------------
 #: whether a question asks what comes next, or what was decided, is read by a learned model from its vector
 #: (:mod:`mnemir.retrieve.query_kinds`), not from its wording

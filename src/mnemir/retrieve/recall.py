@@ -76,6 +76,7 @@ from mnemir.retrieve.judgements import (
     other_frame_gives_way,
     replacements_stand_in,
     reported_tasks,
+    reports_of_closed_work,
     settled_by,
     stances_changed,
     taken_back,
@@ -202,6 +203,9 @@ class RecallConfig:
     #: to the query (cosine; ``judgements.reported_tasks``): the report says where the work stands, the task's
     #: statement the state it replaced. None: off (docs/decisions/0116)
     report_stands_for_task: float | None = None
+    #: asked for the open work, what was read from an utterance that reported work closed (``reports_on``) and
+    #: states no open work of its own goes (``judgements.reports_of_closed_work``; docs/decisions/0116)
+    reports_not_open: bool = False
     #: a question the query-kind model reads as asking for a value that may have been corrected (``corrected_fact``
     #: at least ``current_value_p``) takes back with this margin instead (None: the one margin for every question):
     #: asked for what holds now, the old statement is no answer however much closer its words are. With
@@ -1027,6 +1031,8 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
                  if (reason := hard_exclusion(c.record, intent, now, past)) is not None}
     asked = assistant_questions(both) if intent.kind in TASK_KINDS else {}  # work asked about: a question is no answer
     done = completed_elsewhere(q.store, both) if intent.kind == "open_tasks" else {}
+    if q.config.reports_not_open and intent.kind == "open_tasks":
+        done = {**reports_of_closed_work(q.store, both), **done}
     if q.config.open_work_follows_settled:  # what bars only because open work was asked for: held until settled
         q.work_barred = {mid: (both[mid], reason, mid in deep) for mid, reason in {**lifecycle, **asked, **done}.items()
                          if mid not in lifecycle or hard_exclusion(both[mid].record, _not_open_work(intent), now,
