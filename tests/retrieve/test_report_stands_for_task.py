@@ -80,3 +80,29 @@ def test_open_work_is_untouched(mem: mnemir.Memory, now: datetime) -> None:
 
 def test_the_setting_defaults_off() -> None:
     assert RecallConfig().report_stands_for_task is None
+
+
+OPEN = "What do I still have to do?"
+
+
+def test_asked_what_is_open_a_report_of_closed_work_goes(mem: mnemir.Memory, now: datetime) -> None:
+    ids = _told(mem, now, "en")
+    before = mem.recall(OPEN, user="alice", k=5, now=now)
+    assert ids["report"] in [h.id for h in before.hits], [h.memory.text for h in before.hits]
+    mem.recall_config = RecallConfig(reports_not_open=True)
+    after = mem.recall(OPEN, user="alice", k=5, now=now)
+    assert ids["report"] not in [h.id for h in after.hits], [h.memory.text for h in after.hits]
+
+
+def test_a_report_that_states_new_work_stays_open_work(mem: mnemir.Memory, now: datetime) -> None:
+    start = now - timedelta(days=10)
+    mem.remember("I need to renew my passport before the trip to Lisbon in June.", user="alice", session="s1",
+                 turn=1, now=start)
+    later = mem.remember("Renewed the passport on Monday. Now I need to book the flights to Lisbon.", user="alice",
+                         session="s2", turn=3, now=now - timedelta(days=1))
+    assert later.episode is not None
+    assert list(mem.get(later.episode.id, user="alice").relations(REPORTS_ON)), later.notes
+    assert any(r.type in ("Task", "Plan") and r.properties.get("status") == "pending" for r in later.created)
+    mem.recall_config = RecallConfig(reports_not_open=True)
+    result = mem.recall(OPEN, user="alice", k=5, now=now)
+    assert any("flights" in h.memory.text for h in result.hits), [h.memory.text for h in result.hits]
