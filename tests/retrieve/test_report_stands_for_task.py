@@ -64,8 +64,16 @@ def test_asked_where_it_stands_the_report_answers(mem: mnemir.Memory, now: datet
         [h.memory.text for h in result.hits]
 
 
+def test_the_margin_keeps_a_task_closer_than_its_report(mem: mnemir.Memory, now: datetime) -> None:
+    ids = _told(mem, now, "en")  # the report opens with words of its own: a little less close than the task
+    mem.recall_config = RecallConfig(report_stands_for_task=-1.0)
+    result = mem.recall(CASES["en"][3], user="alice", k=3, now=now)
+    assert ids["task"] in [h.id for h in result.hits]
+
+
 def test_off_the_task_is_shown_beside_its_report(mem: mnemir.Memory, now: datetime) -> None:
     ids = _told(mem, now, "en")
+    mem.recall_config = RecallConfig(report_stands_for_task=None)
     result = mem.recall(CASES["en"][3], user="alice", k=3, now=now)
     assert ids["task"] in [h.id for h in result.hits]
 
@@ -78,8 +86,9 @@ def test_open_work_is_untouched(mem: mnemir.Memory, now: datetime) -> None:
     assert ids["task"] not in [h.id for h in still.hits]  # closed work is no open work, as before
 
 
-def test_the_setting_defaults_off() -> None:
-    assert RecallConfig().report_stands_for_task is None
+def test_the_settings_default() -> None:
+    assert RecallConfig().report_stands_for_task == 0.0
+    assert RecallConfig().reports_not_open is False
 
 
 OPEN = "What do I still have to do?"
@@ -87,6 +96,7 @@ OPEN = "What do I still have to do?"
 
 def test_asked_what_is_open_a_report_of_closed_work_goes(mem: mnemir.Memory, now: datetime) -> None:
     ids = _told(mem, now, "en")
+    mem.recall_config = RecallConfig()
     before = mem.recall(OPEN, user="alice", k=5, now=now)
     assert ids["report"] in [h.id for h in before.hits], [h.memory.text for h in before.hits]
     mem.recall_config = RecallConfig(reports_not_open=True)

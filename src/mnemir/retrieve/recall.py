@@ -201,8 +201,9 @@ class RecallConfig:
     #: asked where a task stands (``task_status``), a task a later report moved goes, with what else was read from
     #: the utterance that first stated it, when that report is among the candidates at most this much less close
     #: to the query (cosine; ``judgements.reported_tasks``): the report says where the work stands, the task's
-    #: statement the state it replaced. None: off (docs/decisions/0116)
-    report_stands_for_task: float | None = None
+    #: statement the state it replaced. None: off. 0.0: the report at least as close as the task (continuity dev
+    #: task_status 0.730 -> 0.744, 9 won / 3 lost on the same stores; docs/decisions/0116)
+    report_stands_for_task: float | None = 0.0
     #: asked for the open work, what was read from an utterance that reported work closed (``reports_on``) and
     #: states no open work of its own goes (``judgements.reports_of_closed_work``; docs/decisions/0116)
     reports_not_open: bool = False
