@@ -44,7 +44,7 @@ from mnemir.ir import MAX_TEXT_CHARS, Content, MemIR, MemoryStatus, Metadata, Re
 from mnemir.lifecycle.terms import content_terms, people_named, said_by_another
 from mnemir.memory.core import serialized
 from mnemir.ontology.enums import OPEN_STATUSES
-from mnemir.retrieve.judgements import COMPLETES, CORRECTS, DECISION_TYPES, states_decision
+from mnemir.retrieve.judgements import COMPLETES, CORRECTS, DECISION_TYPES, REPORTS_ON, states_decision
 from mnemir.retrieve.persons import IN_TRANSCRIPT, SAID_BY
 from mnemir.store.base import ANY, Selection
 from mnemir.understand import Extraction, Extractor, IntentRecognizer, RetrievalIntent, fill
@@ -164,6 +164,10 @@ INGEST_BATCH = 64
 #: normalises "cancelled" and "dropped" to failed)
 UNAPPLIED_REPORTS_KEPT = True
 CLOSED_REPORTS = ("completed", "failed")
+#: a report that moves a task links its utterance to the task (``reports_on``, with the status it told): where the
+#: task stands is what that utterance said, and recall can tell the report from the task's first statement
+#: (``RecallConfig.report_stands_for_task``; docs/decisions/0116). Nothing else reads the link.
+REPORT_LINKS = True
 #: ... and one that says nothing of how any work stands is kept as the extractor's best other reading
 UNMARKED_REPORTS_REREAD = True
 #: a report of done work kept as a closed task is also kept as the Fact it tells, when the extractor's best other
@@ -1580,6 +1584,21 @@ class UnderstandingMixin(_Base):
         ctx.out.notes.append(done(updated))
         ctx.out.updated.append(updated)
         ctx.out.append(updated)
+        self._link_report(id, status, ctx)
+
+    def _link_report(self, task: str, status: str, ctx: _Context) -> None:
+        """This utterance reported on ``task``: its Episode links to it (``reports_on``, REPORT_LINKS), unless the
+        task was read from this very utterance (a task stated and reported in one breath has no later report)."""
+        if not REPORT_LINKS or ctx.episode is None or ctx.speaker != "user":
+            return
+        found = self.store.fetch([task])
+        if not found or any(r.target == ctx.episode for r in found[0].relations(DERIVED_FROM)):
+            return
+        if ctx.episode in self._queued_ids():
+            self._flush_queue()
+        self.update(ctx.episode, relationships=[Relationship(target=task, relation=REPORTS_ON,
+                                                             properties={"status": status})],
+                    user=ctx.user, now=ctx.now, reason=f"reports on task {task} ({status})", actor=ctx.creator)
 
     def _set_task_status(self, id: str, status: str, *, user: str | None, now: datetime | None, reason: str,
                          actor: str) -> MemIR:

@@ -365,6 +365,8 @@ CORRECTS = "corrects"
 #: the relation from a report of work done to the earlier utterance that stated the work, when no task was read
 #: from it: written by ``remember``; "what is still open" leaves that utterance out
 COMPLETES = "completes"
+#: the relation from the utterance of a report to the task it moved (written by ``remember``, with the status told)
+REPORTS_ON = "reports_on"
 #: relations that say a memory took back what was said in another utterance: a correction's link to the utterance
 #: that stated the value it names, and ``supersedes`` (a correction, a change of mind, a decision, a newer
 #: preference: the utterance the superseded memory was read from)
@@ -489,6 +491,61 @@ def completed_elsewhere(store: Store, pool: Mapping[str, Candidate]) -> dict[str
             out.update((mid, "read from an utterance whose work is all closed") for mid in groups[group]
                        if pool[mid].record.type not in TASK_TYPES)
     return out
+
+
+def reported_tasks(store: Store, pool: Mapping[str, Candidate], past: bool, margin: float) -> dict[str, str]:
+    """For "where does X stand": the tasks (and plan steps) among the candidates that a later report moved
+    (``reports_on`` from the report's utterance), when that report (its utterance or a memory read from it) is among
+    the candidates too and at most ``margin`` less close to the question than the task; with them, what else was
+    read from the task's own utterance but open work. The report says where the work stands; the task's text and
+    the utterance it was read from tell the work as it was first put, the state the report replaced (id -> the
+    reason). A question about the past keeps everything (docs/decisions/0116)."""
+    if past:
+        return {}
+    tasks = {mid: c for mid, c in pool.items() if c.record.type in TASK_TYPES}
+    if not tasks:
+        return {}
+    edges = store.edges(list(tasks), relations=[REPORTS_ON], direction="in")
+    if not edges:
+        return {}
+    closest: dict[str, float] = {}  # utterance group -> the closest candidate of it
+    for c in pool.values():
+        group = utterance_of(c.record)
+        closest[group] = max(closest.get(group, -1.0), c.similarity)
+    out: dict[str, str] = {}
+    for e in edges:
+        task = tasks[e.target]
+        near = closest.get(e.source)
+        if near is None or near < task.similarity - margin or utterance_of(task.record) == e.source:
+            continue  # the report is not in reach: the task stands for it
+        out[task.record.id] = f"a later report said where this work stands ({e.source})"
+        stated = utterance_of(task.record)
+        for mid, c in pool.items():
+            if utterance_of(c.record) == stated and mid not in out and not (
+                    c.record.type in TASK_TYPES and task_status(c.record) in OPEN_STATUSES):
+                out[mid] = f"read from the utterance of work a later report settled ({e.source})"
+    return out
+
+
+def reports_of_closed_work(store: Store, pool: Mapping[str, Candidate]) -> dict[str, str]:
+    """For "what is still open": the candidates read from (or standing for) an utterance that reported work closed
+    (``reports_on`` with a closed status) and from which no open work was read: a report of work done tells nothing
+    still to do ("the permit's in, she dropped the forms off"), unless it also states new work (a task or plan step
+    read from it, still open, keeps the whole utterance). id -> the reason (docs/decisions/0116)."""
+    groups: dict[str, list[str]] = {}
+    for mid, c in pool.items():
+        groups.setdefault(utterance_of(c.record), []).append(mid)
+    reported = {e.source for e in store.edges(list(groups), relations=[REPORTS_ON], direction="out")
+                if str(e.properties.get("status")) in CLOSED_STATUSES}
+    if not reported:
+        return {}
+    counts = store.edge_counts(list(reported), relations=[DERIVED_FROM], direction="in", at_most=SIBLINGS_AT_MOST)
+    small = [g for g in reported if counts.get(g, 0) <= SIBLINGS_AT_MOST]
+    edges = store.edges(small, relations=[DERIVED_FROM], direction="in") if small else []
+    readings = {r.id: r for r in store.fetch(list({e.source for e in edges}))}
+    still_open = {e.target for e in edges if (r := readings.get(e.source)) is not None and r.type in TASK_TYPES
+                  and str(r.status) in ("active", "disputed") and (task_status(r) or "pending") in OPEN_STATUSES}
+    return {mid: "read from a report of work closed" for g in small if g not in still_open for mid in groups[g]}
 
 
 # -- what comes next -----------------------------------------------------------------------------------------

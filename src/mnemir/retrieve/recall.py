@@ -76,6 +76,8 @@ from mnemir.retrieve.judgements import (
     order_hits,
     other_frame_gives_way,
     replacements_stand_in,
+    reported_tasks,
+    reports_of_closed_work,
     settled_by,
     stances_changed,
     taken_back,
@@ -197,6 +199,15 @@ class RecallConfig:
     #: ... and what took an utterance back counts though it is not among the candidates (a correction worded apart
     #: from the question): its own cosine with the query weighs it (docs/decisions/0107)
     takers_beyond_pool: bool = True
+    #: asked where a task stands (``task_status``), a task a later report moved goes, with what else was read from
+    #: the utterance that first stated it, when that report is among the candidates at most this much less close
+    #: to the query (cosine; ``judgements.reported_tasks``): the report says where the work stands, the task's
+    #: statement the state it replaced. None: off. 0.0: the report at least as close as the task (continuity dev
+    #: task_status 0.730 -> 0.744, 9 won / 3 lost on the same stores; docs/decisions/0116)
+    report_stands_for_task: float | None = 0.0
+    #: asked for the open work, what was read from an utterance that reported work closed (``reports_on``) and
+    #: states no open work of its own goes (``judgements.reports_of_closed_work``; docs/decisions/0116)
+    reports_not_open: bool = False
     #: a question the query-kind model reads as asking for a value that may have been corrected (``corrected_fact``
     #: at least ``current_value_p``) takes back with this margin instead (None: the one margin for every question):
     #: asked for what holds now, the old statement is no answer however much closer its words are. With
@@ -1043,6 +1054,8 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
                  if (reason := hard_exclusion(c.record, intent, now, past)) is not None}
     asked = assistant_questions(both) if intent.kind in TASK_KINDS else {}  # work asked about: a question is no answer
     done = completed_elsewhere(q.store, both) if intent.kind == "open_tasks" else {}
+    if q.config.reports_not_open and intent.kind == "open_tasks":
+        done = {**reports_of_closed_work(q.store, both), **done}
     if q.config.open_work_follows_settled:  # what bars only because open work was asked for: held until settled
         q.work_barred = {mid: (both[mid], reason, mid in deep) for mid, reason in {**lifecycle, **asked, **done}.items()
                          if mid not in lifecycle or hard_exclusion(both[mid].record, _not_open_work(intent), now,
@@ -1059,6 +1072,8 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     if not past:  # asked about a choice: the options a decision in reach settled are no answer
         q.bar(settled_by(q.store, both, q.decisions))
     q.bar(done)
+    if q.config.report_stands_for_task is not None and intent.kind == "task_status":
+        q.bar(reported_tasks(q.store, both, past, q.config.report_stands_for_task))
     q.frames = frames = _frames(q.store, q.scope, now, pool)
     if "ContextualFrame" in intent.types and frames.active is not None and frames.active.id not in pool:
         pool[frames.active.id] = Candidate(frames.active)  # the frame in force may answer "what is this about?"
