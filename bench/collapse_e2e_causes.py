@@ -1,7 +1,7 @@
 """Count the end-to-end collapse failures of kind *ranking* by sub-cause, from ``collapse_e2e_ranking.py``'s rows
 (decision 0114). Counts only; prints no query.
 
-    python bench/collapse_e2e_causes.py OUT.json
+    PYTHONPATH=src python bench/collapse_e2e_causes.py OUT.json SPLIT
 
 Each failed query (the typed store passes it; ``typed_fails_too`` apart) gets the first sub-cause that applies:
 
@@ -27,8 +27,9 @@ def _role_note(meta: dict[str, Any]) -> str:
                 "")
 
 
-def sub_cause(r: dict[str, Any]) -> tuple[str, str]:
-    e3, t3 = r["e2e3"], r["typed3"]
+def sub_cause(r: dict[str, Any], memories: dict[str, Any] | None = None) -> tuple[str, str]:
+    """``memories``: the scenario's memories by key (its hand ``frame:`` links), when known."""
+    e3 = r["e2e3"]
     ek, tk = r["e2e_meta"]["intent"], r["typed_meta"]["intent"]
     if ek.get("kind") != tk.get("kind"):
         return "intent", "kind differs"
@@ -39,12 +40,21 @@ def sub_cause(r: dict[str, Any]) -> tuple[str, str]:
         h = forb[0]
         key = next(k for k in h["keys"] if k in r["forbidden"])
         m = r["memories"][key]
+        if h["type"] == "Episode" and memories is not None and memories[key].get("frame") and \
+                memories[key].get("frame") != next((memories[k].get("frame") for k in r["relevant"]), None):
+            return "forbidden_episode", "tied by hand to another frame than the relevant (no tie end to end)"
         if h["type"] == "Episode":
             typed_shown = [x for x in r["e2e10"] if key in x["keys"] and x["type"] != "Episode"]
             why = "typed reading ranked lower" if typed_shown else "typed reading not in top 10 (ruled out)"
+            if "only a feeling" in " ".join(h["reasons"]):
+                why += "; only a feeling read from it" + ("; a weak filler" if "weak" in h["flags"] else "")
             if m["n_readings"] == 0:
                 why = "no typed reading"
             return "forbidden_episode", why
+        if memories is not None:
+            framed = memories[key].get("frame")
+            if framed and framed != next((memories[k].get("frame") for k in r["relevant"]), None):
+                return "forbidden_typed", "tied by hand to another frame than the relevant (no tie end to end)"
         hand = m["hand"]
         stored = h["props"]
         rel_e = [x for x in r["e2e10"] if x["qrole"] == "relevant"]
@@ -91,17 +101,22 @@ def sub_cause(r: dict[str, Any]) -> tuple[str, str]:
 
 
 def main() -> None:
-    rows = json.load(open(sys.argv[1], encoding="utf-8"))
+    with open(sys.argv[1], encoding="utf-8") as f:
+        rows = json.load(f)
+    by_scenario: dict[str, dict[str, Any]] = {}
+    if len(sys.argv) > 2 and sys.argv[2] in ("train", "dev"):
+        from mnemir.eval import collapse
+        by_scenario = {s.id: {m["key"]: m for m in s.memories} for s in collapse.load(sys.argv[2])}
     failed = [r for r in rows if not r["iso"]]
     print(len(rows), "queries;", len(failed), "failed end to end")
     print("by kind:", dict(Counter(r["kind"] for r in failed)))
     ranking = [r for r in failed if r["kind"] == "ranking"]
     print("ranking:", len(ranking), "typed fails too:", sum(r["cause"] == "typed_fails_too" for r in ranking))
-    subs = Counter(sub_cause(r) for r in ranking if r["cause"] != "typed_fails_too")
+    subs = Counter(sub_cause(r, by_scenario.get(r["scenario"])) for r in ranking if r["cause"] != "typed_fails_too")
     for (cause, detail), n in sorted(subs.items(), key=lambda x: (x[0][0], -x[1])):
         print(f"  {cause:<20}{detail:<70}{n:>5}")
     print("typed fails too, the same sub-causes read on the end-to-end store:")
-    subs = Counter(sub_cause(r)[0] for r in ranking if r["cause"] == "typed_fails_too")
+    subs = Counter(sub_cause(r, by_scenario.get(r["scenario"]))[0] for r in ranking if r["cause"] == "typed_fails_too")
     print(" ", dict(subs))
 
 

@@ -93,3 +93,33 @@ def test_the_ranker_model_is_named_in_the_config() -> None:
         RecallConfig(ranker_model="../elsewhere.json")
     with pytest.raises(ValidationError):
         RecallConfig(frame_ties_said_within_h=-1.0)
+
+
+def test_the_remembered_ranker_learned_from_train_files_only() -> None:
+    from mnemir.eval import collapse
+
+    model = shipped_ranker("learned_ranker_e2e.json")
+    assert model is not None and model.meta.get("stores") == "typed and remembered"
+    assert set(model.trained_on) <= set(collapse.split_files("train"))
+
+
+def test_remembered_candidates_are_labelled_by_the_keys_they_stand_for(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
+    from datetime import UTC
+
+    from mnemir.eval import collapse
+    from mnemir.eval import learn_ranking as training
+
+    scenario = collapse.Scenario(
+        "t-labels", "train", "task_pollutes_fact", "en", "bikes", datetime(2026, 5, 1, 12, tzinfo=UTC),
+        memories=({"key": "size", "type": "Fact", "age": "20d", "text": "My road bike has a 56 cm frame"},
+                  {"key": "fit", "type": "Task", "age": "2d", "text": "Book a bike fit at the shop on Quay Street",
+                   "props": {"status": "pending"}}),
+        queries=(collapse.Query("What frame size is my road bike?", relevant=("size",), forbidden=("fit",)),),
+        source="own.yaml")
+    mem, covers = collapse.build_remembered(scenario, tmp_path / "l", embedder)
+    try:
+        q = training._record_covered(mem, scenario, scenario.queries[0], covers)
+    finally:
+        mem.close()
+    assert q.file == "own.yaml" and len(q.labels) == len(q.rows)
+    assert 1 in set(q.labels.tolist())
