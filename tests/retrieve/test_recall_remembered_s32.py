@@ -44,8 +44,10 @@ def test_a_remembered_memory_belongs_to_the_frame_it_was_said_in(mem: mnemir.Mem
     assert ids["old_offer"] not in reasons or "another frame" in reasons[ids["old_offer"]]
 
 
-def test_off_by_default_and_far_from_the_frame_no_tie(mem: mnemir.Memory, now: datetime) -> None:
+def test_switched_off_and_far_from_the_frame_no_tie(mem: mnemir.Memory, now: datetime) -> None:
     ids = _frames_told(mem, now)
+    assert RecallConfig().frame_ties_said_within_h == 24.0  # on by default (decision 0114)
+    mem.recall_config = RecallConfig(frame_ties_said_within_h=0.0)
     got = mem.recall("What is our top offer for the charter?", user=USER, k=3, now=now)
     offers = {ids["old_offer"], ids["new_offer"]}
     assert not any("frame" in r for h in got.hits if h.id in offers for r in h.reasons)  # off: nobody said which
@@ -81,7 +83,7 @@ def test_an_outburst_stays_out_of_a_calm_question_with_the_switch(mem: mnemir.Me
     if calm.intent.confidence >= RecallConfig().confident_intent:
         assert not any(h.memory.type == "Episode" and "anxious" in h.memory.text for h in calm.hits
                        if "plain search" not in " ".join(h.reasons))
-    felt = mem.recall("How have I been feeling about the glazier?", user=USER, k=3, now=now)
+    felt = mem.recall("Is the glazier still making me nervous these days?", user=USER, k=3, now=now)
     assert any("anxious" in h.memory.text for h in felt.hits)
 
 
