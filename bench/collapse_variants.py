@@ -5,7 +5,7 @@ differ from another's only by its settings, not by a replay):
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python bench/collapse_variants.py SPLIT 'NAME={"plain_floor": 2}' ...
 
 ``E2E_EVERY=n`` (environment): end to end over every n-th scenario only (1, the default: all); ``TYPED=0``: end to
-end only (the typed figures then print as zero). ``KS=3,5,10``
+end only (the typed figures then print as zero); ``TYPED_EVERY=n``: typed over every n-th scenario only. ``KS=3,5,10``
 (environment): the depths measured (default 3 and 5; the last is printed beside @3).
 
 ``base`` (the default RecallConfig) always runs first. Prints isolation / collapse at k=3 (and isolation at 5) for
@@ -42,7 +42,7 @@ def compare(split: str, variants: dict[str, RecallConfig], e2e: Callable[[K.Scen
                         systems=("recall", "remember_recall")) for n in variants}
     extra = K.noise()
     with tempfile.TemporaryDirectory(prefix="collapse-var-") as tmp:
-        typed = scen if os.environ.get("TYPED", "1") != "0" else []
+        typed = scen[::int(os.environ.get("TYPED_EVERY", "1"))] if os.environ.get("TYPED", "1") != "0" else []
         for i, (scenario, mem, ids) in enumerate(K.built(typed, emb), start=1):
             keys = K.key_cover(ids)
             for n, cfg in variants.items():
@@ -55,6 +55,9 @@ def compare(split: str, variants: dict[str, RecallConfig], e2e: Callable[[K.Scen
         for i, scenario in enumerate(remembered_scen, start=1):
             ids = {m["key"]: K._memory_id(scenario.id, m["key"]) for m in scenario.memories}
             remembered, covers = K.build_remembered(scenario, Path(tmp) / scenario.id, emb, extra)
+            unsaid = K.unsaid_queries(scenario, K.closed_unsaid(scenario, remembered, covers))
+            for rep in reps.values():
+                rep.status_unsaid |= unsaid
             try:
                 for n, cfg in variants.items():
                     remembered.recall_config = cfg
@@ -70,6 +73,19 @@ def compare(split: str, variants: dict[str, RecallConfig], e2e: Callable[[K.Scen
         for system in ("recall", "remember_recall"):
             print(n, system, *(part for k in ks for part in
                                (f"@{k}", {m: round(v, 4) for m, v in rep.metric(system, k).items()})), flush=True)
+        print(n, "remember_recall without the status no utterance gives", len(rep.status_unsaid), "left out",
+              {m: round(v, 4) for m, v in rep.metric("remember_recall", 3, said_only=True).items()}, flush=True)
+    # per query won / lost against base at k=3 (isolation), each system
+    base = reps["base"]
+    for n, rep in reps.items():
+        if n == "base":
+            continue
+        for system in ("recall", "remember_recall"):
+            b = {(r.scenario, r.query): r.outcome.isolated for r in base.rows if r.system == system and r.k == 3}
+            v = {(r.scenario, r.query): r.outcome.isolated for r in rep.rows if r.system == system and r.k == 3}
+            won = sum(1 for key, ok in v.items() if ok and not b.get(key))
+            lost = sum(1 for key, ok in v.items() if b.get(key) and not ok)
+            print(n, system, "isolated@3 won", won, "lost", lost, flush=True)
 
 
 def main() -> None:

@@ -194,3 +194,40 @@ def test_a_memory_that_says_what_it_replaces_supersedes_it_in_the_typed_store(tm
         assert [r.target for r in new.relations("supersedes")] == [ids["old"]]
     finally:
         mem.close()
+
+
+def test_a_closed_status_no_utterance_gives_is_counted_apart(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """A task the scenario closes by hand whose utterance is a request, with nothing later reporting on it, is a
+    status the end-to-end store cannot know: its queries are counted apart (``said_only``), labelled; a closed task a
+    later memory reports on, and an open one, are not."""
+    from datetime import UTC, datetime
+
+    scenario = Scenario(
+        "t-unsaid", "train", "task_status", "en", "garden", datetime(2026, 5, 1, 12, tzinfo=UTC),
+        memories=({"key": "hedge", "type": "Task", "age": "9d", "text": "Trim the beech hedge along the lane",
+                   "props": {"status": "completed"}},
+                  {"key": "shed", "type": "Task", "age": "8d", "text": "Varnish the shed door before the rain",
+                   "props": {"status": "completed"}},
+                  {"key": "shed_done", "type": "Fact", "age": "2d", "text": "The shed door got its second coat",
+                   "task": "shed"},
+                  {"key": "pond", "type": "Task", "age": "5d", "text": "Clear the duckweed off the pond",
+                   "props": {"status": "pending"}}),
+        queries=(Query("What garden jobs are left?", relevant=("pond",), forbidden=("hedge", "shed")),
+                 Query("What do I need to do to the pond?", relevant=("pond",))))
+    mem, covers = collapse.build_remembered(scenario, tmp_path / "u", embedder)
+    try:
+        unsaid = collapse.closed_unsaid(scenario, mem, covers)
+    finally:
+        mem.close()
+    assert unsaid == {"hedge"}
+    left_out = collapse.unsaid_queries(scenario, unsaid)
+    assert left_out == {("t-unsaid", "What garden jobs are left?")}
+    report = collapse.Report("train", (3,), 1, 2, systems=("remember_recall",), status_unsaid=left_out)
+    for query, ok in zip(scenario.queries, (False, True), strict=True):
+        report.rows.append(collapse.Row(scenario.id, scenario.symptom, "en", query.text, "remember_recall", 3, [],
+                                        collapse.Outcome(ok, not ok, float(ok), 0, 0)))
+    assert report.metric("remember_recall", 3)["isolation"] == 0.5
+    said = report.metric("remember_recall", 3, said_only=True)
+    assert said["isolation"] == 1.0 and said["n"] == 1
+    assert report.to_dict()["end_to_end_status_said"]["remember_recall"]["k=3"]["n"] == 1
+    assert "pass needs a status no utterance gives" in report.render()

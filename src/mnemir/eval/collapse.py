@@ -21,6 +21,11 @@ these systems, side by side:
   later memory whose utterance updated it: a completion report, a correction); then ``mem.recall(query)``;
 * ``remember_search`` (end to end): the same store, plain ``mem.search(query)`` (what recall must add to).
 
+The end-to-end figures are also given without the queries whose pass needs a status no utterance gives
+(``Report.status_unsaid``, :func:`closed_unsaid`): a task or plan the scenario closes by hand (completed, failed,
+cancelled) while its own utterance was read as open work and no later memory of the scenario reports on it. The
+end-to-end store cannot know such a status; the typed store is handed it. Both figures are reported, labelled.
+
 Metrics at each k: isolation (a relevant memory in the top k and no forbidden one), collapse (any forbidden
 in the top k), recall@k (share of the relevant memories in the top k) and order (for queries that say the
 user's present state must rank above a conflicting preference: satisfied when the first is in the top k and
@@ -73,6 +78,8 @@ END_TO_END = frozenset({"remember_search", "remember_recall"})
 #: the systems whose top k is asked at each k rather than cut from a longer answer
 ASKED_PER_K = frozenset({"recall", "remember_recall"})
 USER = "bench-user"
+#: the task statuses that close work (a closed task is out of "what's left")
+CLOSED = frozenset({"completed", "failed", "cancelled"})
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the files are 3 MB
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)\s*([mhdw])$")
 
@@ -265,6 +272,35 @@ def build_remembered(scenario: Scenario, path: Path, embedder: Embedder,
     return mem, {rid: frozenset(keys) for rid, keys in covers.items()}
 
 
+def closed_unsaid(scenario: Scenario, mem: Any, covers: Mapping[str, frozenset[str]]) -> frozenset[str]:
+    """The scenario's tasks and plans closed by hand (completed, failed, cancelled) whose status no utterance gave:
+    no record read from their utterance (or updated by a later one) carries a closed status, and no later memory of
+    the scenario reports on them (``task:``). A report misread as a request would be counted here too; the
+    diagnosis (:mod:`mnemir.eval.collapse_diagnosis`) tells the two apart by what was read."""
+    reported = {m["task"] for m in scenario.memories if m.get("task")}
+    records: dict[str, list[str]] = {}
+    for rid, keys in covers.items():
+        for key in keys:
+            records.setdefault(key, []).append(rid)
+    out = []
+    for m in scenario.memories:
+        status = m.get("status") or (m.get("props") or {}).get("status")
+        if m["type"] not in ("Task", "Plan") or status not in CLOSED or m["key"] in reported:
+            continue
+        said = False
+        for rid in records.get(m["key"], ()):
+            record = mem.get(rid, user=USER, include_deleted=True)
+            said = said or record.properties.get("status") in CLOSED
+        if not said:
+            out.append(m["key"])
+    return frozenset(out)
+
+
+def unsaid_queries(scenario: Scenario, unsaid: Collection[str]) -> set[tuple[str, str]]:
+    """(scenario, query) of the queries naming (relevant or forbidden) a memory of ``unsaid``."""
+    return {(scenario.id, q.text) for q in scenario.queries if set(unsaid) & {*q.relevant, *q.forbidden}}
+
+
 # -- systems ------------------------------------------------------------------------------------------
 Ranker = Callable[[Any, Scenario, Query, dict[str, str], int], list[str]]
 
@@ -376,11 +412,16 @@ class Report:
     systems: tuple[str, ...] = SYSTEMS
     #: scenario memories the lifecycle merged into another while the typed store was built ("scenario.key")
     merged: list[str] = field(default_factory=list)
+    #: (scenario, query) of the queries whose pass needs a status no utterance gives (:func:`closed_unsaid`): the
+    #: end-to-end figures are also given without them (``said_only``)
+    status_unsaid: set[tuple[str, str]] = field(default_factory=set)
 
     def metric(self, system: str, k: int, symptom: str | None = None,
-               sources: Collection[str] | None = None) -> dict[str, float]:
+               sources: Collection[str] | None = None, said_only: bool = False) -> dict[str, float]:
+        """The system's figures at ``k``; ``said_only``: without the queries of ``status_unsaid``."""
         rows = [r for r in self.rows if r.system == system and r.k == k and (symptom is None or r.symptom == symptom)
-                and (sources is None or r.source in sources)]
+                and (sources is None or r.source in sources)
+                and not (said_only and (r.scenario, r.query) in self.status_unsaid)]
         if not rows:
             return {"isolation": 0.0, "collapse": 0.0, "recall": 0.0, "order": 0.0, "n": 0}
         pairs = sum(r.outcome.order_pairs for r in rows)
@@ -421,6 +462,15 @@ class Report:
                 cells.append(f"{m['isolation']:>8.3f}{m['collapse']:>8.3f}{m['recall']:>8.3f}{m['order']:>8.3f}")
             lines.append(f"{SYSTEM_TITLES[system]:<34}" + "".join(cells))
         k0 = self.k_values[0]
+        said = [s for s in self.systems if s in END_TO_END]
+        if said:
+            n = self.metric(said[0], k0, said_only=True)["n"]
+            lines += ["", f"end to end without the {len(self.status_unsaid)} queries whose pass needs a status no "
+                      f"utterance gives (a task closed by hand, read as open, nothing later reports on it; {n} "
+                      f"queries):"]
+            for system in said:
+                m = self.metric(system, k0, said_only=True)
+                lines.append(f"{SYSTEM_TITLES[system]:<34}{m['isolation']:>8.3f}{m['collapse']:>8.3f}")
         unseen = self.untrained_sources()
         if unseen and len(unseen) < len(self.sources()):
             n = self.metric("recall", k0, sources=unseen)["n"]
@@ -455,6 +505,9 @@ class Report:
                            for sym in self.symptoms()},
             "by_source": {src: {s: self.metric(s, self.k_values[0], sources={src}) for s in self.systems}
                           for src in self.sources()},
+            "end_to_end_status_said": {s: {f"k={k}": self.metric(s, k, said_only=True) for k in self.k_values}
+                                       for s in self.systems if s in END_TO_END},
+            "status_unsaid_queries": len(self.status_unsaid),
             "learned_ranker_trained_on": list(self.trained_on),
             "merged_at_setup": list(self.merged),
             "untrained_files": {s: self.metric(s, self.k_values[0], sources=self.untrained_sources())
@@ -499,6 +552,7 @@ def run(split: str = "dev", k_values: Iterable[int] = (3, 5), *, embedder: Embed
             if end_to_end:
                 remembered, covers = build_remembered(scenario, Path(tmp) / scenario.id, embedder, extra)
                 try:
+                    report.status_unsaid |= unsaid_queries(scenario, closed_unsaid(scenario, remembered, covers))
                     _run_scenario(remembered, scenario, ids, covers, end_to_end, k_values, report)
                 finally:
                     remembered.close()

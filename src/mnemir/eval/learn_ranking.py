@@ -110,6 +110,47 @@ def collect(progress: bool = False) -> Dataset:
     return data
 
 
+def collect_remembered(progress: bool = False) -> Dataset:
+    """The same train scenarios, each built through ``remember`` (:func:`mnemir.eval.collapse.build_remembered`):
+    every query recalled with the rules alone on the store what was said made, the learned stage's candidates labelled
+    by the scenario keys each record stands for (a record standing for a forbidden memory is forbidden, else one
+    standing for a relevant memory is relevant). A store built this way holds what a typed store never does: the
+    utterances kept verbatim (episodes), an utterance read as two memories, properties extraction left out. Queries
+    whose pass needs a status no utterance gives (:func:`mnemir.eval.collapse.closed_unsaid`) are left out: their
+    labels say what no store built from the utterances can know. Each query keeps its file's name, so the
+    cross-validation holds a file's typed and remembered queries out together."""
+    scenarios = training_scenarios()
+    embedder = _embedder(scenarios)
+    extra = collapse.noise()
+    data = Dataset()
+    with tempfile.TemporaryDirectory(prefix="mnemir-learn-remembered-") as tmp:
+        for n, scenario in enumerate(scenarios, start=1):
+            mem, covers = collapse.build_remembered(scenario, Path(tmp) / scenario.id, embedder, extra)
+            try:
+                unsaid = collapse.closed_unsaid(scenario, mem, covers)
+                for query in scenario.queries:
+                    if unsaid & {*query.relevant, *query.forbidden}:
+                        continue
+                    data.queries.append(_record_covered(mem, scenario, query, covers))
+            finally:
+                mem.close()
+            if progress and n % 50 == 0:
+                print(f"  remembered {n}/{len(scenarios)} scenarios", flush=True)
+    return data
+
+
+def _record_covered(mem: Any, scenario: collapse.Scenario, query: collapse.Query,
+                    covers: Mapping[str, frozenset[str]]) -> Query:
+    items, rows = _observe(mem, scenario, query)
+    relevant, forbidden = set(query.relevant), set(query.forbidden)
+    labels = []
+    for it in items:
+        keys = covers.get(it.scored.record.id, frozenset())
+        labels.append(-1 if keys & forbidden else 1 if keys & relevant else 0)
+    ranks = np.array([it.rule_rank or 0 for it in items], dtype=np.int32)
+    return Query(scenario.source, np.asarray(rows, dtype=np.float64), np.array(labels, dtype=np.int8), ranks)
+
+
 def _observe(mem: Any, scenario: collapse.Scenario, query: collapse.Query) -> tuple[Sequence[Item], np.ndarray]:
     """The learned stage's candidates and their features for ``query``, recalled with the rules alone."""
     seen: list[tuple[Sequence[Item], np.ndarray]] = []
@@ -513,6 +554,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, help="keep the collected candidates here (read them back if present)")
     parser.add_argument("--check-simulation", metavar="SPLIT",
                         help="only count how often the cross-validation's simulation differs from real recall")
+    parser.add_argument("--remembered", action="store_true",
+                        help="learn from the train stores built through remember too (decision 0114)")
+    parser.add_argument("--remembered-data", type=Path,
+                        help="with --remembered: keep their candidates here (read them back if present)")
     parser.add_argument("--roles", action="store_true", help="train the role model (retrieve/data/role_model.json)")
     parser.add_argument("--collapse-only", action="store_true",
                         help="with --roles: collect the collapse train split only, not the continuity conversations")
@@ -541,7 +586,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         data = collect(progress=True)
         if args.data is not None:
             save_data(data, args.data)
+    if args.remembered:
+        if args.remembered_data is not None and args.remembered_data.is_file():
+            remembered = load_data(args.remembered_data)
+        else:
+            remembered = collect_remembered(progress=True)
+            if args.remembered_data is not None:
+                save_data(remembered, args.remembered_data)
+        data = Dataset(data.queries + remembered.queries)
     model, meta = train(data)
+    if args.remembered:
+        meta["stores"] = "typed and remembered"
+        model = LearnedRanker(model.weights, model.bias, model.mean, model.scale, model.weight, model.trained_on,
+                              meta)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(model.to_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(json.dumps({"chosen": meta["chosen"], "rules": meta["rules_on_training_files"],

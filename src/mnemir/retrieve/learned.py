@@ -271,10 +271,20 @@ def _shipped(name: str) -> dict[str, Any] | None:
     return data
 
 
-@lru_cache(maxsize=1)
+#: the learned ranker shipped as the default (``RecallConfig.ranker_model``)
+DEFAULT_RANKER_MODEL = "learned_ranker.json"
+
+
 def default_ranker() -> LearnedRanker | None:
     """The shipped model (``retrieve/data/learned_ranker.json``), or None when the package holds none."""
-    data = _shipped("learned_ranker.json")
+    return shipped_ranker(DEFAULT_RANKER_MODEL)
+
+
+@lru_cache(maxsize=4)
+def shipped_ranker(name: str) -> LearnedRanker | None:
+    """A learned ranker shipped in ``retrieve/data/`` by file name, or None when the package holds none of that
+    name (``RecallConfig.ranker_model`` names it)."""
+    data = _shipped(name)
     return None if data is None else LearnedRanker.from_dict(data)
 
 

@@ -20,6 +20,7 @@ exclusion or a confident intent rules one out) -> one slot per memory and its ow
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -83,13 +84,14 @@ from mnemir.retrieve.judgements import (
     taken_back,
 )
 from mnemir.retrieve.learned import (
+    DEFAULT_RANKER_MODEL,
     Item,
     LearnedRanker,
     RoleModel,
-    default_ranker,
     default_role_model,
     family_features,
     features,
+    shipped_ranker,
     soft_gate,
 )
 from mnemir.retrieve.lexical import entity_terms
@@ -148,8 +150,13 @@ class RecallConfig:
     weak_fallback: int = 3
     #: let the learned ranker (:mod:`mnemir.retrieve.learned`) nudge the order of what the rules show
     learned: bool = True
-    #: the learned model; None = the one shipped with the package
+    #: the learned model; None = the one shipped with the package named by ``ranker_model``
     ranker: LearnedRanker | None = None
+    #: which shipped learned ranker (a file of ``retrieve/data/``) recall uses when ``ranker`` is None:
+    #: ``learned_ranker.json`` learned from the collapse train stores typed by hand; ``learned_ranker_e2e.json`` also
+    #: from the same scenarios' stores built through ``remember`` (episodes, extra readings, what extraction left;
+    #: decision 0114)
+    ranker_model: str = DEFAULT_RANKER_MODEL
     #: plain hybrid search's weight in the fusion with the role-aware order (reciprocal ranks; the role order weighs
     #: 1). 0 turns the fusion off (and with it the guarantee that plain search's best keeps a place in the top k)
     plain_weight: float = 0.5
@@ -357,6 +364,16 @@ class RecallConfig:
     #: (decision 0070). The event stays findable: a question about the past, about feelings, or an unsure intent
     #: is answered as before
     felt_episode_ruled_out: bool = True
+    #: a memory ``remember`` wrote (an utterance kept verbatim, or a reading of one) that no relationship ties to a
+    #: contextual frame belongs to the frame in force when it was said, when it was said within this many hours of
+    #: the frame's start (a situation frames what is said around it, in the same sitting); 0 = off. Memories written
+    #: with ``add`` keep exactly the ties their writer gave. 24 (a day): collapse dev end to end 5 won / 0 lost,
+    #: typed and dialogue QA unchanged, continuity 7 / 4 (decision 0114)
+    frame_ties_said_within_h: float = 24.0
+    #: an utterance from which only a feeling was read joins the role order only where its feeling would: not for a
+    #: confident calm question (no feeling among the intended types, not about the past or what happened), as the
+    #: typed store never gathers the feeling for it; plain search may still bring it back (decision 0114)
+    felt_episodes_follow_types: bool = False
     #: ... only where a calm memory of the same thing (one not said with a feeling, of a type that states something,
     #: from another utterance) is a candidate at least this similar (cosine) to the utterance: beside a calm statement
     #: of the same thing the calm one is the better evidence; with none, the utterance is the evidence there is and
@@ -519,7 +536,7 @@ class RecallConfig:
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
                  "chat_past", "ruling_follows_types", "plain_tail_said",
                  "felt_episode_moves_on", "felt_episode_moves_now", "talk_turns_stay",
-                 "talk_no_assistant", "takers_beyond_pool", "chat_period_first_long")
+                 "talk_no_assistant", "takers_beyond_pool", "chat_period_first_long", "felt_episodes_follow_types")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -530,6 +547,9 @@ class RecallConfig:
         if self.ranker is not None and not isinstance(self.ranker, LearnedRanker):
             raise ValidationError("ranker must be a LearnedRanker or None", field="ranker",
                                   value=type(self.ranker).__name__, allowed="LearnedRanker (LearnedRanker.from_dict)")
+        if not isinstance(self.ranker_model, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]+\.json", self.ranker_model):
+            raise ValidationError("ranker_model must name a model file of retrieve/data", field="ranker_model",
+                                  value=self.ranker_model, allowed="a file name such as learned_ranker.json")
         if self.role_model is not None and not isinstance(self.role_model, RoleModel):
             raise ValidationError("role_model must be a RoleModel or None", field="role_model",
                                   value=type(self.role_model).__name__, allowed="RoleModel (RoleModel.from_dict)")
@@ -568,7 +588,7 @@ class RecallConfig:
                                 ("chat_text_weight", 0.0, 10.0), ("chat_score_weight", 0.0, 10.0),
                                 ("chat_text_weight_long", 0.0, 10.0),
                                 ("chat_score_weight_long", 0.0, 10.0), ("chat_plain_share_long", 0.0, 1.0),
-                                ("talk_among_people", -6.0, 6.0)):
+                                ("talk_among_people", -6.0, 6.0), ("frame_ties_said_within_h", 0.0, 720.0)):
             value = getattr(self, name)
             if value is None and (name.startswith("chat_") or name in ("plain_tail_said_below", "talk_among_people")):
                 continue
@@ -1074,12 +1094,28 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
     q.bar(done)
     if q.config.report_stands_for_task is not None and intent.kind == "task_status":
         q.bar(reported_tasks(q.store, both, past, q.config.report_stands_for_task))
-    q.frames = frames = _frames(q.store, q.scope, now, pool)
+    q.frames = frames = _frames(q.store, q.scope, now, pool, q.config.frame_ties_said_within_h)
     if "ContextualFrame" in intent.types and frames.active is not None and frames.active.id not in pool:
         pool[frames.active.id] = Candidate(frames.active)  # the frame in force may answer "what is this about?"
         _fill_similarity(q.store, pool, [frames.active.id], q.qvec)
     q.said = dict(quotes)
+    if q.config.felt_episodes_follow_types:
+        _felt_episodes_aside(q)
     return quotes
+
+
+def _felt_episodes_aside(q: _Query) -> None:
+    """An utterance from which only a feeling was read is that feeling, said: it joins the role order only where
+    its feeling would (``RecallConfig.felt_episodes_follow_types``). A confident intent whose types hold no feeling
+    (a calm question, not about the past or about what happened) reads it as the typed store reads the feeling: not
+    a candidate of the role order; it stays in plain search's deeper reading, where :meth:`_Query.ruled_out` judges
+    it as before."""
+    intent = q.intent
+    if FEELING in intent.types or intent.kind == "emotion" or q.past or q.asks_what_happened() \
+            or float(intent.confidence) < q.config.confident_intent:
+        return
+    for mid in [mid for mid, c in q.pool.items() if c.record.type == EPISODE and c.felt]:
+        q.deep[mid] = q.pool.pop(mid)
 
 
 def _role_order(q: _Query) -> tuple[list[Scored], dict[str, Scored], list[str], list[str], list[str]]:
@@ -1106,7 +1142,7 @@ def _nudged(q: _Query, kept: list[Scored], judged: Mapping[str, Scored]) -> list
     """The learned nudge re-sorts what passed the floors (the weak fillers after it keep their place) up to the head
     of a long list: the memories the top k can be drawn from. The observer sees every candidate it weighs."""
     config = q.config
-    ranker = (config.ranker or default_ranker()) if config.learned else None
+    ranker = (config.ranker or shipped_ranker(config.ranker_model)) if config.learned else None
     if ranker is None and config.observer is None:
         return kept
     full = config.observer is not None  # else only what the rules show needs its features (and a score)
@@ -1295,8 +1331,10 @@ def _fill_similarity(store: Store, pool: Mapping[str, Candidate], ids: Sequence[
         pool[mid].similarity = float(np.dot(vec, qvec))
 
 
-def _frames(store: Store, scope: Selection, now: datetime, pool: Mapping[str, Candidate]) -> FrameState:
-    """The active frame (the most recent one in force) and the frame ties of the candidates."""
+def _frames(store: Store, scope: Selection, now: datetime, pool: Mapping[str, Candidate],
+            said_within_h: float = 0.0) -> FrameState:
+    """The active frame (the most recent one in force) and the frame ties of the candidates. ``said_within_h`` > 0:
+    a candidate ``remember`` wrote with no tie is tied to the frame in force when it was said (:func:`_said_in`)."""
     frames = store.select(scope.with_(types=("ContextualFrame",)), order_by=[("@created_at", False)], limit=20)
     if not frames:
         return FrameState()
@@ -1310,8 +1348,27 @@ def _frames(store: Store, scope: Selection, now: datetime, pool: Mapping[str, Ca
     for edge in store.edges(list(frame_ids), direction="out"):
         if edge.target in pool:
             ties.setdefault(edge.target, set()).add(edge.source)
+    if said_within_h > 0:
+        for c in pool.values():
+            frame = None if c.id in ties or c.id in frame_ids else _said_in(c.record, frames, said_within_h)
+            if frame is not None:
+                ties[c.id] = {frame.id}
     topics = {f.id: str(f.properties.get("topic") or f.text) for f in frames}
     return FrameState(active, {m: frozenset(t) for m, t in ties.items()}, topics)
+
+
+def _said_in(record: MemIR, frames: Sequence[MemIR], within_h: float) -> MemIR | None:
+    """The frame in force when ``record`` was said (the newest one begun at or before it, not ended by then), when
+    ``remember`` wrote the record (an utterance, or a reading of one: nobody said which frame it belongs to) and it
+    was said within ``within_h`` hours of the frame's start; else None."""
+    if record.type != EPISODE and not record.relations(DERIVED_FROM):
+        return None
+    at = record.metadata.created_at
+    begun = [f for f in frames if f.metadata.created_at <= at and (f.valid_to is None or f.valid_to > at)]
+    if not begun:
+        return None
+    frame = max(begun, key=lambda f: f.metadata.created_at)
+    return frame if (at - frame.metadata.created_at).total_seconds() <= within_h * 3600 else None
 
 
 # -- ranking ---------------------------------------------------------------------------------------
