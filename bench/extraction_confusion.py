@@ -3,7 +3,8 @@
     python bench/extraction_confusion.py OUT [NAME=DIR ...]
 
 For each model (``base``: the shipped weights; ``NAME=DIR``: ``extractor.{json,npz}`` in DIR, e.g. a
-``python -m mnemir.understand.train --only extractor --out DIR`` trial) it prints per language: precision, recall
+``python -m mnemir.understand.train --only extractor --out DIR`` trial; ``NAME=FILE.json``: the readings an earlier
+run wrote, ``base=OUT/base.json`` to skip reading dev again with the shipped weights) it prints per language: precision, recall
 and F1 per class, macro-F1, and the confusion counts: for each expected class it missed, which class the row was
 read as instead ("-": the row yielded nothing, "+": only its other expected classes); for each class it read that
 the row did not expect, which class the row expected ("-": a row that expected nothing, "+": a class beside the
@@ -82,13 +83,16 @@ def render(name: str, by_lang: dict[str, dict]) -> str:
 def main(argv: list[str]) -> int:
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
-    models = {"base": None, **{k: v for k, _, v in (a.partition("=") for a in argv[1:])}}
+    models: dict[str, str | None] = {"base": None, **{k: v for k, _, v in (a.partition("=") for a in argv[1:])}}
     rows = load_split("dev")
     embedder = default_embedder()
     base: dict[str, list[str]] | None = None
     for name, directory in models.items():
-        model = load_model("extractor", directory) if directory else None
-        got = readings(Extractor(embedder, model=model), rows)
+        if directory and directory.endswith(".json"):  # the readings of an earlier run (``base=OUT/base.json``)
+            got = json.loads(Path(directory).read_text(encoding="utf-8"))
+        else:
+            model = load_model("extractor", directory) if directory else None
+            got = readings(Extractor(embedder, model=model), rows)
         (out / f"{name}.json").write_text(json.dumps(got), encoding="utf-8")
         print(render(name, tables(rows, got)), flush=True)
         if base is None:

@@ -37,7 +37,7 @@ FEELINGS_EN = [
     "I'm heartbroken. My old chess teacher passed away on Sunday.",
     "What a relief. The biopsy on my dog's lump came back benign.",
     "I'm absolutely shattered. Two night shifts back to back and the baby was up at five.",
-    "Properly embarrassed. I called my new boss by the wrong name twice in the meeting.",
+    "Properly embarrassed. I spilled coffee over the client's notes in front of everyone.",
     "Feeling so proud. My niece read her first whole book to me on the phone.",
     "I'm seething. The estate agent showed our flat to viewers without telling us first.",
     "Really anxious. The beehives have gone quiet and I can't see the queen anywhere.",
@@ -45,8 +45,8 @@ FEELINGS_EN = [
 ]
 
 GUESSES_EN = [
-    "I reckon the boiler's relief valve is on its way out. Its dial reads zero by breakfast.",
-    "Maybe the hens quit laying due to that frost. Minus four, three nights in a row.",
+    "I reckon the boiler's relief valve is nearly done for. Its dial reads zero by breakfast.",
+    "Maybe the hens quit laying due to that frost. Minus four for three straight nights.",
     "I suspect my flatmate is moving out. He's been boxing up his books all week.",
     "Probably my fiddle wants fresh strings. Its A string drifts flat within minutes.",
     "My hunch is the landlady wants to sell. Two surveyors came round on Tuesday.",
@@ -54,11 +54,11 @@ GUESSES_EN = [
     "I think the moss on the lawn is down to poor drainage. Water sits there for days after rain.",
     "Might be that the club is short of money. They cancelled the summer tournament without a reason.",
     "I'd guess the puppy is teething. She's chewing every table leg in the house.",
-    "I have a feeling the bus route is being cut. The timetable at our stop was taken down.",
+    "I've got a feeling our bus route is being cut. The timetable at our stop was taken down.",
 ]
 
 DECISIONS_EN = [
-    "Went for the second-hand camper van in the end. The new one would have emptied our savings.",
+    "Went for the second-hand camper van after all; a brand new van would have emptied our savings.",
     "We signed up with the smaller nursery. The big one had a waiting list till next spring.",
     "Picked the night course over the weekend one. Saturdays are for the kids.",
     "We chose the slate tiles for the bathroom floor. The marble ones scratch too easily.",
@@ -84,10 +84,10 @@ OTHERS_EN = [
 ]
 
 REQUESTS_EN = [
-    "Can you help me write a thank-you card for my swim coach? She's leaving on Friday.",
+    "Could you word a thank-you card for my swim coach? She's leaving on Friday.",
     "Please draft a note to the school about Noah's dentist appointment. He'll miss the morning on Tuesday.",
     "Could you draw up a kit list for our narrowboat week? We cast off on the 12th.",
-    "Remind me to book the chimney sweep. The first frost is forecast for next week.",
+    "Nudge me to book a chimney sweep. The first frost is forecast for next week.",
     "Work out a budget for the garden wall for me. The quotes came in at three different prices.",
     "Help me plan the menu for Saturday's dinner. Two of the guests are vegan.",
     "Can you check which train gets me to Bristol before nine? The interview starts at half past.",
@@ -98,7 +98,7 @@ LIKINGS_EN = [
     "I can't stand crowded beaches. Give me a quiet cove any day.",
     "I adore my cast iron skillet. Nothing keeps heat like it.",
     "Rail over planes for me, always. Watching the countryside go by is half the fun.",
-    "Not a fan of open-toed shoes at work. They just feel too casual.",
+    "Open-toed shoes at work aren't for me. They just feel too casual.",
     "I prefer my coffee black. Milk ruins the taste for me.",
     "Morning runs suit me best. By evening I've no energy left.",
 ]
@@ -107,7 +107,7 @@ REPORTS_EN = [
     "I've rung the insurer about the dented bumper. They're sending the claim form by post.",
     "The spare room is cleared out now. Only the wardrobe still has to go.",
     "Paid the campsite deposit first thing today, so that's off my list.",
-    "Gave up on fixing the dishwasher myself. I'm calling a repair man instead.",
+    "Gave up trying to mend the dishwasher myself. I'm calling a repair man instead.",
     "Halfway through the tax return. The pension figures are the last bit.",
     "I've finished sanding the bookshelf. It just needs a coat of oil now.",
 ]

@@ -50,6 +50,9 @@ BATCH_WEIGHT: dict[str, float] = {"extraction_ctrain.jsonl": 0.25}
 #: reads each sentence alone, and a sentence that supports the memory beside it (what set a feeling off, the evidence
 #: for a guess, the reason for a choice) belongs to that memory, not to one of its own (docs/decisions/0115); 0: off
 PIECE_WEIGHT = 0.0
+#: the types whose utterances are learned piece by piece (``PIECE_WEIGHT``); a guess is not among them: its evidence
+#: is an observation ("the gauge reads zero"), which learned as a guess turned calm statements into guesses
+PIECE_TYPES = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
 
 
 def training_rows(model: str, *, shared: bool = False, extra: tuple[str, ...] = ()) -> list[dict[str, Any]]:
@@ -119,7 +122,7 @@ def weighted_extraction_examples(rows: list[dict[str, Any]]) -> tuple[list[str],
             pieces, kinds = [row["text"]], ["NONE"]
         elif len(types) == 1:
             pieces, kinds = [row["text"]], types
-            parts = split_pieces(row["text"]) if PIECE_WEIGHT else []
+            parts = split_pieces(row["text"]) if PIECE_WEIGHT and types[0] in PIECE_TYPES else []
             if len(parts) > 1:
                 texts.extend(parts)
                 labels.extend(types * len(parts))
@@ -263,14 +266,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="a ReLU hidden layer of this many units (docs/decisions/0020: not shipped; 0 = softmax)")
     parser.add_argument("--piece-weight", type=float, default=None,
                         help="override PIECE_WEIGHT: the pieces of a one-memory utterance of several sentences")
+    parser.add_argument("--piece-types", default=None, help="override PIECE_TYPES (comma-separated)")
     parser.add_argument("--batch", action="append", default=[], metavar="FILE[=WEIGHT]",
                         help="also train on this batch of training/understand, at this sample weight (default 1): a "
                              "trial of a batch outside TRAIN_FILES; an intent_* file goes to the intent model, any "
                              "other to the extractor")
     args = parser.parse_args(argv)
-    global PIECE_WEIGHT
+    global PIECE_WEIGHT, PIECE_TYPES
     if args.piece_weight is not None:
         PIECE_WEIGHT = args.piece_weight
+    if args.piece_types is not None:
+        PIECE_TYPES = tuple(args.piece_types.split(","))
     for spec in args.batch:
         name, _, weight = spec.partition("=")
         BATCH_WEIGHT[name] = float(weight or 1.0)
