@@ -32,7 +32,7 @@ from mnemir.understand.segment import split_clauses, split_pieces
 TRAIN_FILES: dict[str, tuple[str, ...]] = {
     "extractor": ("extraction_train.jsonl", "extraction_hw8.jsonl", "extraction_hw9.jsonl",
                   "extraction_hw11.jsonl", "extraction_hw12.jsonl", "extraction_s12e2e.jsonl", "extraction_s18.jsonl",
-                  "extraction_s14.jsonl", "extraction_ctrain.jsonl", "extraction_s32.jsonl"),
+                  "extraction_s14.jsonl", "extraction_ctrain.jsonl"),
     "intent": ("intent_train.jsonl", "intent_hw8.jsonl", "intent_hw9.jsonl", "intent_hw10.jsonl",
                "intent_hw11.jsonl", "intent_hw12.jsonl", "intent_s26.jsonl")}
 
@@ -44,10 +44,10 @@ SHARED_WEIGHT = 0.3
 #: per training file, a weight other than 1 (see the README: how each was chosen). The collapse train memories
 #: (``python -m mnemir.eval.collapse_rows``, one label source of its own) at a quarter: at 1 they cost extraction dev
 #: 1.2 points (docs/decisions/0092), at 0.25 less and raised the three end-to-end suites (0105, 0106)
-#: The session-32 batch (112 rows for the boundaries the dev confusion counted) at 3: at 1 it moved dev by a row or two
-#: (0115)
-BATCH_WEIGHT: dict[str, float] = {"extraction_ctrain.jsonl": 0.25, "extraction_s32.jsonl": 3.0}
-#: an utterance of one memory told in several sentences ("I'm livid. The builders left the gate open.") is also
+#: The session-32 batch (``extraction_s32.jsonl``, outside ``TRAIN_FILES``) was measured at 3 (``--batch
+#: extraction_s32.jsonl=3``): extraction dev en +0.3, zh level, collapse dev end to end lower (0115)
+BATCH_WEIGHT: dict[str, float] = {"extraction_ctrain.jsonl": 0.25}
+#: an utterance of one memory told in several sentences ("I'm cross. The parcel came squashed flat.") is also
 #: learned piece by piece, each piece with the utterance's type at this share of the row's weight: the extractor
 #: reads each sentence alone, and a sentence that supports the memory beside it (what set a feeling off, the evidence
 #: for a guess, the reason for a choice) belongs to that memory, not to one of its own (docs/decisions/0115); 0: off
