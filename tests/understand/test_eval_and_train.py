@@ -470,3 +470,42 @@ def test_the_session_29_batch_is_rebuilt_by_its_script_is_not_trained_on_and_sha
     dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
                       *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
     assert sum(1 for row in shipped if _runs(str(row["text"])) & dev) == 0
+
+
+def test_the_session_32_batch_is_rebuilt_by_its_script_is_not_trained_on_and_shares_no_phrase_with_the_dev_split(
+) -> None:
+    """``training/understand/s32.py`` writes ``extraction_s32.jsonl`` exactly, one memory per row, the extractor does
+    not train on it (collapse dev end to end fell with it, docs/decisions/0115), and no row of it
+    shares a run of five words or eight Chinese characters with any extraction or intent text of the dev split
+    (written in our own words for the boundaries the dev confusion counted, docs/decisions/0115)."""
+    from mnemir.understand.train import TRAIN_FILES
+
+    rebuilt, shipped = _batch("s32")
+    assert rebuilt == shipped
+    assert "extraction_s32.jsonl" not in TRAIN_FILES["extractor"]
+    assert all(len(row["expect"]) == 1 for row in shipped)
+    assert {row["expect"][0]["type"] for row in shipped} == {"EmotionalState", "Hypothesis", "Fact", "Task",
+                                                              "Preference", "TaskUpdate"}
+    dev = set().union(*(_runs(r["text"]) for r in eval_extraction.load_split("dev")),
+                      *(_runs(r["query"]) for r in eval_extraction.load_split("dev", "intent")))
+    assert not [row["text"] for row in shipped if _runs(row["text"]) & dev]
+
+
+def test_a_one_memory_utterance_of_several_sentences_is_also_learned_piece_by_piece(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnemir.understand import train
+
+    rows = [{"text": "I'm so cross. The plumber never turned up.", "expect": [{"type": "EmotionalState"}]},
+            {"text": "Maybe the fox took the eggs. The coop door was open.", "expect": [{"type": "Hypothesis"}]},
+            {"text": "Quiet day at home.", "expect": [{"type": "Fact"}]}]
+    monkeypatch.setattr(train, "PIECE_WEIGHT", 0.0)
+    assert train.weighted_extraction_examples(rows)[0] == [r["text"] for r in rows]
+    monkeypatch.setattr(train, "PIECE_WEIGHT", 0.5)
+    texts, labels, weights = train.weighted_extraction_examples(rows)
+    # each sentence with the row's type at half the row's weight, and the whole at its weight; a guess's evidence is
+    # an observation, so a guess is learned whole only
+    assert list(zip(texts, labels, weights, strict=True)) == [
+        ("I'm so cross.", "EmotionalState", 0.5), ("The plumber never turned up.", "EmotionalState", 0.5),
+        ("I'm so cross. The plumber never turned up.", "EmotionalState", 1.0),
+        ("Maybe the fox took the eggs. The coop door was open.", "Hypothesis", 1.0),
+        ("Quiet day at home.", "Fact", 1.0)]

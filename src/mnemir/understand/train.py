@@ -44,7 +44,17 @@ SHARED_WEIGHT = 0.3
 #: per training file, a weight other than 1 (see the README: how each was chosen). The collapse train memories
 #: (``python -m mnemir.eval.collapse_rows``, one label source of its own) at a quarter: at 1 they cost extraction dev
 #: 1.2 points (docs/decisions/0092), at 0.25 less and raised the three end-to-end suites (0105, 0106)
+#: The session-32 batch (``extraction_s32.jsonl``, outside ``TRAIN_FILES``) was measured at 3 (``--batch
+#: extraction_s32.jsonl=3``): extraction dev en +0.3, zh level, collapse dev end to end lower (0115)
 BATCH_WEIGHT: dict[str, float] = {"extraction_ctrain.jsonl": 0.25}
+#: an utterance of one memory told in several sentences ("I'm cross. The parcel came squashed flat.") is also
+#: learned piece by piece, each piece with the utterance's type at this share of the row's weight: the extractor
+#: reads each sentence alone, and a sentence that supports the memory beside it (what set a feeling off, the evidence
+#: for a guess, the reason for a choice) belongs to that memory, not to one of its own (docs/decisions/0115); 0: off
+PIECE_WEIGHT = 0.0
+#: the types whose utterances are learned piece by piece (``PIECE_WEIGHT``); a guess is not among them: its evidence
+#: is an observation ("the gauge reads zero"), which learned as a guess turned calm statements into guesses
+PIECE_TYPES = ("Fact", "Preference", "Task", "Plan", "EmotionalState", "ContextualFrame", "TaskUpdate")
 
 
 def training_rows(model: str, *, shared: bool = False, extra: tuple[str, ...] = ()) -> list[dict[str, Any]]:
@@ -114,6 +124,11 @@ def weighted_extraction_examples(rows: list[dict[str, Any]]) -> tuple[list[str],
             pieces, kinds = [row["text"]], ["NONE"]
         elif len(types) == 1:
             pieces, kinds = [row["text"]], types
+            parts = split_pieces(row["text"]) if PIECE_WEIGHT and types[0] in PIECE_TYPES else []
+            if len(parts) > 1:
+                texts.extend(parts)
+                labels.extend(types * len(parts))
+                weights.extend([PIECE_WEIGHT * row_weight(row)] * len(parts))
         else:  # one piece per memory type, in order: the sentences, else the clauses ("…, so I need a suit")
             pieces, kinds = split_pieces(row["text"]), types
             if len(pieces) != len(types):
@@ -251,11 +266,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="also train on rows of the shared dialogue datasets (docs/decisions/0021: not shipped)")
     parser.add_argument("--hidden", type=int, default=0,
                         help="a ReLU hidden layer of this many units (docs/decisions/0020: not shipped; 0 = softmax)")
+    parser.add_argument("--piece-weight", type=float, default=None,
+                        help="override PIECE_WEIGHT: the pieces of a one-memory utterance of several sentences")
+    parser.add_argument("--piece-types", default=None, help="override PIECE_TYPES (comma-separated)")
     parser.add_argument("--batch", action="append", default=[], metavar="FILE[=WEIGHT]",
                         help="also train on this batch of training/understand, at this sample weight (default 1): a "
                              "trial of a batch outside TRAIN_FILES; an intent_* file goes to the intent model, any "
                              "other to the extractor")
     args = parser.parse_args(argv)
+    global PIECE_WEIGHT, PIECE_TYPES
+    if args.piece_weight is not None:
+        PIECE_WEIGHT = args.piece_weight
+    if args.piece_types is not None:
+        PIECE_TYPES = tuple(args.piece_types.split(","))
     for spec in args.batch:
         name, _, weight = spec.partition("=")
         BATCH_WEIGHT[name] = float(weight or 1.0)
