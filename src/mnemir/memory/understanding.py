@@ -1594,11 +1594,16 @@ class UnderstandingMixin(_Base):
         found = self.store.fetch([task])
         if not found or any(r.target == ctx.episode for r in found[0].relations(DERIVED_FROM)):
             return
-        if ctx.episode in self._queued_ids():
-            self._flush_queue()
-        self.update(ctx.episode, relationships=[Relationship(target=task, relation=REPORTS_ON,
-                                                             properties={"status": status})],
-                    user=ctx.user, now=ctx.now, reason=f"reports on task {task} ({status})", actor=ctx.creator)
+        link = Relationship(target=task, relation=REPORTS_ON, properties={"status": status})
+        for writes, _ in self._queue() or ():
+            for write in writes:
+                if write.record.id == ctx.episode:  # the episode is written with this utterance: link it there,
+                    # in the utterance's one transaction
+                    write.record = write.record.model_copy(
+                        update={"relationships": [*write.record.relationships, link]})
+                    return
+        self.update(ctx.episode, relationships=[link], user=ctx.user, now=ctx.now,
+                    reason=f"reports on task {task} ({status})", actor=ctx.creator)
 
     def _set_task_status(self, id: str, status: str, *, user: str | None, now: datetime | None, reason: str,
                          actor: str) -> MemIR:
