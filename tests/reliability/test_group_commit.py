@@ -87,6 +87,22 @@ def _sequential(path: Path, embedder: Any, calls: list[dict[str, Any]], order: l
     return memory, {cid: _add(memory, by_id[cid], vectors) for cid in order}
 
 
+def _in_threads(calls: list[dict[str, Any]], call: Any, threads: int = 8) -> None:
+    """Make ``calls`` from ``threads`` threads at once (each its share, in order), and wait for them all."""
+    start = threading.Barrier(threads)
+
+    def caller(mine: list[dict[str, Any]]) -> None:
+        start.wait()
+        for one in mine:
+            call(one)
+
+    running = [threading.Thread(target=caller, args=(calls[t::threads],)) for t in range(threads)]
+    for thread in running:
+        thread.start()
+    for thread in running:
+        thread.join(120)
+
+
 @pytest.fixture(scope="module")
 def vectors(embedder: Any) -> dict[str, Any]:
     texts = sorted({c["text"] for c in _calls()})
@@ -99,18 +115,11 @@ def test_threads_store_what_the_calls_one_after_another_store(tmp_path: Path, em
     memory = mnemir.open(tmp_path / "grouped", embedder=embedder)
     order = _arrivals(memory)
     returned: dict[str, Any] = {}
-    start = threading.Barrier(8)
 
-    def caller(mine: list[dict[str, Any]]) -> None:
-        start.wait()
-        for call in mine:
-            returned[call["id"]] = _add(memory, call, vectors)
+    def call(one: dict[str, Any]) -> None:
+        returned[one["id"]] = _add(memory, one, vectors)
 
-    threads = [threading.Thread(target=caller, args=(calls[t::8],)) for t in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(120)
+    _in_threads(calls, call)
     group = memory._add_group()
     assert group is not None and group.calls == len(calls)
     assert group.batches < len(calls)  # some calls shared a transaction: the comparison is not vacuous
@@ -422,20 +431,13 @@ def test_each_thread_reads_the_report_of_its_own_add(tmp_path: Path, embedder: A
     memory = mnemir.open(tmp_path / "grouped", embedder=embedder)
     order = _arrivals(memory)
     reports: dict[str, Any] = {}
-    start = threading.Barrier(8)
 
-    def caller(mine: list[dict[str, Any]]) -> None:
-        start.wait()
-        for call in mine:
-            _add(memory, call, vectors)
-            time.sleep(0.001)  # let another thread's call finish in between
-            reports[call["id"]] = memory.last_write_report
+    def call(one: dict[str, Any]) -> None:
+        _add(memory, one, vectors)
+        time.sleep(0.001)  # let another thread's call finish in between
+        reports[one["id"]] = memory.last_write_report
 
-    threads = [threading.Thread(target=caller, args=(calls[t::8],)) for t in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(120)
+    _in_threads(calls, call)
     memory.close()
     alone = _reports_one_by_one(tmp_path / "sequential", embedder, calls, order, vectors)
     assert reports == alone

@@ -1687,23 +1687,19 @@ def _talk_among_people(utterances: Mapping[str, int], known: Mapping[str, Candid
     return len(read) >= config.talk_least and sum(read) / len(read) >= config.talk_among_people
 
 
+def _set_from(config: RecallConfig, fields: Mapping[str, str]) -> RecallConfig:
+    """``config`` with each field named on the right set to the value of the one on the left, where that is set."""
+    changes = {target: getattr(config, source) for source, target in fields.items()
+               if getattr(config, source) is not None}
+    return config.with_(**changes) if changes else config
+
+
 def _between_people(config: RecallConfig) -> RecallConfig:
     """The settings over a conversation between people: ``chat_confident_intent``, ``chat_plain_share`` and the
     tail's (``chat_tail_share``, ``chat_tail_said``) where set."""
-    changes: dict[str, Any] = {}
-    if config.chat_confident_intent is not None:
-        changes["confident_intent"] = config.chat_confident_intent
-    if config.chat_plain_share is not None:
-        changes["plain_share"] = config.chat_plain_share
-    if config.chat_tail_share is not None:
-        changes["plain_tail_share"] = config.chat_tail_share
-    if config.chat_tail_said is not None:
-        changes["plain_tail_said"] = config.chat_tail_said
-    if config.chat_text_weight is not None:
-        changes["plain_text_weight"] = config.chat_text_weight
-    if config.chat_score_weight is not None:
-        changes["plain_score_weight"] = config.chat_score_weight
-    return config.with_(**changes) if changes else config
+    return _set_from(config, {"chat_confident_intent": "confident_intent", "chat_plain_share": "plain_share",
+                              "chat_tail_share": "plain_tail_share", "chat_tail_said": "plain_tail_said",
+                              "chat_text_weight": "plain_text_weight", "chat_score_weight": "plain_score_weight"})
 
 
 def _long_set(config: RecallConfig) -> bool:
@@ -1717,15 +1713,10 @@ def _long_set(config: RecallConfig) -> bool:
 def _over_long_talk(config: RecallConfig) -> tuple[RecallConfig, bool, int]:
     """The settings over a long conversation between people (``chat_*_long``): the config, whether a named period's
     utterances come first in plain search's order, and plain search's reciprocal-rank constant."""
-    changes: dict[str, Any] = {}
-    if config.chat_text_weight_long is not None:
-        changes["plain_text_weight"] = config.chat_text_weight_long
-    if config.chat_score_weight_long is not None:
-        changes["plain_score_weight"] = config.chat_score_weight_long
-    if config.chat_plain_share_long is not None:
-        changes["plain_share"] = config.chat_plain_share_long
+    long = _set_from(config, {"chat_text_weight_long": "plain_text_weight",
+                              "chat_score_weight_long": "plain_score_weight", "chat_plain_share_long": "plain_share"})
     rrf_k = config.chat_fusion_k_long if config.chat_fusion_k_long is not None else PLAIN_RRF_K
-    return (config.with_(**changes) if changes else config), config.chat_period_first_long, rrf_k
+    return long, config.chat_period_first_long, rrf_k
 
 
 def _plain_floor(q: _Query, kept: list[Scored], judged: Mapping[str, Scored], ruled_out: Mapping[str, str],
