@@ -32,7 +32,7 @@ import argparse
 import itertools
 import json
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -548,6 +548,16 @@ def _intent_family(row: np.ndarray) -> int:
     return OUTCOMES.index(family) if family else -1
 
 
+def _kept(path: Path | None, collecting: Callable[..., Dataset]) -> Dataset:
+    """The candidates kept at ``path`` if it holds them, else collected (and kept there when a path is given)."""
+    if path is not None and path.is_file():
+        return load_data(path)
+    data = collecting(progress=True)
+    if path is not None:
+        save_data(data, path)
+    return data
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -580,20 +590,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.check_simulation:
         print(json.dumps(simulation_agreement(args.check_simulation)))
         return
-    if args.data is not None and args.data.is_file():
-        data = load_data(args.data)
-    else:
-        data = collect(progress=True)
-        if args.data is not None:
-            save_data(data, args.data)
+    data = _kept(args.data, collect)
     if args.remembered:
-        if args.remembered_data is not None and args.remembered_data.is_file():
-            remembered = load_data(args.remembered_data)
-        else:
-            remembered = collect_remembered(progress=True)
-            if args.remembered_data is not None:
-                save_data(remembered, args.remembered_data)
-        data = Dataset(data.queries + remembered.queries)
+        data = Dataset(data.queries + _kept(args.remembered_data, collect_remembered).queries)
     model, meta = train(data)
     if args.remembered:
         meta["stores"] = "typed and remembered"
