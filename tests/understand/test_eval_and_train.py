@@ -333,7 +333,7 @@ def test_the_blind_session_20_batch_is_not_trained_on_and_shares_no_run_with_any
 
     assert "extraction_s19b.jsonl" not in TRAIN_FILES["extractor"]
     rows = read_jsonl(training_dir() / "understand" / "extraction_s19b.jsonl")
-    assert len(rows) == 355 and len({r["id"] for r in rows}) == len(rows)
+    assert len(rows) == 351 and len({r["id"] for r in rows}) == len(rows)
     assert {r["speaker"] for r in rows} == {"user", "assistant"}
     shared = sum(1 for r in rows if findings(r["text"]))
     assert shared == 0, f"{shared} rows share a run with an evaluation text"
@@ -341,7 +341,7 @@ def test_the_blind_session_20_batch_is_not_trained_on_and_shares_no_run_with_any
 
 @pytest.mark.parametrize(("kept", "staged", "count"), [
     ("extraction_s20.jsonl", "extraction_train_s20.jsonl", 236),
-    ("extraction_s21b.jsonl", "extraction_train_s21.jsonl", 250),
+    ("extraction_s21b.jsonl", "extraction_train_s21.jsonl", 249),
 ])
 def test_a_blind_batch_is_kept_row_for_row_not_trained_on_and_shares_no_run_with_any_evaluation_text(
         kept: str, staged: str, count: int) -> None:
@@ -379,7 +379,7 @@ def test_the_blind_uf_batch_is_kept_row_for_row_not_trained_on_and_shares_no_run
     assert "extraction_uf.jsonl" not in TRAIN_FILES["extractor"]
     rows = read_jsonl(training_dir() / "understand" / "extraction_uf.jsonl")
     written = read_jsonl(training_dir() / "staged" / "extraction_train_uf.jsonl")
-    assert len(rows) == 221 and len(written) == 249 and len({r["id"] for r in rows}) == len(rows)
+    assert len(rows) == 219 and len(written) == 249 and len({r["id"] for r in rows}) == len(rows)
     assert all(row in written for row in rows)
     shared = sum(1 for r in rows if findings(str(r["text"])))
     assert shared == 0, f"{shared} rows share a run with an evaluation text"
