@@ -35,7 +35,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from dialogue_qa_variants import noted_cause, plain_places, replay, setup
+from dialogue_qa_variants import noted_cause, plain_places, replay, setup, variant_recalls
 
 from mnemir.eval import dialogue_qa as D
 from mnemir.eval import locomo as L
@@ -138,29 +138,24 @@ def main() -> None:
             period = _past_period(intent, sample.end) is not None
             ids = {mid for mid, c in remembered.turns.items() if c & set(q.evidence)}
             ref = row["raw"]["hybrid"][REF] or row["raw"]["bm25"][REF]
-            for name, spec in variants.items():
-                mem.recall_config = BASE.with_(**spec)
-                d: dict[str, Any] = {}
-                for k in KS:
-                    res = mem.recall(q.text, user=L._user(sample), k=k, now=sample.end)
-                    cov = [remembered.turns.get(h.id, frozenset()) for h in res.hits]
-                    d[k] = L.judge(cov, q.evidence, k)[0]
-                    if k < REF and not d[k] and (row["raw"]["hybrid"][k] or row["raw"]["bm25"][k]):
-                        # a loss at a shallower depth too (issue 14's @5), its cause read against that depth
-                        seen_k: Counter[str] = Counter(t for c in cov for t in c)
-                        kept_k = plain_places(mem.recall_config, float(res.intent.confidence), k)
-                        d[f"cause@{k}"] = cause(res.notes, ids, plain_at, period, kept_k,
-                                                any(n > 1 for n in seen_k.values()), ref=k)
-                    if k == REF:
-                        seen: Counter[str] = Counter(t for c in cov for t in c)
-                        dup = any(n > 1 for n in seen.values())
-                        d["dup"] = dup
-                        d["types"] = [h.memory.type for h in res.hits]
-                        if ref and not d[k]:
-                            kept = plain_places(mem.recall_config, float(res.intent.confidence), k)
-                            d["cause"] = cause(res.notes, ids, plain_at, period, kept, dup)
-                            d["intent"] = [res.intent.kind, round(float(res.intent.confidence), 2)]
-                row["v"][name] = d
+            for name, k, res, cov in variant_recalls(remembered, variants, sample, q, KS):
+                d = row["v"].setdefault(name, {})
+                d[k] = L.judge(cov, q.evidence, k)[0]
+                if k < REF and not d[k] and (row["raw"]["hybrid"][k] or row["raw"]["bm25"][k]):
+                    # a loss at a shallower depth too (issue 14's @5), its cause read against that depth
+                    seen_k: Counter[str] = Counter(t for c in cov for t in c)
+                    kept_k = plain_places(mem.recall_config, float(res.intent.confidence), k)
+                    d[f"cause@{k}"] = cause(res.notes, ids, plain_at, period, kept_k,
+                                            any(n > 1 for n in seen_k.values()), ref=k)
+                if k == REF:
+                    seen: Counter[str] = Counter(t for c in cov for t in c)
+                    dup = any(n > 1 for n in seen.values())
+                    d["dup"] = dup
+                    d["types"] = [h.memory.type for h in res.hits]
+                    if ref and not d[k]:
+                        kept = plain_places(mem.recall_config, float(res.intent.confidence), k)
+                        d["cause"] = cause(res.notes, ids, plain_at, period, kept, dup)
+                        d["intent"] = [res.intent.kind, round(float(res.intent.confidence), 2)]
             rows.append(row)
     Path(out).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
     report(rows, list(variants))

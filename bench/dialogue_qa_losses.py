@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from dialogue_qa_variants import noted_cause, plain_places, replay, setup
+from dialogue_qa_variants import noted_cause, plain_places, replay, setup, variant_recalls
 
 from mnemir.eval import dialogue_qa as D
 from mnemir.eval import locomo as L
@@ -60,19 +60,14 @@ def main() -> None:
             period = _past_period(intent, sample.end) is not None
             ids = {mid for mid, c in remembered.turns.items() if c & set(q.evidence)}
             row["v"] = {}
-            for name, spec in variants.items():
-                mem.recall_config = BASE.with_(**spec)
-                d: dict[str, Any] = {}
-                for k in KS:
-                    res = mem.recall(q.text, user=L._user(sample), k=k, now=sample.end)
-                    cov = [remembered.turns.get(h.id, frozenset()) for h in res.hits]
-                    d[k] = L.judge(cov, q.evidence, k)[0]
-                    if row["hybrid"][k] and not d[k]:
-                        kept = plain_places(mem.recall_config, float(res.intent.confidence), k)
-                        d[f"cause{k}"] = cause(res.notes, ids, row["plain"][k], period, plain_at, kept)
-                        d[f"top{k}"] = [[h.memory.type, sorted(c)] for h, c in zip(res.hits, cov, strict=True)]
-                        d[f"notes{k}"] = res.notes
-                row["v"][name] = d
+            for name, k, res, cov in variant_recalls(remembered, variants, sample, q, KS):
+                d = row["v"].setdefault(name, {})
+                d[k] = L.judge(cov, q.evidence, k)[0]
+                if row["hybrid"][k] and not d[k]:
+                    kept = plain_places(mem.recall_config, float(res.intent.confidence), k)
+                    d[f"cause{k}"] = cause(res.notes, ids, row["plain"][k], period, plain_at, kept)
+                    d[f"top{k}"] = [[h.memory.type, sorted(c)] for h, c in zip(res.hits, cov, strict=True)]
+                    d[f"notes{k}"] = res.notes
             rows.append(row)
     Path(out).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
     n = len(rows)

@@ -97,6 +97,17 @@ def plain_places(config: RecallConfig, confidence: float, k: int) -> int:
     return max(1, int(k * min(1.0, config.plain_share + config.unsure_plain_share * (1 - confidence))))
 
 
+def variant_recalls(remembered: Any, variants: dict[str, dict[str, Any]], sample: Any, question: Any,
+                    ks: tuple[int, ...]) -> Iterator[tuple[str, int, Any, list[frozenset[str]]]]:
+    """Recall of ``question`` over the remembered store under each variant (``BASE`` with its fields) at each depth:
+    ``(variant, k, result, the evidence turns each hit covers)``. The store's config is the variant's meanwhile."""
+    for name, spec in variants.items():
+        remembered.mem.recall_config = BASE.with_(**spec)
+        for k in ks:
+            res = remembered.mem.recall(question.text, user=L._user(sample), k=k, now=sample.end)
+            yield name, k, res, [remembered.turns.get(h.id, frozenset()) for h in res.hits]
+
+
 def main() -> None:
     out, variants, emb, samples = setup(sys.argv)
     rows: list[dict[str, Any]] = []
@@ -123,19 +134,14 @@ def main() -> None:
             r = read_query(emb.embed_query(q.text), emb.model_id)
             row["reading"] = {k: round(v, 3) for k, v in r.probabilities.items() if v >= 0.05}
             row["v"] = {}
-            for name, spec in variants.items():
-                remembered.mem.recall_config = BASE.with_(**spec)
-                d: dict[str, Any] = {}
-                for k in KS:
-                    res = remembered.mem.recall(q.text, user=L._user(sample), k=k, now=sample.end)
-                    cov = [remembered.turns.get(h.id, frozenset()) for h in res.hits]
-                    d[k] = L.judge(cov, q.evidence, k)[0]
-                    if name == "base" and k == 10:
-                        d["intent"] = res.intent.kind
-                        d["top"] = [[h.memory.type, h.role, sorted(c), h.memory.text[:100]]
-                                    for h, c in zip(res.hits, cov, strict=True)]
-                        d["notes"] = res.notes[:6]
-                row["v"][name] = d
+            for name, k, res, cov in variant_recalls(remembered, variants, sample, q, KS):
+                d = row["v"].setdefault(name, {})
+                d[k] = L.judge(cov, q.evidence, k)[0]
+                if name == "base" and k == 10:
+                    d["intent"] = res.intent.kind
+                    d["top"] = [[h.memory.type, h.role, sorted(c), h.memory.text[:100]]
+                                for h, c in zip(res.hits, cov, strict=True)]
+                    d["notes"] = res.notes[:6]
             rows.append(row)
     Path(out).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
     groups = [("all", lambda r: True), *((lg, lambda r, lg=lg: r["lang"] == lg) for lg in D.LANGUAGES),
