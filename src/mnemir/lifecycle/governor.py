@@ -407,43 +407,30 @@ class _Batch:
         (:data:`NEIGHBOUR_BLOCK`) with the scope's rows, which only narrows them: every row within
         :data:`NEIGHBOUR_MARGIN` of the NEIGHBOURS-th best is scored exactly. None where nothing was planned for
         ``rid`` or the scope's rows are not kept (:meth:`scope_rows`)."""
-        found = self.scope_rows(selection)  # checks the selection and makes the scope's rows at the first look
+        found = self._scope_all(selection)  # checks the selection and makes the scope's rows at the first look
         if found is None or selection.types is None:
             return None
-        key = (selection.user_id, selection.types[0])
-        coming = self._coming.get(key)
-        if coming is None or rid not in coming[0] or not len(found[0]):
-            return None if coming is None or rid not in coming[0] else []
-        members = self._by_user_type[key]
+        coming = self._coming.get((selection.user_id, selection.types[0]))
+        if coming is None or rid not in coming[0]:
+            return None
+        members, rows, inside = found  # an item's status is the one it was appended with: fixed
         count = len(members)
         if count < NEIGHBOUR_NARROW_FROM:
             return None
-        rows, status = self._scope_rows[key][:count], self._scope_status[key][:count]
-        wanted = np.zeros(len(_STATUS_CODE), dtype=bool)
-        wanted[[_STATUS_CODE[s] for s in selection.statuses]] = True
-        inside = wanted[status]
+        key = (selection.user_id, selection.types[0])
         t = coming[0][rid]
         block = self._blocks.get(key)
-        if block is None or not block.start <= t < block.start + len(block.products) or block.count > count:
-            upto = coming[1][t:t + NEIGHBOUR_BLOCK]
-            block = self._blocks[key] = _Block(t, count, upto @ rows.T, _largest(rows))
-        approx = block.products[t - block.start]
-        largest = block.largest
-        if count > block.count:  # rows appended since the block was scored
-            extra = rows[block.count:]
-            approx = np.concatenate([approx, extra @ np.asarray(vector, dtype=np.float32)])
-            largest = max(largest, _largest(extra))
-        query = np.asarray(vector, dtype=np.float32)
-        if int(inside.sum()) <= NEIGHBOURS or not np.all(np.isfinite(approx)):
-            near = np.flatnonzero(inside)
-        else:
-            scores = np.where(inside, approx, -np.inf)
-            kth = np.partition(scores, count - NEIGHBOURS)[count - NEIGHBOURS]
-            margin = NEIGHBOUR_MARGIN * float(np.sqrt(np.dot(query, query))) * largest
-            near = np.flatnonzero(scores >= kth - margin)
+        if block is None or not block.start <= t < block.start + len(block.near) or block.count > count \
+                or block.statuses != selection.statuses:
+            block = self._blocks[key] = _Block.of(t, coming[1][t:t + NEIGHBOUR_BLOCK], rows, inside)
+            block.statuses = selection.statuses
+        # the rows scored with the block, narrowed; the rows appended since, all of them
+        near = block.near[t - block.start]
+        if count > block.count:
+            near = np.concatenate([near, block.count + np.flatnonzero(inside[block.count:])])
         if not len(near):
             return []
-        exact = _dots(rows[near], query)
+        exact = _dots(rows[near], vector)
         order = np.lexsort((near, -exact))[:NEIGHBOURS]
         return [(members[near[i]], float(exact[i])) for i in order]
 
@@ -493,6 +480,17 @@ class _Batch:
         ids, time or filter: only the status is checked), in batch order: the positions :meth:`of_scope` and
         :meth:`admitted` give and the rows :meth:`matrix` gives for them (a contiguous slice where every item is
         admitted). None for any other selection, or when the rows are not kept."""
+        found = self._scope_all(selection)
+        if found is None:
+            return None
+        members, rows, inside = found
+        if inside.all():
+            return members, rows
+        return [m for m, keep in zip(members, inside.tolist(), strict=True) if keep], rows[inside]
+
+    def _scope_all(self, selection: Selection) -> tuple[list[int], Vectors, npt.NDArray[np.bool_]] | None:
+        """(positions, rows, inside) of every item of a governor's scope's user and type, with which of them the
+        scope's statuses admit (:meth:`scope_rows`); None where :meth:`scope_rows` is None."""
         if self._rows is None or selection.user_id is ANY or selection.types is None or len(selection.types) != 1 \
                 or selection.agent_id is not ANY or selection.session_id is not ANY or selection.ids is not None \
                 or selection.valid_at is not None or selection.where is not None:
@@ -500,7 +498,7 @@ class _Batch:
         key = (selection.user_id, selection.types[0])
         members = self._by_user_type.get(key, [])
         if not members:
-            return [], np.zeros((0, self._rows.shape[1]), dtype=np.float32)
+            return [], np.zeros((0, self._rows.shape[1]), dtype=np.float32), np.zeros(0, dtype=bool)
         count = len(members)
         if key not in self._scope_rows:  # made at the first look: the rows kept so far, gathered once
             self._scope_rows[key] = np.zeros((max(16, 2 * count), self._rows.shape[1]), dtype=np.float32)
@@ -510,10 +508,7 @@ class _Batch:
         rows, status = self._scope_rows[key][:count], self._scope_status[key][:count]
         wanted = np.zeros(len(_STATUS_CODE), dtype=bool)
         wanted[[_STATUS_CODE[s] for s in selection.statuses]] = True
-        inside = wanted[status]
-        if inside.all():
-            return members, rows
-        return [m for m, keep in zip(members, inside.tolist(), strict=True) if keep], rows[inside]
+        return members, rows, wanted[status]
 
     def of_scope(self, selection: Selection) -> Sequence[int]:
         """Positions of the items that may be inside ``selection``, in batch order: those of its user and types
@@ -551,18 +546,33 @@ class _Batch:
 
 
 class _Block:
-    """A block of a scope's coming records scored against its first ``count`` rows (:meth:`_Batch.nearest`)."""
+    """A block of a scope's coming records (the ``start``-th on) scored against the scope's first ``count`` rows by
+    one matrix product, and per record the rows that product leaves to score exactly (:meth:`_Batch.nearest`)."""
 
-    def __init__(self, start: int, count: int, products: Vectors, largest: float) -> None:
-        self.start, self.count, self.products, self.largest = start, count, products, largest
+    def __init__(self, start: int, count: int, near: list[npt.NDArray[np.intp]]) -> None:
+        self.start, self.count, self.near = start, count, near
+        self.statuses: Any = None  # the statuses of the scope it was made for
+
+    @classmethod
+    def of(cls, start: int, coming: Vectors, rows: Vectors, inside: npt.NDArray[np.bool_]) -> _Block:
+        """Per coming record, the rows inside the scope whose product score is within :data:`NEIGHBOUR_MARGIN`
+        (relative) of its NEIGHBOURS-th best: a superset of its NEIGHBOURS most similar by exact score, ties
+        included (both scores are within half the margin of the true dot product). Every inside row where there
+        are no more than NEIGHBOURS of them, or where a score is not finite."""
+        everyone = np.flatnonzero(inside)
+        count = len(rows)
+        if len(everyone) <= NEIGHBOURS:
+            return cls(start, count, [everyone] * len(coming))
+        scores = np.where(inside[None, :], coming @ rows.T, -np.inf)  # (coming, rows)
+        finite = np.isfinite(scores[:, everyone]).all(axis=1)
+        kth = np.partition(scores, count - NEIGHBOURS, axis=1)[:, count - NEIGHBOURS]
+        largest = float(np.sqrt(np.einsum("ij,ij->i", rows, rows).max()))
+        lengths = np.sqrt(np.einsum("ij,ij->i", coming, coming))
+        kept = scores >= (kth - NEIGHBOUR_MARGIN * lengths * largest)[:, None]
+        return cls(start, count, [np.flatnonzero(k) if ok else everyone for k, ok in zip(kept, finite, strict=True)])
 
 
 _STATUS_CODE = {status: code for code, status in enumerate(MemoryStatus)}
-
-
-def _largest(rows: Vectors) -> float:
-    """The largest length of the rows (0.0 for none)."""
-    return float(np.sqrt(np.einsum("ij,ij->i", rows, rows).max())) if len(rows) else 0.0
 
 
 def _dots(rows: Vectors, vector: Vectors) -> Vectors:
