@@ -30,7 +30,7 @@ NEIGHBOURS = 5
 #: at most this many key-matched candidates are read per lookup
 KEY_LIMIT = 50
 #: at most this many parsed filter conditions are kept per governor
-PARSED_LIMIT = 4096
+PARSED_LIMIT = 16384
 #: a governed batch scores its coming records against the batch's earlier rows of their scope this many at a time (one
 #: matrix product), which only narrows each record's batch neighbours: they are then scored exactly, row by row
 #: (comparing each record with every earlier row by a matrix-vector product made a batch of 10k quadratic: 1.2 ms a
@@ -274,9 +274,12 @@ class Governor:
         whose conditions were all seen is put together from them (the node ``parse_filter`` makes: one condition per
         property, in order). A spelling the property's kind refuses is dropped (:meth:`_cleaned_filter`)."""
         keys = [(name, tuple((type(v), v) for v in cond["$in"]), types) for name, cond in where.items()]
-        seen = [self._parsed.get(key) for key in keys]
+        seen = [self._parsed.get(key) or self._condition(key) for key in keys]
         if all(item is not None for item in seen):
             items = [item for item in seen if item is not None]
+            if len(self._parsed) + len(keys) > PARSED_LIMIT:
+                self._parsed.clear()
+            self._parsed.update(zip(keys, items, strict=True))
             return items[0] if len(items) == 1 else And(tuple(items))
         try:
             node = parse_filter(where, self.ontology, types)
@@ -288,6 +291,31 @@ class Governor:
                 self._parsed.clear()
             self._parsed.update(zip(keys, parts, strict=True))
         return node
+
+    def _condition(self, key: tuple[Any, ...]) -> FilterNode | None:
+        """The condition ``parse_filter`` makes of ``{name: {"$in": values}}`` for ``key`` (name, values, types), put
+        together from each value's own parsed condition (kept: an entity is new record after record, its spelling
+        variants and the attribute are not): the property's spec and kind are the same for every value, and each
+        value is coerced alone. None where a value does not parse alone (the whole condition is parsed then)."""
+        name, values, types = key
+        coerced, kind = [], None
+        for value_key in values:
+            one = ("value", name, value_key, types)
+            node = self._parsed.get(one)
+            if node is None:
+                try:
+                    node = parse_filter({name: {"$in": [value_key[1]]}}, self.ontology, types)
+                except ValidationError:
+                    return None
+                if not isinstance(node, Cmp) or node.op != "$in" or len(node.value) != 1:
+                    return None
+                if len(self._parsed) >= PARSED_LIMIT:
+                    self._parsed.clear()
+                self._parsed[one] = node
+            assert isinstance(node, Cmp)
+            coerced.append(node.value[0])
+            kind = node.kind
+        return None if kind is None else Cmp(name, "$in", tuple(coerced), kind)
 
     def _cleaned_filter(self, where: dict[str, Any], types: tuple[str, ...] | None) -> FilterNode | None:
         try:

@@ -83,15 +83,18 @@ def is_duplicate(new: MemIR, old: MemIR, similarity: float, policy: TypePolicy) 
         return False
     if policy.merge_open_statuses is not None and old.properties.get("status") not in policy.merge_open_statuses:
         return False
-    if telling_apart(new, old) is not None:
-        return False
-    if norm_key(new.text) == norm_key(old.text) and new.properties == old.properties:
-        return True
-    new_keys = keys_of(new, policy.merge_keys) if policy.merge_keys else None
-    old_keys = keys_of(old, policy.merge_keys) if policy.merge_keys else None
-    if new_keys is not None and old_keys is not None:
-        return new_keys == old_keys and similarity >= policy.merge_min_similarity
-    return similarity >= policy.merge_text_similarity
+    # what would make them one memory is checked before what tells them apart (the texts' details): the answer is
+    # the same, and most candidates (a batch's neighbours) fail the cheaper test
+    if new.properties == old.properties and norm_key(new.text) == norm_key(old.text):
+        same = True
+    else:
+        new_keys = keys_of(new, policy.merge_keys) if policy.merge_keys else None
+        old_keys = keys_of(old, policy.merge_keys) if policy.merge_keys else None
+        if new_keys is not None and old_keys is not None:
+            same = new_keys == old_keys and similarity >= policy.merge_min_similarity
+        else:
+            same = similarity >= policy.merge_text_similarity
+    return same and telling_apart(new, old) is None
 
 
 def find_duplicate(new: MemIR, candidates: Sequence[MemIR], similarity: Mapping[str, float],

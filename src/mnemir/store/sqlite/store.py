@@ -357,28 +357,36 @@ class SQLiteStore(Store):
         union = first.with_(where=merged[0] if len(merged) == 1 else And(tuple(merged)))
         p = Params()
         where = compile_selection(union, SQLiteDialect(indexed), p) or "1"
-        sql = (f"SELECT r.id, d.record FROM records r JOIN documents d USING (rid) WHERE {where} "
+        sql = (f"SELECT r.id, r.props, d.record FROM records r JOIN documents d USING (rid) WHERE {where} "
                f"ORDER BY {self._order_sql((), union)}")
-        found = []
-        for mid, data in conn.execute(sql, p.values).fetchall():
-            if mid not in loaded:
-                loaded[mid] = records.load_record(data)
-            found.append(loaded[mid])
-        # the rows by the first condition's values (a row holds a value when matches' equality says so), so that a
-        # selection checks only the rows that can match it
+        found = conn.execute(sql, p.values).fetchall()
+        # a row is parsed only where a selection may keep it: its stored properties (the JSON of the record's
+        # properties, where a scalar equals what the record's own value equals, and more: a date as its text) are
+        # matched first, by the first condition's values and then by the whole filter
+        props = [_Props(json.loads(data)) for _, data, _ in found]
         field = conditions[0].field
         by_value: dict[Any, list[int]] = {}
-        for at, record in enumerate(found):
-            have = record.properties.get(field)
+        for at, row in enumerate(props):
+            have = row.properties.get(field)
             for item in have if isinstance(have, list) else [have]:
                 if item is not None and isinstance(item, str | int | float | bool):
                     by_value.setdefault(item, []).append(at)
         out: dict[str, list[MemIR]] = {}
         for key, selection in members.items():
             wanted = _conditions(selection.where)[0].value
-            at = sorted({i for v in wanted if isinstance(v, str | int | float | bool) for i in by_value.get(v, ())})
-            kept = [found[i] for i in at if matches(selection.where, found[i])]
-            out[key] = kept if limit is None else kept[:limit]
+            kept = []
+            for at in sorted({i for v in wanted if isinstance(v, str | int | float | bool)
+                              for i in by_value.get(v, ())}):
+                if limit is not None and len(kept) >= limit:
+                    break
+                if not matches(selection.where, props[at]):
+                    continue
+                mid, _, data = found[at]
+                if mid not in loaded:
+                    loaded[mid] = records.load_record(data)
+                if matches(selection.where, loaded[mid]):
+                    kept.append(loaded[mid])
+            out[key] = kept
         return out
 
     def _select(self, conn: sqlite3.Connection, selection: Selection, order: str, limit: int | None, offset: int,
@@ -885,6 +893,13 @@ def _prepare_write(write: Write, i: int, *, skip_record: bool) -> rows.PreparedW
     # PostgreSQL)
     vector = None if skip_record or write.vector is None else records.vector_blob(write.vector, f"writes[{i}].vector")
     return rows.prepare_write(write.record, vector, write.history, skip_record=skip_record)
+
+
+class _Props:
+    """A row's stored properties, where :func:`matches` reads a record's."""
+
+    def __init__(self, properties: dict[str, Any]) -> None:
+        self.properties = properties
 
 
 def _conditions(node: FilterNode | None) -> tuple[Cmp, ...]:
