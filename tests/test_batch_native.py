@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 
 import mnemir
 from mnemir.errors import ValidationError
-from mnemir.lifecycle import LifecycleConfig
-from mnemir.lifecycle import governor
+from mnemir.lifecycle import LifecycleConfig, governor
 from mnemir.lifecycle.governor import Governor
 from mnemir.lifecycle.terms import variants
 from mnemir.ontology import Ontology
