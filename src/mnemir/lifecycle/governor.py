@@ -294,28 +294,29 @@ class Governor:
 
     def _condition(self, key: tuple[Any, ...]) -> FilterNode | None:
         """The condition ``parse_filter`` makes of ``{name: {"$in": values}}`` for ``key`` (name, values, types), put
-        together from each value's own parsed condition (kept: an entity is new record after record, its spelling
-        variants and the attribute are not): the property's spec and kind are the same for every value, and each
-        value is coerced alone. None where a value does not parse alone (the whole condition is parsed then)."""
+        together from each value's own parsed condition where every value was seen (an entity is new record after
+        record; its spelling variants, attributes and enum values come back): the property's spec and kind are the
+        same for every value, and ``parse_filter`` coerces each value alone. Otherwise the whole condition is parsed
+        once and each value's part kept. None where it does not parse (the caller parses the mapping then)."""
         name, values, types = key
-        coerced, kind = [], None
-        for value_key in values:
-            one = ("value", name, value_key, types)
-            node = self._parsed.get(one)
-            if node is None:
-                try:
-                    node = parse_filter({name: {"$in": [value_key[1]]}}, self.ontology, types)
-                except ValidationError:
-                    return None
-                if not isinstance(node, Cmp) or node.op != "$in" or len(node.value) != 1:
-                    return None
-                if len(self._parsed) >= PARSED_LIMIT:
-                    self._parsed.clear()
-                self._parsed[one] = node
-            assert isinstance(node, Cmp)
-            coerced.append(node.value[0])
-            kind = node.kind
-        return None if kind is None else Cmp(name, "$in", tuple(coerced), kind)
+        ones = [("value", name, value_key, types) for value_key in values]
+        seen = [self._parsed.get(one) for one in ones]
+        if not values:
+            return None
+        if any(node is None for node in seen):
+            try:
+                whole = parse_filter({name: {"$in": [v for _, v in values]}}, self.ontology, types)
+            except ValidationError:
+                return None
+            if not isinstance(whole, Cmp) or whole.op != "$in" or len(whole.value) != len(values):
+                return None
+            if len(self._parsed) + len(ones) > PARSED_LIMIT:
+                self._parsed.clear()
+            self._parsed.update((one, Cmp(name, "$in", (value,), whole.kind))
+                                for one, value in zip(ones, whole.value, strict=True))
+            return whole
+        parts = [node for node in seen if isinstance(node, Cmp)]
+        return Cmp(name, "$in", tuple(node.value[0] for node in parts), parts[0].kind)
 
     def _cleaned_filter(self, where: dict[str, Any], types: tuple[str, ...] | None) -> FilterNode | None:
         try:
