@@ -88,6 +88,7 @@ def test_a_batch_decides_as_adds_one_by_one(tmp_path_factory: pytest.TempPathFac
         monkeypatch.setattr(governor, "NEIGHBOUR_NARROW_FROM", 2)
         monkeypatch.setattr(governor, "NEIGHBOUR_BLOCK", 3)
         monkeypatch.setattr(sqlite_store, "GROUP_SIZE", 3)
+        monkeypatch.setattr(sqlite_store, "GROUP_FROM", 2)
     root = tmp_path_factory.mktemp("batch-native")
     batched, one_by_one = mnemir.open(root / "batched", embedder=embedder), mnemir.open(root / "one", embedder=embedder)
     try:

@@ -600,7 +600,8 @@ def test_many_selects_of_in_conditions_answer_as_one_select_each(store: Store) -
                    status=MemoryStatus.active if i % 6 else MemoryStatus.superseded, id=f"g{i:03d}")
             for i in range(90)]
     put(store, *recs)
-    old = sqlite_store.GROUP_SIZE
+    old, least = sqlite_store.GROUP_SIZE, sqlite_store.GROUP_FROM
+    sqlite_store.GROUP_FROM = 2
     try:
         for group_size in (2, 256):
             sqlite_store.GROUP_SIZE = group_size
@@ -620,4 +621,4 @@ def test_many_selects_of_in_conditions_answer_as_one_select_each(store: Store) -
                     many = store.select_many(selections, limit=limit)
                     assert [ids(found) for found in many] == [ids(store.select(s, limit=limit)) for s in selections]
     finally:
-        sqlite_store.GROUP_SIZE = old
+        sqlite_store.GROUP_SIZE, sqlite_store.GROUP_FROM = old, least

@@ -48,8 +48,10 @@ TEXT_SQL_BELOW = 0.01
 TEXT_SQL_ROWS = 2000
 #: compiled selections kept by a store (:meth:`SQLiteStore._where`); emptied when full
 COMPILED_LIMIT = 2048
-#: at most this many selections are read by one query in :meth:`SQLiteStore.select_many`
+#: at most this many selections are read by one query in :meth:`SQLiteStore.select_many`, and at least this many (a
+#: group's query is compiled for its values: fewer selections, each compiled once and kept, read faster one by one)
 GROUP_SIZE = 256
+GROUP_FROM = 8
 #: ... and at most this many values bound (SQLite binds at most 32,766 values per statement)
 GROUP_VALUES = 16_000
 
@@ -303,7 +305,8 @@ class SQLiteStore(Store):
         read once, and a record found by several is loaded once (records are not changed in place).
 
         Selections that differ only in the values of the same ``$in`` property conditions (governance's key and rule
-        look-ups, one per record of a batch) are read together, :data:`GROUP_SIZE` at a time, by ONE query whose
+        look-ups, one per record of a batch), :data:`GROUP_FROM` or more, are read together, :data:`GROUP_SIZE` at a
+        time, by ONE query whose
         conditions hold every value of the group (each selection's answer is inside its answer), in the same order
         (created_at, id: a total order); each selection's answer is then what :func:`matches` keeps of it, cut at
         ``limit``: the rows its own query returns (the compiled conditions agree with ``matches``: the store
@@ -323,7 +326,7 @@ class SQLiteStore(Store):
                 if shape is not None and key not in answers:
                     groups.setdefault(shape, {})[key] = selection
             for members in groups.values():
-                if len(members) < 2:
+                if len(members) < GROUP_FROM:  # a few (remember's, a lone add's): one by one, their SQL kept compiled
                     continue
                 items = list(members.items())
                 for lo in range(0, len(items), GROUP_SIZE):
