@@ -425,9 +425,11 @@ class _Batch:
             by_key.setdefault((record.scope.user_id, record.type), []).append(record)
         for key, members in by_key.items():
             rows = [vectors[r.id] for r in members]
-            if len(members) < 2 or not all(_row_like(v) and len(v) == len(rows[0]) for v in rows):
-                continue
-            self._coming[key] = ({r.id: t for t, r in enumerate(members)}, np.vstack(rows))
+            places = {r.id: t for t, r in enumerate(members)}
+            if len(members) < 2 or len(places) != len(members) \
+                    or not all(_row_like(v) and len(v) == len(rows[0]) for v in rows):
+                continue  # (an id twice: its place would be ambiguous)
+            self._coming[key] = (places, np.vstack(rows))
 
     def nearest(self, selection: Selection, vector: Vectors, rid: str) -> list[tuple[int, float]] | None:
         """(position, similarity) of the NEIGHBOURS items inside a governor's scope most similar to ``vector`` (the
