@@ -595,12 +595,12 @@ class _Block:
         if len(everyone) <= NEIGHBOURS:
             return cls(start, count, [everyone] * len(coming))
         scores = np.where(inside[None, :], coming @ rows.T, -np.inf)  # (coming, rows)
-        finite = np.isfinite(scores[:, everyone]).all(axis=1)
+        finite: npt.NDArray[np.bool_] = np.asarray(np.isfinite(scores[:, everyone]).all(axis=1))
         kth = np.partition(scores, count - NEIGHBOURS, axis=1)[:, count - NEIGHBOURS]
         largest = float(np.sqrt(np.einsum("ij,ij->i", rows, rows).max()))
         lengths = np.sqrt(np.einsum("ij,ij->i", coming, coming))
         kept = scores >= (kth - NEIGHBOUR_MARGIN * lengths * largest)[:, None]
-        return cls(start, count, [np.flatnonzero(k) if ok else everyone for k, ok in zip(kept, finite, strict=True)])
+        return cls(start, count, [np.flatnonzero(k) if ok else everyone for k, ok in zip(kept, finite.tolist(), strict=True)])
 
 
 _STATUS_CODE = {status: code for code, status in enumerate(MemoryStatus)}

@@ -347,7 +347,7 @@ class SQLiteStore(Store):
         """The answers of selections of one :func:`_group_shape` (by ``repr``), read by one query (select_many)."""
         first = next(iter(members.values()))
         conditions = _conditions(first.where)
-        merged: list[FilterNode] = []
+        merged: list[Cmp] = []
         for at, cond in enumerate(conditions):
             values: dict[tuple[type, Any], Any] = {}
             for selection in members.values():
@@ -357,7 +357,7 @@ class SQLiteStore(Store):
         if sum(len(c.value) for c in merged) > GROUP_VALUES:  # too many to bind in one statement: one by one
             return {key: self._select(conn, selection, self._order_sql((), selection), limit, 0, None, loaded,
                                       indexed, key) for key, selection in members.items()}
-        union = first.with_(where=merged[0] if len(merged) == 1 else And(tuple(merged)))
+        union = first.with_(where=merged[0] if len(merged) == 1 else And(tuple[FilterNode, ...](merged)))
         p = Params()
         where = compile_selection(union, SQLiteDialect(indexed), p) or "1"
         sql = (f"SELECT r.id, r.props, d.record FROM records r JOIN documents d USING (rid) WHERE {where} "
@@ -377,7 +377,7 @@ class SQLiteStore(Store):
         out: dict[str, list[MemIR]] = {}
         for key, selection in members.items():
             wanted = _conditions(selection.where)[0].value
-            kept = []
+            kept: list[MemIR] = []
             for at in sorted({i for v in wanted if isinstance(v, str | int | float | bool)
                               for i in by_value.get(v, ())}):
                 if limit is not None and len(kept) >= limit:
