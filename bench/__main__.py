@@ -69,6 +69,10 @@ BENCHMARKS: dict[str, Benchmark] = {
                              "wall time, recall after the adds (scale.py's 10k and 100k stores)",
                              ("--sizes", "10000,100000", "--recall", "2"), ("--sizes", "10000", "--add", "100",
                                                                             "--rounds", "1")),
+    "batch_add": Benchmark("batch_add.py", "one governed add_many of 1k and 10k typed records (vectors given, a "
+                           "workload of merges and supersessions) by stage with a digest of what it stored, and "
+                           "remember against the embedder's own rate (decision 0121; scale.py's 10k store)",
+                           ("--rounds", "1"), ("--batches", "1000", "--rounds", "1", "--users", "1")),
     "concurrent_add": Benchmark("concurrent_add.py", "governed add/s with 1, 2, 4, 8, 16 concurrent callers sharing "
                                 "one Memory (group commit, decision 0113; scale.py's 10k and 100k stores)", (),
                                 ("--sizes", "10000", "--rounds", "1", "--levels", "1,4", "--total", "64")),

@@ -582,3 +582,43 @@ def test_edge_counts_count_what_edges_reads(store: Store) -> None:
         with pytest.raises(ValidationError) as info:
             store.edge_counts(["h0"], at_most=bad)  # type: ignore[arg-type]
         assert info.value.context["field"] == "at_most"
+
+
+def test_many_selects_of_in_conditions_answer_as_one_select_each(store: Store) -> None:
+    """Selections that differ only in the values of their ``$in`` conditions (governance's key and rule look-ups;
+    SQLite reads a group of them by one query, decision 0121) answer what one ``select`` each answers: random
+    records (several creation times, statuses, users and types) and random groups of selections, with and without a
+    limit, a selection asked twice, and values that no record holds."""
+    from mnemir.store.sqlite import store as sqlite_store
+
+    rng = np.random.default_rng(121)
+    entities, attributes = ["Ana", "ana", "Ben", "Cleo", "1"], ["job", "flat", "Job"]
+    recs = [record(f"note {i}", "Fact" if i % 5 else "Hypothesis",
+                   {"entity": entities[int(rng.integers(0, 5))], "attribute": attributes[int(rng.integers(0, 3))],
+                    "value": f"v{int(rng.integers(0, 3))}", "confidence": float(rng.integers(0, 3)) / 2},
+                   user="alice" if i % 7 else "bob", created=T0 + timedelta(minutes=int(rng.integers(0, 20))),
+                   status=MemoryStatus.active if i % 6 else MemoryStatus.superseded, id=f"g{i:03d}")
+            for i in range(90)]
+    put(store, *recs)
+    old, least = sqlite_store.GROUP_SIZE, sqlite_store.GROUP_FROM
+    sqlite_store.GROUP_FROM = 2
+    try:
+        for group_size in (2, 256):
+            sqlite_store.GROUP_SIZE = group_size
+            for _ in range(12):
+                selections = []
+                for _ in range(int(rng.integers(1, 9))):
+                    where: dict[str, Any] = {"entity": {"$in": list(rng.choice(entities, int(rng.integers(1, 3))))}}
+                    if rng.random() < 0.7:
+                        where["attribute"] = {"$in": list(rng.choice(attributes, int(rng.integers(1, 3))))}
+                    if rng.random() < 0.3:
+                        where["confidence"] = {"$in": [0.5, 1]}
+                    types = ("Fact", "Hypothesis") if rng.random() < 0.5 else ("Fact",)
+                    selections.append(Selection(user_id="alice", types=types,
+                                                where=parse_filter(where, ONTOLOGY, types)))
+                selections.append(selections[0])
+                for limit in (None, 1, 3):
+                    many = store.select_many(selections, limit=limit)
+                    assert [ids(found) for found in many] == [ids(store.select(s, limit=limit)) for s in selections]
+    finally:
+        sqlite_store.GROUP_SIZE, sqlite_store.GROUP_FROM = old, least

@@ -30,7 +30,17 @@ NEIGHBOURS = 5
 #: at most this many key-matched candidates are read per lookup
 KEY_LIMIT = 50
 #: at most this many parsed filter conditions are kept per governor
-PARSED_LIMIT = 4096
+PARSED_LIMIT = 16384
+#: a governed batch scores its coming records against the batch's earlier rows of their scope this many at a time (one
+#: matrix product), which only narrows each record's batch neighbours: they are then scored exactly, row by row
+#: (comparing each record with every earlier row by a matrix-vector product made a batch of 10k quadratic: 1.2 ms a
+#: record of its 2.8)
+NEIGHBOUR_BLOCK = 256
+#: below this many earlier rows in the scope, every row is scored exactly (nothing to narrow)
+NEIGHBOUR_NARROW_FROM = 64
+#: how far below the NEIGHBOURS-th best block score a row is still scored exactly, relative to |vector| * the largest
+#: |row|: two float32 dot products of 512 numbers differ by at most about 2 * 512 * 2**-24 of that (6e-5)
+NEIGHBOUR_MARGIN = 1e-3
 
 
 class Governor:
@@ -66,6 +76,7 @@ class Governor:
             known.update(zip([r.id for r in missing], self.embedder.embed([r.content.text for r in missing]),
                              strict=True))
         looked = self._look_up(records, known)
+        batch.plan([r for r in records if is_live(r) and self.config.policy(r.type).merge_keys is not None], known)
         named = _Named()
         for record, vector in ((r, known[r.id]) for r in records):
             at, by = stamps.get(record.id, (now, actor)) if stamps else (now, actor)
@@ -117,7 +128,7 @@ class Governor:
         # the records of this batch that the same look-ups would find had they been stored one by one: the
         # NEIGHBOURS most similar and the key-matched (comparing with every earlier item made a large batch
         # quadratic)
-        for rec, sim in self._batch_neighbours(scope, vector, batch):
+        for rec, sim in self._batch_neighbours(scope, vector, batch, record.id):
             candidates[rec.id] = rec
             sims[rec.id] = sim
         if keyed_scope is not None:
@@ -171,8 +182,13 @@ class Governor:
         return [q for q in found if q is not None]
 
     @staticmethod
-    def _batch_neighbours(scope: Selection, vector: Vectors, batch: _Batch) -> list[tuple[MemIR, float]]:
-        """The NEIGHBOURS records of the batch inside ``scope`` most similar to ``vector``, with their similarity."""
+    def _batch_neighbours(scope: Selection, vector: Vectors, batch: _Batch, rid: str) -> list[tuple[MemIR, float]]:
+        """The NEIGHBOURS records of the batch inside ``scope`` most similar to ``vector``, with their similarity (each
+        row's dot product with ``vector`` as ``np.einsum`` computes it, the same wherever the row is gathered from;
+        ties in batch order)."""
+        near = batch.nearest(scope, vector, rid)
+        if near is not None:
+            return [(batch.items[i][0], sim) for i, sim in near]
         found = batch.scope_rows(scope)
         if found is None:
             at = [i for i in batch.of_scope(scope) if batch.admitted(scope, i)]
@@ -183,7 +199,7 @@ class Governor:
             at, matrix = found
             if not at:
                 return []
-        sims = matrix @ np.asarray(vector, dtype=np.float32)
+        sims = _dots(matrix, vector)
         best = np.argsort(-sims, kind="stable")[:NEIGHBOURS]
         return [(batch.items[at[i]][0], float(sims[i])) for i in best]
 
@@ -258,9 +274,12 @@ class Governor:
         whose conditions were all seen is put together from them (the node ``parse_filter`` makes: one condition per
         property, in order). A spelling the property's kind refuses is dropped (:meth:`_cleaned_filter`)."""
         keys = [(name, tuple((type(v), v) for v in cond["$in"]), types) for name, cond in where.items()]
-        seen = [self._parsed.get(key) for key in keys]
+        seen = [self._parsed.get(key) or self._condition(key) for key in keys]
         if all(item is not None for item in seen):
             items = [item for item in seen if item is not None]
+            if len(self._parsed) + len(keys) > PARSED_LIMIT:
+                self._parsed.clear()
+            self._parsed.update(zip(keys, items, strict=True))
             return items[0] if len(items) == 1 else And(tuple(items))
         try:
             node = parse_filter(where, self.ontology, types)
@@ -272,6 +291,32 @@ class Governor:
                 self._parsed.clear()
             self._parsed.update(zip(keys, parts, strict=True))
         return node
+
+    def _condition(self, key: tuple[Any, ...]) -> FilterNode | None:
+        """The condition ``parse_filter`` makes of ``{name: {"$in": values}}`` for ``key`` (name, values, types), put
+        together from each value's own parsed condition where every value was seen (an entity is new record after
+        record; its spelling variants, attributes and enum values come back): the property's spec and kind are the
+        same for every value, and ``parse_filter`` coerces each value alone. Otherwise the whole condition is parsed
+        once and each value's part kept. None where it does not parse (the caller parses the mapping then)."""
+        name, values, types = key
+        ones = [("value", name, value_key, types) for value_key in values]
+        seen = [self._parsed.get(one) for one in ones]
+        if not values:
+            return None
+        if any(node is None for node in seen):
+            try:
+                whole = parse_filter({name: {"$in": [v for _, v in values]}}, self.ontology, types)
+            except ValidationError:
+                return None
+            if not isinstance(whole, Cmp) or whole.op != "$in" or len(whole.value) != len(values):
+                return None
+            if len(self._parsed) + len(ones) > PARSED_LIMIT:
+                self._parsed.clear()
+            self._parsed.update((one, Cmp(name, "$in", (value,), whole.kind))
+                                for one, value in zip(ones, whole.value, strict=True))
+            return whole
+        parts = [node for node in seen if isinstance(node, Cmp)]
+        return Cmp(name, "$in", tuple(node.value[0] for node in parts), parts[0].kind)
 
     def _cleaned_filter(self, where: dict[str, Any], types: tuple[str, ...] | None) -> FilterNode | None:
         try:
@@ -367,6 +412,58 @@ class _Batch:
         #: at a scope's first :meth:`scope_rows`, then kept up by :meth:`append`)
         self._scope_rows: dict[tuple[Any, str], Vectors] = {}
         self._scope_status: dict[tuple[Any, str], npt.NDArray[np.int8]] = {}
+        #: the records still to be governed, by (user, type): their ids' places and their vectors as rows
+        #: (:meth:`plan`), and the last block of them scored against the scope's rows (:meth:`nearest`)
+        self._coming: dict[tuple[Any, str], tuple[dict[str, int], Vectors]] = {}
+        self._blocks: dict[tuple[Any, str], _Block] = {}
+
+    def plan(self, records: Sequence[MemIR], vectors: Mapping[str, Vectors]) -> None:
+        """The records this batch will ask :meth:`nearest` for, in order, with their vectors (only where every
+        vector is a float32 row of one length)."""
+        by_key: dict[tuple[Any, str], list[MemIR]] = {}
+        for record in records:
+            by_key.setdefault((record.scope.user_id, record.type), []).append(record)
+        for key, members in by_key.items():
+            rows = [vectors[r.id] for r in members]
+            places = {r.id: t for t, r in enumerate(members)}
+            if len(members) < 2 or len(places) != len(members) \
+                    or not all(_row_like(v) and len(v) == len(rows[0]) for v in rows):
+                continue  # (an id twice: its place would be ambiguous)
+            self._coming[key] = (places, np.vstack(rows))
+
+    def nearest(self, selection: Selection, vector: Vectors, rid: str) -> list[tuple[int, float]] | None:
+        """(position, similarity) of the NEIGHBOURS items inside a governor's scope most similar to ``vector`` (the
+        vector of planned record ``rid``), most similar first, ties in batch order: the answer of an exact score of
+        every row and a stable sort. The rows are first scored by a matrix product of a block of the coming records
+        (:data:`NEIGHBOUR_BLOCK`) with the scope's rows, which only narrows them: every row within
+        :data:`NEIGHBOUR_MARGIN` of the NEIGHBOURS-th best is scored exactly. None where nothing was planned for
+        ``rid`` or the scope's rows are not kept (:meth:`scope_rows`)."""
+        found = self._scope_all(selection)  # checks the selection and makes the scope's rows at the first look
+        if found is None or selection.types is None:
+            return None
+        coming = self._coming.get((selection.user_id, selection.types[0]))
+        if coming is None or rid not in coming[0]:
+            return None
+        members, rows, inside = found  # an item's status is the one it was appended with: fixed
+        count = len(members)
+        if count < NEIGHBOUR_NARROW_FROM:
+            return None
+        key = (selection.user_id, selection.types[0])
+        t = coming[0][rid]
+        block = self._blocks.get(key)
+        if block is None or not block.start <= t < block.start + len(block.near) or block.count > count \
+                or block.statuses != selection.statuses:
+            block = self._blocks[key] = _Block.of(t, coming[1][t:t + NEIGHBOUR_BLOCK], rows, inside)
+            block.statuses = selection.statuses
+        # the rows scored with the block, narrowed; the rows appended since, all of them
+        near = block.near[t - block.start]
+        if count > block.count:
+            near = np.concatenate([near, block.count + np.flatnonzero(inside[block.count:])])
+        if not len(near):
+            return []
+        exact = _dots(rows[near], vector)
+        order = np.lexsort((near, -exact))[:NEIGHBOURS]
+        return [(members[near[i]], float(exact[i])) for i in order]
 
     def append(self, record: MemIR, vector: Vectors) -> None:
         at = len(self.items)
@@ -414,6 +511,17 @@ class _Batch:
         ids, time or filter: only the status is checked), in batch order: the positions :meth:`of_scope` and
         :meth:`admitted` give and the rows :meth:`matrix` gives for them (a contiguous slice where every item is
         admitted). None for any other selection, or when the rows are not kept."""
+        found = self._scope_all(selection)
+        if found is None:
+            return None
+        members, rows, inside = found
+        if inside.all():
+            return members, rows
+        return [m for m, keep in zip(members, inside.tolist(), strict=True) if keep], rows[inside]
+
+    def _scope_all(self, selection: Selection) -> tuple[list[int], Vectors, npt.NDArray[np.bool_]] | None:
+        """(positions, rows, inside) of every item of a governor's scope's user and type, with which of them the
+        scope's statuses admit (:meth:`scope_rows`); None where :meth:`scope_rows` is None."""
         if self._rows is None or selection.user_id is ANY or selection.types is None or len(selection.types) != 1 \
                 or selection.agent_id is not ANY or selection.session_id is not ANY or selection.ids is not None \
                 or selection.valid_at is not None or selection.where is not None:
@@ -421,7 +529,7 @@ class _Batch:
         key = (selection.user_id, selection.types[0])
         members = self._by_user_type.get(key, [])
         if not members:
-            return [], np.zeros((0, self._rows.shape[1]), dtype=np.float32)
+            return [], np.zeros((0, self._rows.shape[1]), dtype=np.float32), np.zeros(0, dtype=bool)
         count = len(members)
         if key not in self._scope_rows:  # made at the first look: the rows kept so far, gathered once
             self._scope_rows[key] = np.zeros((max(16, 2 * count), self._rows.shape[1]), dtype=np.float32)
@@ -431,10 +539,7 @@ class _Batch:
         rows, status = self._scope_rows[key][:count], self._scope_status[key][:count]
         wanted = np.zeros(len(_STATUS_CODE), dtype=bool)
         wanted[[_STATUS_CODE[s] for s in selection.statuses]] = True
-        inside = wanted[status]
-        if inside.all():
-            return members, rows
-        return [m for m, keep in zip(members, inside.tolist(), strict=True) if keep], rows[inside]
+        return members, rows, wanted[status]
 
     def of_scope(self, selection: Selection) -> Sequence[int]:
         """Positions of the items that may be inside ``selection``, in batch order: those of its user and types
@@ -471,7 +576,39 @@ class _Batch:
         return [self.items[i] for i in at if _found_by(selection, self.items[i][0])]
 
 
+class _Block:
+    """A block of a scope's coming records (the ``start``-th on) scored against the scope's first ``count`` rows by
+    one matrix product, and per record the rows that product leaves to score exactly (:meth:`_Batch.nearest`)."""
+
+    def __init__(self, start: int, count: int, near: list[npt.NDArray[np.intp]]) -> None:
+        self.start, self.count, self.near = start, count, near
+        self.statuses: Any = None  # the statuses of the scope it was made for
+
+    @classmethod
+    def of(cls, start: int, coming: Vectors, rows: Vectors, inside: npt.NDArray[np.bool_]) -> _Block:
+        """Per coming record, the rows inside the scope whose product score is within :data:`NEIGHBOUR_MARGIN`
+        (relative) of its NEIGHBOURS-th best: a superset of its NEIGHBOURS most similar by exact score, ties
+        included (both scores are within half the margin of the true dot product). Every inside row where there
+        are no more than NEIGHBOURS of them, or where a score is not finite."""
+        everyone = np.flatnonzero(inside)
+        count = len(rows)
+        if len(everyone) <= NEIGHBOURS:
+            return cls(start, count, [everyone] * len(coming))
+        scores = np.where(inside[None, :], coming @ rows.T, -np.inf)  # (coming, rows)
+        finite: npt.NDArray[np.bool_] = np.asarray(np.isfinite(scores[:, everyone]).all(axis=1))
+        kth = np.partition(scores, count - NEIGHBOURS, axis=1)[:, count - NEIGHBOURS]
+        largest = float(np.sqrt(np.einsum("ij,ij->i", rows, rows).max()))
+        lengths = np.sqrt(np.einsum("ij,ij->i", coming, coming))
+        kept = scores >= (kth - NEIGHBOUR_MARGIN * lengths * largest)[:, None]
+        return cls(start, count, [np.flatnonzero(k) if ok else everyone for k, ok in zip(kept, finite.tolist(), strict=True)])
+
+
 _STATUS_CODE = {status: code for code, status in enumerate(MemoryStatus)}
+
+
+def _dots(rows: Vectors, vector: Vectors) -> Vectors:
+    """Each row's dot product with ``vector``, row by row (a row's value does not depend on the other rows)."""
+    return np.einsum("ij,j->i", rows, np.asarray(vector, dtype=rows.dtype))
 
 
 def _row_like(vector: Any) -> bool:

@@ -79,25 +79,44 @@ def telling_apart(new: MemIR, old: MemIR) -> str | None:
 
 def is_duplicate(new: MemIR, old: MemIR, similarity: float, policy: TypePolicy) -> bool:
     """Whether ``new`` repeats ``old`` (given the cosine similarity of their texts)."""
+    return _is_duplicate(new, _Mine.of(new, policy), old, similarity, policy)
+
+
+class _Mine:
+    """What :func:`is_duplicate` reads of the new record, made once for all its candidates."""
+
+    def __init__(self, text: str, keys: tuple[str, ...] | None) -> None:
+        self.text, self.keys = text, keys
+
+    @classmethod
+    def of(cls, new: MemIR, policy: TypePolicy) -> _Mine:
+        return cls(norm_key(new.text), keys_of(new, policy.merge_keys) if policy.merge_keys else None)
+
+
+def _is_duplicate(new: MemIR, mine: _Mine, old: MemIR, similarity: float, policy: TypePolicy) -> bool:
     if policy.merge_keys is None or new.type != old.type or not same_scope(new, old) or not is_live(old):
         return False
     if policy.merge_open_statuses is not None and old.properties.get("status") not in policy.merge_open_statuses:
         return False
-    if telling_apart(new, old) is not None:
-        return False
-    if norm_key(new.text) == norm_key(old.text) and new.properties == old.properties:
-        return True
-    new_keys = keys_of(new, policy.merge_keys) if policy.merge_keys else None
-    old_keys = keys_of(old, policy.merge_keys) if policy.merge_keys else None
-    if new_keys is not None and old_keys is not None:
-        return new_keys == old_keys and similarity >= policy.merge_min_similarity
-    return similarity >= policy.merge_text_similarity
+    # what would make them one memory is checked before what tells them apart (the texts' details): the answer is
+    # the same, and most candidates (a batch's neighbours) fail the cheaper test
+    if new.properties == old.properties and mine.text == norm_key(old.text):
+        same = True
+    else:
+        old_keys = keys_of(old, policy.merge_keys) if policy.merge_keys else None
+        if mine.keys is not None and old_keys is not None:
+            same = mine.keys == old_keys and similarity >= policy.merge_min_similarity
+        else:
+            same = similarity >= policy.merge_text_similarity
+    return same and telling_apart(new, old) is None
 
 
 def find_duplicate(new: MemIR, candidates: Sequence[MemIR], similarity: Mapping[str, float],
                    policy: TypePolicy) -> MemIR | None:
     """The stored memory ``new`` repeats (the most similar, then the most recently updated), or None."""
-    matches = [c for c in candidates if c.id != new.id and is_duplicate(new, c, similarity.get(c.id, 0.0), policy)]
+    mine = _Mine.of(new, policy)
+    matches = [c for c in candidates
+               if c.id != new.id and _is_duplicate(new, mine, c, similarity.get(c.id, 0.0), policy)]
     if not matches:
         return None
     return max(matches, key=lambda c: (similarity.get(c.id, 0.0), c.metadata.updated_at, c.id))
