@@ -19,6 +19,13 @@ threshold and the lead over the best rival are chosen by cross-validation over w
 the write side would take (a report moves its best task or moves none) by F1 of moves onto a right task; the hand-set
 test is scored on the same decisions beside it. The dev and test files measure it (docs/EVALUATION.md); it never
 reads them.
+
+``--written`` adds the written pairs (``training/understand/report_pairs_*.jsonl``: two tasks a user states, a
+report told in a later session, and which task it closes, if any), each remembered as a small conversation of its
+own with the pairs logged as above and labelled by the row; and reads the report's learned outcome among the
+features (``WRITTEN_FEATURES``). The written pairs are fitted on (one fold per fifth of the rows); the threshold and
+lead are still chosen on the train conversations' decisions alone. Written to ``report_tasks_written.json``
+(``memory.understanding.WRITTEN_PAIRS``; docs/decisions/0120).
 """
 
 from __future__ import annotations
@@ -27,17 +34,19 @@ import argparse
 import json
 import tempfile
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from mnemir._paths import training_dir
 from mnemir.embed import Embedder, default_embedder
 from mnemir.eval import continuity
 from mnemir.eval._embedcache import cached
 from mnemir.eval.learn_query_kinds import _probabilities, fit
-from mnemir.understand.report_tasks import FEATURES, TIE, ReportTasks, row
+from mnemir.understand.report_tasks import FEATURES, TIE, WRITTEN_FEATURES, ReportTasks, row
 from mnemir.understand.unmarked_reports import UnmarkedReports
 
 PENALTIES = (1e-3, 1e-2, 1e-1)
@@ -50,6 +59,13 @@ CLOSED = ("completed", "failed")
 #: routes the write side acts on (``unmarked`` is logged only)
 ACTING = ("update", "report", "utterance")
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "understand" / "data" / "report_tasks.json"
+WRITTEN_OUT = DEFAULT_OUT.with_name("report_tasks_written.json")
+#: the written pairs' files, and the folds their rows are spread over for cross-validation
+WRITTEN_GLOB = "report_pairs_*.jsonl"
+WRITTEN_FOLDS = 5
+#: the replies between a written row's two tasks, and the days before its report is told
+ACKS = {"en": ("Noted.", "OK, added."), "zh": ("好的，记下了。", "收到。")}
+REPORT_AFTER = timedelta(days=9)
 
 
 def collect(split: str = "train", embedder: Embedder | None = None) -> list[dict[str, Any]]:
@@ -88,6 +104,54 @@ def collect(split: str = "train", embedder: Embedder | None = None) -> list[dict
     return out
 
 
+def collect_written(embedder: Embedder | None = None, folder: Path | None = None) -> list[dict[str, Any]]:
+    """The logged decisions of the written pairs: each row's two tasks are stated in one session (an
+    acknowledgement after each), its report in a session ``REPORT_AFTER`` later; a pair of the report and the task
+    of row task i is right when the row says the report closes task i, wrong otherwise."""
+    from mnemir.memory import understanding
+    from mnemir.understand.model import read_jsonl
+
+    embedder = cached(embedder or default_embedder())
+    rows = [r for path in sorted((folder or training_dir() / "understand").glob(WRITTEN_GLOB))
+            for r in read_jsonl(path)]
+    start = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    out: list[dict[str, Any]] = []
+    learned, unmarked = understanding.LEARNED_REPORT_MATCH, understanding.UNMARKED_REPORT_MATCH
+    understanding.LEARNED_REPORT_MATCH = understanding.UNMARKED_REPORT_MATCH = False
+    try:
+        with tempfile.TemporaryDirectory(prefix="mnemir-written-pairs-") as tmp:
+            for k, r in enumerate(rows):
+                ack = ACKS.get(r["lang"], ACKS["en"])
+                turns = [continuity.Turn(1, "user", r["tasks"][0], 1, start),
+                         continuity.Turn(2, "assistant", ack[0], 1, start),
+                         continuity.Turn(3, "user", r["tasks"][1], 1, start + timedelta(minutes=2)),
+                         continuity.Turn(4, "assistant", ack[1], 1, start + timedelta(minutes=2)),
+                         continuity.Turn(5, "user", r["report"], 2, start + REPORT_AFTER)]
+                log: list[dict[str, Any]] = []
+                understanding.REPORT_PAIR_LOG = log
+                stores = continuity.Stores(Path(tmp) / r["id"], embedder, f"written-{r['id']}", ("remember_recall",))
+                try:
+                    for turn in turns:
+                        stores.read(turn)
+                finally:
+                    understanding.REPORT_PAIR_LOG = None
+                    stores.close()
+                for entry in log:
+                    if entry["turn"] != len(turns):
+                        continue
+                    for pair in entry["pairs"]:
+                        task = {1: 0, 3: 1}.get(pair["turn"])
+                        pair["label"] = None if task is None else int(r["closes"] == task)
+                    out.append({"file": f"written#{k % WRITTEN_FOLDS}", "conv": f"written-{r['id']}", **entry})
+    finally:
+        understanding.LEARNED_REPORT_MATCH, understanding.UNMARKED_REPORT_MATCH = learned, unmarked
+    return out
+
+
+def written(decision: dict[str, Any]) -> bool:
+    return str(decision["file"]).startswith("written#")
+
+
 def _label(checkpoints: Sequence[Any], report_turn: int | None, task_turn: int | None) -> int | None:
     """1 when the first open_tasks checkpoint from the report on that names the task's turn forbids it, 0 when it
     lists it as open, None when none names it."""
@@ -121,15 +185,15 @@ def pairs_of(decisions: Sequence[dict[str, Any]], routes: Sequence[str]) -> tupl
     return kept, index
 
 
-def matrix(decisions: Sequence[dict[str, Any]]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], list[str],
-                                                         list[tuple[int, int]]]:
+def matrix(decisions: Sequence[dict[str, Any]], features: tuple[str, ...] = FEATURES
+           ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], list[str], list[tuple[int, int]]]:
     """(features, labels, files, (decision, pair) of each row) of the labelled pairs."""
     rows, labels, files, where = [], [], [], []
     for i, d in enumerate(decisions):
         for j, p in enumerate(d["pairs"]):
             if p["label"] is None:
                 continue
-            rows.append(row(p["raw"]))
+            rows.append(row(p["raw"], features))
             labels.append(int(p["label"]))
             files.append(d["file"])
             where.append((i, j))
@@ -187,22 +251,24 @@ def out_of_fold(decisions: Sequence[dict[str, Any]], x: npt.NDArray[np.float64],
     return out
 
 
-def cross_validate(decisions: Sequence[dict[str, Any]], penalty: float) -> list[list[float]]:
+def cross_validate(decisions: Sequence[dict[str, Any]], penalty: float,
+                   features: tuple[str, ...] = FEATURES) -> list[list[float]]:
     """Out-of-fold probabilities of every pair, one fold per file."""
-    x, y, files, _ = matrix(decisions)
-    return out_of_fold(decisions, x, y, files, penalty, row)
+    x, y, files, _ = matrix(decisions, features)
+    return out_of_fold(decisions, x, y, files, penalty, lambda raw: row(raw, features))
 
 
-def choose(decisions: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The penalty, threshold and lead cross-validation prefers (F1 of the moves), with the hand-set test beside."""
-    acting = [d for d in decisions if d["route"] in ACTING]
+def choose(decisions: Sequence[dict[str, Any]], features: tuple[str, ...] = FEATURES) -> dict[str, Any]:
+    """The penalty, threshold and lead cross-validation prefers (F1 of the moves on the train conversations'
+    decisions; written pairs are fitted on, never scored), with the hand-set test beside."""
+    acting = [d for d in decisions if d["route"] in ACTING and not written(d)]
     rule = score_decisions(acting, None)
     print(json.dumps({"hand-set": rule}), flush=True)
     best: dict[str, Any] | None = None
     tried = []
     for penalty in PENALTIES:
-        out = cross_validate(decisions, penalty)
-        p = [pr for pr, d in zip(out, decisions, strict=True) if d["route"] in ACTING]
+        out = cross_validate(decisions, penalty, features)
+        p = [pr for pr, d in zip(out, decisions, strict=True) if d["route"] in ACTING and not written(d)]
         for th in THRESHOLDS:
             for lead in LEADS:
                 s = score_decisions(acting, p, th, lead)
@@ -210,8 +276,8 @@ def choose(decisions: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 tried.append(r)
                 if best is None or (s["f1"], -abs(th - 0.5)) > (best["f1"], -abs(best["threshold"] - 0.5)):
                     best = r
-        unmarked = [pr for pr, d in zip(out, decisions, strict=True) if d["route"] == "unmarked"]
-        marked = [d for d in decisions if d["route"] == "unmarked"]
+        unmarked = [pr for pr, d in zip(out, decisions, strict=True) if d["route"] == "unmarked" and not written(d)]
+        marked = [d for d in decisions if d["route"] == "unmarked" and not written(d)]
         if marked:
             print(json.dumps({"penalty": penalty, "unmarked at 0.7 / 0.1": score_decisions(marked, unmarked, 0.7, 0.1),
                               "unmarked at 0.8 / 0.2": score_decisions(marked, unmarked, 0.8, 0.2)}), flush=True)
@@ -233,24 +299,27 @@ def fit_pairs(x: npt.NDArray[np.float64], y: npt.NDArray[np.int64], files: Seque
     return weights, meta
 
 
-def train(decisions: Sequence[dict[str, Any]]) -> ReportTasks:
+def train(decisions: Sequence[dict[str, Any]], features: tuple[str, ...] = FEATURES) -> ReportTasks:
     kept, _ = pairs_of(decisions, (*ACTING, "unmarked"))
-    chosen = choose(kept)
-    x, y, files, _ = matrix(kept)
+    chosen = choose(kept, features)
+    x, y, files, _ = matrix(kept, features)
     weights, meta = fit_pairs(x, y, files, chosen, len(kept),
                               "report-task pairs logged while the continuity train conversations are remembered, "
                               "labelled by the next open_tasks checkpoint naming the task; "
                               "python -m mnemir.eval.learn_report_tasks")
-    return ReportTasks(weights, float(chosen["threshold"]), float(chosen["lead"]), FEATURES, meta)
+    return ReportTasks(weights, float(chosen["threshold"]), float(chosen["lead"]), features, meta)
 
 
 def train_cli(argv: list[str] | None, description: str | None, default_out: Path,
-              trainer: Callable[[Sequence[dict[str, Any]]], ReportTasks | UnmarkedReports]) -> int:
+              trainer: Callable[[Sequence[dict[str, Any]], tuple[str, ...]], ReportTasks | UnmarkedReports],
+              written_out: Path, written_features: tuple[str, ...], features: tuple[str, ...]) -> int:
     """The command line of a model fitted on the logged report pairs: log them (or read them back from ``--pairs``),
-    fit, and write the model to ``--out``."""
+    fit, and write the model to ``--out`` (``--written``: with the written pairs and the outcome features, to
+    ``written_out`` unless ``--out`` says otherwise)."""
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=default_out)
+    parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--pairs", type=Path, default=None, help="keep (or read back) the logged pairs here")
+    parser.add_argument("--written", action="store_true", help="add the written pairs and the outcome features")
     args = parser.parse_args(argv)
     if args.pairs is not None and args.pairs.exists():
         decisions = json.loads(args.pairs.read_text(encoding="utf-8"))
@@ -258,14 +327,17 @@ def train_cli(argv: list[str] | None, description: str | None, default_out: Path
         decisions = collect("train")
         if args.pairs is not None:
             args.pairs.write_text(json.dumps(decisions, ensure_ascii=False), encoding="utf-8")
-    model = trainer(decisions)
-    args.out.write_text(json.dumps(model.to_json(), ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}: threshold {model.threshold}, lead {model.lead}")
+    if args.written:
+        decisions = [*decisions, *collect_written()]
+    model = trainer(decisions, written_features if args.written else features)
+    out = args.out or (written_out if args.written else default_out)
+    out.write_text(json.dumps(model.to_json(), ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {out}: threshold {model.threshold}, lead {model.lead}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    return train_cli(argv, __doc__, DEFAULT_OUT, train)
+    return train_cli(argv, __doc__, DEFAULT_OUT, train, WRITTEN_OUT, WRITTEN_FEATURES, FEATURES)
 
 
 if __name__ == "__main__":

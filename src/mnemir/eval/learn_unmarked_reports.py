@@ -17,6 +17,10 @@ over whole files. Moving an open task the user still has is worse than leaving o
 first loses a right answer, the second keeps a violation that is there today), so the choice is the best F1 of the
 moves among settings whose out-of-fold precision is at least MIN_PRECISION. The dev and test files measure it
 (docs/EVALUATION.md); it never reads them.
+
+``--written`` adds the written pairs (:func:`mnemir.eval.learn_report_tasks.collect_written`: their statements with
+no report reading) and the report's learned outcome among the features, fitted on and never scored; written to
+``unmarked_reports_written.json`` (docs/decisions/0120).
 """
 
 from __future__ import annotations
@@ -40,12 +44,14 @@ from mnemir.eval.learn_report_tasks import (
     out_of_fold,
     score_decisions,
     train_cli,
+    written,
 )
-from mnemir.understand.unmarked_reports import FEATURES, UnmarkedReports, row
+from mnemir.understand.unmarked_reports import FEATURES, WRITTEN_FEATURES, UnmarkedReports, row
 
 #: the least out-of-fold precision of the moves a chosen setting keeps
 MIN_PRECISION = 0.7
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "understand" / "data" / "unmarked_reports.json"
+WRITTEN_OUT = DEFAULT_OUT.with_name("unmarked_reports_written.json")
 
 
 def unmarked(decisions: Sequence[dict[str, Any]], split: str = "train") -> list[dict[str, Any]]:
@@ -79,30 +85,36 @@ def unmarked(decisions: Sequence[dict[str, Any]], split: str = "train") -> list[
     return kept
 
 
-def matrix(decisions: Sequence[dict[str, Any]]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], list[str]]:
+def matrix(decisions: Sequence[dict[str, Any]], features: tuple[str, ...] = FEATURES
+           ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], list[str]]:
     rows, labels, files = [], [], []
     for d in decisions:
         for p in d["pairs"]:
             if p["label"] is not None:
-                rows.append(row(p["raw"]))
+                rows.append(row(p["raw"], features))
                 labels.append(int(p["label"]))
                 files.append(d["file"])
     return np.vstack(rows), np.asarray(labels, dtype=np.int64), files
 
 
-def cross_validate(decisions: Sequence[dict[str, Any]], penalty: float) -> list[list[float]]:
+def cross_validate(decisions: Sequence[dict[str, Any]], penalty: float,
+                   features: tuple[str, ...] = FEATURES) -> list[list[float]]:
     """Out-of-fold probabilities of every pair, one fold per file."""
-    x, y, files = matrix(decisions)
-    return out_of_fold(decisions, x, y, files, penalty, row)
+    x, y, files = matrix(decisions, features)
+    return out_of_fold(decisions, x, y, files, penalty, lambda raw: row(raw, features))
 
 
-def choose(decisions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def choose(decisions: Sequence[dict[str, Any]], features: tuple[str, ...] = FEATURES) -> dict[str, Any]:
+    """The setting with the best out-of-fold F1 of the moves among those precise enough, scored on the train
+    conversations' statements (written pairs are fitted on, never scored)."""
     best: dict[str, Any] | None = None
+    scored = [d for d in decisions if not written(d)]
     for penalty in PENALTIES:
-        out = cross_validate(decisions, penalty)
+        out = cross_validate(decisions, penalty, features)
+        out = [pr for pr, d in zip(out, decisions, strict=True) if not written(d)]
         for th in THRESHOLDS:
             for lead in LEADS:
-                s = score_decisions(decisions, out, th, lead)
+                s = score_decisions(scored, out, th, lead)
                 r = {"penalty": penalty, "threshold": th, "lead": lead, **s}
                 if s["precision"] < MIN_PRECISION or not s["right"]:
                     continue
@@ -114,19 +126,19 @@ def choose(decisions: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return best
 
 
-def train(decisions: Sequence[dict[str, Any]]) -> UnmarkedReports:
+def train(decisions: Sequence[dict[str, Any]], features: tuple[str, ...] = FEATURES) -> UnmarkedReports:
     kept = unmarked(decisions)
-    chosen = choose(kept)
-    x, y, files = matrix(kept)
+    chosen = choose(kept, features)
+    x, y, files = matrix(kept, features)
     weights, meta = fit_pairs(x, y, files, chosen, len(kept),
                               "unmarked statement-task pairs logged while the continuity train conversations are "
                               "remembered, labelled by the next open_tasks checkpoint naming the task; "
                               "python -m mnemir.eval.learn_unmarked_reports")
-    return UnmarkedReports(weights, float(chosen["threshold"]), float(chosen["lead"]), FEATURES, meta)
+    return UnmarkedReports(weights, float(chosen["threshold"]), float(chosen["lead"]), features, meta)
 
 
 def main(argv: list[str] | None = None) -> int:
-    return train_cli(argv, __doc__, DEFAULT_OUT, train)
+    return train_cli(argv, __doc__, DEFAULT_OUT, train, WRITTEN_OUT, WRITTEN_FEATURES, FEATURES)
 
 
 if __name__ == "__main__":

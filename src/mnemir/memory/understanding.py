@@ -128,6 +128,11 @@ LEARNED_REPORT_MATCH = True
 #: continuity train split) finds it clearly closes: the result told instead of the deed, someone else's answer, the
 #: thing now in use (docs/decisions/0102)
 UNMARKED_REPORT_MATCH = True
+#: the learned report-to-task matcher is the one refitted with the written pairs (a task, a later report, whether
+#: the report closes it: ``training/understand/report_pairs_*.jsonl``) beside the train conversations' pairs, and
+#: with the report's learned outcome (done / dropped / deferred, :mod:`mnemir.understand.report_outcomes`) among its
+#: features (docs/decisions/0120; the unmarked reading refitted alike is not shipped: see there)
+WRITTEN_PAIRS = False
 #: what a statement read to close an open task says became of the work is read by the learned report-outcome model
 #: (:mod:`mnemir.understand.report_outcomes`: done / started / deferred / dropped, fitted on the training split's
 #: extraction rows): a deferral ("pushed to next month", "not till after the holidays") keeps the task open and moves
@@ -927,7 +932,7 @@ class UnderstandingMixin(_Base):
             and (len(candidates) < 2 or candidates[0].score - self._runner_up(candidates) >= MATCH_MARGIN) \
             and (worded or _shares(candidates[0]))
         pool = [c for c in candidates if c.score >= MATCH_FLOOR or _term_sure(c)]
-        if (LEARNED_REPORT_MATCH and status in CLOSED_REPORTS and shipped_report_tasks() is not None) \
+        if (LEARNED_REPORT_MATCH and status in CLOSED_REPORTS and shipped_report_tasks(WRITTEN_PAIRS) is not None) \
                 or REPORT_PAIR_LOG is not None:
             moves, ranked = self._report_decision(draft, ctx.text, pool, ctx, route="report", status=status, rule=rule,
                                                   worded=worded, told=told)
@@ -1192,7 +1197,7 @@ class UnderstandingMixin(_Base):
         the same session, or with no model) ``rule``, the hand-set test, decides and the order is the match score's. Every decision is logged to REPORT_PAIR_LOG when
         the trainer set one."""
         # the matcher learned from reports that close work (done or dropped); progress reports keep the hand-set test
-        model = shipped_report_tasks() if LEARNED_REPORT_MATCH and status in CLOSED_REPORTS else None
+        model = shipped_report_tasks(WRITTEN_PAIRS) if LEARNED_REPORT_MATCH and status in CLOSED_REPORTS else None
         if not candidates or (model is None and REPORT_PAIR_LOG is None):
             return rule, list(candidates)
         raws, places = self._pair_raws(draft, text, candidates, ctx, route=route, status=status, worded=worded,
@@ -1335,6 +1340,8 @@ class UnderstandingMixin(_Base):
         numbers = set(_NUMBER.findall(text))
         best_score = max(c.score for c in candidates)
         update_p = self._outcome_reading(draft, report)
+        # the report's learned outcome is a feature of the refitted pair readings (and logged for their trainer)
+        outcome = self._outcome_probabilities(draft, report) if WRITTEN_PAIRS or REPORT_PAIR_LOG is not None else None
         # the utterance around the statement tells something done ("…, done!", "拿到了"): its other piece may be the deed
         utterance_told = bool(CUES["done"].search(text)) or fill.perfective(text)
         raws = []
@@ -1362,8 +1369,16 @@ class UnderstandingMixin(_Base):
                 "candidates": len(candidates), "status": status, "worded": worded, "told": told,
                 "task_type": record.type if record is not None else "Task", "route": route,
                 "terse": len(content_terms(draft.text)) <= 2, "language": ctx.language, "update_p": update_p,
-                "utterance_told": utterance_told})
+                "utterance_told": utterance_told, "outcome": outcome})
         return raws, places
+
+    def _outcome_probabilities(self, draft: Draft, vector: Any) -> dict[str, float] | None:
+        """What the report alone says became of the work (the learned outcome model's probabilities of done /
+        started / deferred / dropped), or None where no model fits the understanding embedder."""
+        model = shipped_report_outcomes()
+        if model is None:
+            return None
+        return outcome_of(model, vector, draft.text, self._understanding_embedder())
 
     def _outcome_reading(self, draft: Draft, vector: Any) -> float | None:
         """How surely the extractor's classifier reads the statement as a report on earlier work (its TaskUpdate

@@ -32,9 +32,13 @@ import numpy.typing as npt
 
 from mnemir.understand.model import PairModel, pair_model_fields, shipped_json
 
-__all__ = ["FEATURES", "ROUTES", "TIE", "ReportTasks", "row", "shipped_report_tasks"]
+__all__ = ["FEATURES", "OUTCOME_FEATURES", "ROUTES", "TIE", "WRITTEN_FEATURES", "ReportTasks", "row",
+           "shipped_report_tasks"]
 
 MODEL_FILE = "report_tasks.json"
+#: the matcher refitted with the written pairs (``training/understand/report_pairs_*.jsonl``) beside the train
+#: conversations' and the outcome features below (docs/decisions/0120); read when ``WRITTEN_PAIRS`` is on
+WRITTEN_MODEL_FILE = "report_tasks_written.json"
 #: two tasks fit a report alike in meaning when the best one's match score leads the best rival's (from another
 #: utterance) by under TIE (half the hand-set MATCH_MARGIN): the report is asked about, whatever the matcher's lead
 #: (recency alone does not pick between two alike tasks). Cross-validated on train it costs 2 right moves of 104
@@ -51,10 +55,17 @@ FEATURES = (
     "candidates", "completed", "failed", "under_way", "worded", "told", "plan_step", "terse", "zh",
     *(f"route_{r}" for r in ROUTES),
 )
+#: what the report says became of the work, as the learned outcome model reads the report alone
+#: (:mod:`mnemir.understand.report_outcomes`: done / started / deferred / dropped): a deed finished reads as
+#: closing work whatever its wording, a deferral or a step begun does not. 0.25 each when no outcome model reads it.
+OUTCOME_FEATURES = ("outcome_done", "outcome_dropped", "outcome_deferred")
+WRITTEN_FEATURES = (*FEATURES, *OUTCOME_FEATURES)
+NO_OUTCOME = 0.25
 
 
-def row(raw: dict[str, Any]) -> npt.NDArray[np.float64]:
-    """The feature vector (in FEATURES order) of one report-task pair, from the quantities the write side measured."""
+def row(raw: dict[str, Any], features: tuple[str, ...] = FEATURES) -> npt.NDArray[np.float64]:
+    """The feature vector (in ``features`` order) of one report-task pair, from the quantities the write side
+    measured."""
     status = str(raw.get("status", ""))
     route = str(raw.get("route", ""))
     gap = raw.get("turn_gap")
@@ -82,8 +93,15 @@ def row(raw: dict[str, Any]) -> npt.NDArray[np.float64]:
         "terse": float(bool(raw.get("terse"))),
         "zh": float(raw.get("language") == "zh"),
         **{f"route_{r}": float(route == r) for r in ROUTES},
+        **outcome_values(raw),
     }
-    return np.array([values[f] for f in FEATURES], dtype=np.float64)
+    return np.array([values[f] for f in features], dtype=np.float64)
+
+
+def outcome_values(raw: dict[str, Any]) -> dict[str, float]:
+    """The outcome features of a pair (the report's outcome probabilities, logged as ``outcome``)."""
+    outcome = raw.get("outcome") or {}
+    return {f: float(outcome.get(f.removeprefix("outcome_"), NO_OUTCOME)) for f in OUTCOME_FEATURES}
 
 
 @dataclass(frozen=True)
@@ -95,17 +113,19 @@ class ReportTasks(PairModel):
     features: tuple[str, ...] = FEATURES
 
     def probability(self, raw: dict[str, Any]) -> float:
-        return self.probability_of(row(raw))
+        return self.probability_of(row(raw, self.features))
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ReportTasks:
-        return cls(*pair_model_fields(data, FEATURES, "mnemir.eval.learn_report_tasks"))
+        layout = WRITTEN_FEATURES if tuple(data["features"]) == WRITTEN_FEATURES else FEATURES
+        return cls(*pair_model_fields(data, layout, "mnemir.eval.learn_report_tasks"))
 
 
-@lru_cache(maxsize=1)
-def shipped_report_tasks() -> ReportTasks | None:
-    """The shipped model (``understand/data/report_tasks.json``), or None when the package holds none."""
-    data = shipped_json(MODEL_FILE)
+@lru_cache(maxsize=2)
+def shipped_report_tasks(written: bool = False) -> ReportTasks | None:
+    """The shipped model (``understand/data/report_tasks.json``; ``written``: the one refitted with the written pairs
+    and the outcome features), or None when the package holds none."""
+    data = shipped_json(WRITTEN_MODEL_FILE if written else MODEL_FILE)
     return None if data is None else ReportTasks.from_json(data)
 
 

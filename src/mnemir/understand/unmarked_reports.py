@@ -37,6 +37,8 @@ from mnemir.understand.model import PairModel, pair_model_fields, shipped_json
 __all__ = ["FEATURES", "UnmarkedReports", "row", "shipped_unmarked_reports"]
 
 MODEL_FILE = "unmarked_reports.json"
+#: refitted with the written pairs and the outcome features (docs/decisions/0120); read when ``WRITTEN_PAIRS`` is on
+WRITTEN_MODEL_FILE = "unmarked_reports_written.json"
 #: the pair quantities of the report matcher that an unmarked statement has (its status, wording and route are
 #: fixed: none of them says anything here), and the outcome reading
 FEATURES = (
@@ -44,17 +46,18 @@ FEATURES = (
     "recency_rank", "turn_gap", "other_session", "shared_terms", "shared_entities", "shared_numbers",
     "candidates", "plan_step", "terse", "zh", "update_p", "utterance_told",
 )
+WRITTEN_FEATURES = (*FEATURES, *report_tasks.OUTCOME_FEATURES)
 #: the outcome reading where the extractor has no classifier (an LLM extractor): the train split's median
 NO_READING = 0.05
 
 
-def row(raw: dict[str, Any]) -> npt.NDArray[np.float64]:
-    """The feature vector (in FEATURES order) of one (statement, open task) pair."""
-    base = dict(zip(report_tasks.FEATURES, report_tasks.row(raw), strict=True))
+def row(raw: dict[str, Any], features: tuple[str, ...] = FEATURES) -> npt.NDArray[np.float64]:
+    """The feature vector (in ``features`` order) of one (statement, open task) pair."""
+    base = dict(zip(report_tasks.WRITTEN_FEATURES, report_tasks.row(raw, report_tasks.WRITTEN_FEATURES), strict=True))
     update_p = raw.get("update_p")
     base["update_p"] = float(NO_READING if update_p is None else update_p)
     base["utterance_told"] = float(bool(raw.get("utterance_told")))
-    return np.array([base[f] for f in FEATURES], dtype=np.float64)
+    return np.array([base[f] for f in features], dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -66,17 +69,19 @@ class UnmarkedReports(PairModel):
     features: tuple[str, ...] = FEATURES
 
     def probability(self, raw: dict[str, Any]) -> float:
-        return self.probability_of(row(raw))
+        return self.probability_of(row(raw, self.features))
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> UnmarkedReports:
-        return cls(*pair_model_fields(data, FEATURES, "mnemir.eval.learn_unmarked_reports"))
+        layout = WRITTEN_FEATURES if tuple(data["features"]) == WRITTEN_FEATURES else FEATURES
+        return cls(*pair_model_fields(data, layout, "mnemir.eval.learn_unmarked_reports"))
 
 
-@lru_cache(maxsize=1)
-def shipped_unmarked_reports() -> UnmarkedReports | None:
-    """The shipped model (``understand/data/unmarked_reports.json``), or None when the package holds none."""
-    data = shipped_json(MODEL_FILE)
+@lru_cache(maxsize=2)
+def shipped_unmarked_reports(written: bool = False) -> UnmarkedReports | None:
+    """The shipped model (``understand/data/unmarked_reports.json``; ``written``: the one refitted with the written
+    pairs and the outcome features), or None when the package holds none."""
+    data = shipped_json(WRITTEN_MODEL_FILE if written else MODEL_FILE)
     return None if data is None else UnmarkedReports.from_json(data)
 
 
