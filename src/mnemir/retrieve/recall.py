@@ -374,6 +374,17 @@ class RecallConfig:
     #: confident calm question (no feeling among the intended types, not about the past or what happened), as the
     #: typed store never gathers the feeling for it; plain search may still bring it back (decision 0114)
     felt_episodes_follow_types: bool = False
+    #: an utterance from which only a feeling was read (an outburst) fills a thin answer's empty places (the closest
+    #: memories under the relevance floor, labelled weak) no more than the feeling read from it does: a feeling is
+    #: never such a filler (which feeling still holds is judged against the others, and a filler is not judged),
+    #: and the utterance is that feeling, said. Other fillers, and plain search's own places, are unchanged
+    #: (decision 0119)
+    felt_fill_as_feeling: bool = False
+    #: ... with ``felt_episodes_follow_types``, only an outburst beside which a calm memory of the same thing is a
+    #: candidate (:meth:`_Query.calm_beside`, ``felt_episode_calm``), as plain search's ruling asks: beside a calm
+    #: statement of the same thing the calm one is the better evidence; with none, the utterance is the evidence
+    #: there is and stays in the role order (decision 0119)
+    felt_aside_beside_calm: bool = False
     #: ... only where a calm memory of the same thing (one not said with a feeling, of a type that states something,
     #: from another utterance) is a candidate at least this similar (cosine) to the utterance: beside a calm statement
     #: of the same thing the calm one is the better evidence; with none, the utterance is the evidence there is and
@@ -536,7 +547,8 @@ class RecallConfig:
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
                  "chat_past", "ruling_follows_types", "plain_tail_said",
                  "felt_episode_moves_on", "felt_episode_moves_now", "talk_turns_stay",
-                 "talk_no_assistant", "takers_beyond_pool", "chat_period_first_long", "felt_episodes_follow_types")
+                 "talk_no_assistant", "takers_beyond_pool", "chat_period_first_long", "felt_episodes_follow_types",
+                 "felt_fill_as_feeling", "felt_aside_beside_calm")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -1114,7 +1126,10 @@ def _felt_episodes_aside(q: _Query) -> None:
     if FEELING in intent.types or intent.kind == "emotion" or q.past or q.asks_what_happened() \
             or float(intent.confidence) < q.config.confident_intent:
         return
-    for mid in [mid for mid, c in q.pool.items() if c.record.type == EPISODE and c.felt]:
+    felt = [mid for mid, c in q.pool.items() if c.record.type == EPISODE and c.felt]
+    if q.config.felt_aside_beside_calm:  # with no calm memory of the same thing, the utterance is the evidence
+        felt = [mid for mid in felt if q.calm_beside(q.pool[mid])]
+    for mid in felt:
         q.deep[mid] = q.pool.pop(mid)
 
 
@@ -1477,8 +1492,9 @@ def _top_up(q: _Query, kept: list[Scored], ranked: Sequence[Scored], judged: set
             s.reasons.append("under the score floor: shown because nothing passed it")
     if len(kept) + len(weak) < want:
         closest = max((s.candidate.similarity for s in [*kept, *weak]), default=0.0)
+        felt = q.config.felt_fill_as_feeling
         rest = [s for s in (q.score(c, floor_off=True, filler=True) for mid, c in q.pool.items() if mid not in judged)
-                if s is not None and _plain(s) and s.relevance >= q.ranking.weak_min_relevance
+                if s is not None and _plain(s, felt) and s.relevance >= q.ranking.weak_min_relevance
                 and _may_fill(s, q.intent, closest)]
         more = sorted(rest, key=lambda s: (-s.relevance, s.record.id))[: want - len(kept) - len(weak)]
         for s in more:
@@ -1885,11 +1901,15 @@ def _may_fill(s: Scored, intent: IntentLike, closest: float) -> bool:
     return not (intent.kind == "fact_lookup" and s.record.type in TASK_TYPES and s.candidate.similarity <= closest)
 
 
-def _plain(s: Scored) -> bool:
+def _plain(s: Scored, felt_as_feeling: bool = False) -> bool:
     """Nothing known against it but its distance: an answer, present state or open task, not from another frame.
     Preferences and feelings are left out: which of them still holds is judged against the others, and memories
-    under the floor are not judged against the others (a filler fact is not checked for conflicts either)."""
+    under the floor are not judged against the others (a filler fact is not checked for conflicts either). With
+    ``felt_as_feeling`` (``RecallConfig.felt_fill_as_feeling``), an utterance from which only a feeling was read
+    counts as that feeling."""
     if s.role not in ("answer", "current", "task") or s.record.type in ("Preference", "EmotionalState"):
+        return False
+    if felt_as_feeling and s.record.type == EPISODE and s.candidate.felt:
         return False
     if "other_frame" in s.flags:
         return False

@@ -1,0 +1,76 @@
+"""Recall over stores built through ``remember`` (decision 0119): an utterance from which only a feeling was read
+(an outburst) is that feeling, said. Sentences of our own; the real store and the real embedding model."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import mnemir
+from mnemir.retrieve import RecallConfig
+from mnemir.retrieve.ranking import Candidate, Scored
+from mnemir.retrieve.recall import _plain
+
+USER = "u"
+
+
+def _said(mem: mnemir.Memory, now: datetime, text: str, ago: timedelta) -> None:
+    mem.remember(text, speaker="user", user=USER, now=now - ago)
+
+
+def _utterance(mem: mnemir.Memory, words: str) -> mnemir.MemIR:
+    return next(r for r in mem.list(types=["Episode"], user=USER, limit=50) if words in r.content.text)
+
+
+def test_an_outburst_is_no_filler_of_a_thin_answer_as_its_feeling_is_none(mem: mnemir.Memory, now: datetime) -> None:
+    _said(mem, now, "I'm so scared of the dentist's drill, my hands shake just thinking of it", timedelta(days=6))
+    _said(mem, now, "The dentist's practice is on Carrow Road, above the chemist", timedelta(days=30))
+    outburst = _utterance(mem, "drill")
+    calm = _utterance(mem, "Carrow Road")
+    felt = Scored(Candidate(outburst, similarity=0.2, felt=True), "answer", 0.1, relevance=0.1)
+    plain = Scored(Candidate(calm, similarity=0.2), "answer", 0.1, relevance=0.1)
+    assert _plain(felt) and not _plain(felt, True)  # with the switch, the outburst counts as the feeling
+    assert _plain(plain) and _plain(plain, True)  # a calm utterance fills as before
+    feeling = next(r for r in mem.list(types=["EmotionalState"], user=USER, limit=10))
+    assert not _plain(Scored(Candidate(feeling, similarity=0.2), "answer", 0.1, relevance=0.1))
+
+
+def test_with_the_switch_no_outburst_fills_a_calm_question(mem: mnemir.Memory, now: datetime) -> None:
+    for text, days in (("I'm so scared of the dentist's drill, my hands shake just thinking of it", 6),
+                       ("The dentist's practice is on Carrow Road, above the chemist", 30),
+                       ("My library card number is 55810", 40),
+                       ("I'm fuming about the parking fines near the practice, honestly", 3),
+                       ("My cousin Ines teaches maths in Leeds", 50)):
+        _said(mem, now, text, timedelta(days=days))
+    assert RecallConfig().felt_fill_as_feeling is False  # off by default until dev says otherwise
+    mem.recall_config = RecallConfig(felt_fill_as_feeling=True)
+    got = mem.recall("Where is the dentist's practice?", user=USER, k=3, now=now)
+    assert "Carrow Road" in got.hits[0].memory.text
+    fillers = [h for h in got.hits if "under the relevance floor: shown because too few memories passed it"
+               in h.reasons]
+    assert not any(h.memory.type == "Episode" and "only a feeling" in " ".join(h.reasons) for h in fillers)
+    felt = mem.recall("How do I feel about the dentist?", user=USER, k=3, now=now)
+    assert any("drill" in h.memory.text for h in felt.hits)  # asked about feelings, the outburst is found
+
+
+def test_an_outburst_is_set_aside_only_beside_a_calm_memory_of_the_same_thing(mem: mnemir.Memory,
+                                                                               now: datetime) -> None:
+    """With ``felt_aside_beside_calm``, an outburst leaves the role order of a calm question only where a calm
+    memory of the same thing is a candidate; told alone, it is the evidence there is and a question finds it."""
+    _said(mem, now, "I'm thrilled, the kiln finally fired my big blue vase without a crack!", timedelta(days=2))
+    config = RecallConfig(felt_episodes_follow_types=True, felt_aside_beside_calm=True)
+    mem.recall_config = config
+    alone = mem.recall("Did the kiln fire the blue vase?", user=USER, k=3, now=now)
+    assert any("vase" in h.memory.text for h in alone.hits)
+    _said(mem, now, "The kiln at the studio fires up to 1,280 degrees", timedelta(days=40))
+    calm = mem.recall("How hot does the studio kiln fire?", user=USER, k=3, now=now)
+    assert "1,280" in calm.hits[0].memory.text
+
+
+def test_the_switches_are_checked() -> None:
+    import pytest
+
+    from mnemir.errors import ValidationError
+
+    for name in ("felt_fill_as_feeling", "felt_aside_beside_calm"):
+        with pytest.raises(ValidationError):
+            RecallConfig(**{name: "yes"})
