@@ -385,6 +385,12 @@ class RecallConfig:
     #: statement of the same thing the calm one is the better evidence; with none, the utterance is the evidence
     #: there is and stays in the role order (decision 0119)
     felt_aside_beside_calm: bool = False
+    #: the role model (which family answers: the memories heard beside the intent) hears an utterance said with a
+    #: feeling as that feeling (the emotion family), not as an utterance kept verbatim: a store typed by hand holds
+    #: the feeling and no utterance, and through ``remember`` an outburst's utterance otherwise takes its feeling's
+    #: place at the head of the vector order as something said, which the model learned from conversations to read
+    #: as a feeling answered (decision 0119)
+    felt_said_as_feeling: bool = False
     #: ... only where a calm memory of the same thing (one not said with a feeling, of a type that states something,
     #: from another utterance) is a candidate at least this similar (cosine) to the utterance: beside a calm statement
     #: of the same thing the calm one is the better evidence; with none, the utterance is the evidence there is and
@@ -548,7 +554,7 @@ class RecallConfig:
                  "chat_past", "ruling_follows_types", "plain_tail_said",
                  "felt_episode_moves_on", "felt_episode_moves_now", "talk_turns_stay",
                  "talk_no_assistant", "takers_beyond_pool", "chat_period_first_long", "felt_episodes_follow_types",
-                 "felt_fill_as_feeling", "felt_aside_beside_calm")
+                 "felt_fill_as_feeling", "felt_aside_beside_calm", "felt_said_as_feeling")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -1987,17 +1993,17 @@ def _settle(q: _Query) -> Settled:
     or the hand rules (``learned_roles`` off, or no model shipped)."""
     config = q.config
     if config.role_observer is not None:
-        evidence = role_evidence(q.intent, q.pool.values(), config.ranking, q.now)
+        evidence = role_evidence(q.intent, q.pool.values(), config.ranking, q.now, config.felt_said_as_feeling)
         config.role_observer(family_features(q.intent, evidence, config.ranking.min_relevance))
     model = (config.role_model or default_role_model()) if config.learned_roles else None
     if model is None or not getattr(q.intent, "kinds", ()):  # an intent set by hand is used as it is given
         return settle(q.intent, q.pool.values(), config.ranking, q.now)
     if config.role_kinds:
         settled = settle_learned(q.intent, q.pool.values(), config.ranking, q.now, model, config.role_switch,
-                                 config.role_widen)
+                                 config.role_widen, config.felt_said_as_feeling)
     else:
         settled = confidence_learned(q.intent, settle(q.intent, q.pool.values(), config.ranking, q.now),
-                                     q.pool.values(), config.ranking, q.now, model)
+                                     q.pool.values(), config.ranking, q.now, model, config.felt_said_as_feeling)
     return settled if config.role_confidence else replace(settled, confidence=None)
 
 
