@@ -7,6 +7,8 @@ from datetime import datetime, timedelta
 
 import mnemir
 from mnemir.retrieve import RecallConfig
+from mnemir.retrieve.evidence import role_evidence
+from mnemir.retrieve.learned import SAID
 from mnemir.retrieve.ranking import Candidate, Scored
 from mnemir.retrieve.recall import _plain
 
@@ -71,6 +73,33 @@ def test_the_switches_are_checked() -> None:
 
     from mnemir.errors import ValidationError
 
-    for name in ("felt_fill_as_feeling", "felt_aside_beside_calm"):
+    for name in ("felt_fill_as_feeling", "felt_aside_beside_calm", "felt_said_as_feeling"):
         with pytest.raises(ValidationError):
             RecallConfig(**{name: "yes"})
+
+
+def test_the_role_model_may_hear_an_outburst_as_its_feeling(mem: mnemir.Memory, now: datetime) -> None:
+    """A store typed by hand holds the feeling and no utterance; with ``felt_said_as_feeling`` the role model hears
+    the outburst's utterance as the feeling, and a calm utterance still as something said."""
+    _said(mem, now, "I'm so scared of the dentist's drill, my hands shake just thinking of it", timedelta(days=6))
+    _said(mem, now, "The dentist's practice is on Carrow Road, above the chemist", timedelta(days=30))
+    pool = [Candidate(_utterance(mem, "drill"), similarity=0.5, vector_rank=1, felt=True),
+            Candidate(_utterance(mem, "Carrow Road"), similarity=0.4, vector_rank=2)]
+    ranking = RecallConfig().ranking
+    intent = mem.recall("Where is the dentist's practice?", user=USER, k=3, now=now).intent
+    heard = [family for family, *_ in role_evidence(intent, pool, ranking, now)]
+    assert heard == [SAID, SAID]
+    heard = [family for family, *_ in role_evidence(intent, pool, ranking, now, felt_as_feeling=True)]
+    assert heard == ["emotion", SAID]
+
+
+def test_with_the_role_switch_a_calm_question_stays_calm(mem: mnemir.Memory, now: datetime) -> None:
+    """Told with feeling beside a calm fact of the same thing, the question about the fact is still read as one."""
+    for text, days in (("I totally botched the driving theory test, I'm gutted and dreading the retake", 3),
+                       ("I scored 41 out of 50 on the driving theory test", 4),
+                       ("The retake of the theory test is booked for 12 March", 2)):
+        _said(mem, now, text, timedelta(days=days))
+    mem.recall_config = RecallConfig(felt_said_as_feeling=True)
+    got = mem.recall("What did I score on the theory test?", user=USER, k=3, now=now)
+    assert got.intent.kind != "emotion"
+    assert any("41 out of 50" in h.memory.text for h in got.hits[:2])
