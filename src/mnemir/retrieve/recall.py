@@ -157,6 +157,10 @@ class RecallConfig:
     #: from the same scenarios' stores built through ``remember`` (episodes, extra readings, what extraction left;
     #: decision 0114)
     ranker_model: str = DEFAULT_RANKER_MODEL
+    #: ... over a conversation between people (``among_people``: a transcript's marks or the talk reading), this
+    #: shipped ranker instead; None: ``ranker_model`` everywhere. The remembered-store ranker learned from
+    #: user-assistant stores (decision 0119)
+    chat_ranker_model: str | None = None
     #: plain hybrid search's weight in the fusion with the role-aware order (reciprocal ranks; the role order weighs
     #: 1). 0 turns the fusion off (and with it the guarantee that plain search's best keeps a place in the top k)
     plain_weight: float = 0.5
@@ -565,6 +569,11 @@ class RecallConfig:
         if self.ranker is not None and not isinstance(self.ranker, LearnedRanker):
             raise ValidationError("ranker must be a LearnedRanker or None", field="ranker",
                                   value=type(self.ranker).__name__, allowed="LearnedRanker (LearnedRanker.from_dict)")
+        if self.chat_ranker_model is not None and (not isinstance(self.chat_ranker_model, str) or not re.fullmatch(
+                r"[A-Za-z0-9_.\-]+\.json", self.chat_ranker_model)):
+            raise ValidationError("chat_ranker_model must name a model file of retrieve/data or be None",
+                                  field="chat_ranker_model", value=self.chat_ranker_model,
+                                  allowed="a file name such as learned_ranker.json, or None")
         if not isinstance(self.ranker_model, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]+\.json", self.ranker_model):
             raise ValidationError("ranker_model must name a model file of retrieve/data", field="ranker_model",
                                   value=self.ranker_model, allowed="a file name such as learned_ranker.json")
@@ -1163,7 +1172,8 @@ def _nudged(q: _Query, kept: list[Scored], judged: Mapping[str, Scored]) -> list
     """The learned nudge re-sorts what passed the floors (the weak fillers after it keep their place) up to the head
     of a long list: the memories the top k can be drawn from. The observer sees every candidate it weighs."""
     config = q.config
-    ranker = (config.ranker or shipped_ranker(config.ranker_model)) if config.learned else None
+    name = config.chat_ranker_model if q.among_people and config.chat_ranker_model else config.ranker_model
+    ranker = (config.ranker or shipped_ranker(name)) if config.learned else None
     if ranker is None and config.observer is None:
         return kept
     full = config.observer is not None  # else only what the rules show needs its features (and a score)
