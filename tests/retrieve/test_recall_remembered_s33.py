@@ -24,9 +24,9 @@ def _utterance(mem: mnemir.Memory, words: str) -> mnemir.MemIR:
 
 
 def test_an_outburst_is_no_filler_of_a_thin_answer_as_its_feeling_is_none(mem: mnemir.Memory, now: datetime) -> None:
-    _said(mem, now, "I'm so scared of the dentist's drill, my hands shake just thinking of it", timedelta(days=6))
-    _said(mem, now, "The dentist's practice is on Carrow Road, above the chemist", timedelta(days=30))
-    outburst = _utterance(mem, "drill")
+    _said(mem, now, "I'm so scared of the vet's clippers near Biscuit's paws, my hands shake every time", timedelta(days=6))
+    _said(mem, now, "The vet's practice is on Carrow Road, above the chemist", timedelta(days=30))
+    outburst = _utterance(mem, "clippers")
     calm = _utterance(mem, "Carrow Road")
     felt = Scored(Candidate(outburst, similarity=0.2, felt=True), "answer", 0.1, relevance=0.1)
     plain = Scored(Candidate(calm, similarity=0.2), "answer", 0.1, relevance=0.1)
@@ -37,21 +37,21 @@ def test_an_outburst_is_no_filler_of_a_thin_answer_as_its_feeling_is_none(mem: m
 
 
 def test_with_the_switch_no_outburst_fills_a_calm_question(mem: mnemir.Memory, now: datetime) -> None:
-    for text, days in (("I'm so scared of the dentist's drill, my hands shake just thinking of it", 6),
-                       ("The dentist's practice is on Carrow Road, above the chemist", 30),
+    for text, days in (("I'm so scared of the vet's clippers near Biscuit's paws, my hands shake every time", 6),
+                       ("The vet's practice is on Carrow Road, above the chemist", 30),
                        ("My library card number is 55810", 40),
                        ("I'm fuming about the parking fines near the practice, honestly", 3),
                        ("My cousin Ines teaches maths in Leeds", 50)):
         _said(mem, now, text, timedelta(days=days))
-    assert RecallConfig().felt_fill_as_feeling is False  # off by default until dev says otherwise
+    assert RecallConfig().felt_fill_as_feeling is True  # on by default (decision 0119)
     mem.recall_config = RecallConfig(felt_fill_as_feeling=True)
-    got = mem.recall("Where is the dentist's practice?", user=USER, k=3, now=now)
+    got = mem.recall("Where is the vet's practice?", user=USER, k=3, now=now)
     assert "Carrow Road" in got.hits[0].memory.text
     fillers = [h for h in got.hits if "under the relevance floor: shown because too few memories passed it"
                in h.reasons]
     assert not any(h.memory.type == "Episode" and "only a feeling" in " ".join(h.reasons) for h in fillers)
-    felt = mem.recall("How do I feel about the dentist?", user=USER, k=3, now=now)
-    assert any("drill" in h.memory.text for h in felt.hits)  # asked about feelings, the outburst is found
+    felt = mem.recall("How do I feel about the vet's clippers?", user=USER, k=3, now=now)
+    assert any("clippers" in h.memory.text for h in felt.hits)  # asked about feelings, the outburst is found
 
 
 def test_an_outburst_is_set_aside_only_beside_a_calm_memory_of_the_same_thing(mem: mnemir.Memory,
@@ -81,12 +81,12 @@ def test_the_switches_are_checked() -> None:
 def test_the_role_model_may_hear_an_outburst_as_its_feeling(mem: mnemir.Memory, now: datetime) -> None:
     """A store typed by hand holds the feeling and no utterance; with ``felt_said_as_feeling`` the role model hears
     the outburst's utterance as the feeling, and a calm utterance still as something said."""
-    _said(mem, now, "I'm so scared of the dentist's drill, my hands shake just thinking of it", timedelta(days=6))
-    _said(mem, now, "The dentist's practice is on Carrow Road, above the chemist", timedelta(days=30))
-    pool = [Candidate(_utterance(mem, "drill"), similarity=0.5, vector_rank=1, felt=True),
+    _said(mem, now, "I'm so scared of the vet's clippers near Biscuit's paws, my hands shake every time", timedelta(days=6))
+    _said(mem, now, "The vet's practice is on Carrow Road, above the chemist", timedelta(days=30))
+    pool = [Candidate(_utterance(mem, "clippers"), similarity=0.5, vector_rank=1, felt=True),
             Candidate(_utterance(mem, "Carrow Road"), similarity=0.4, vector_rank=2)]
     ranking = RecallConfig().ranking
-    intent = mem.recall("Where is the dentist's practice?", user=USER, k=3, now=now).intent
+    intent = mem.recall("Where is the vet's practice?", user=USER, k=3, now=now).intent
     heard = [family for family, *_ in role_evidence(intent, pool, ranking, now)]
     assert heard == [SAID, SAID]
     heard = [family for family, *_ in role_evidence(intent, pool, ranking, now, felt_as_feeling=True)]
