@@ -103,3 +103,14 @@ def test_with_the_role_switch_a_calm_question_stays_calm(mem: mnemir.Memory, now
     got = mem.recall("What did I score on the theory test?", user=USER, k=3, now=now)
     assert got.intent.kind != "emotion"
     assert any("41 out of 50" in h.memory.text for h in got.hits[:2])
+
+
+def test_the_ranker_over_talk_between_people_is_named_or_none() -> None:
+    import pytest
+
+    from mnemir.errors import ValidationError
+
+    assert RecallConfig().chat_ranker_model is None  # the store's own ranker everywhere until switched (0119)
+    assert RecallConfig(chat_ranker_model="learned_ranker.json").chat_ranker_model == "learned_ranker.json"
+    with pytest.raises(ValidationError):
+        RecallConfig(chat_ranker_model="../elsewhere.json")
