@@ -9,6 +9,8 @@ too, beside turns + BM25 and turns + vector.
 
 ``K=n`` (environment): recall's k for the variants (default ``continuity.K``, 5; turns + hybrid stays at 5).
 
+``CONV_EVERY=n`` (environment): every n-th conversation only (1, the default: all).
+
 ``base`` (the default RecallConfig) always runs first. OUT.json holds one row per checkpoint (kind, labels, the
 query-kind reading, hybrid's and each variant's outcome; base's hits). Never with ``test``.
 """
@@ -42,7 +44,7 @@ def main() -> None:
         name, _, spec = arg.partition("=")
         VARIANTS[name] = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(spec).items()}
     names = list(VARIANTS)
-    convs = C.load(split)
+    convs = C.load(split)[::int(os.environ.get("CONV_EVERY", "1"))]
     emb = cached(default_embedder())
     emb.prefetch([t.text for c in convs for t in c.turns], [p.q for c in convs for p in c.checkpoints])
     rows: list[dict[str, Any]] = []

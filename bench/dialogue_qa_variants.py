@@ -7,6 +7,8 @@ beside hybrid search over the raw turns (a variant differs from another only by 
 ``FUSIONS='{"NAME": {"score_weight": 0.25}, ...}'`` (environment): hybrid search over the raw turns under each of
 these FusionConfigs too, beside BM25 and vector search alone over them (``search``'s own fusion is ``hybrid``).
 
+``CONV_EVERY=n`` (environment): every n-th conversation only (1, the default: all).
+
 ``base`` (the default RecallConfig) always runs first. MODE is ``labelled`` or ``unlabelled``
 (:mod:`mnemir.eval.dialogue_qa`). OUT.json holds one row per question (kind, language, evidence, hybrid's and each
 variant's hit at 5 and 10; base's and hybrid's top 10 with their turns). Never with ``test``.
@@ -45,7 +47,7 @@ def setup(argv: list[str]) -> tuple[str, dict[str, dict[str, Any]], Any, list[tu
         name, _, spec = arg.partition("=")
         variants[name] = {k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(spec).items()}
     emb = cached(default_embedder())
-    samples = [(c, c.sample(mode)) for c in _conversations(split)]
+    samples = [(c, c.sample(mode)) for c in _conversations(split)[::int(os.environ.get("CONV_EVERY", "1"))]]
     emb.prefetch([t.text for _, s in samples for t in s.turns], [q.text for _, s in samples for q in s.questions])
     return out, variants, emb, samples
 

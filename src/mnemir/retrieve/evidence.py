@@ -130,13 +130,15 @@ def _kind_for(family: str, intent_kind: str, witness: Candidate | None) -> str:
 
 
 def role_evidence(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig,
-                  now: datetime) -> list[tuple[str, float, int | None, int | None]]:
+                  now: datetime, felt_as_feeling: bool = False) -> list[tuple[str, float, int | None, int | None]]:
     """(family, relevance, vector rank, text rank) of every candidate that belongs to a family (not reached by a
     link; a frame only while in force) or is an utterance kept verbatim (:data:`SAID`): what the role model hears of
-    the memories."""
+    the memories. ``felt_as_feeling``: an utterance said with a feeling (``Candidate.felt``) is heard as that
+    feeling (the emotion family), as a store typed by hand holds the feeling and no utterance."""
     out = []
     for c in pool:
-        family = SAID if c.record.type == "Episode" else family_of(c.record.type)
+        family = (("emotion" if felt_as_feeling and c.felt else SAID) if c.record.type == "Episode"
+                  else family_of(c.record.type))
         if family is None or c.via is not None or (family == "frame" and not frame_active(c.record, now)):
             continue
         out.append((family, relevance(c, intent, config)[0], c.vector_rank, c.text_rank))
@@ -144,7 +146,8 @@ def role_evidence(intent: IntentLike, pool: Iterable[Candidate], config: Ranking
 
 
 def settle_learned(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig, now: datetime,
-                   model: RoleModel, switch_at: float = 0.5, widen_at: float = 0.25) -> Settled:
+                   model: RoleModel, switch_at: float = 0.5, widen_at: float = 0.25,
+                   felt_as_feeling: bool = False) -> Settled:
     """The kind, types and confidence to rank for, from the learned role model (:class:`RoleModel`): the intent's
     whole distribution over kinds and how well each family's memories match, together. The answer's most likely
     family takes over from the intent's kind when its probability reaches ``switch_at`` and the intent does not rank
@@ -154,7 +157,7 @@ def settle_learned(intent: IntentLike, pool: Iterable[Candidate], config: Rankin
     probability that the answer's type is among the intended ones. An intent of no family ("general") that no family
     reaches ``switch_at`` for is kept as it is."""
     pool = list(pool)
-    probs = role_probabilities(intent, pool, config, now, model)
+    probs = role_probabilities(intent, pool, config, now, model, felt_as_feeling)
     target = max(FAMILIES, key=lambda f: probs[f])
     own = KIND_FAMILY.get(intent.kind)
     covered = own is not None and FAMILY_TYPES[target][0] in intent.types
@@ -178,9 +181,9 @@ def settle_learned(intent: IntentLike, pool: Iterable[Candidate], config: Rankin
 
 
 def role_probabilities(intent: IntentLike, pool: Iterable[Candidate], config: RankingConfig, now: datetime,
-                       model: RoleModel) -> dict[str, float]:
+                       model: RoleModel, felt_as_feeling: bool = False) -> dict[str, float]:
     """The role model's probability that the answer is of each family, for this intent and these candidates."""
-    return model.probabilities(family_features(intent, role_evidence(intent, pool, config, now),
+    return model.probabilities(family_features(intent, role_evidence(intent, pool, config, now, felt_as_feeling),
                                                config.min_relevance))
 
 
@@ -191,10 +194,10 @@ def intended_share(probs: dict[str, float], types: Iterable[str]) -> float:
 
 
 def confidence_learned(intent: IntentLike, settled: Settled, pool: Iterable[Candidate], config: RankingConfig,
-                       now: datetime, model: RoleModel) -> Settled:
+                       now: datetime, model: RoleModel, felt_as_feeling: bool = False) -> Settled:
     """``settled`` (the hand rules' kind and types) with the role model's confidence: how likely the answer's type is
     among the types it ranks as intended, the intent's distribution and the memories heard together."""
-    probs = role_probabilities(intent, pool, config, now, model)
+    probs = role_probabilities(intent, pool, config, now, model, felt_as_feeling)
     note = "; ".join(n for n in (settled.note, _role_note(intent, probs)) if n)
     return replace(settled, note=note, confidence=intended_share(probs, settled.types))
 

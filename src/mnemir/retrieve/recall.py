@@ -155,8 +155,15 @@ class RecallConfig:
     #: which shipped learned ranker (a file of ``retrieve/data/``) recall uses when ``ranker`` is None:
     #: ``learned_ranker.json`` learned from the collapse train stores typed by hand; ``learned_ranker_e2e.json`` also
     #: from the same scenarios' stores built through ``remember`` (episodes, extra readings, what extraction left;
-    #: decision 0114)
+    #: decision 0114): collapse dev end to end 16 won / 4 lost, typed 3 / 1, continuity dev 6 / 2; recommended as
+    #: the default with ``chat_ranker_model`` = ``learned_ranker.json``, not switched: four hand cases of
+    #: tests/retrieve order otherwise under it (decision 0119)
     ranker_model: str = DEFAULT_RANKER_MODEL
+    #: ... over a conversation between people (``among_people``: a transcript's marks or the talk reading), this
+    #: shipped ranker instead; None: ``ranker_model`` everywhere. The remembered-store ranker learned from
+    #: user-assistant stores only; over talk between people it lost at @10 on dialogue QA dev (1 won / 6 lost), so
+    #: with it the typed-store ranker (``learned_ranker.json``) should stay there (decision 0119)
+    chat_ranker_model: str | None = None
     #: plain hybrid search's weight in the fusion with the role-aware order (reciprocal ranks; the role order weighs
     #: 1). 0 turns the fusion off (and with it the guarantee that plain search's best keeps a place in the top k)
     plain_weight: float = 0.5
@@ -374,6 +381,26 @@ class RecallConfig:
     #: confident calm question (no feeling among the intended types, not about the past or what happened), as the
     #: typed store never gathers the feeling for it; plain search may still bring it back (decision 0114)
     felt_episodes_follow_types: bool = False
+    #: an utterance from which only a feeling was read (an outburst) fills a thin answer's empty places (the closest
+    #: memories under the relevance floor, labelled weak) no more than the feeling read from it does: a feeling is
+    #: never such a filler (which feeling still holds is judged against the others, and a filler is not judged),
+    #: and the utterance is that feeling, said. Other fillers, and plain search's own places, are unchanged. On:
+    #: collapse dev end to end 6 won / 3 lost (train 13 / 1), typed, continuity and dialogue QA identical
+    #: (decision 0119)
+    felt_fill_as_feeling: bool = True
+    #: ... with ``felt_episodes_follow_types``, only an outburst beside which a calm memory of the same thing is a
+    #: candidate (:meth:`_Query.calm_beside`, ``felt_episode_calm``), as plain search's ruling asks: beside a calm
+    #: statement of the same thing the calm one is the better evidence; with none, the utterance is the evidence
+    #: there is and stays in the role order (decision 0119)
+    felt_aside_beside_calm: bool = False
+    #: the role model (which family answers: the memories heard beside the intent) hears an utterance said with a
+    #: feeling as that feeling (the emotion family), not as an utterance kept verbatim: a store typed by hand holds
+    #: the feeling and no utterance, and through ``remember`` an outburst's utterance otherwise takes its feeling's
+    #: place at the head of the vector order as something said, which the model learned from conversations to read
+    #: as a feeling answered. On: collapse dev end to end 18 won / 11 lost (train 7 / 2; with
+    #: ``felt_fill_as_feeling`` 24 / 14, train 20 / 3), typed identical by construction, continuity 2 / 3, dialogue
+    #: QA labelled @5 7 / 4, @10 3 / 5 (decision 0119)
+    felt_said_as_feeling: bool = True
     #: ... only where a calm memory of the same thing (one not said with a feeling, of a type that states something,
     #: from another utterance) is a candidate at least this similar (cosine) to the utterance: beside a calm statement
     #: of the same thing the calm one is the better evidence; with none, the utterance is the evidence there is and
@@ -536,7 +563,8 @@ class RecallConfig:
                  "decision_earlier_choices", "decision_questions", "plain_floor_felt", "plain_floor_chat_felt",
                  "chat_past", "ruling_follows_types", "plain_tail_said",
                  "felt_episode_moves_on", "felt_episode_moves_now", "talk_turns_stay",
-                 "talk_no_assistant", "takers_beyond_pool", "chat_period_first_long", "felt_episodes_follow_types")
+                 "talk_no_assistant", "takers_beyond_pool", "chat_period_first_long", "felt_episodes_follow_types",
+                 "felt_fill_as_feeling", "felt_aside_beside_calm", "felt_said_as_feeling")
         if any(not isinstance(getattr(self, f), bool) for f in flags):
             name = next(f for f in flags if not isinstance(getattr(self, f), bool))
             raise ValidationError(f"{name} must be true or false", field=name, value=getattr(self, name),
@@ -547,6 +575,11 @@ class RecallConfig:
         if self.ranker is not None and not isinstance(self.ranker, LearnedRanker):
             raise ValidationError("ranker must be a LearnedRanker or None", field="ranker",
                                   value=type(self.ranker).__name__, allowed="LearnedRanker (LearnedRanker.from_dict)")
+        if self.chat_ranker_model is not None and (not isinstance(self.chat_ranker_model, str) or not re.fullmatch(
+                r"[A-Za-z0-9_.\-]+\.json", self.chat_ranker_model)):
+            raise ValidationError("chat_ranker_model must name a model file of retrieve/data or be None",
+                                  field="chat_ranker_model", value=self.chat_ranker_model,
+                                  allowed="a file name such as learned_ranker.json, or None")
         if not isinstance(self.ranker_model, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]+\.json", self.ranker_model):
             raise ValidationError("ranker_model must name a model file of retrieve/data", field="ranker_model",
                                   value=self.ranker_model, allowed="a file name such as learned_ranker.json")
@@ -1114,7 +1147,10 @@ def _felt_episodes_aside(q: _Query) -> None:
     if FEELING in intent.types or intent.kind == "emotion" or q.past or q.asks_what_happened() \
             or float(intent.confidence) < q.config.confident_intent:
         return
-    for mid in [mid for mid, c in q.pool.items() if c.record.type == EPISODE and c.felt]:
+    felt = [mid for mid, c in q.pool.items() if c.record.type == EPISODE and c.felt]
+    if q.config.felt_aside_beside_calm:  # with no calm memory of the same thing, the utterance is the evidence
+        felt = [mid for mid in felt if q.calm_beside(q.pool[mid])]
+    for mid in felt:
         q.deep[mid] = q.pool.pop(mid)
 
 
@@ -1142,7 +1178,8 @@ def _nudged(q: _Query, kept: list[Scored], judged: Mapping[str, Scored]) -> list
     """The learned nudge re-sorts what passed the floors (the weak fillers after it keep their place) up to the head
     of a long list: the memories the top k can be drawn from. The observer sees every candidate it weighs."""
     config = q.config
-    ranker = (config.ranker or shipped_ranker(config.ranker_model)) if config.learned else None
+    name = config.chat_ranker_model if q.among_people and config.chat_ranker_model else config.ranker_model
+    ranker = (config.ranker or shipped_ranker(name)) if config.learned else None
     if ranker is None and config.observer is None:
         return kept
     full = config.observer is not None  # else only what the rules show needs its features (and a score)
@@ -1477,8 +1514,9 @@ def _top_up(q: _Query, kept: list[Scored], ranked: Sequence[Scored], judged: set
             s.reasons.append("under the score floor: shown because nothing passed it")
     if len(kept) + len(weak) < want:
         closest = max((s.candidate.similarity for s in [*kept, *weak]), default=0.0)
+        felt = q.config.felt_fill_as_feeling
         rest = [s for s in (q.score(c, floor_off=True, filler=True) for mid, c in q.pool.items() if mid not in judged)
-                if s is not None and _plain(s) and s.relevance >= q.ranking.weak_min_relevance
+                if s is not None and _plain(s, felt) and s.relevance >= q.ranking.weak_min_relevance
                 and _may_fill(s, q.intent, closest)]
         more = sorted(rest, key=lambda s: (-s.relevance, s.record.id))[: want - len(kept) - len(weak)]
         for s in more:
@@ -1885,11 +1923,15 @@ def _may_fill(s: Scored, intent: IntentLike, closest: float) -> bool:
     return not (intent.kind == "fact_lookup" and s.record.type in TASK_TYPES and s.candidate.similarity <= closest)
 
 
-def _plain(s: Scored) -> bool:
+def _plain(s: Scored, felt_as_feeling: bool = False) -> bool:
     """Nothing known against it but its distance: an answer, present state or open task, not from another frame.
     Preferences and feelings are left out: which of them still holds is judged against the others, and memories
-    under the floor are not judged against the others (a filler fact is not checked for conflicts either)."""
+    under the floor are not judged against the others (a filler fact is not checked for conflicts either). With
+    ``felt_as_feeling`` (``RecallConfig.felt_fill_as_feeling``), an utterance from which only a feeling was read
+    counts as that feeling."""
     if s.role not in ("answer", "current", "task") or s.record.type in ("Preference", "EmotionalState"):
+        return False
+    if felt_as_feeling and s.record.type == EPISODE and s.candidate.felt:
         return False
     if "other_frame" in s.flags:
         return False
@@ -1967,17 +2009,17 @@ def _settle(q: _Query) -> Settled:
     or the hand rules (``learned_roles`` off, or no model shipped)."""
     config = q.config
     if config.role_observer is not None:
-        evidence = role_evidence(q.intent, q.pool.values(), config.ranking, q.now)
+        evidence = role_evidence(q.intent, q.pool.values(), config.ranking, q.now, config.felt_said_as_feeling)
         config.role_observer(family_features(q.intent, evidence, config.ranking.min_relevance))
     model = (config.role_model or default_role_model()) if config.learned_roles else None
     if model is None or not getattr(q.intent, "kinds", ()):  # an intent set by hand is used as it is given
         return settle(q.intent, q.pool.values(), config.ranking, q.now)
     if config.role_kinds:
         settled = settle_learned(q.intent, q.pool.values(), config.ranking, q.now, model, config.role_switch,
-                                 config.role_widen)
+                                 config.role_widen, config.felt_said_as_feeling)
     else:
         settled = confidence_learned(q.intent, settle(q.intent, q.pool.values(), config.ranking, q.now),
-                                     q.pool.values(), config.ranking, q.now, model)
+                                     q.pool.values(), config.ranking, q.now, model, config.felt_said_as_feeling)
     return settled if config.role_confidence else replace(settled, confidence=None)
 
 
