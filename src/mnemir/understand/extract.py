@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from mnemir.embed.base import Embedder
-from mnemir.errors import ValidationError
+from mnemir.errors import ConfigError, ValidationError
 from mnemir.ir import MAX_TEXT_CHARS
 from mnemir.ir.record import check_unicode
 from mnemir.understand import fill
@@ -56,7 +56,7 @@ from mnemir.understand.dates import local_now, resolve_deadline
 from mnemir.understand.entities import Entity, find_entities
 from mnemir.understand.lexicon import AMBIGUOUS_EMOTION_WORDS, CUES, EMOTION_PROTOTYPES, find_emotion, language_of
 from mnemir.understand.model import SoftmaxModel, boosted, load_model
-from mnemir.understand.segment import is_plan, split_pieces, split_plan
+from mnemir.understand.segment import is_plan, split_clauses, split_pieces, split_plan
 
 __all__ = ["EXTRACTION_LABELS", "MEMORY_LABELS", "SPEAKERS", "Draft", "Extraction", "Extractor", "check_speaker",
            "check_text", "finalize", "has_words", "label_of", "lexicon_boost", "meaningful", "proposal_of",
@@ -92,6 +92,20 @@ EMOTION_WORD_BOOST = 0.2
 #: ``python -m mnemir.eval.collapse_rows``; docs/decisions/0092: collapse dev end to end +0.9 points, continuity dev
 #: +0.85, extraction dev -1.2 / -1.3, four write-side tests read differently, so not the default yet)
 EXTRACTOR_MODEL = "extractor"
+#: the learned reading of how many memories an utterance holds (docs/decisions/0118): ``ONE`` (one memory, however
+#: many sentences tell it) or ``MANY``. The extractor reads an utterance piece by piece and gives a piece one type, so
+#: a sentence that only supports the memory beside it (what set a feeling off, the reason for a choice) was read as
+#: a memory of its own, and two memories said in one sentence ("X, and Y") as one. Fitted by
+#: ``python -m mnemir.understand.train`` on the extractor's rows and on utterances composed from its one-memory rows
+#: (``python -m mnemir.eval.compose_rows``); None (or a model not there): the pieces are read as they come
+COUNT_MODEL: str | None = "memory_count"
+COUNT_LABELS = ("ONE", "MANY")
+#: an utterance of several pieces is read whole, as one memory, when the count model gives ``ONE`` at least this;
+#: None: never
+ONE_MIN_P: float | None = 0.5
+#: a piece of several clauses (the whole utterance) is read clause by clause when the count model gives ``MANY`` at
+#: least this; None: never
+MANY_MIN_P: float | None = 0.5
 #: an utterance whose pieces read only as a feeling and facts is kept as one EmotionalState of the whole text when the
 #: classifier reads the whole as a feeling with at least this probability (:meth:`Extractor._outburst`); None: off
 OUTBURST_WHOLE_MIN_P: float | None = None
@@ -342,12 +356,16 @@ class Extractor:
 
     creator = CREATOR
 
-    def __init__(self, embedder: Embedder, model: SoftmaxModel | None = None) -> None:
+    def __init__(self, embedder: Embedder, model: SoftmaxModel | None = None,
+                 count_model: SoftmaxModel | None = None) -> None:
         self.embedder = embedder
         #: see :data:`OUTBURST_WHOLE_MIN_P` (per extractor, so that a comparison can run both side by side)
         self.outburst_whole_min_p = OUTBURST_WHOLE_MIN_P
         self.model = model if model is not None else load_model(EXTRACTOR_MODEL)
         self.model.check(embedder)
+        self.count_model = count_model if count_model is not None else _shipped_count_model()
+        if self.count_model is not None:
+            self.count_model.check(embedder)
         self._prototypes: tuple[list[str], Any] | None = None
 
     def classify(self, texts: list[str]) -> list[list[tuple[str, float]]]:
@@ -395,8 +413,26 @@ class Extractor:
         labels, matrix = self._prototypes
         return labels[int(np.argmax(matrix @ vector))]
 
-    def _pieces(self, text: str, now: datetime) -> list[Draft]:
+    def reading_units(self, text: str) -> list[str]:
+        """The pieces the classifier reads: ``split_pieces``; the whole utterance where the count model reads several
+        pieces as one memory (``ONE_MIN_P``); its clauses where it reads one piece of several clauses as several
+        memories (``MANY_MIN_P``)."""
         pieces = split_pieces(text)
+        if self.count_model is None:
+            return pieces
+        clauses = split_clauses(pieces[0]) if len(pieces) == 1 else []
+        if len(pieces) == 1 and len(clauses) < 2:
+            return pieces
+        whole = text.strip()
+        p_many = dict(self.count_model.predict(self.embedder.embed([whole]), [whole])[0]).get(COUNT_LABELS[1], 0.0)
+        if len(pieces) > 1 and ONE_MIN_P is not None and 1.0 - p_many >= ONE_MIN_P:
+            return [whole]
+        if len(pieces) == 1 and MANY_MIN_P is not None and p_many >= MANY_MIN_P:
+            return clauses
+        return pieces
+
+    def _pieces(self, text: str, now: datetime) -> list[Draft]:
+        pieces = self.reading_units(text)
         vectors = self.embedder.embed(pieces)
         by_text = dict(zip(pieces, vectors, strict=True))
         predictions = [lexicon_boost(piece, pred) for piece, pred in
@@ -533,6 +569,16 @@ FEELING_BESIDE_TYPES = ("Fact", "Hypothesis", "Task", "TaskUpdate", "Plan", "Con
 #: the least EmotionalState probability (after the emotion-word boost) for a piece read as another type to also
 #: carry the feeling; None: off
 FEELING_BESIDE_MIN_P: float | None = 0.2
+
+
+def _shipped_count_model() -> SoftmaxModel | None:
+    """The count model named by :data:`COUNT_MODEL`, or None where it is off or not trained."""
+    if COUNT_MODEL is None:
+        return None
+    try:
+        return load_model(COUNT_MODEL)
+    except ConfigError:
+        return None
 
 
 def _feeling_beside(draft: Draft, p_feeling: float) -> Draft | None:
