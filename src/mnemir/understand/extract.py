@@ -101,11 +101,17 @@ EXTRACTOR_MODEL = "extractor"
 COUNT_MODEL: str | None = "memory_count"
 COUNT_LABELS = ("ONE", "MANY")
 #: an utterance of several pieces is read whole, as one memory, when the count model gives ``ONE`` at least this;
-#: None: never
-ONE_MIN_P: float | None = 0.5
+#: None: never. Chosen on train: out-of-fold (5 folds) decisions right on the real rows of several pieces at 0.1 /
+#: 0.2 / 0.3 / 0.4 / 0.5: 455 / 455 / 448 / 446 / 431 of 572 (always whole: 426); extraction dev at 0.2 / 0.35 / 0.5:
+#: zh 0.8645 -> 0.8629 / 0.8638 / 0.8647, en 0.8352 -> 0.8432 / 0.8427 / 0.8433; at 0.2 collapse dev end to end rose
+#: (every 12th scenario, 17 won / 8 lost) but dialogue QA dev labelled fell beyond churn (@5 72 / 89, @10 31 / 60),
+#: so it is off by default (docs/decisions/0118); 0.2 is the limit to switch on
+ONE_MIN_P: float | None = None
 #: a piece of several clauses (the whole utterance) is read clause by clause when the count model gives ``MANY`` at
-#: least this; None: never
-MANY_MIN_P: float | None = 0.5
+#: least this; None: never. Off: on train no limit up to 0.95 decides better than never (out of fold, 2,891 against
+#: 2,895 of 2,954 rows right: two memories in one piece are rare), and at 0.5 extraction dev fell (zh 31 rows won /
+#: 157 lost, en 23 / 85; 0118)
+MANY_MIN_P: float | None = None
 #: an utterance whose pieces read only as a feeling and facts is kept as one EmotionalState of the whole text when the
 #: classifier reads the whole as a feeling with at least this probability (:meth:`Extractor._outburst`); None: off
 OUTBURST_WHOLE_MIN_P: float | None = None
@@ -417,23 +423,28 @@ class Extractor:
         """The pieces the classifier reads: ``split_pieces``; the whole utterance where the count model reads several
         pieces as one memory (``ONE_MIN_P``); its clauses where it reads one piece of several clauses as several
         memories (``MANY_MIN_P``)."""
+        return self._units(text)[0]
+
+    def _units(self, text: str) -> tuple[list[str], Any]:
+        """:meth:`reading_units`, with the whole utterance's vector when it is read whole (else None)."""
         pieces = split_pieces(text)
-        if self.count_model is None:
-            return pieces
+        if self.count_model is None or (ONE_MIN_P if len(pieces) > 1 else MANY_MIN_P) is None:
+            return pieces, None  # nothing to decide (and no extra embedding)
         clauses = split_clauses(pieces[0]) if len(pieces) == 1 else []
         if len(pieces) == 1 and len(clauses) < 2:
-            return pieces
+            return pieces, None
         whole = text.strip()
-        p_many = dict(self.count_model.predict(self.embedder.embed([whole]), [whole])[0]).get(COUNT_LABELS[1], 0.0)
+        vector = self.embedder.embed([whole])
+        p_many = dict(self.count_model.predict(vector, [whole])[0]).get(COUNT_LABELS[1], 0.0)
         if len(pieces) > 1 and ONE_MIN_P is not None and 1.0 - p_many >= ONE_MIN_P:
-            return [whole]
+            return [whole], vector
         if len(pieces) == 1 and MANY_MIN_P is not None and p_many >= MANY_MIN_P:
-            return clauses
-        return pieces
+            return clauses, None
+        return pieces, None
 
     def _pieces(self, text: str, now: datetime) -> list[Draft]:
-        pieces = self.reading_units(text)
-        vectors = self.embedder.embed(pieces)
+        pieces, whole_vector = self._units(text)
+        vectors = whole_vector if whole_vector is not None else self.embedder.embed(pieces)
         by_text = dict(zip(pieces, vectors, strict=True))
         predictions = [lexicon_boost(piece, pred) for piece, pred in
                        zip(pieces, self.model.predict(vectors, pieces), strict=True)]
