@@ -10,6 +10,10 @@ read as instead ("-": the row yielded nothing, "+": only its other expected clas
 the row did not expect, which class the row expected ("-": a row that expected nothing, "+": a class beside the
 row's expected ones, all found). Counts only, no text. Each model's readings go to OUT/<NAME>.json (ids and
 types, for won / lost counts between models); a second model is compared with ``base`` row by row.
+
+A DIR that holds ``memory_count.{json,npz}`` (``--only memory_count --out DIR``) gives the extractor that count model
+(docs/decisions/0118), beside DIR's ``extractor`` if there is one, else the shipped one; ``NAME=DIR@ONE,MANY`` sets
+``extract.ONE_MIN_P`` / ``MANY_MIN_P`` for that model (``-``: None). ``base`` reads with no count model.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 
 from mnemir.embed import default_embedder
 from mnemir.eval.extraction import ANCHOR_NOW, TYPES, label_of, load_split
+from mnemir.understand import extract
 from mnemir.understand.extract import Extractor
 from mnemir.understand.model import load_model
 
@@ -80,6 +85,33 @@ def render(name: str, by_lang: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
+SHIPPED = (extract.COUNT_MODEL, extract.ONE_MIN_P, extract.MANY_MIN_P)
+
+
+def extractor_of(embedder, directory: str | None) -> Extractor:
+    """The extractor a model argument names (see the module's doc)."""
+    shipped = SHIPPED
+    extract.ONE_MIN_P, extract.MANY_MIN_P = shipped[1:]
+    if not directory:
+        extract.COUNT_MODEL = None
+        try:
+            return Extractor(embedder)
+        finally:
+            extract.COUNT_MODEL = shipped[0]
+    folder, _, limits = directory.partition("@")
+    if limits:
+        one, many = (None if v == "-" else float(v) for v in limits.split(","))
+        extract.ONE_MIN_P, extract.MANY_MIN_P = one, many
+    model = load_model("extractor", folder) if (Path(folder) / "extractor.json").exists() else None
+    if (Path(folder) / "memory_count.json").exists():
+        return Extractor(embedder, model=model, count_model=load_model("memory_count", folder))
+    extract.COUNT_MODEL = None
+    try:
+        return Extractor(embedder, model=model)
+    finally:
+        extract.COUNT_MODEL = shipped[0]
+
+
 def main(argv: list[str]) -> int:
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
@@ -91,8 +123,7 @@ def main(argv: list[str]) -> int:
         if directory and directory.endswith(".json"):  # the readings of an earlier run (``base=OUT/base.json``)
             got = json.loads(Path(directory).read_text(encoding="utf-8"))
         else:
-            model = load_model("extractor", directory) if directory else None
-            got = readings(Extractor(embedder, model=model), rows)
+            got = readings(extractor_of(embedder, directory), rows)
         (out / f"{name}.json").write_text(json.dumps(got), encoding="utf-8")
         print(render(name, tables(rows, got)), flush=True)
         if base is None:

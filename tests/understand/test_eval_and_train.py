@@ -98,7 +98,7 @@ def test_the_cue_names_name_every_cue_feature(text: str) -> None:
     assert len(cue_vector(text)) == len(CUE_NAMES)
 
 
-@pytest.mark.parametrize("name", ["extractor", "intent"])
+@pytest.mark.parametrize("name", ["extractor", "intent", "memory_count"])
 def test_the_shipped_models_have_one_weight_row_per_named_feature(embedder: USEEmbedder, name: str) -> None:
     model = load_model(name)
     model.check(embedder)

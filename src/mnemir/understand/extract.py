@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from mnemir.embed.base import Embedder
-from mnemir.errors import ValidationError
+from mnemir.errors import ConfigError, ValidationError
 from mnemir.ir import MAX_TEXT_CHARS
 from mnemir.ir.record import check_unicode
 from mnemir.understand import fill
@@ -56,7 +56,7 @@ from mnemir.understand.dates import local_now, resolve_deadline
 from mnemir.understand.entities import Entity, find_entities
 from mnemir.understand.lexicon import AMBIGUOUS_EMOTION_WORDS, CUES, EMOTION_PROTOTYPES, find_emotion, language_of
 from mnemir.understand.model import SoftmaxModel, boosted, load_model
-from mnemir.understand.segment import is_plan, split_pieces, split_plan
+from mnemir.understand.segment import is_plan, split_clauses, split_pieces, split_plan
 
 __all__ = ["EXTRACTION_LABELS", "MEMORY_LABELS", "SPEAKERS", "Draft", "Extraction", "Extractor", "check_speaker",
            "check_text", "finalize", "has_words", "label_of", "lexicon_boost", "meaningful", "proposal_of",
@@ -92,6 +92,27 @@ EMOTION_WORD_BOOST = 0.2
 #: ``python -m mnemir.eval.collapse_rows``; docs/decisions/0092: collapse dev end to end +0.9 points, continuity dev
 #: +0.85, extraction dev -1.2 / -1.3, four write-side tests read differently, so not the default yet)
 EXTRACTOR_MODEL = "extractor"
+#: the learned reading of how many memories an utterance holds (docs/decisions/0118): ``ONE`` (one memory, however
+#: many sentences tell it) or ``MANY``. The extractor reads an utterance piece by piece and gives a piece one type, so
+#: a sentence that only supports the memory beside it (what set a feeling off, the reason for a choice) was read as
+#: a memory of its own, and two memories said in one sentence ("X, and Y") as one. Fitted by
+#: ``python -m mnemir.understand.train`` on the extractor's rows and on utterances composed from its one-memory rows
+#: (``python -m mnemir.eval.compose_rows``); None (or a model not there): the pieces are read as they come
+COUNT_MODEL: str | None = "memory_count"
+COUNT_LABELS = ("ONE", "MANY")
+#: an utterance of several pieces is read whole, as one memory, when the count model gives ``ONE`` at least this;
+#: None: never. Chosen on train: out-of-fold (5 folds) decisions right on the real rows of several pieces at 0.1 /
+#: 0.2 / 0.3 / 0.4 / 0.5: 455 / 455 / 448 / 446 / 431 of 572 (always whole: 426); extraction dev at 0.2 / 0.35 / 0.5:
+#: zh 0.8645 -> 0.8629 / 0.8638 / 0.8647, en 0.8352 -> 0.8432 / 0.8427 / 0.8433; at 0.2 collapse dev end to end rose
+#: (every 12th scenario, 17 won / 8 lost) but dialogue QA dev labelled (@5 72 / 89, @10 31 / 60) and continuity dev
+#: (0.716 -> 0.697, 155 / 220) fell beyond churn,
+#: so it is off by default (docs/decisions/0118); 0.2 is the limit to switch on
+ONE_MIN_P: float | None = None
+#: a piece of several clauses (the whole utterance) is read clause by clause when the count model gives ``MANY`` at
+#: least this; None: never. Off: on train no limit up to 0.95 decides better than never (out of fold, 2,891 against
+#: 2,895 of 2,954 rows right: two memories in one piece are rare), and at 0.5 extraction dev fell (zh 31 rows won /
+#: 157 lost, en 23 / 85; 0118)
+MANY_MIN_P: float | None = None
 #: an utterance whose pieces read only as a feeling and facts is kept as one EmotionalState of the whole text when the
 #: classifier reads the whole as a feeling with at least this probability (:meth:`Extractor._outburst`); None: off
 OUTBURST_WHOLE_MIN_P: float | None = None
@@ -342,12 +363,16 @@ class Extractor:
 
     creator = CREATOR
 
-    def __init__(self, embedder: Embedder, model: SoftmaxModel | None = None) -> None:
+    def __init__(self, embedder: Embedder, model: SoftmaxModel | None = None,
+                 count_model: SoftmaxModel | None = None) -> None:
         self.embedder = embedder
         #: see :data:`OUTBURST_WHOLE_MIN_P` (per extractor, so that a comparison can run both side by side)
         self.outburst_whole_min_p = OUTBURST_WHOLE_MIN_P
         self.model = model if model is not None else load_model(EXTRACTOR_MODEL)
         self.model.check(embedder)
+        self.count_model = count_model if count_model is not None else _shipped_count_model()
+        if self.count_model is not None:
+            self.count_model.check(embedder)
         self._prototypes: tuple[list[str], Any] | None = None
 
     def classify(self, texts: list[str]) -> list[list[tuple[str, float]]]:
@@ -395,9 +420,32 @@ class Extractor:
         labels, matrix = self._prototypes
         return labels[int(np.argmax(matrix @ vector))]
 
-    def _pieces(self, text: str, now: datetime) -> list[Draft]:
+    def reading_units(self, text: str) -> list[str]:
+        """The pieces the classifier reads: ``split_pieces``; the whole utterance where the count model reads several
+        pieces as one memory (``ONE_MIN_P``); its clauses where it reads one piece of several clauses as several
+        memories (``MANY_MIN_P``)."""
+        return self._units(text)[0]
+
+    def _units(self, text: str) -> tuple[list[str], Any]:
+        """:meth:`reading_units`, with the whole utterance's vector when it is read whole (else None)."""
         pieces = split_pieces(text)
-        vectors = self.embedder.embed(pieces)
+        if self.count_model is None or (ONE_MIN_P if len(pieces) > 1 else MANY_MIN_P) is None:
+            return pieces, None  # nothing to decide (and no extra embedding)
+        clauses = split_clauses(pieces[0]) if len(pieces) == 1 else []
+        if len(pieces) == 1 and len(clauses) < 2:
+            return pieces, None
+        whole = text.strip()
+        vector = self.embedder.embed([whole])
+        p_many = dict(self.count_model.predict(vector, [whole])[0]).get(COUNT_LABELS[1], 0.0)
+        if len(pieces) > 1 and ONE_MIN_P is not None and 1.0 - p_many >= ONE_MIN_P:
+            return [whole], vector
+        if len(pieces) == 1 and MANY_MIN_P is not None and p_many >= MANY_MIN_P:
+            return clauses, None
+        return pieces, None
+
+    def _pieces(self, text: str, now: datetime) -> list[Draft]:
+        pieces, whole_vector = self._units(text)
+        vectors = whole_vector if whole_vector is not None else self.embedder.embed(pieces)
         by_text = dict(zip(pieces, vectors, strict=True))
         predictions = [lexicon_boost(piece, pred) for piece, pred in
                        zip(pieces, self.model.predict(vectors, pieces), strict=True)]
@@ -533,6 +581,16 @@ FEELING_BESIDE_TYPES = ("Fact", "Hypothesis", "Task", "TaskUpdate", "Plan", "Con
 #: the least EmotionalState probability (after the emotion-word boost) for a piece read as another type to also
 #: carry the feeling; None: off
 FEELING_BESIDE_MIN_P: float | None = 0.2
+
+
+def _shipped_count_model() -> SoftmaxModel | None:
+    """The count model named by :data:`COUNT_MODEL`, or None where it is off or not trained."""
+    if COUNT_MODEL is None:
+        return None
+    try:
+        return load_model(COUNT_MODEL)
+    except ConfigError:
+        return None
 
 
 def _feeling_beside(draft: Draft, p_feeling: float) -> Draft | None:

@@ -23,16 +23,21 @@ from mnemir.embed import default_embedder
 from mnemir.embed.base import Embedder
 from mnemir.understand._dialogues import SOURCES as SHARED_SOURCES
 from mnemir.understand._dialogues import dialogue_rows
-from mnemir.understand.extract import EXTRACTION_LABELS, lexicon_boost
+from mnemir.understand.extract import COUNT_LABELS, EXTRACTION_LABELS, lexicon_boost
 from mnemir.understand.intent import INTENT_KINDS
 from mnemir.understand.model import DATA_DIR, Array, FeatureSpec, SoftmaxModel, featurize, read_jsonl, train_softmax
-from mnemir.understand.segment import split_clauses, split_pieces
+from mnemir.understand.segment import is_plan, split_clauses, split_pieces
 
 #: the training split of each model: the generated corpus and the handwritten batches kept in files of their own
 TRAIN_FILES: dict[str, tuple[str, ...]] = {
     "extractor": ("extraction_train.jsonl", "extraction_hw8.jsonl", "extraction_hw9.jsonl",
                   "extraction_hw11.jsonl", "extraction_hw12.jsonl", "extraction_s12e2e.jsonl", "extraction_s18.jsonl",
                   "extraction_s14.jsonl", "extraction_ctrain.jsonl"),
+    #: the reading of how many memories an utterance holds (``extract.COUNT_MODEL``; docs/decisions/0118): the
+    #: extractor's rows and the utterances composed from its one-memory rows (``python -m mnemir.eval.compose_rows``)
+    "memory_count": ("extraction_train.jsonl", "extraction_hw8.jsonl", "extraction_hw9.jsonl",
+                     "extraction_hw11.jsonl", "extraction_hw12.jsonl", "extraction_s12e2e.jsonl", "extraction_s18.jsonl",
+                     "extraction_s14.jsonl", "extraction_ctrain.jsonl", "extraction_composed.jsonl"),
     "intent": ("intent_train.jsonl", "intent_hw8.jsonl", "intent_hw9.jsonl", "intent_hw10.jsonl",
                "intent_hw11.jsonl", "intent_hw12.jsonl", "intent_s26.jsonl")}
 
@@ -106,6 +111,7 @@ def row_weight(row: dict[str, Any]) -> float:
 #: "我…了吗", "还…"; the mood of a question shows at its start): 5-fold CV on train 0.918 -> 0.920, intent dev type
 #: accuracy zh / en 0.938 / 0.939 -> 0.942 / 0.940; with the blind s26 batch 0.945 / 0.943 (docs/decisions/0096).
 HYPER = {"extractor": (FeatureSpec(0.3, 8192, 1.5), 1e-4),
+         "memory_count": (FeatureSpec(0.3, 8192, 1.5), 1e-4),
          "intent": (FeatureSpec(0.3, 8192, 1.5, start_grams=True), 1e-4)}
 
 
@@ -140,6 +146,24 @@ def weighted_extraction_examples(rows: list[dict[str, Any]]) -> tuple[list[str],
         texts.extend(pieces)
         labels.extend(kinds)
         weights.extend([row_weight(row)] * len(pieces))
+    return texts, labels, weights
+
+
+def count_examples(rows: list[dict[str, Any]]) -> tuple[list[str], list[str], list[float]]:
+    """(texts, labels, weights) for the count model: each row of at least one memory that the extractor reads as
+    more than one piece or clause (where the reading unit is a choice), labelled ``ONE`` (one memory type) or
+    ``MANY`` (several); plans are read by their own rule and left out."""
+    texts, labels, weights = [], [], []
+    for row in rows:
+        types = {e["type"] for e in row["expect"]}
+        if not types or is_plan(row["text"]):
+            continue
+        pieces = split_pieces(row["text"])
+        if len(pieces) == 1 and len(split_clauses(pieces[0])) == 1:
+            continue
+        texts.append(row["text"])
+        labels.append(COUNT_LABELS[0] if len(types) == 1 else COUNT_LABELS[1])
+        weights.append(row_weight(row))
     return texts, labels, weights
 
 
@@ -291,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     intent = training_rows("intent", shared=args.shared, extra=tuple(b for b in batches if is_intent(b)))
     jobs = {
         "extractor": (weighted_extraction_examples(extraction), EXTRACTION_LABELS),
+        "memory_count": (count_examples(training_rows("memory_count")), COUNT_LABELS),
         "intent": ((*intent_examples(intent), [row_weight(r) for r in intent]), INTENT_KINDS),
     }
     for name, ((texts, labels, weights), classes) in jobs.items():

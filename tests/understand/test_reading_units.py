@@ -1,0 +1,60 @@
+"""The learned reading of how many memories an utterance holds picks what the classifier reads (docs/decisions/0118):
+switched on (``ONE_MIN_P``), one memory told in several sentences is read whole, several memories stay piece by
+piece; off by default (dialogue QA dev fell with it). Sentences of our own."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnemir.embed import USEEmbedder
+from mnemir.understand import Extractor, extract
+from mnemir.understand.segment import split_pieces
+
+ONE_MEMORY = [
+    "I'm absolutely fuming. The courier left my parcel out in the rain again.",
+    "气死我了。快递又把我的包裹扔在雨里。",
+]
+SEVERAL = [
+    "My brother moved to Leeds last spring. Remind me to post his birthday card by Friday.",
+    "I finally sent the grant application off. Also, I really prefer tea to coffee these days.",
+    "我弟弟去年搬到了成都。记得提醒我周五前把他的生日卡寄出去。",
+]
+
+
+def test_the_count_model_ships_and_is_read(extractor: Extractor) -> None:
+    assert extract.COUNT_MODEL == "memory_count" and extractor.count_model is not None
+    assert extractor.count_model.labels == extract.COUNT_LABELS
+
+
+@pytest.mark.parametrize("text", ONE_MEMORY)
+def test_one_memory_told_in_several_sentences_is_read_whole(extractor: Extractor, text: str,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    assert len(split_pieces(text)) == 2
+    assert extract.ONE_MIN_P is None and extractor.reading_units(text) == split_pieces(text)  # off by default
+    monkeypatch.setattr(extract, "ONE_MIN_P", 0.2)
+    assert extractor.reading_units(text) == [text]
+
+
+@pytest.mark.parametrize("text", SEVERAL)
+def test_several_memories_are_read_piece_by_piece(extractor: Extractor, text: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(extract, "ONE_MIN_P", 0.2)
+    assert len(split_pieces(text)) == 2
+    assert extractor.reading_units(text) == split_pieces(text)
+
+
+def test_without_the_count_model_or_with_its_limits_off_the_pieces_are_read_as_they_come(
+        embedder: USEEmbedder, extractor: Extractor, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(extract, "ONE_MIN_P", 0.2)
+    monkeypatch.setattr(extract, "COUNT_MODEL", None)
+    assert Extractor(embedder).count_model is None
+    assert Extractor(embedder).reading_units(ONE_MEMORY[0]) == split_pieces(ONE_MEMORY[0])
+    monkeypatch.setattr(extract, "ONE_MIN_P", None)
+    assert extractor.reading_units(ONE_MEMORY[0]) == split_pieces(ONE_MEMORY[0])
+
+
+def test_one_piece_is_read_whole_unless_clause_reading_is_switched_on(extractor: Extractor) -> None:
+    text = "I love hiking in autumn, the rent for the flat is due on the first of the month."
+    assert len(split_pieces(text)) == 1
+    assert extract.MANY_MIN_P is None
+    assert extractor.reading_units(text) == split_pieces(text)
