@@ -484,11 +484,11 @@ def test_the_keyword_search_is_read_deeper_for_plain_search_only(mem: mnemir.Mem
 def _neighbour_news(mem: mnemir.Memory, now: datetime) -> str:
     """A friend's news misread on the write side as the user's own task (the typing error issue 14 names), beside
     facts that answer a fact question well enough for a confident intent to rule a task out. Returns the utterance."""
-    said = utterance(mem, now, "My neighbour Priya starts her pottery course at the community centre next Monday", 3,
-                     ("Start the pottery course at the community centre", "Task",
+    said = utterance(mem, now, "My neighbour Priya begins a pottery course at the library annex on Monday week", 3,
+                     ("Begin the pottery course at the library annex", "Task",
                       {"goal": "pottery course", "status": "pending"}))
-    add(mem, now, "The community centre is open until nine on weekdays", "Fact",
-        {"entity": "community centre", "attribute": "hours", "value": "until nine"}, days=6)
+    add(mem, now, "The library annex is open until nine on weekdays", "Fact",
+        {"entity": "library annex", "attribute": "hours", "value": "until nine"}, days=6)
     add(mem, now, "Priya lives two doors down from us", "Fact",
         {"entity": "Priya", "attribute": "residence", "value": "two doors down"}, days=20)
     add(mem, now, "The pottery studio in town raised its prices", "Fact",

@@ -46,7 +46,7 @@ FRAMES_EN = [
     "We're fixing a jammed printer together right now, tell me the next thing to check and wait for me.",
     "I'm on a ward visit with my grandad, I'll ask a few things about what the nurse said as we go.",
     "Cooking dinner with flour on my hands, so read me the recipe step by step.",
-    "Sitting in the car outside the school waiting for pickup, we have about ten minutes.",
+    "Parked by the school gates until pickup, we have roughly ten minutes.",
     "Currently in a flooring showroom, and the sales guy won't stop steering me to oak.",
     "Until we finish, this chat is only about my CV, so stick to its wording.",
     "This session is about sorting the shed inventory, I'll read items out and you log them.",
