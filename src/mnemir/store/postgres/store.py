@@ -21,7 +21,7 @@ from mnemir.embed.base import Vectors
 from mnemir.errors import ConflictError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
-from mnemir.store import checks, records
+from mnemir.store import checks, grouped, records
 from mnemir.store.base import ANY, Capabilities, Edge, Keyset, Selection, Store, Write, _Any
 from mnemir.store.integrity import CheckReport
 from mnemir.store.postgres import integrity as integrity_tables
@@ -189,6 +189,42 @@ class PostgresStore(Store):
             return [records.load_record(data) for (data,) in cur.fetchall()]
 
         return self._db.read("select", body)
+
+    def select_many(self, selections: Sequence[Selection], *, limit: int | None = None) -> list[list[MemIR]]:
+        """Every selection in one read transaction (what one ``select`` each returns); a selection asked twice is
+        read once, and a record found by several is loaded once (records are not changed in place). Selections
+        that differ only in the values of the same ``$in`` property conditions (governance's key and rule look-ups,
+        one per record of a batch) are read by one query per group (:mod:`mnemir.store.grouped`): each
+        round trip to the server costs more than its rows."""
+        checks.check_paging(limit, 0)
+        if not selections:
+            return []
+        order = self._order_sql((), selections[0])  # the default order: the same for every selection
+
+        def body(cur: Cursor) -> list[list[MemIR]]:
+            loaded: dict[str, MemIR] = {}
+            answers: dict[str, list[MemIR]] = {}
+            for members in grouped.groups(selections):
+                union = grouped.union(members)
+                if union is None:  # too many values for one statement: one by one, below
+                    continue
+                where, p = _where(union)
+                cur.execute(f"SELECT r.id, r.props::text, r.record::text FROM records r WHERE {where} "
+                            f"ORDER BY {order}", p.values)
+                answers.update(grouped.answers(members, cur.fetchall(), limit, loaded, records.load_record))
+            out = []
+            for selection in selections:
+                key = repr(selection)
+                if key not in answers:
+                    where, p = _where(selection)
+                    cur.execute(f"SELECT r.id, r.record::text FROM records r WHERE {where} ORDER BY {order} "
+                                f"LIMIT {p(limit)}", p.values)
+                    answers[key] = [loaded[mid] if mid in loaded else loaded.setdefault(mid, records.load_record(data))
+                                    for mid, data in cur.fetchall()]
+                out.append(list(answers[key]))
+            return out
+
+        return self._db.read("selects", body)
 
     def count(self, selection: Selection) -> int:
         where, p = _where(selection)
