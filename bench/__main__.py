@@ -73,6 +73,9 @@ BENCHMARKS: dict[str, Benchmark] = {
                            "workload of merges and supersessions) by stage with a digest of what it stored, and "
                            "remember against the embedder's own rate (decision 0121; scale.py's 10k store)",
                            ("--rounds", "1"), ("--batches", "1000", "--rounds", "1", "--users", "1")),
+    "select_many": Benchmark("select_many.py", "a governed batch's key look-ups through select_many, one query per "
+                             "group against one query each, on SQLite and PostgreSQL (decision 0125; 10k records)",
+                             ("--rounds", "1"), ("--n", "2000", "--selections", "200", "--rounds", "1")),
     "concurrent_add": Benchmark("concurrent_add.py", "governed add/s with 1, 2, 4, 8, 16 concurrent callers sharing "
                                 "one Memory (group commit, decision 0113; scale.py's 10k and 100k stores)", (),
                                 ("--sizes", "10000", "--rounds", "1", "--levels", "1,4", "--total", "64")),

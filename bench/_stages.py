@@ -6,14 +6,9 @@ from __future__ import annotations
 import collections
 import functools
 import importlib
-import json
-import os
 import statistics
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterable
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 
@@ -47,24 +42,6 @@ def instrument(stages: Iterable[tuple[str, str, str]]) -> tuple[collections.Coun
 
         setattr(owner, name, functools.wraps(original)(timed))
     return spent, calls
-
-
-def alternate(systems: dict[str, str], rounds: int, command_for: Callable[[str], list[str]],
-              bench_dir: Path) -> dict[str, list[dict[str, Any]]]:
-    """Run each system's worker (``command_for(name)``, with that system's ``src`` first on PYTHONPATH) once a round,
-    alternating the order from round to round so that neither always runs on the warmer machine; each worker prints
-    its figures as JSON on its last line. A failed worker ends the bench with its exit status."""
-    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in systems}
-    for r in range(rounds):
-        for name, path in (list(systems.items()) if r % 2 == 0 else list(reversed(systems.items()))):
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join([path, str(bench_dir)])}
-            print(f"round {r + 1}/{rounds}: {name} (load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
-            done = subprocess.run(command_for(name), env=env, capture_output=True, text=True, cwd=bench_dir.parent)
-            if done.returncode != 0:
-                print(done.stderr[-3000:], file=sys.stderr)
-                raise SystemExit(done.returncode)
-            runs[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
-    return runs
 
 
 def median_of(runs: list[dict[str, Any]], *keys: str) -> float | None:

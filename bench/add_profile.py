@@ -31,7 +31,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _stages import alternate, instrument, median_of  # noqa: E402
+from _stages import instrument, median_of  # noqa: E402
+from _worker import THIS, add_options, alternate, command_line, systems, worker_command, write_json  # noqa: E402
 
 SEED = 20261205
 
@@ -150,29 +151,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recall", type=int, default=0, help="then Memory.recall p50 over this many rounds of "
                         "scale.py's recall queries (0: not measured)")
     parser.add_argument("--synchronous", default=None, help="SQLiteStore(synchronous=...) (this checkout only)")
-    parser.add_argument("--compare", default=None, help="another checkout's src directory, measured alongside")
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    add_options(parser)
     args = parser.parse_args(argv)
     if args.worker:
         print(json.dumps({str(n): measure(n, args.root, args.add, args.synchronous, args.recall) for n in args.sizes}))
         return 0
-    systems = {"this checkout": str(HERE.parent / "src")}
-    if args.compare:
-        systems["compared"] = args.compare
+    compared = systems(args.compare, "compared")
+
     def command_for(name: str) -> list[str]:
-        command = [sys.executable, __file__, "--worker", "--sizes", ",".join(map(str, args.sizes)), "--root",
-                   str(args.root), "--add", str(args.add), "--recall", str(args.recall)]
-        if args.synchronous and name == "this checkout":
+        command = worker_command(__file__, ["--sizes", ",".join(map(str, args.sizes)), "--root", str(args.root),
+                                            "--add", str(args.add), "--recall", str(args.recall)])
+        if args.synchronous and name == THIS:
             command += ["--synchronous", args.synchronous]
         return command
 
-    runs = alternate(systems, args.rounds, command_for, HERE)
+    runs = alternate(compared, args.rounds, command_for)
 
     def median(name: str, n: int, *keys: str) -> float | None:
         return median_of(runs[name], str(n), *keys)
 
-    names = list(systems)
+    names = list(compared)
     lines = []
     for n in args.sizes:
         lines.append(f"## governed add at {n:,}: CPU ms per add (median of {args.rounds}; calls per add)")
@@ -207,10 +205,8 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"- statements per add: {sum(v['calls'] for v in last.values()):.1f}")
         lines.append("")
     print("\n".join(lines))
-    if args.json:
-        args.json.write_text(json.dumps({"command": "python bench/add_profile.py " + " ".join(
-            argv if argv is not None else sys.argv[1:]), "load": os.getloadavg(), "runs": runs, "report": lines},
-            indent=2) + "\n")
+    write_json(args.json, {"command": command_line("add_profile.py", argv), "load": os.getloadavg(), "runs": runs,
+                           "report": lines})
     return 0
 
 

@@ -31,7 +31,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _results import machine  # noqa: E402
-from _stages import alternate, instrument, median_of  # noqa: E402
+from _stages import instrument, median_of  # noqa: E402
+from _worker import add_options, alternate, command_line, systems, worker_command, write_json  # noqa: E402
 
 SEED = 20261207
 
@@ -213,25 +214,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--users", type=int, default=3, help="conversations for remember (100 turns each; 0: none)")
     parser.add_argument("--embed-repeat", type=int, default=3, help="the conversation's texts, this many times")
-    parser.add_argument("--compare", default=None, help="another checkout's src directory, measured alongside")
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    add_options(parser)
     args = parser.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args)))
         return 0
     passed = ["--root", str(args.root), "--n", str(args.n), "--batches", ",".join(map(str, args.batches)),
               "--users", str(args.users), "--embed-repeat", str(args.embed_repeat)]
-    systems = {"this checkout": str(HERE.parent / "src")}
-    if args.compare:
-        systems[args.compare] = args.compare
-    runs = alternate(systems, args.rounds, lambda name: [sys.executable, __file__, "--worker", *passed], HERE)
+    runs = alternate(systems(args.compare), args.rounds, lambda name: worker_command(__file__, passed))
     lines = report(runs, args.batches, args.users)
     print("\n".join(lines))
-    if args.json:
-        args.json.write_text(json.dumps({"machine": machine(), "command": "python bench/batch_add.py "
-                                         + " ".join(argv or sys.argv[1:]), "report": lines, "rounds": runs},
-                                        indent=2, default=str) + "\n")
+    write_json(args.json, {"machine": machine(), "command": command_line("batch_add.py", argv), "report": lines,
+                           "rounds": runs}, default=str)
     return 0
 
 

@@ -24,7 +24,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -35,6 +34,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _results import machine  # noqa: E402
+from _worker import add_options, alternate, command_line, systems, worker_command, write_json  # noqa: E402
 
 SEED = 20261207
 LEVELS = (1, 2, 4, 8, 16)
@@ -195,9 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--asyncio", action="store_true", help="callers are asyncio tasks on AsyncMemory")
     parser.add_argument("--synchronous", choices=("normal", "full"), default="normal",
                         help="the SQLite store's sqlite_synchronous setting")
-    parser.add_argument("--compare", default=None, help="another checkout's src directory, measured alongside")
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    add_options(parser)
     args = parser.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args)))
@@ -206,27 +204,13 @@ def main(argv: list[str] | None = None) -> int:
               "--total-large", str(args.total_large), "--synchronous", args.synchronous,
               "--levels", ",".join(map(str, args.levels)),
               *(["--asyncio"] if args.asyncio else [])]
-    systems = {"this checkout": str(HERE.parent / "src")}
-    if args.compare:
-        systems[args.compare] = args.compare
-    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in systems}
-    for r in range(args.rounds):
-        for name, path in (list(systems.items()) if r % 2 == 0 else list(reversed(systems.items()))):
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join([path, str(HERE)])}
-            print(f"round {r + 1}/{args.rounds}: {name} (load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
-            done = subprocess.run([sys.executable, __file__, "--worker", *passed], env=env, capture_output=True,
-                                  text=True, cwd=HERE.parent)
-            if done.returncode != 0:
-                print(done.stderr[-3000:], file=sys.stderr)
-                return done.returncode
-            runs[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
-    result = {"machine": machine(), "command": "python bench/concurrent_add.py " + " ".join(argv or sys.argv[1:]),
+    runs = alternate(systems(args.compare), args.rounds, lambda name: worker_command(__file__, passed))
+    result = {"machine": machine(), "command": command_line("concurrent_add.py", argv),
               "systems": {name: summary(rs) for name, rs in runs.items()}, "rounds": runs}
     lines = report(result["systems"], args.levels)
     print("\n".join(lines))
     result["report"] = lines
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2, default=str) + "\n")
+    write_json(args.json, result, default=str)
     return 0
 
 

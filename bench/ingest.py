@@ -30,7 +30,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,6 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _results import machine  # noqa: E402
+from _worker import add_options, alternate, command_line, systems, worker_command, write_json  # noqa: E402
 from remember_latency import CONVERSATION, NOW  # noqa: E402
 
 
@@ -257,11 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bulk", type=int, default=5000, help="records for add_many(govern=False)")
     parser.add_argument("--big-batch", type=int, default=0,
                         help="records in a second, larger add_many(govern=True) call (0: none)")
-    parser.add_argument("--compare", default=None, help="another checkout's src directory, measured alongside")
+    add_options(parser)
     parser.add_argument("--compare-bare", action="store_true",
                         help="run the compared checkout without threadpoolctl (as a venv without it)")
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args)))
@@ -269,32 +267,21 @@ def main(argv: list[str] | None = None) -> int:
     passed = ["--sizes", ",".join(map(str, args.sizes)) or "none", "--root", str(args.root), "--users", str(args.users),
               "--embed-repeat", str(args.embed_repeat), "--add", str(args.add), "--batch", str(args.batch),
               "--bulk", str(args.bulk), "--big-batch", str(args.big_batch)]
-    src = str(HERE.parent / "src")
-    systems = {"this checkout": src}
-    if args.compare:
-        systems[f"{args.compare}{' (no threadpoolctl)' if args.compare_bare else ''}"] = args.compare
+    compared = systems(args.compare, f"{args.compare}{' (no threadpoolctl)' if args.compare_bare else ''}")
     bare = Path(tempfile.mkdtemp()) / "bare"
     bare.mkdir()
     (bare / "threadpoolctl.py").write_text("raise ImportError('hidden by bench/ingest.py --compare-bare')\n")
-    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in systems}
-    for r in range(args.rounds):
-        for name, path in (list(systems.items()) if r % 2 == 0 else list(reversed(systems.items()))):
-            hide = args.compare_bare and path == args.compare
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join([*([str(bare)] if hide else []), path, str(HERE)])}
-            print(f"round {r + 1}/{args.rounds}: {name} (load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
-            done = subprocess.run([sys.executable, __file__, "--worker", *passed], env=env, capture_output=True,
-                                  text=True, cwd=HERE.parent)
-            if done.returncode != 0:
-                print(done.stderr[-3000:], file=sys.stderr)
-                return done.returncode
-            runs[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
-    result = {"machine": machine(), "command": "python bench/ingest.py " + " ".join(argv or sys.argv[1:]),
+
+    def paths_for(name: str, path: str) -> list[str]:
+        return [*([str(bare)] if args.compare_bare and path == args.compare else []), path]
+
+    runs = alternate(compared, args.rounds, lambda name: worker_command(__file__, passed), paths_for=paths_for)
+    result = {"machine": machine(), "command": command_line("ingest.py", argv),
               "systems": {name: summary(rs) for name, rs in runs.items()}, "rounds": runs}
     lines = report(result["systems"])
     print("\n".join(lines))
     result["report"] = lines
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2, default=str) + "\n")
+    write_json(args.json, result, default=str)
     return 0
 
 

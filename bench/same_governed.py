@@ -29,7 +29,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _same import run_both, verdict  # noqa: E402
+from _worker import add_options, run_both, verdict  # noqa: E402
 
 SEED = 20261205
 
@@ -110,11 +110,9 @@ def worker(n: int, root: Path, copy: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--compare", required=False, help="another checkout's src directory")
     parser.add_argument("--n", type=int, default=10_000, help="the store size (scale.py's store)")
     parser.add_argument("--root", type=Path, default=Path("/tmp/mnemir-scale"), help="where scale.py's stores are")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    add_options(parser, same=True)
     args = parser.parse_args(argv)
     if args.worker:
         args.out.write_text(json.dumps(worker(args.n, args.root, args.out.with_suffix(".db")), default=str))

@@ -26,7 +26,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _same import run_both, verdict  # noqa: E402
+from _worker import add_options, run_both, verdict  # noqa: E402
 
 TRAIN = HERE.parent / "benchmarks" / "continuity" / "train"
 
@@ -81,11 +81,9 @@ def worker(files: list[str], conversations: int, path: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--compare", required=False, help="another checkout's src directory")
     parser.add_argument("--files", default="T1", help="continuity train files (T1,T2,...)")
     parser.add_argument("--conversations", type=int, default=3, help="conversations per file")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    add_options(parser, same=True)
     args = parser.parse_args(argv)
     files = [f for f in args.files.split(",") if f]
     if args.worker:

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import uuid
@@ -29,6 +27,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+from _worker import add_options, run_both  # noqa: E402
 
 
 def _deterministic_ids() -> None:
@@ -97,13 +97,11 @@ def compare(a: dict[str, Any], b: dict[str, Any], tolerance: float) -> list[str]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--compare", required=False, help="another checkout's src directory")
     parser.add_argument("--way", choices=("ingest", "remember"), default="ingest")
     parser.add_argument("--split", default="dev", help="continuity split whose conversations are written")
     parser.add_argument("--limit", type=int, default=None, help="at most this many of its conversations")
     parser.add_argument("--tolerance", type=float, default=1e-5)
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    add_options(parser, same=True)
     args = parser.parse_args(argv)
     if args.worker:
         args.out.write_text(json.dumps(worker(args)))
@@ -111,19 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.compare:
         parser.error("--compare SRC is required")
     passed = ["--way", args.way, "--split", args.split, *(["--limit", str(args.limit)] if args.limit else [])]
-    results = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for i, src in enumerate((str(HERE.parent / "src"), args.compare)):
-            out = Path(tmp) / f"{i}.json"
-            # a compared src outside a checkout (``git archive``) finds this checkout's benchmarks folder
-            env = {"MNEMIR_BENCHMARKS": str(HERE.parent / "benchmarks"), **os.environ,
-                   "PYTHONPATH": os.pathsep.join([src, str(HERE)])}
-            done = subprocess.run([sys.executable, __file__, "--worker", "--out", str(out), *passed], env=env,
-                                  capture_output=True, text=True, cwd=HERE.parent)
-            if done.returncode != 0:
-                print(done.stderr[-3000:], file=sys.stderr)
-                return done.returncode
-            results.append(json.loads(out.read_text()))
+    # a compared src outside a checkout (``git archive``) finds this checkout's benchmarks folder
+    results = run_both(__file__, args.compare, passed, env={"MNEMIR_BENCHMARKS": str(HERE.parent / "benchmarks")})
+    if isinstance(results, int):
+        return results
     this, other = results
     problems = compare(this, other, args.tolerance)
     print(f"{args.way}: {this['conversations']} conversations, {this['turns']} turns; records {len(this['records'])} "

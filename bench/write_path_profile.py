@@ -28,7 +28,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _stages import alternate, instrument, median_of  # noqa: E402
+from _stages import instrument, median_of  # noqa: E402
+from _worker import add_options, alternate, command_line, systems, worker_command, write_json  # noqa: E402
 from ingest import write_conversation  # noqa: E402
 from remember_latency import CONVERSATION  # noqa: E402
 
@@ -79,23 +80,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--users", type=int, default=20, help="conversations each way per round")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--compare", default=None, help="another checkout's src directory, measured alongside")
-    parser.add_argument("--json", type=Path)
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    add_options(parser)
     args = parser.parse_args(argv)
     if args.worker:
         print(json.dumps(measure(args.users)))
         return 0
-    systems = {"this checkout": str(HERE.parent / "src")}
-    if args.compare:
-        systems[args.compare] = args.compare
-    runs = alternate(systems, args.rounds,
-                     lambda name: [sys.executable, __file__, "--worker", "--users", str(args.users)], HERE)
+    compared = systems(args.compare)
+    runs = alternate(compared, args.rounds, lambda name: worker_command(__file__, ["--users", str(args.users)]))
 
     def median(name: str, how: str, *keys: str) -> float | None:
         return median_of(runs[name], how, *keys)
 
-    names = list(systems)
+    names = list(compared)
     lines = []
     for how in ("remember", "ingest"):
         lines.append(f"## {how}: CPU ms per utterance (median of {args.rounds}; calls per utterance)")
@@ -111,10 +107,8 @@ def main(argv: list[str] | None = None) -> int:
             lines.append(f"| {part} | " + " | ".join(cells) + " |")
         lines.append("")
     print("\n".join(lines))
-    if args.json:
-        args.json.write_text(json.dumps({"command": "python bench/write_path_profile.py " + " ".join(
-            argv if argv is not None else sys.argv[1:]), "load": os.getloadavg(), "runs": runs, "report": lines},
-            indent=2) + "\n")
+    write_json(args.json, {"command": command_line("write_path_profile.py", argv), "load": os.getloadavg(),
+                           "runs": runs, "report": lines})
     return 0
 
 

@@ -21,8 +21,8 @@ from mnemir.lifecycle import LifecycleConfig, governor
 from mnemir.lifecycle.governor import Governor
 from mnemir.lifecycle.terms import variants
 from mnemir.ontology import Ontology
+from mnemir.store import grouped
 from mnemir.store.filters import parse_filter
-from mnemir.store.sqlite import store as sqlite_store
 
 DIM = 512
 _NAMES = ["Ana", "Ben", "Cleo", "ana"]
@@ -87,8 +87,8 @@ def test_a_batch_decides_as_adds_one_by_one(tmp_path_factory: pytest.TempPathFac
     if small:  # every path of a large batch: narrowed neighbours in blocks, grouped selections
         monkeypatch.setattr(governor, "NEIGHBOUR_NARROW_FROM", 2)
         monkeypatch.setattr(governor, "NEIGHBOUR_BLOCK", 3)
-        monkeypatch.setattr(sqlite_store, "GROUP_SIZE", 3)
-        monkeypatch.setattr(sqlite_store, "GROUP_FROM", 2)
+        monkeypatch.setattr(grouped, "GROUP_SIZE", 3)
+        monkeypatch.setattr(grouped, "GROUP_FROM", 2)
     root = tmp_path_factory.mktemp("batch-native")
     batched, one_by_one = mnemir.open(root / "batched", embedder=embedder), mnemir.open(root / "one", embedder=embedder)
     try:

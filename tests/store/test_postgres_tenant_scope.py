@@ -178,6 +178,27 @@ def test_every_statement_carries_the_tenant(tmp_path: Path, captured: list[str])
     store.close()
 
 
+def test_grouped_selections_are_one_tenanted_statement(tmp_path: Path, captured: list[str]) -> None:
+    """``select_many`` of a batch's key look-ups (one ``$in`` selection per record, decision 0125): ONE statement
+    for the group, carrying the tenant, and the answers of ``select`` one by one."""
+    store = open_backend("postgres", tmp_path)
+    rng = np.random.default_rng(3)
+    mine = [record(f"alice fact {i}", "Fact", {"entity": f"e{i % 12}", "attribute": "job"}, user="alice", id=f"a{i}")
+            for i in range(30)]
+    store.write([Write(r, v) for r, v in zip(mine, unit(rng, len(mine)), strict=True)], model_id=MODEL)
+    selections = [Selection(user_id="alice", types=("Fact",),
+                            where=parse_filter({"entity": {"$in": [f"e{i}", f"E{i}"]}, "attribute": {"$in": ["job"]}},
+                                               ONTOLOGY, ("Fact",))) for i in range(16)]
+    before = len(captured)
+    many = store.select_many(selections, limit=2)
+    asked = [s for s in captured[before:] if TOUCHES.search(s)]
+    assert len(asked) == 1, asked
+    assert not _violations(asked, admin_allowed=False)
+    assert [[r.id for r in found] for found in many] == [[r.id for r in store.select(s, limit=2)] for s in selections]
+    assert [len(found) for found in many] == [2] * 12 + [0] * 4
+    store.close()
+
+
 def test_a_users_session_carries_the_tenant(tmp_path: Path, captured: list[str], embedder: Any) -> None:
     """A representative session of one user through Memory (add with links, get, update, search, recall, history,
     soft and hard delete, list, count): every statement on the tenant tables carries the user's tenant, none is an

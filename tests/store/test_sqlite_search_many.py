@@ -205,3 +205,34 @@ def test_a_repeated_int8_pass_answers_as_a_fresh_copy_after_rows_change(seed: in
     same_as_fresh(changed, 300, some, False)
     copy.follow(changed, 400)
     same_as_fresh(changed, 400, np.arange(400, dtype=np.intp), True)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(8, 90), repeats=st.integers(0, 30), k=st.integers(1, 6),
+       chunk=st.integers(1, 5))
+def test_queries_rescored_together_across_chunks_and_dtypes(tmp_path_factory: object, seed: int, n: int,
+                                                            repeats: int, k: int, chunk: int) -> None:
+    """Every query's candidates are rescored in one einsum and one sort (decision 0125): over several chunks of
+    queries (``MANY_CHUNK``), with exact ties, and with queries of another dtype beside float32 ones (einsum scores
+    a float64 query in float64: those are rescored one by one), the answers are ``top_k``'s one by one."""
+    rng = np.random.default_rng(seed)
+    vectors = _unit(rng, n)
+    if repeats:
+        vectors = np.vstack([vectors, vectors[rng.integers(0, n, repeats)]])
+    path = Path(tmp_path_factory.mktemp("rescored")) / "m.db"  # type: ignore[attr-defined]
+    store = SQLiteStore(path, ontology=ONTOLOGY)
+    old = vectors_module.MANY_CHUNK
+    vectors_module.MANY_CHUNK = chunk
+    try:
+        store.write([Write(record(f"r {i}", "Fact", user="u", id=f"r{i:04d}"), v) for i, v in enumerate(vectors)],
+                    model_id=MODEL)
+        asked = [*_unit(rng, 7), *vectors[rng.integers(0, len(vectors), 4)]]
+        selection = Selection(user_id="u")
+        assert store.vector_search_many(selection, asked, k) == [store.vector_search(selection, q, k) for q in asked]
+        cache = store._cache
+        pos = np.arange(cache.size)
+        mixed = [q.astype(np.float64) if i % 3 == 0 else q for i, q in enumerate(asked)]
+        assert cache.top_k_many(pos, mixed, k) == [cache.top_k(pos, q, k) for q in mixed]
+    finally:
+        vectors_module.MANY_CHUNK = old
+        store.close()

@@ -586,10 +586,10 @@ def test_edge_counts_count_what_edges_reads(store: Store) -> None:
 
 def test_many_selects_of_in_conditions_answer_as_one_select_each(store: Store) -> None:
     """Selections that differ only in the values of their ``$in`` conditions (governance's key and rule look-ups;
-    SQLite reads a group of them by one query, decision 0121) answer what one ``select`` each answers: random
+    both backends read a group of them by one query, decisions 0121 and 0125) answer what one ``select`` each answers: random
     records (several creation times, statuses, users and types) and random groups of selections, with and without a
     limit, a selection asked twice, and values that no record holds."""
-    from mnemir.store.sqlite import store as sqlite_store
+    from mnemir.store import grouped
 
     rng = np.random.default_rng(121)
     entities, attributes = ["Ana", "ana", "Ben", "Cleo", "1"], ["job", "flat", "Job"]
@@ -600,11 +600,11 @@ def test_many_selects_of_in_conditions_answer_as_one_select_each(store: Store) -
                    status=MemoryStatus.active if i % 6 else MemoryStatus.superseded, id=f"g{i:03d}")
             for i in range(90)]
     put(store, *recs)
-    old, least = sqlite_store.GROUP_SIZE, sqlite_store.GROUP_FROM
-    sqlite_store.GROUP_FROM = 2
+    old, least = grouped.GROUP_SIZE, grouped.GROUP_FROM
+    grouped.GROUP_FROM = 2
     try:
         for group_size in (2, 256):
-            sqlite_store.GROUP_SIZE = group_size
+            grouped.GROUP_SIZE = group_size
             for _ in range(12):
                 selections = []
                 for _ in range(int(rng.integers(1, 9))):
@@ -621,4 +621,4 @@ def test_many_selects_of_in_conditions_answer_as_one_select_each(store: Store) -
                     many = store.select_many(selections, limit=limit)
                     assert [ids(found) for found in many] == [ids(store.select(s, limit=limit)) for s in selections]
     finally:
-        sqlite_store.GROUP_SIZE, sqlite_store.GROUP_FROM = old, least
+        grouped.GROUP_SIZE, grouped.GROUP_FROM = old, least

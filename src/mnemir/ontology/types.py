@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -30,7 +31,18 @@ def norm_key(value: Any) -> str:
     and spaces removed ("The User", "the_user" -> "theuser"); "" for None."""
     if value is None:
         return ""
-    return _NOT_KEY.sub("", unicodedata.normalize("NFKC", str(value)).casefold())
+    text = value if type(value) is str else str(value)
+    return _norm_short(text) if len(text) <= _KEPT_KEY_CHARS else _norm_text(text)
+
+
+def _norm_text(text: str) -> str:
+    return _NOT_KEY.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+#: keys (entities, attributes, subjects) are short and come back again and again (a batch's merge checks compare
+#: each record's keys with about ten candidates': ~57 calls a record), so the short ones are kept; long texts are not
+_KEPT_KEY_CHARS = 128
+_norm_short = functools.lru_cache(maxsize=16_384)(_norm_text)
 
 
 def format_datetime(value: datetime) -> str:

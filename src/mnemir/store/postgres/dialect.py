@@ -51,6 +51,14 @@ def _equal_forms(value: Scalar) -> list[Any]:
     return [value]
 
 
+def containment_shapes(name: str, values: Sequence[Scalar]) -> list[str]:
+    """The JSON documents (as text) whose containment (``props @> shape``), any of them, is ``name`` equal to one of
+    ``values``: the value itself or a list holding it, in each of its equal forms. Values are scalars (the filter
+    parser refuses lists and objects)."""
+    forms = [form for v in values for form in _equal_forms(v)]
+    return [json.dumps(s) for s in [{name: form} for form in forms] + [{name: [form]} for form in forms]]
+
+
 def number_of(expr: str) -> str:
     """A JSONB value as a number when it is a number or a boolean (1/0), else NULL."""
     return (f"(CASE jsonb_typeof({expr}) WHEN 'number' THEN ({expr})::numeric "
@@ -71,10 +79,7 @@ class JsonbProperties(PropertyAccess):
 
     def equals_any(self, name: str, values: Sequence[Scalar], p: Params) -> str:
         sql_text(name)  # refuses a name PostgreSQL cannot hold
-        # values are scalars (the filter parser refuses lists and objects)
-        forms = [form for v in values for form in _equal_forms(v)]
-        shapes = [{name: form} for form in forms] + [{name: [form]} for form in forms]
-        parts = [f"{self.column} @> {p(json.dumps(s))}::jsonb" for s in shapes]
+        parts = [f"{self.column} @> {p(shape)}::jsonb" for shape in containment_shapes(name, values)]
         return "(" + " OR ".join(parts) + ")"
 
     def compare(self, name: str, op: str, value: Scalar, p: Params) -> str:

@@ -21,13 +21,14 @@ from mnemir.embed.base import Vectors
 from mnemir.errors import ConflictError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
-from mnemir.store import checks, records
+from mnemir.store import checks, grouped, records
 from mnemir.store.base import ANY, Capabilities, Edge, Keyset, Selection, Store, Write, _Any
+from mnemir.store.filters import And
 from mnemir.store.integrity import CheckReport
 from mnemir.store.postgres import integrity as integrity_tables
 from mnemir.store.postgres import prop_indexes, schema, tenants
 from mnemir.store.postgres.connection import Connection, Cursor, pg_errors, scope_key
-from mnemir.store.postgres.dialect import PostgresDialect, order_expressions
+from mnemir.store.postgres.dialect import PostgresDialect, containment_shapes, order_expressions
 from mnemir.store.postgres.text import RANK_NORMALIZATION, RANK_WEIGHTS, tsquery_literal, tsvector_literal
 from mnemir.store.postgres.vectors import ANN_MIN_CANDIDATES, nearest, vector_text
 from mnemir.store.sql_filters import Params, check_selection, compile_selection, record_order_fields
@@ -189,6 +190,40 @@ class PostgresStore(Store):
             return [records.load_record(data) for (data,) in cur.fetchall()]
 
         return self._db.read("select", body)
+
+    def select_many(self, selections: Sequence[Selection], *, limit: int | None = None) -> list[list[MemIR]]:
+        """Every selection in one read transaction (what one ``select`` each returns); a selection asked twice is
+        read once, and a record found by several is loaded once (records are not changed in place). Selections
+        that differ only in the values of the same ``$in`` property conditions (governance's key and rule look-ups,
+        one per record of a batch) are read by one query per group (:mod:`mnemir.store.grouped`): each
+        round trip to the server costs more than its rows."""
+        checks.check_paging(limit, 0)
+        if not selections:
+            return []
+        order = self._order_sql((), selections[0])  # the default order: the same for every selection
+
+        def body(cur: Cursor) -> list[list[MemIR]]:
+            loaded: dict[str, MemIR] = {}
+            answers: dict[str, list[MemIR]] = {}
+            for members in grouped.groups(selections):
+                union = grouped.union(members)
+                if union is None:  # too many values for one statement: one by one, below
+                    continue
+                answers.update(grouped.answers(members, _group_rows(cur, union, order), limit, loaded,
+                                               records.load_record))
+            out = []
+            for selection in selections:
+                key = repr(selection)
+                if key not in answers:
+                    where, p = _where(selection)
+                    cur.execute(f"SELECT r.id, r.record::text FROM records r WHERE {where} ORDER BY {order} "
+                                f"LIMIT {p(limit)}", p.values)
+                    answers[key] = [loaded[mid] if mid in loaded else loaded.setdefault(mid, records.load_record(data))
+                                    for mid, data in cur.fetchall()]
+                out.append(list(answers[key]))
+            return out
+
+        return self._db.read("selects", body)
 
     def count(self, selection: Selection) -> int:
         where, p = _where(selection)
@@ -434,6 +469,25 @@ def _where(selection: Selection) -> tuple[str, Params]:
     if selection.user_id is ANY:
         return f"{rest or 'TRUE'} {ALL_TENANTS}", p
     return " AND ".join(part for part in (owner[len(" AND "):], rest) if part), p
+
+
+def _group_rows(cur: Cursor, union: Selection, order: str) -> list[tuple[str, str, str]]:
+    """The rows of a group's union selection (:mod:`mnemir.store.grouped`): (id, properties, record), in ``order``.
+    Its first condition (the key, with every spelling of every member: hundreds of values) is not compiled to an
+    OR of containments, which the planner weighs one by one (a group of 256 look-ups took longer than the 256
+    queries); each of its containment documents is joined with the records instead, so that each is one probe of
+    the properties' GIN index. Never prepared: a prepared statement's generic plan does not know how many
+    documents the array holds, and scanned every record for each (17 ms a look-up against 1.4 one by one). A row
+    found by two documents (a list holding two of the values) is kept once."""
+    first, *rest = grouped.conditions(union.where)
+    where, p = _where(union.with_(where=None if not rest else rest[0] if len(rest) == 1 else And(tuple(rest))))
+    shapes = p(containment_shapes(first.field, first.value))
+    cur.execute(f"SELECT r.id, r.props::text, r.record::text FROM records r, unnest({shapes}::jsonb[]) AS s(shape) "
+                f"WHERE {where} AND r.props @> s.shape ORDER BY {order}", p.values, prepare=False)
+    rows: dict[str, tuple[str, str, str]] = {}
+    for row in cur.fetchall():
+        rows.setdefault(row[0], row)
+    return list(rows.values())
 
 
 def _by_tenant(keys: Iterable[tuple[str, Any]]) -> dict[str, list[Any]]:

@@ -17,9 +17,8 @@ from mnemir.embed.base import Vectors
 from mnemir.errors import StoreError, ValidationError
 from mnemir.ir import HistoryEntry, MemIR
 from mnemir.ontology import Ontology
-from mnemir.store import checks, records
+from mnemir.store import checks, grouped, records
 from mnemir.store.base import ANY, Capabilities, Edge, Keyset, Selection, Store, Write, _Any
-from mnemir.store.filters import And, Cmp, FilterNode, matches
 from mnemir.store.integrity import CheckReport
 from mnemir.store.sql_filters import Params, check_selection, compile_selection, owner_condition, record_order_fields
 from mnemir.store.sqlite import integrity as integrity_tables
@@ -48,14 +47,6 @@ TEXT_SQL_BELOW = 0.01
 TEXT_SQL_ROWS = 2000
 #: compiled selections kept by a store (:meth:`SQLiteStore._where`); emptied when full
 COMPILED_LIMIT = 2048
-#: at most this many selections are read by one query in :meth:`SQLiteStore.select_many`, and at least this many (a
-#: group's query is compiled for its values: fewer selections, each compiled once and kept, read faster one by one)
-GROUP_SIZE = 256
-GROUP_FROM = 8
-#: ... and at most this many values bound (SQLite binds at most 32,766 values per statement)
-GROUP_VALUES = 16_000
-
-
 #: order fields stored in NOT NULL columns
 NOT_NULL_ORDER = frozenset({"@created_at", "@updated_at", "@type"})
 
@@ -302,15 +293,9 @@ class SQLiteStore(Store):
 
     def select_many(self, selections: Sequence[Selection], *, limit: int | None = None) -> list[list[MemIR]]:
         """Every selection in one read transaction (what one ``select`` each returns); a selection asked twice is
-        read once, and a record found by several is loaded once (records are not changed in place).
-
-        Selections that differ only in the values of the same ``$in`` property conditions (governance's key and rule
-        look-ups, one per record of a batch), :data:`GROUP_FROM` or more, are read together, :data:`GROUP_SIZE` at a
-        time, by ONE query whose
-        conditions hold every value of the group (each selection's answer is inside its answer), in the same order
-        (created_at, id: a total order); each selection's answer is then what :func:`matches` keeps of it, cut at
-        ``limit``: the rows its own query returns (the compiled conditions agree with ``matches``: the store
-        conformance tests)."""
+        read once, and a record found by several is loaded once (records are not changed in place). Selections
+        that differ only in the values of the same ``$in`` property conditions (governance's key and rule look-ups,
+        one per record of a batch) are read by one query per group (:mod:`mnemir.store.grouped`)."""
         checks.check_paging(limit, 0)
         if not selections:
             return []
@@ -319,21 +304,11 @@ class SQLiteStore(Store):
             loaded: dict[str, MemIR] = {}
             answers: dict[str, list[MemIR]] = {}
             indexed = self._indexed(conn)  # one read for all: nothing writes inside this read
-            keys = [repr(selection) for selection in selections]
-            groups: dict[Any, dict[str, Selection]] = {}
-            for key, selection in zip(keys, selections, strict=True):
-                shape = _group_shape(selection)
-                if shape is not None and key not in answers:
-                    groups.setdefault(shape, {})[key] = selection
-            for members in groups.values():
-                if len(members) < GROUP_FROM:  # a few (remember's, a lone add's): one by one, their SQL kept compiled
-                    continue
-                items = list(members.items())
-                for lo in range(0, len(items), GROUP_SIZE):
-                    answers.update(self._select_group(conn, dict(items[lo:lo + GROUP_SIZE]), limit, loaded,
-                                                      indexed))
+            for members in grouped.groups(selections):
+                answers.update(self._select_group(conn, members, limit, loaded, indexed))
             out = []
-            for key, selection in zip(keys, selections, strict=True):
+            for selection in selections:
+                key = repr(selection)
                 if key not in answers:
                     answers[key] = self._select(conn, selection, self._order_sql((), selection), limit, 0, None,
                                                 loaded, indexed, key)
@@ -344,53 +319,16 @@ class SQLiteStore(Store):
 
     def _select_group(self, conn: sqlite3.Connection, members: dict[str, Selection], limit: int | None,
                       loaded: dict[str, MemIR], indexed: frozenset[str]) -> dict[str, list[MemIR]]:
-        """The answers of selections of one :func:`_group_shape` (by ``repr``), read by one query (select_many)."""
-        first = next(iter(members.values()))
-        conditions = _conditions(first.where)
-        merged: list[Cmp] = []
-        for at, cond in enumerate(conditions):
-            values: dict[tuple[type, Any], Any] = {}
-            for selection in members.values():
-                for value in _conditions(selection.where)[at].value:
-                    values.setdefault((type(value), value), value)
-            merged.append(Cmp(cond.field, "$in", tuple(values.values()), cond.kind))
-        if sum(len(c.value) for c in merged) > GROUP_VALUES:  # too many to bind in one statement: one by one
+        """The answers of one group of selections (by ``repr``), read by one query (select_many)."""
+        union = grouped.union(members)
+        if union is None:  # too many values to bind in one statement: one by one
             return {key: self._select(conn, selection, self._order_sql((), selection), limit, 0, None, loaded,
                                       indexed, key) for key, selection in members.items()}
-        union = first.with_(where=merged[0] if len(merged) == 1 else And(tuple[FilterNode, ...](merged)))
         p = Params()
         where = compile_selection(union, SQLiteDialect(indexed), p) or "1"
         sql = (f"SELECT r.id, r.props, d.record FROM records r JOIN documents d USING (rid) WHERE {where} "
                f"ORDER BY {self._order_sql((), union)}")
-        found = conn.execute(sql, p.values).fetchall()
-        # a row is parsed only where a selection may keep it: its stored properties (the JSON of the record's
-        # properties, where a scalar equals what the record's own value equals, and more: a date as its text) are
-        # matched first, by the first condition's values and then by the whole filter
-        props = [_Props(json.loads(data)) for _, data, _ in found]
-        field = conditions[0].field
-        by_value: dict[Any, list[int]] = {}
-        for at, row in enumerate(props):
-            have = row.properties.get(field)
-            for item in have if isinstance(have, list) else [have]:
-                if item is not None and isinstance(item, str | int | float | bool):
-                    by_value.setdefault(item, []).append(at)
-        out: dict[str, list[MemIR]] = {}
-        for key, selection in members.items():
-            wanted = _conditions(selection.where)[0].value
-            kept: list[MemIR] = []
-            for at in sorted({i for v in wanted if isinstance(v, str | int | float | bool)
-                              for i in by_value.get(v, ())}):
-                if limit is not None and len(kept) >= limit:
-                    break
-                if not matches(selection.where, props[at]):
-                    continue
-                mid, _, data = found[at]
-                if mid not in loaded:
-                    loaded[mid] = records.load_record(data)
-                if matches(selection.where, loaded[mid]):
-                    kept.append(loaded[mid])
-            out[key] = kept
-        return out
+        return grouped.answers(members, conn.execute(sql, p.values).fetchall(), limit, loaded, records.load_record)
 
     def _select(self, conn: sqlite3.Connection, selection: Selection, order: str, limit: int | None, offset: int,
                 after: Keyset | None, loaded: dict[str, MemIR] | None = None,
@@ -896,35 +834,6 @@ def _prepare_write(write: Write, i: int, *, skip_record: bool) -> rows.PreparedW
     # PostgreSQL)
     vector = None if skip_record or write.vector is None else records.vector_blob(write.vector, f"writes[{i}].vector")
     return rows.prepare_write(write.record, vector, write.history, skip_record=skip_record)
-
-
-class _Props:
-    """A row's stored properties, where :func:`matches` reads a record's."""
-
-    def __init__(self, properties: dict[str, Any]) -> None:
-        self.properties = properties
-
-
-def _conditions(node: FilterNode | None) -> tuple[Cmp, ...]:
-    """The conditions of a filter that is one ``Cmp`` or an AND of them."""
-    return node.items if isinstance(node, And) else (node,)  # type: ignore[return-value]
-
-
-def _group_shape(selection: Selection) -> Any:
-    """What selections read together by :meth:`SQLiteStore.select_many` share: everything but the values of their
-    conditions, each a ``$in`` of scalars on a property (None: a selection read on its own)."""
-    if selection.ids is not None or selection.valid_at is not None or selection.where is None:
-        return None
-    node = selection.where
-    conditions = node.items if isinstance(node, And) else (node,)
-    shape = []
-    for cond in conditions:
-        if not isinstance(cond, Cmp) or cond.is_record_field or cond.op != "$in" or not cond.value \
-                or not all(isinstance(v, str | int | float | bool) for v in cond.value):
-            return None
-        shape.append((cond.field, cond.kind))
-    return (selection.user_id, selection.agent_id, selection.session_id, selection.types, selection.statuses,
-            tuple(shape))
 
 
 def _chunks(items: list[T], size: int = _CHUNK) -> list[list[T]]:

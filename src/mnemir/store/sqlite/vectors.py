@@ -484,21 +484,47 @@ class VectorCache:
                 if whole and not everything:
                     approx = approx[:, pos]  # (queries, the scope's rows), in the order of pos
                 kth = np.partition(approx, len(pos) - k, axis=1)[:, len(pos) - k]
-                found = [np.flatnonzero(approx[j] >= kth[j] - MARGIN) for j in range(len(chunk))]
-            for near, query in zip(found, queries[lo : lo + MANY_CHUNK], strict=True):
-                # the same values wherever they are gathered from: the same exact scores
-                scores = np.einsum("ij,j->i", self.matrix[pos[near]], query)
-                if not np.all(np.isfinite(scores)):
-                    out.append(self.top_k(pos, query, k))
-                    continue
-                ranked = np.sort(scores)[::-1]
-                if len(near) > k and ranked[k - 1] == ranked[k]:
-                    out.append(self.top_k(pos, query, k))  # a tie at the k-th place: top_k's own choice
-                    continue
-                best = np.argpartition(-scores, k - 1)[:k] if len(near) > k else np.arange(len(near))
-                chosen_rids, chosen_scores = self.rids[pos[near[best]]], scores[best]
-                order = np.lexsort((chosen_rids, -chosen_scores))
-                out.append([(int(chosen_rids[i]), float(chosen_scores[i])) for i in order])
+                at, cols = np.nonzero(approx >= (kth - MARGIN)[:, None])  # row-major: by query, columns in order
+                found = np.split(cols, np.flatnonzero(np.diff(at)) + 1) if len(at) else []
+                if len(found) != len(chunk):  # a query without candidates (a score not finite): one by one
+                    found = [np.flatnonzero(approx[j] >= kth[j] - MARGIN) for j in range(len(chunk))]
+            out.extend(self._rescored(pos, queries[lo : lo + MANY_CHUNK], found, k))
+        return out
+
+    def _rescored(self, pos: Positions, queries: Sequence[Vectors], found: Sequence[npt.NDArray[np.intp]],
+                  k: int) -> list[list[tuple[int, float]]]:
+        """Each query's best ``k`` among its candidates ``found`` (indices into ``pos``), scored exactly as
+        :meth:`top_k` scores them: einsum's value for a row is its own dot product, whichever rows are scored with
+        it, so every query's candidates are scored in one call ("ij,ij->i" over the candidates' rows beside their
+        query: the same per-row loop as "ij,j->i", the same bits) and ranked in one sort by (query, score
+        descending, rid). Where the exact k-th score ties with a candidate beyond it (which of the tied rows
+        ``top_k`` keeps depends on the whole array), or a score is not finite, that query is answered by
+        :meth:`top_k` itself. Queries of different dtypes (einsum computes in the wider one) are scored one by
+        one."""
+        if not queries:
+            return []
+        stacked = np.asarray(queries[0])
+        if len(queries) > 1 and any(np.asarray(q).dtype != stacked.dtype or np.ndim(q) != 1 for q in queries):
+            return [self._rescored(pos, [q], [near], k)[0] for q, near in zip(queries, found, strict=True)]
+        stacked = np.vstack(queries)
+        sizes = np.fromiter((len(near) for near in found), dtype=np.intp, count=len(found))
+        flat = np.concatenate(found) if len(found) else np.zeros(0, dtype=np.intp)
+        owner = np.repeat(np.arange(len(found)), sizes)
+        scores = np.einsum("ij,ij->i", self.matrix[pos[flat]], stacked[owner])
+        rids = self.rids[pos[flat]]
+        order = np.lexsort((rids, -scores, owner))  # within each query: best first, ties by rid
+        ranked_scores, ranked_rids = scores[order].tolist(), rids[order].tolist()
+        finite = np.isfinite(scores)
+        bad = set(owner[~finite].tolist()) if not np.all(finite) else set()
+        out: list[list[tuple[int, float]]] = []
+        start = 0
+        for j, size in enumerate(sizes.tolist()):
+            if j in bad or (size > k and ranked_scores[start + k - 1] == ranked_scores[start + k]):
+                out.append(self.top_k(pos, queries[j], k))
+            else:
+                top = start + min(k, size)
+                out.append(list(zip(ranked_rids[start:top], ranked_scores[start:top], strict=True)))
+            start += size
         return out
 
     def _quantised(self) -> Quantised | None:
