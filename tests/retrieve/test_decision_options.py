@@ -78,3 +78,38 @@ def test_a_question_about_something_else_keeps_what_was_said_before(mem: mnemir.
     result = mem.recall(query, user="alice", k=5, now=now)
     assert result.hits[0].id == desks["sun"].id
     assert not any("options weighed before the decision" in n for n in result.notes)
+
+
+def _kitchen(mem: mnemir.Memory, now: datetime) -> dict[str, mnemir.MemIR]:
+    """Two choices made in one kitchen refit, the worktop first and the floor tiles later, with what was weighed."""
+    return {
+        "worktop_weighed": add(mem, now, "For the kitchen worktop I keep going back and forth between oak and "
+                                         "granite", "Fact", {}, days=20),
+        "worktop": add(mem, now, "Settled the kitchen worktop: oak, oiled, it feels warmer than the stone",
+                       "Fact", _decision("an oiled oak worktop"), days=14),
+        "tiles_weighed": add(mem, now, "The kitchen floor could be slate tiles or big porcelain ones", "Fact", {},
+                             days=9),
+        "tiles": add(mem, now, "Went with the large porcelain tiles for the kitchen floor, far less grout to clean",
+                     "Fact", _decision("large porcelain floor tiles"), days=3),
+        "sun": add(mem, now, "The kitchen gets the morning sun until about ten", "Fact", {}, days=25),
+    }
+
+
+WORKTOP = "Which worktop did I choose for the kitchen?"
+
+
+def test_a_later_choice_about_another_thing_leaves_the_one_asked_about(mem: mnemir.Memory, now: datetime) -> None:
+    kitchen = _kitchen(mem, now)
+    assert read_query(mem.embedder.embed_query(WORKTOP), mem.embedder.model_id).asks_decision
+    mem.recall_config = RecallConfig(decision_governs_share=0.85)
+    result = mem.recall(WORKTOP, user="alice", k=5, now=now)
+    shown = [h.id for h in result.hits]
+    assert kitchen["worktop"].id in shown, [h.memory.text for h in result.hits]
+    assert kitchen["worktop_weighed"].id not in shown, [h.memory.text for h in result.hits]
+
+
+def test_off_the_latest_choice_shown_decides_what_goes(mem: mnemir.Memory, now: datetime) -> None:
+    kitchen = _kitchen(mem, now)
+    assert RecallConfig().decision_governs_share == 0.0  # off by default
+    result = mem.recall(WORKTOP, user="alice", k=5, now=now)
+    assert kitchen["worktop"].id not in [h.id for h in result.hits], [h.memory.text for h in result.hits]
