@@ -767,7 +767,8 @@ def settled_by(store: Store, pool: Mapping[str, Candidate], decisions: Sequence[
 
 def options_near_decision(store: Store, order: Sequence[Scored], candidates: Mapping[str, Candidate],
                           groups: Mapping[str, str], reading: QueryReading, k: int, floor: float,
-                          earlier_choices: bool = True, choices_floor: float = 0.0) -> dict[str, str]:
+                          earlier_choices: bool = True, choices_floor: float = 0.0, governs_share: float = 0.0
+                          ) -> dict[str, str]:
     """Asked what was decided (``reading.asks_decision``), with one of the user's decisions in the top ``k``: the
     candidates said before it, in another utterance, at least ``floor`` close in meaning to it (cosine), stand for
     the options weighed before the choice was made (the leaning it replaced, the option it turned down), whether or
@@ -777,12 +778,21 @@ def options_near_decision(store: Store, order: Sequence[Scored], candidates: Map
     ``choices_floor`` close when that is higher than ``floor``: a later choice replaces an earlier one only about the
     same thing, while the deliberation is often worded far from the choice. Each goes, with every memory of its
     utterance (id -> the reason): shown beside the choice, an option weighed reads as if it still held. ``floor`` >=
-    1: off."""
+    1: off.
+
+    With ``governs_share`` > 0 the decision is the latest of those shown at least that share as relevant to the
+    question as the most relevant one: a conversation makes many choices (the tiles, the worktop, the fitter), the
+    question asks about one of them, and a later choice about another thing, shown only because it is a choice, is
+    no reason to drop the one asked about (it is close in meaning to it whenever both are about one project)."""
     if floor >= 1.0 or not reading.asks_decision:
         return {}
-    shown = [s.record for s in order[:k] if s.record.metadata.source.speaker == "user" and states_decision(s.record)]
-    if not shown:
+    scored = [s for s in order[:k] if s.record.metadata.source.speaker == "user" and states_decision(s.record)]
+    if not scored:
         return {}
+    if governs_share > 0.0:
+        best = max(_decision_relevance(s) for s in scored)
+        scored = [s for s in scored if _decision_relevance(s) >= governs_share * best]
+    shown = [s.record for s in scored]
     decision = max(shown, key=lambda r: (r.metadata.created_at, r.id))  # the latest choice shown holds
 
     def group_of(mid: str, record: MemIR) -> str:

@@ -81,6 +81,7 @@ from mnemir.retrieve.judgements import (
     reports_of_closed_work,
     settled_by,
     stances_changed,
+    states_decision,
     taken_back,
 )
 from mnemir.retrieve.learned import (
@@ -213,6 +214,9 @@ class RecallConfig:
     #: ... and what took an utterance back counts though it is not among the candidates (a correction worded apart
     #: from the question): its own cosine with the query weighs it (docs/decisions/0107)
     takers_beyond_pool: bool = True
+    #: ... but asked what was decided, a user's decision read from such an utterance stays: the correction took
+    #: back the value it names, not the choice told beside it (docs/decisions/0124)
+    taken_back_keeps_choices: bool = False
     #: asked where a task stands (``task_status``), a task a later report moved goes, with what else was read from
     #: the utterance that first stated it, when that report is among the candidates at most this much less close
     #: to the query (cosine; ``judgements.reported_tasks``): the report says where the work stands, the task's
@@ -537,6 +541,9 @@ class RecallConfig:
     #: choice replaces an earlier one about the same thing, the options weighed are often worded far from the choice
     #: (0.0: as close as an option; docs/decisions/0091)
     decision_choices_close: float = 0.0
+    #: ... the decision whose options go is the latest of the decisions shown at least this share as relevant to the
+    #: question as the most relevant of them (0.0: the latest shown, whatever it is about; docs/decisions/0124)
+    decision_governs_share: float = 0.0
     #: asked for a preference (the query-kind model's ``preference`` at least ``changed_stance_p``), with a statement
     #: of the user's in the top k that says their stance changed or how it stands now: the user's earlier preferences
     #: at least this close to it (cosine), from another utterance, are left out with their utterance
@@ -613,7 +620,7 @@ class RecallConfig:
                                 ("past_unless_present", 0.0, 1.0),
                                 ("plain_text_depth", 1.0, 10.0), ("asked_person_depth", 1.0, 10.0),
                                 ("event_reading", 0.0, 1.0), ("decision_options", 0.0, 1.0),
-                                ("decision_choices_close", 0.0, 1.0),
+                                ("decision_choices_close", 0.0, 1.0), ("decision_governs_share", 0.0, 1.0),
                                 ("changed_stance", 0.0, 1.0), ("changed_stance_p", 0.0, 1.0),
                                 ("floor_confident", 0.0, 1.0),
                                 ("chat_confident_intent", 0.0, 1.0), ("chat_plain_share", 0.0, 1.0),
@@ -922,7 +929,7 @@ def _recall(store: Store, embedder: Embedder, ontology: Ontology, intent: Intent
     if not q.past:  # asked about a choice: the options weighed before the decision shown first are no answer
         options = options_near_decision(store, kept, {**q.deep, **q.pool}, q.groups, q.reading, k,
                                         config.decision_options, config.decision_earlier_choices,
-                                        config.decision_choices_close)
+                                        config.decision_choices_close, config.decision_governs_share)
         kept = _left_out(q, kept, options, notes, "of options weighed before the decision left out")
     kept, ruled_out, fusion_notes = _fused(q, kept, judged)
     notes += fusion_notes
@@ -1119,6 +1126,13 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
             and q.reading.probabilities.get(CURRENT_VALUE, 0.0) >= q.config.current_value_p:
         margin = q.config.current_value_margin
     taken = taken_back(q.store, both, past, margin, q.qvec if q.config.takers_beyond_pool else None)
+    if q.config.taken_back_keeps_choices and q.reading.asks_decision:
+        # asked what was decided, a choice read from a turn that a later correction took back in part ("settled on
+        # the Ashby quote, they start on the 4th" ... "they start on the 6th") is still the choice: the correction
+        # replaced the value it names, not the choice told beside it
+        taken = {mid: why for mid, why in taken.items()
+                 if not (both[mid].record.type != EPISODE and both[mid].record.metadata.source.speaker == "user"
+                         and states_decision(both[mid].record))}
     for mid in taken:
         q.work_barred.pop(mid, None)  # a correction took it back: barred whatever is asked
     q.bar({**taken, **asked})
