@@ -4,6 +4,8 @@ differ from another's only by its settings, not by a replay):
 
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=src python bench/collapse_variants.py SPLIT 'NAME={"plain_floor": 2}' ...
 
+Won / lost per query against base are printed after the typed stores and at each 50 stores end to end as well.
+
 ``E2E_EVERY=n`` (environment): end to end over every n-th scenario only (1, the default: all); ``TYPED=0``: end to
 end only (the typed figures then print as zero); ``TYPED_EVERY=n``: typed over every n-th scenario only. ``KS=3,5,10``
 (environment): the depths measured (default 3 and 5; the last is printed beside @3).
@@ -52,6 +54,7 @@ def compare(split: str, variants: dict[str, RecallConfig], e2e: Callable[[K.Scen
                 print("typed", i, len(scen), flush=True)
         for n, rep in reps.items():
             print(n, "recall", {k: round(v, 4) for k, v in rep.metric("recall", 3).items()}, flush=True)
+        _won_lost(reps, ("recall",))
         for i, scenario in enumerate(remembered_scen, start=1):
             ids = {m["key"]: K._memory_id(scenario.id, m["key"]) for m in scenario.memories}
             remembered, covers = K.build_remembered(scenario, Path(tmp) / scenario.id, emb, extra)
@@ -69,18 +72,23 @@ def compare(split: str, variants: dict[str, RecallConfig], e2e: Callable[[K.Scen
                 for n, rep in reps.items():
                     print(" ", n, "remember_recall",
                           {k: round(v, 4) for k, v in rep.metric("remember_recall", 3).items()}, flush=True)
+                _won_lost(reps, ("remember_recall",))  # so far: a run cut short still tells
     for n, rep in reps.items():
         for system in ("recall", "remember_recall"):
             print(n, system, *(part for k in ks for part in
                                (f"@{k}", {m: round(v, 4) for m, v in rep.metric(system, k).items()})), flush=True)
         print(n, "remember_recall without the status no utterance gives", len(rep.status_unsaid), "left out",
               {m: round(v, 4) for m, v in rep.metric("remember_recall", 3, said_only=True).items()}, flush=True)
-    # per query won / lost against base at k=3 (isolation), each system
+    _won_lost(reps, ("recall", "remember_recall"))
+
+
+def _won_lost(reps: dict[str, K.Report], systems: tuple[str, ...]) -> None:
+    """Per query won / lost against base at k=3 (isolation), each system."""
     base = reps["base"]
     for n, rep in reps.items():
         if n == "base":
             continue
-        for system in ("recall", "remember_recall"):
+        for system in systems:
             b = {(r.scenario, r.query): r.outcome.isolated for r in base.rows if r.system == system and r.k == 3}
             v = {(r.scenario, r.query): r.outcome.isolated for r in rep.rows if r.system == system and r.k == 3}
             won = sum(1 for key, ok in v.items() if ok and not b.get(key))

@@ -20,7 +20,7 @@ import mnemir
 from mnemir.errors import ValidationError
 from mnemir.eval import collapse
 from mnemir.eval import learn_ranking as training
-from mnemir.retrieve.learned import FEATURES, TYPES, LearnedRanker, default_ranker
+from mnemir.retrieve.learned import FEATURES, TYPES, LearnedRanker, default_ranker, shipped_ranker
 from mnemir.retrieve.ranking import RankingConfig
 from mnemir.retrieve.recall import RecallConfig
 
@@ -288,7 +288,7 @@ def test_ranking_reads_the_same_features_of_the_shown_memories_as_training_does(
     ask = intent("What do I know about the garden fence?", "fact_lookup", ("Fact",))
     mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0, learned=False, observer=lambda items, rows: seen.append(rows))
     rules = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)
-    model = default_ranker()
+    model = shipped_ranker(RecallConfig().ranker_model)  # the one recall uses on a user's own store
     assert model is not None
     mem.recall_config = RecallConfig(plain_weight=0.0, unsure_plain_weight=0.0)
     nudged = mem.recall(ask.query, user="alice", k=5, now=now, intent=ask)

@@ -10,7 +10,7 @@ import pytest
 import mnemir
 from mnemir.errors import ValidationError
 from mnemir.retrieve import RecallConfig
-from mnemir.retrieve.learned import DEFAULT_RANKER_MODEL, shipped_ranker
+from mnemir.retrieve.learned import DEFAULT_RANKER_MODEL, REMEMBERED_RANKER_MODEL, shipped_ranker
 
 USER = "u"
 
@@ -88,8 +88,8 @@ def test_an_outburst_stays_out_of_a_calm_question_with_the_switch(mem: mnemir.Me
 
 
 def test_the_ranker_model_is_named_in_the_config() -> None:
-    assert RecallConfig().ranker_model == DEFAULT_RANKER_MODEL
-    assert shipped_ranker(DEFAULT_RANKER_MODEL) is not None
+    assert RecallConfig().ranker_model == REMEMBERED_RANKER_MODEL  # switched on in decision 0123
+    assert shipped_ranker(DEFAULT_RANKER_MODEL) is not None and shipped_ranker(REMEMBERED_RANKER_MODEL) is not None
     assert shipped_ranker("no_such_model.json") is None
     with pytest.raises(ValidationError):
         RecallConfig(ranker_model="../elsewhere.json")

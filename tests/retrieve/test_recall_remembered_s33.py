@@ -110,7 +110,9 @@ def test_the_ranker_over_talk_between_people_is_named_or_none() -> None:
 
     from mnemir.errors import ValidationError
 
-    assert RecallConfig().chat_ranker_model is None  # the store's own ranker everywhere until switched (0119)
+    # the typed-store ranker over talk between people since the remembered one is the default (0123)
+    assert RecallConfig().chat_ranker_model == "learned_ranker.json"
+    assert RecallConfig(chat_ranker_model=None).chat_ranker_model is None
     assert RecallConfig(chat_ranker_model="learned_ranker.json").chat_ranker_model == "learned_ranker.json"
     with pytest.raises(ValidationError):
         RecallConfig(chat_ranker_model="../elsewhere.json")

@@ -50,7 +50,8 @@ from mnemir.embed import Embedder, default_embedder
 from mnemir.errors import ValidationError
 from mnemir.eval._embedcache import cached
 from mnemir.memory.core import NOT_DELETED
-from mnemir.retrieve.learned import default_ranker
+from mnemir.retrieve.learned import shipped_ranker
+from mnemir.retrieve.recall import RecallConfig
 from mnemir.retrieve.search import hybrid_search
 from mnemir.store.base import ANY, Selection
 
@@ -537,7 +538,7 @@ def run(split: str = "dev", k_values: Iterable[int] = (3, 5), *, embedder: Embed
     embedder = cached(embedder or default_embedder())
     embedder.prefetch([str(m["text"]) for m in noise()] + [str(m["text"]) for s in scenarios for m in s.memories],
                       [q.text for s in scenarios for q in s.queries])
-    ranker = default_ranker()
+    ranker = shipped_ranker(RecallConfig().ranker_model)  # the one recall uses: its files are in sample
     report = Report(split, k_values, len(scenarios), sum(len(s.queries) for s in scenarios),
                     trained_on=ranker.trained_on if ranker is not None else (), systems=tuple(systems))
     started = time.perf_counter()

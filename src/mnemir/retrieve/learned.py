@@ -271,8 +271,12 @@ def _shipped(name: str) -> dict[str, Any] | None:
     return data
 
 
-#: the learned ranker shipped as the default (``RecallConfig.ranker_model``)
+#: the learned ranker fitted on the collapse train stores typed by hand (``RecallConfig.chat_ranker_model``, over talk
+#: between people; the baseline the learning scripts compare against)
 DEFAULT_RANKER_MODEL = "learned_ranker.json"
+#: ... fitted on the same scenarios typed and built through ``remember`` (``RecallConfig.ranker_model``, decisions
+#: 0114, 0119, 0123)
+REMEMBERED_RANKER_MODEL = "learned_ranker_e2e.json"
 
 
 def default_ranker() -> LearnedRanker | None:

@@ -86,6 +86,7 @@ from mnemir.retrieve.judgements import (
 )
 from mnemir.retrieve.learned import (
     DEFAULT_RANKER_MODEL,
+    REMEMBERED_RANKER_MODEL,
     Item,
     LearnedRanker,
     RoleModel,
@@ -156,15 +157,14 @@ class RecallConfig:
     #: which shipped learned ranker (a file of ``retrieve/data/``) recall uses when ``ranker`` is None:
     #: ``learned_ranker.json`` learned from the collapse train stores typed by hand; ``learned_ranker_e2e.json`` also
     #: from the same scenarios' stores built through ``remember`` (episodes, extra readings, what extraction left;
-    #: decision 0114): collapse dev end to end 16 won / 4 lost, typed 3 / 1, continuity dev 6 / 2; recommended as
-    #: the default with ``chat_ranker_model`` = ``learned_ranker.json``, not switched: four hand cases of
-    #: tests/retrieve order otherwise under it (decision 0119)
-    ranker_model: str = DEFAULT_RANKER_MODEL
+    #: decision 0114), the default: it has seen what a remembered store holds (decision 0123: collapse dev end to end
+    #: 17 won / 4 lost, typed level, continuity dev 7 / 2)
+    ranker_model: str = REMEMBERED_RANKER_MODEL
     #: ... over a conversation between people (``among_people``: a transcript's marks or the talk reading), this
     #: shipped ranker instead; None: ``ranker_model`` everywhere. The remembered-store ranker learned from
-    #: user-assistant stores only; over talk between people it lost at @10 on dialogue QA dev (1 won / 6 lost), so
-    #: with it the typed-store ranker (``learned_ranker.json``) should stay there (decision 0119)
-    chat_ranker_model: str | None = None
+    #: user-assistant stores only and lost at @10 over talk between people (dialogue QA dev 1 won / 6 lost,
+    #: decision 0119), so the typed-store ranker stays there
+    chat_ranker_model: str | None = DEFAULT_RANKER_MODEL
     #: plain hybrid search's weight in the fusion with the role-aware order (reciprocal ranks; the role order weighs
     #: 1). 0 turns the fusion off (and with it the guarantee that plain search's best keeps a place in the top k)
     plain_weight: float = 0.5
