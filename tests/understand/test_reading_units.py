@@ -58,3 +58,32 @@ def test_one_piece_is_read_whole_unless_clause_reading_is_switched_on(extractor:
     assert len(split_pieces(text)) == 1
     assert extract.MANY_MIN_P is None
     assert extractor.reading_units(text) == split_pieces(text)
+
+
+@pytest.mark.parametrize("text", ONE_MEMORY)
+def test_one_memory_kept_piece_by_piece_takes_the_type_of_the_whole(extractor: Extractor, text: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``ONE_KEEPS_PIECES`` (docs/decisions/0122), what set a feeling off stays a record of its own, typed as the
+    feeling the whole utterance tells, not as a calm fact."""
+    monkeypatch.setattr(extract, "ONE_MIN_P", 0.2)
+    whole = extractor.extract(text).drafts
+    assert [d.text for d in whole] == [text] and whole[0].type == "EmotionalState"
+    assert extract.ONE_KEEPS_PIECES is False  # off by default
+    monkeypatch.setattr(extract, "ONE_KEEPS_PIECES", True)
+    kept = extractor.extract(text).drafts
+    assert [d.text for d in kept] == split_pieces(text)
+    assert {d.type for d in kept} == {"EmotionalState"}
+    assert all(d.vector is not None for d in kept)
+
+
+@pytest.mark.parametrize("text", ["Can you book a table for four at the noodle bar on Saturday? My cousin is "
+                                  "visiting from Perth.", "帮我订周六晚上四个人的位子。我表哥从外地来看我。"])
+def test_a_task_told_in_several_sentences_stays_one_record(extractor: Extractor, text: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A task is one unit of work: its reason is not a second task (``PIECES_KEPT_TYPES``)."""
+    monkeypatch.setattr(extract, "ONE_MIN_P", 0.2)
+    monkeypatch.setattr(extract, "ONE_KEEPS_PIECES", True)
+    assert extractor.reading_units(text) == [text]
+    drafts = extractor.extract(text).drafts
+    assert [d.type for d in drafts if d.type == "Task"] == ["Task"]
+    assert next(d for d in drafts if d.type == "Task").text == text
