@@ -87,3 +87,29 @@ def test_a_task_told_in_several_sentences_stays_one_record(extractor: Extractor,
     drafts = extractor.extract(text).drafts
     assert [d.type for d in drafts if d.type == "Task"] == ["Task"]
     assert next(d for d in drafts if d.type == "Task").text == text
+
+
+@pytest.mark.parametrize("text", [
+    "Yeah, fair enough. I'll repaint the shed on Sunday. My neighbour lent me his ladder.",  # the whole reads as nothing
+    "Sure thing. The plumber fixed the leak yesterday. I still have to pay his invoice.",  # as a type no piece tells
+])
+def test_a_whole_reading_no_piece_agrees_with_gives_way_to_the_pieces(extractor: Extractor, text: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ONE_AGREES_WITH_PIECES`` (docs/decisions/0122): the count model's "one memory" is taken only when the whole
+    reads as a type one of its pieces reads as; otherwise the pieces' memories are kept as they come."""
+    monkeypatch.setattr(extract, "ONE_MIN_P", 0.2)
+    assert extractor.reading_units(text) == [text]
+    whole = sorted(extract.label_of(d) for d in extractor.extract(text).drafts)
+    monkeypatch.setattr(extract, "ONE_AGREES_WITH_PIECES", True)
+    agreed = sorted(extract.label_of(d) for d in extractor.extract(text).drafts)
+    monkeypatch.setattr(extract, "ONE_MIN_P", None)
+    assert agreed == sorted(extract.label_of(d) for d in extractor.extract(text).drafts) != whole
+    assert len(agreed) == 2
+
+
+@pytest.mark.parametrize("text", ONE_MEMORY)
+def test_a_whole_reading_a_piece_agrees_with_stands(extractor: Extractor, text: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(extract, "ONE_MIN_P", 0.2)
+    monkeypatch.setattr(extract, "ONE_AGREES_WITH_PIECES", True)
+    assert [d.text for d in extractor.extract(text).drafts] == [text]

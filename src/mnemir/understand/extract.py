@@ -119,6 +119,11 @@ MANY_MIN_P: float | None = None
 #: it still finds it by its own words and vector; read whole, it was only part of one long record (docs/decisions/0118:
 #: recall over talk fell). False: one record of the whole (docs/decisions/0122)
 ONE_KEEPS_PIECES = False
+#: the whole reading is taken only when its type is one that a piece, read alone, reads as too: the one memory is one
+#: of the things the pieces say, the others only support it. A whole read as nothing, or as a type no piece tells (a
+#: long turn of a report, a fact and a liking read as one feeling), disagrees with the count model's "one memory" or
+#: with every piece, and the pieces are read as they come (docs/decisions/0122). False: the whole reading stands
+ONE_AGREES_WITH_PIECES = False
 #: the types whose pieces are kept as records of their own: a task, a plan step or a report on a task is one unit of
 #: work, so two records of it would be two tasks or two changes of one task's status; those stay one record
 PIECES_KEPT_TYPES = ("Fact", "Preference", "EmotionalState", "Hypothesis", "ContextualFrame")
@@ -454,6 +459,8 @@ class Extractor:
 
     def _pieces(self, text: str, now: datetime) -> list[Draft]:
         pieces, whole_vector = self._units(text)
+        if whole_vector is not None and ONE_AGREES_WITH_PIECES and not self._agrees(text, whole_vector):
+            pieces, whole_vector = split_pieces(text), None
         if whole_vector is not None and ONE_KEEPS_PIECES:
             kept = self._typed_by_whole(text, whole_vector, now)
             if kept:
@@ -488,6 +495,16 @@ class Extractor:
                     beside.vector = vector
                     drafts.append(beside)
         return drafts
+
+    def _agrees(self, text: str, whole_vector: Any) -> bool:
+        """True when the type the whole utterance reads as is one that a piece of it, read alone, reads as
+        (``ONE_AGREES_WITH_PIECES``)."""
+        whole = _report_rule(text, lexicon_boost(text, self.model.predict(np.asarray(whole_vector), [text])[0])[0][0])
+        if whole == "NONE":
+            return False
+        pieces = split_pieces(text)
+        return any(_report_rule(piece, lexicon_boost(piece, pred)[0][0]) == whole
+                   for piece, pred in zip(pieces, self.model.predict(self.embedder.embed(pieces), pieces), strict=True))
 
     def _typed_by_whole(self, text: str, whole_vector: Any, now: datetime) -> list[Draft]:
         """The pieces of an utterance the count model reads as one memory, each a record of the type the whole
