@@ -113,3 +113,23 @@ def test_a_whole_reading_a_piece_agrees_with_stands(extractor: Extractor, text: 
     monkeypatch.setattr(extract, "ONE_MIN_P", 0.2)
     monkeypatch.setattr(extract, "ONE_AGREES_WITH_PIECES", True)
     assert [d.text for d in extractor.extract(text).drafts] == [text]
+
+
+@pytest.mark.parametrize(("text", "work"), [
+    ("I've paid the gas bill at last. The supplier is called Northfield Energy. They charge a lot.", "TaskUpdate"),
+    ("我把电费交了。供电公司叫城北电力。他们收费挺贵的。", "TaskUpdate"),
+    ("The vet is Dr Amara Obi. She works at the Elm Road clinic. I booked Pip's jab with her for Thursday.", "Task"),
+])
+def test_work_told_beside_one_memory_keeps_its_own_reading(extractor: Extractor, text: str, work: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ONE_KEEPS_WORK`` (docs/decisions/0122): a report or a task among pieces typed by the whole keeps its own
+    reading, so that the work it reports or asks for is not lost in the fact beside it."""
+    for name in ("ONE_KEEPS_PIECES", "ONE_AGREES_WITH_PIECES"):
+        monkeypatch.setattr(extract, name, True)
+    monkeypatch.setattr(extract, "ONE_MIN_P", 0.2)
+    assert extract.ONE_KEEPS_WORK is False
+    assert {extract.label_of(d) for d in extractor.extract(text).drafts} == {"Fact"}
+    monkeypatch.setattr(extract, "ONE_KEEPS_WORK", True)
+    drafts = extractor.extract(text).drafts
+    assert [d.text for d in drafts] == split_pieces(text)
+    assert sorted(extract.label_of(d) for d in drafts) == sorted(["Fact", "Fact", work])

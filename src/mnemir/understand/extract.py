@@ -124,6 +124,11 @@ ONE_KEEPS_PIECES = False
 #: long turn of a report, a fact and a liking read as one feeling), disagrees with the count model's "one memory" or
 #: with every piece, and the pieces are read as they come (docs/decisions/0122). False: the whole reading stands
 ONE_AGREES_WITH_PIECES = False
+#: with ``ONE_KEEPS_PIECES``, a piece that read alone is a task, a plan step or a report on a task keeps that reading
+#: beside the pieces typed by the whole: work asked for or reported changes what is open, and a report typed as the
+#: fact or liking beside it would leave its task open (docs/decisions/0122). False: every piece takes the whole's type
+ONE_KEEPS_WORK = False
+WORK_TYPES = ("Task", "Plan", "TaskUpdate")
 #: the types whose pieces are kept as records of their own: a task, a plan step or a report on a task is one unit of
 #: work, so two records of it would be two tasks or two changes of one task's status; those stay one record
 PIECES_KEPT_TYPES = ("Fact", "Preference", "EmotionalState", "Hypothesis", "ContextualFrame")
@@ -516,9 +521,16 @@ class Extractor:
             return []
         felt = dict(ranked).get("EmotionalState", 0.0)
         pieces = split_pieces(text)
+        vectors = self.embedder.embed(pieces)
+        own = [lexicon_boost(piece, pred)[0] for piece, pred in
+               zip(pieces, self.model.predict(vectors, pieces), strict=True)]
         drafts = []
-        for piece, vector in zip(pieces, self.embedder.embed(pieces), strict=True):
-            draft = self._draft(label, piece, text, now, p, vector)
+        for piece, vector, (alone, p_alone) in zip(pieces, vectors, own, strict=True):
+            alone = _report_rule(piece, alone)
+            if ONE_KEEPS_WORK and alone in WORK_TYPES:
+                draft = self._draft(alone, piece, text, now, p_alone, vector)
+            else:
+                draft = self._draft(label, piece, text, now, p, vector)
             if draft is None:
                 continue
             draft.vector = vector
