@@ -13,7 +13,8 @@ types, for won / lost counts between models); a second model is compared with ``
 
 A DIR that holds ``memory_count.{json,npz}`` (``--only memory_count --out DIR``) gives the extractor that count model
 (docs/decisions/0118), beside DIR's ``extractor`` if there is one, else the shipped one; ``NAME=DIR@ONE,MANY`` sets
-``extract.ONE_MIN_P`` / ``MANY_MIN_P`` for that model (``-``: None). ``base`` reads with no count model.
+``extract.ONE_MIN_P`` / ``MANY_MIN_P`` for that model (``-``: None), and ``NAME=DIR@ONE,MANY,keep`` also
+``extract.ONE_KEEPS_PIECES``, ``…,agree`` ``extract.ONE_AGREES_WITH_PIECES``, ``…,work`` ``extract.ONE_KEEPS_WORK`` (docs/decisions/0122). ``base`` reads with no count model.
 """
 
 from __future__ import annotations
@@ -85,13 +86,15 @@ def render(name: str, by_lang: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
-SHIPPED = (extract.COUNT_MODEL, extract.ONE_MIN_P, extract.MANY_MIN_P)
+SHIPPED = (extract.COUNT_MODEL, extract.ONE_MIN_P, extract.MANY_MIN_P, extract.ONE_KEEPS_PIECES,
+           extract.ONE_AGREES_WITH_PIECES, extract.ONE_KEEPS_WORK)
 
 
 def extractor_of(embedder, directory: str | None) -> Extractor:
     """The extractor a model argument names (see the module's doc)."""
     shipped = SHIPPED
-    extract.ONE_MIN_P, extract.MANY_MIN_P = shipped[1:]
+    (extract.ONE_MIN_P, extract.MANY_MIN_P, extract.ONE_KEEPS_PIECES, extract.ONE_AGREES_WITH_PIECES,
+     extract.ONE_KEEPS_WORK) = shipped[1:]
     if not directory:
         extract.COUNT_MODEL = None
         try:
@@ -100,8 +103,11 @@ def extractor_of(embedder, directory: str | None) -> Extractor:
             extract.COUNT_MODEL = shipped[0]
     folder, _, limits = directory.partition("@")
     if limits:
-        one, many = (None if v == "-" else float(v) for v in limits.split(","))
-        extract.ONE_MIN_P, extract.MANY_MIN_P = one, many
+        one, many, *keep = limits.split(",")
+        extract.ONE_MIN_P, extract.MANY_MIN_P = (None if v == "-" else float(v) for v in (one, many))
+        extract.ONE_KEEPS_PIECES = "keep" in keep
+        extract.ONE_AGREES_WITH_PIECES = "agree" in keep
+        extract.ONE_KEEPS_WORK = "work" in keep
     model = load_model("extractor", folder) if (Path(folder) / "extractor.json").exists() else None
     if (Path(folder) / "memory_count.json").exists():
         return Extractor(embedder, model=model, count_model=load_model("memory_count", folder))

@@ -113,6 +113,25 @@ ONE_MIN_P: float | None = None
 #: 2,895 of 2,954 rows right: two memories in one piece are rare), and at 0.5 extraction dev fell (zh 31 rows won /
 #: 157 lost, en 23 / 85; 0118)
 MANY_MIN_P: float | None = None
+#: where the count model reads an utterance of several pieces as one memory (``ONE_MIN_P``), the whole utterance
+#: gives the type and each piece stays a record of that type, when the type is one of ``PIECES_KEPT_TYPES``: a
+#: supporting sentence (what set a feeling off, where a fact took place) is not typed alone, yet a later question about
+#: it still finds it by its own words and vector; read whole, it was only part of one long record (docs/decisions/0118:
+#: recall over talk fell). False: one record of the whole (docs/decisions/0122)
+ONE_KEEPS_PIECES = False
+#: the whole reading is taken only when its type is one that a piece, read alone, reads as too: the one memory is one
+#: of the things the pieces say, the others only support it. A whole read as nothing, or as a type no piece tells (a
+#: long turn of a report, a fact and a liking read as one feeling), disagrees with the count model's "one memory" or
+#: with every piece, and the pieces are read as they come (docs/decisions/0122). False: the whole reading stands
+ONE_AGREES_WITH_PIECES = False
+#: with ``ONE_KEEPS_PIECES``, a piece that read alone is a task, a plan step or a report on a task keeps that reading
+#: beside the pieces typed by the whole: work asked for or reported changes what is open, and a report typed as the
+#: fact or liking beside it would leave its task open (docs/decisions/0122). False: every piece takes the whole's type
+ONE_KEEPS_WORK = False
+WORK_TYPES = ("Task", "Plan", "TaskUpdate")
+#: the types whose pieces are kept as records of their own: a task, a plan step or a report on a task is one unit of
+#: work, so two records of it would be two tasks or two changes of one task's status; those stay one record
+PIECES_KEPT_TYPES = ("Fact", "Preference", "EmotionalState", "Hypothesis", "ContextualFrame")
 #: an utterance whose pieces read only as a feeling and facts is kept as one EmotionalState of the whole text when the
 #: classifier reads the whole as a feeling with at least this probability (:meth:`Extractor._outburst`); None: off
 OUTBURST_WHOLE_MIN_P: float | None = None
@@ -445,6 +464,12 @@ class Extractor:
 
     def _pieces(self, text: str, now: datetime) -> list[Draft]:
         pieces, whole_vector = self._units(text)
+        if whole_vector is not None and ONE_AGREES_WITH_PIECES and not self._agrees(text, whole_vector):
+            pieces, whole_vector = split_pieces(text), None
+        if whole_vector is not None and ONE_KEEPS_PIECES:
+            kept = self._typed_by_whole(text, whole_vector, now)
+            if kept:
+                return kept
         vectors = whole_vector if whole_vector is not None else self.embedder.embed(pieces)
         by_text = dict(zip(pieces, vectors, strict=True))
         predictions = [lexicon_boost(piece, pred) for piece, pred in
@@ -474,6 +499,48 @@ class Extractor:
                 if beside is not None:
                     beside.vector = vector
                     drafts.append(beside)
+        return drafts
+
+    def _agrees(self, text: str, whole_vector: Any) -> bool:
+        """True when the type the whole utterance reads as is one that a piece of it, read alone, reads as
+        (``ONE_AGREES_WITH_PIECES``)."""
+        whole = _report_rule(text, lexicon_boost(text, self.model.predict(np.asarray(whole_vector), [text])[0])[0][0])
+        if whole == "NONE":
+            return False
+        pieces = split_pieces(text)
+        return any(_report_rule(piece, lexicon_boost(piece, pred)[0][0]) == whole
+                   for piece, pred in zip(pieces, self.model.predict(self.embedder.embed(pieces), pieces), strict=True))
+
+    def _typed_by_whole(self, text: str, whole_vector: Any, now: datetime) -> list[Draft]:
+        """The pieces of an utterance the count model reads as one memory, each a record of the type the whole
+        utterance reads as (``ONE_KEEPS_PIECES``); none when that type is not one of ``PIECES_KEPT_TYPES`` (the
+        caller then keeps the one record of the whole)."""
+        ranked = lexicon_boost(text, self.model.predict(np.asarray(whole_vector), [text])[0])
+        label, p = _report_rule(text, ranked[0][0]), ranked[0][1]
+        if label not in PIECES_KEPT_TYPES:
+            return []
+        felt = dict(ranked).get("EmotionalState", 0.0)
+        pieces = split_pieces(text)
+        vectors = self.embedder.embed(pieces)
+        own = [lexicon_boost(piece, pred)[0] for piece, pred in
+               zip(pieces, self.model.predict(vectors, pieces), strict=True)]
+        drafts = []
+        for piece, vector, (alone, p_alone) in zip(pieces, vectors, own, strict=True):
+            alone = _report_rule(piece, alone)
+            if ONE_KEEPS_WORK and alone in WORK_TYPES:
+                draft = self._draft(alone, piece, text, now, p_alone, vector)
+            else:
+                draft = self._draft(label, piece, text, now, p, vector)
+            if draft is None:
+                continue
+            draft.vector = vector
+            draft.reasons.append(f"one memory of {len(pieces)} sentences (count model): typed by the whole, "
+                                 "kept piece by piece")
+            drafts.append(draft)
+            beside = _feeling_beside(draft, felt)  # as the one record of the whole would carry it
+            if beside is not None:
+                beside.vector = vector
+                drafts.append(beside)
         return drafts
 
     def _outburst(self, text: str, labelled: Sequence[tuple[str, str, float]], now: datetime) -> Draft | None:
