@@ -25,15 +25,19 @@ def _unit(rng: np.random.Generator, n: int) -> np.ndarray:
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
+def _with_ties(rng: np.random.Generator, n: int, repeats: int) -> np.ndarray:
+    """``n`` unit vectors and ``repeats`` copies of some of them: exact ties, at the k-th place too."""
+    vectors = _unit(rng, n)
+    return np.vstack([vectors, vectors[rng.integers(0, n, repeats)]]) if repeats else vectors
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(1, 120), repeats=st.integers(0, 40), k=st.integers(1, 12),
        queries=st.integers(2, 9))
 def test_many_exact_searches_are_the_searches_one_by_one(tmp_path_factory: object, seed: int, n: int, repeats: int,
                                                         k: int, queries: int) -> None:
     rng = np.random.default_rng(seed)
-    vectors = _unit(rng, n)
-    if repeats:  # copies of some vectors: exact ties, at the k-th place too
-        vectors = np.vstack([vectors, vectors[rng.integers(0, n, repeats)]])
+    vectors = _with_ties(rng, n, repeats)
     path = Path(tmp_path_factory.mktemp("many")) / "m.db"  # type: ignore[attr-defined]
     store = SQLiteStore(path, ontology=ONTOLOGY)
     try:
@@ -58,9 +62,7 @@ def test_one_narrowed_search_is_the_exact_search(tmp_path_factory: object, seed:
     """A single query on a large scope is narrowed by a matrix-vector product first (``NARROW_ONE_FROM`` rows and
     up): its answer is the one of the row-by-row search, ties at the k-th place included."""
     rng = np.random.default_rng(seed)
-    vectors = _unit(rng, n)
-    if repeats:
-        vectors = np.vstack([vectors, vectors[rng.integers(0, n, repeats)]])
+    vectors = _with_ties(rng, n, repeats)
     path = Path(tmp_path_factory.mktemp("one")) / "o.db"  # type: ignore[attr-defined]
     store = SQLiteStore(path, ontology=ONTOLOGY)
     threshold = vectors_module.NARROW_ONE_FROM
@@ -93,9 +95,7 @@ def test_the_int8_first_pass_keeps_the_exact_answers(tmp_path_factory: object, s
     if quantised_module.kernels() is None:
         return  # numkong not installed: the float32 narrowing answers (tested above)
     rng = np.random.default_rng(seed)
-    vectors = _unit(rng, n)
-    if repeats:
-        vectors = np.vstack([vectors, vectors[rng.integers(0, n, repeats)]])
+    vectors = _with_ties(rng, n, repeats)
     if spiky:  # one large component: clipped in the copy made from the others
         spikes = _unit(rng, spiky)
         spikes[np.arange(spiky), rng.integers(0, DIM, spiky)] = 5.0
@@ -216,9 +216,7 @@ def test_queries_rescored_together_across_chunks_and_dtypes(tmp_path_factory: ob
     queries (``MANY_CHUNK``), with exact ties, and with queries of another dtype beside float32 ones (einsum scores
     a float64 query in float64: those are rescored one by one), the answers are ``top_k``'s one by one."""
     rng = np.random.default_rng(seed)
-    vectors = _unit(rng, n)
-    if repeats:
-        vectors = np.vstack([vectors, vectors[rng.integers(0, n, repeats)]])
+    vectors = _with_ties(rng, n, repeats)
     path = Path(tmp_path_factory.mktemp("rescored")) / "m.db"  # type: ignore[attr-defined]
     store = SQLiteStore(path, ontology=ONTOLOGY)
     old = vectors_module.MANY_CHUNK
