@@ -114,7 +114,7 @@ def test_a_memory_merged_while_building_stands_for_both_keys(tmp_path: Path, emb
     scenario = Scenario("t-merge", "train", "mixed", "en", "tea", datetime(2026, 5, 1, 12, tzinfo=UTC),
                         memories=({"key": "first", "type": "Preference", "age": "9d", "text": said, "props": pref},
                                   {"key": "again", "type": "Preference", "age": "2d", "text": said, "props": pref}),
-                        queries=(Query("How do I take my tea?", relevant=("again",), forbidden=("first",)),))
+                        queries=(Query("Tea: how do I usually have it?", relevant=("again",), forbidden=("first",)),))
     mem, ids = collapse.build(scenario, tmp_path / "s", embedder)
     try:
         assert ids["again"] == ids["first"]

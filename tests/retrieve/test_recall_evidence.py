@@ -285,7 +285,7 @@ CONVERSATION = [
     (40, "assistant", "Congratulations! Would you like help planning the move?"),
     (40, "user", "Yes, and I'm allergic to cats, so the new flat must not have had pets before"),
     (40, "user", "My brother Tomás lives in Braga and offered to help with the boxes"),
-    (20, "assistant", "Last time you mentioned the move to Porto. How is the flat search going?"),
+    (20, "assistant", "You said you were moving to Porto. Any luck finding a flat yet?"),
     (20, "user", "We visited a flat near the river on Saturday, it was lovely but far too expensive"),
     (20, "user", "I started learning Portuguese twice a week with a tutor called Inês"),
     (20, "user", "I love the custard tarts from the bakery on the corner"),

@@ -128,7 +128,7 @@ def test_without_the_change_rule_the_old_stance_shows(mem: mnemir.Memory, monkey
 
 def test_a_new_preference_with_no_earlier_stance_takes_nothing_back(mem: mnemir.Memory) -> None:
     turns = [("user", "My brother Theo is visiting in March."), ("assistant", "Lovely, how long is he staying?"),
-             ("user", "From now on, please keep your answers short, I read them on my phone.")]
+             ("user", "From now on, keep replies brief, since I mostly read them on a phone.")]
     say(mem, turns, user="ivo", start=START)
     assert not [rel for r in mem.list(user="ivo") for rel in r.relationships if rel.relation == CORRECTS]
 

@@ -110,7 +110,8 @@ def test_a_changed_value_still_replaces_the_old_one(mem: mnemir.Memory) -> None:
 def test_a_changed_stance_stated_as_a_choice_keeps_its_preference(mem: mnemir.Memory,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     old = "Spin classes at the gym are my favourite workout, the louder the better."
-    new = "I've had enough of crowded spin classes, from now on I'm sticking with riding outdoors with the club."
+    new = ("I've had enough of crowded spin classes, so I've decided to stick with riding outdoors with the club from "
+           "now on.")
     mem.remember(old, user="uma", now=START)
     mem.remember(new, user="uma", now=START + timedelta(days=2))
     live = [(r.type, r.content.text) for r in mem.list(user="uma") if r.type != "Episode"]

@@ -245,7 +245,7 @@ def test_the_task_plan_cues_tell_a_duty_from_an_intention(text: str, must: bool,
     ("Part one of the savings push is clearing the credit card by June", True, False),
     ("阳台改造第二阶段：月底前把地砖铺好", True, False),
     ("Let's push the vet appointment back a week", False, True),
-    ("The quarterly review can wait until after the holidays", False, True),
+    ("Clearing out the garage can be put off until after the holidays", False, True),
     ("牙医的预约往后推两周", False, True),
     ("We moved to Bristol when I was nine", False, False),
 ])
@@ -324,8 +324,8 @@ def test_the_session_19_batch_is_rebuilt_by_its_script_is_not_trained_on_and_sha
 def test_the_blind_session_20_batch_is_not_trained_on_and_shares_no_run_with_any_evaluation_text() -> None:
     """``extraction_s19b.jsonl`` (written blind from the writer kit) stays outside the extractor's training list (with
     it continuity dev fell and a dropped errand was read as a preference, docs/decisions/0068), and none of its rows
-    shares a run of eight Chinese characters or five words with a dev or test text (such rows were dropped before it
-    was kept). Only counts are reported."""
+    shares a run of eight Chinese characters or five words with a dev or test text (such rows were dropped, unread,
+    when it was kept and as later rounds' files came in: 6 with the twenty-ninth's). Only counts are reported."""
     from tests.test_no_split_text import findings
 
     from mnemir._paths import training_dir
@@ -333,15 +333,15 @@ def test_the_blind_session_20_batch_is_not_trained_on_and_shares_no_run_with_any
 
     assert "extraction_s19b.jsonl" not in TRAIN_FILES["extractor"]
     rows = read_jsonl(training_dir() / "understand" / "extraction_s19b.jsonl")
-    assert len(rows) == 351 and len({r["id"] for r in rows}) == len(rows)
+    assert len(rows) == 345 and len({r["id"] for r in rows}) == len(rows)
     assert {r["speaker"] for r in rows} == {"user", "assistant"}
     shared = sum(1 for r in rows if findings(r["text"]))
     assert shared == 0, f"{shared} rows share a run with an evaluation text"
 
 
 @pytest.mark.parametrize(("kept", "staged", "count"), [
-    ("extraction_s20.jsonl", "extraction_train_s20.jsonl", 236),
-    ("extraction_s21b.jsonl", "extraction_train_s21.jsonl", 249),
+    ("extraction_s20.jsonl", "extraction_train_s20.jsonl", 232),
+    ("extraction_s21b.jsonl", "extraction_train_s21.jsonl", 247),
 ])
 def test_a_blind_batch_is_kept_row_for_row_not_trained_on_and_shares_no_run_with_any_evaluation_text(
         kept: str, staged: str, count: int) -> None:
@@ -368,7 +368,7 @@ def test_a_blind_batch_is_kept_row_for_row_not_trained_on_and_shares_no_run_with
 def test_the_blind_uf_batch_is_kept_row_for_row_not_trained_on_and_shares_no_run_with_any_evaluation_text() -> None:
     """The blind batch staged as ``training/staged/extraction_train_uf.jsonl`` (249 rows, weighted to facts), less the
     rows that shared a run of eight Chinese characters or five words with a dev or test text (1, 5 more with the
-    nineteenth round's files, 1 with the twentieth's, 6 with the twenty-first's, 3 with the twenty-second's and 6 with the twenty-third's) or equalled one as tokens (3), found by position in sessions 24 to 29, is kept row for row as staged, shares no such run and equals no
+    nineteenth round's files, 1 with the twentieth's, 6 with the twenty-first's, 3 with the twenty-second's, 6 with the twenty-third's and 1 with the twenty-ninth's) or equalled one as tokens (3), found by position in sessions 24 to 29, is kept row for row as staged, shares no such run and equals no
     evaluated text, and stays outside the extractor's training list: with it extraction dev rose 0.3 points in each
     language but continuity dev fell (open tasks, other people; docs/decisions/0089). Only counts are reported."""
     from tests.test_no_split_text import evaluated, findings, tokens
@@ -379,7 +379,7 @@ def test_the_blind_uf_batch_is_kept_row_for_row_not_trained_on_and_shares_no_run
     assert "extraction_uf.jsonl" not in TRAIN_FILES["extractor"]
     rows = read_jsonl(training_dir() / "understand" / "extraction_uf.jsonl")
     written = read_jsonl(training_dir() / "staged" / "extraction_train_uf.jsonl")
-    assert len(rows) == 219 and len(written) == 249 and len({r["id"] for r in rows}) == len(rows)
+    assert len(rows) == 218 and len(written) == 249 and len({r["id"] for r in rows}) == len(rows)
     assert all(row in written for row in rows)
     shared = sum(1 for r in rows if findings(str(r["text"])))
     assert shared == 0, f"{shared} rows share a run with an evaluation text"
@@ -414,21 +414,21 @@ def _kept_blind_batch(kept: str, staged: str, field: str, count: int) -> None:
 def test_the_blind_extraction_batch_s27_is_kept_row_for_row_and_shares_no_run_with_any_evaluation_text() -> None:
     """The blind batch s27 (weighted to English Task / Plan / TaskUpdate / Hypothesis), less the 67 rows that shared a
     run with a dev or test text (59) or equalled one as tokens (13; 5 in both), found by position in session 27, and 7 more that shared a run with or
-    equalled a text of the twenty-second round's dev and test files (session 28), and 5 more with the twenty-third's (session 29), stays
+    equalled a text of the twenty-second round's dev and test files (session 28), 5 more with the twenty-third's (session 29) and 4 more with the twenty-ninth's (session 35), stays
     outside the extractor's training list: it raised extraction dev but cost continuity dev (docs/decisions/0099)."""
     from mnemir.understand.train import TRAIN_FILES
 
     assert "extraction_s27.jsonl" not in TRAIN_FILES["extractor"]
-    _kept_blind_batch("extraction_s27.jsonl", "extraction_train_s27.jsonl", "text", 320)
+    _kept_blind_batch("extraction_s27.jsonl", "extraction_train_s27.jsonl", "text", 316)
 
 
 def test_the_blind_intent_batch_s26_is_kept_row_for_row_and_shares_no_run_with_any_evaluation_text() -> None:
     """The blind intent batch staged as ``training/staged/intent_train_s26.jsonl`` (400 queries, weighted to indirect
     and confusable phrasings), less the 85 rows that shared a run of eight Chinese characters or five words with a dev
     or test text (80) or equalled one as tokens (19; 14 in both), found by
-    position in session 26, is kept row for row as staged, shares no such run and equals no evaluated text
+    position in session 26, and 3 more that shared a run with the twenty-ninth round's files (session 35), is kept row for row as staged, shares no such run and equals no evaluated text
     (docs/decisions/0096). Only counts are reported."""
-    _kept_blind_batch("intent_s26.jsonl", "intent_train_s26.jsonl", "query", 315)
+    _kept_blind_batch("intent_s26.jsonl", "intent_train_s26.jsonl", "query", 312)
 
 
 def test_the_session_21_batch_is_rebuilt_by_its_script_is_not_trained_on_and_shares_no_run_with_an_evaluation_text() -> None:

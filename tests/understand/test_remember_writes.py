@@ -57,7 +57,7 @@ def test_an_update_and_new_memories_share_one_transaction(mem: mnemir.Memory, we
         real_write(*args, **kwargs)
 
     monkeypatch.setattr(mem.store, "write", counting_write)
-    result = mem.remember("报销单已经交上去了。另外提醒我明天给房东打电话", user="bo", now=wed)
+    result = mem.remember("报销单我昨天交掉了。还有，明天提醒我联系一下房东", user="bo", now=wed)
     assert [u.id for u in result.updated] == [task.id]
     assert [m.type for m in result.created] == ["Task"]
     assert len(calls) == 1
@@ -73,7 +73,7 @@ def test_a_failed_write_stores_nothing_of_the_utterance(mem: mnemir.Memory, wed:
 
     monkeypatch.setattr(mem.store, "write", failing_write)
     with pytest.raises(StoreError):
-        mem.remember("报销单已经交上去了。另外提醒我明天给房东打电话", user="cy", now=wed)
+        mem.remember("报销单我昨天交掉了。还有，明天提醒我联系一下房东", user="cy", now=wed)
     monkeypatch.undo()
     assert mem.get(task.id, user="cy").properties["status"] == "pending"
     assert mem.count(types=["Task"], user="cy") == 1

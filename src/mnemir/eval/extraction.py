@@ -48,7 +48,8 @@ SPLITS = {"train": ("extraction_train.jsonl",),
                   "extraction_dev_b19.jsonl", "extraction_dev_b20.jsonl",
                   "extraction_dev_b21.jsonl", "extraction_dev_b22.jsonl",
                   "extraction_dev_b23.jsonl", "extraction_dev_b24.jsonl", "extraction_dev_b25.jsonl",
-                  "extraction_dev_b26.jsonl", "extraction_dev_b27.jsonl"),
+                  "extraction_dev_b26.jsonl", "extraction_dev_b27.jsonl",
+                  "extraction_dev_b28.jsonl"),
           "test": ("extraction_test.jsonl",),
           # issue 15's new behaviour (hedges, decisions, who a fact is about, assistant turns), written by the
           # engineer who wrote the eighth training batch: a sanity check, not a measurement
@@ -66,7 +67,8 @@ INTENT_SPLITS = {"train": ("intent_train.jsonl",),
                          "intent_dev_b19.jsonl", "intent_dev_b20.jsonl",
                          "intent_dev_b21.jsonl", "intent_dev_b22.jsonl",
                          "intent_dev_b23.jsonl", "intent_dev_b24.jsonl", "intent_dev_b25.jsonl",
-                         "intent_dev_b26.jsonl", "intent_dev_b27.jsonl"),
+                         "intent_dev_b26.jsonl", "intent_dev_b27.jsonl",
+                         "intent_dev_b28.jsonl"),
                  "test": ("intent_test.jsonl",)}
 #: every utterance in the corpus is resolved against this instant (a Wednesday, UTC+8)
 ANCHOR_NOW = datetime.fromisoformat("2026-03-04T10:00:00+08:00")
