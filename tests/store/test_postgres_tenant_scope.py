@@ -199,6 +199,27 @@ def test_grouped_selections_are_one_tenanted_statement(tmp_path: Path, captured:
     store.close()
 
 
+def test_a_few_look_ups_of_one_user_are_one_tenanted_statement(tmp_path: Path, captured: list[str]) -> None:
+    """``select_many`` of a few look-ups of one user and of different shapes (``remember``'s, a lone ``add``'s: too
+    few to group by shape): ONE statement, carrying the tenant, with the answers of ``select`` one by one."""
+    store = open_backend("postgres", tmp_path)
+    rng = np.random.default_rng(4)
+    mine = [record(f"alice fact {i}", "Fact", {"entity": f"e{i % 4}", "attribute": ("job", "flat")[i % 2]},
+                   user="alice", id=f"a{i}") for i in range(12)]
+    store.write([Write(r, v) for r, v in zip(mine, unit(rng, len(mine)), strict=True)], model_id=MODEL)
+    kinds = ("Fact", "Hypothesis")
+    selections = [Selection(user_id="alice", types=kinds, where=parse_filter(where, ONTOLOGY, kinds)) for where in (
+        {"entity": {"$in": ["e1", "E1"]}, "attribute": {"$in": ["job"]}}, {"entity": {"$in": ["e2"]}},
+        {"entity": {"$in": ["e3"]}}, {"attribute": {"$in": ["flat"]}})]
+    before = len(captured)
+    many = store.select_many(selections, limit=2)
+    asked = [s for s in captured[before:] if TOUCHES.search(s)]
+    assert len(asked) == 1, asked
+    assert not _violations(asked, admin_allowed=False)
+    assert [[r.id for r in found] for found in many] == [[r.id for r in store.select(s, limit=2)] for s in selections]
+    store.close()
+
+
 def test_a_users_session_carries_the_tenant(tmp_path: Path, captured: list[str], embedder: Any) -> None:
     """A representative session of one user through Memory (add with links, get, update, search, recall, history,
     soft and hard delete, list, count): every statement on the tenant tables carries the user's tenant, none is an

@@ -146,20 +146,28 @@ def test_common_words_stop_early_with_the_same_answers(tmp_path: Path, in_proces
     assert stopped >= 6  # the rare-word queries stopped before the common words
 
 
-def test_follows_own_writes_of_new_and_rewritten_records(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flat_stale", [0, 3, fts_index.FLAT_STALE])
+def test_follows_own_writes_of_new_and_rewritten_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         flat_stale: int) -> None:
     """Writes of new records only touch the postings of the words they hold; a rewrite or delete of a record the
-    postings hold is dropped from every term. Both agree with FTS5 after each write."""
+    postings hold is dropped from every term that holds it (found through the flat copy of the postings, made again
+    at every such write, every few, or seldom). Both agree with FTS5 after each write, and in the end the postings
+    are those a new index reads."""
+    monkeypatch.setattr(fts_index, "FLAT_STALE", flat_stale)
     store = fill(tmp_path / "t.db")
     rnd = random.Random(5)
     for query in QUERIES:
         both(store, SELECTIONS[1], query, 10)  # postings of every query word cached
-    for step in range(6):
+    for step in range(9):
         if step % 3 == 2:  # rewrite (new words) and delete some held records
             held = store.select(ALL)
-            rewritten = [r.model_copy(update={"content": r.content.model_copy(update={"text": text_of(rnd)})})
-                         for r in rnd.sample(held, 5)]
+            latest = [r for r in held if r.id.startswith(f"w{step - 1}-")]  # new since the flat copy was made
+            chosen = [*rnd.sample([r for r in held if r not in latest], 4), latest[0]]
+            # the newest record loses every cached word: only the terms it was in can say where it was
+            rewritten = [r.model_copy(update={"content": r.content.model_copy(
+                update={"text": text_of(rnd) if r is not latest[0] else "words nobody asked for"})}) for r in chosen]
             store.write([Write(r, None) for r in rewritten], model_id=MODEL,
-                        delete_ids=[r.id for r in rnd.sample(held, 3) if r not in rewritten][:2])
+                        delete_ids=[r.id for r in [latest[1], *rnd.sample(held, 3)] if r not in chosen][:2])
         else:
             new = [record(text_of(rnd), "Fact", user=rnd.choice(["alice", "bob"]), id=f"w{step}-{i}")
                    for i in range(3)]
@@ -169,6 +177,35 @@ def test_follows_own_writes_of_new_and_rewritten_records(tmp_path: Path) -> None
             for query in QUERIES:
                 fast, slow = both(store, selection, query, 20)
                 assert fast == slow, (step, selection, query)
+    again = SQLiteStore(tmp_path / "t.db", ontology=ONTOLOGY)
+    for query in QUERIES:
+        again.text_search(SELECTIONS[1], query, 10)
+    assert set(again._text.postings) == set(store._text.postings)
+    for term, (rows, weights) in store._text.postings.items():
+        assert rows.tolist() == again._text.postings[term][0].tolist(), term
+        assert weights.tolist() == again._text.postings[term][1].tolist(), term
+    again.close()
+    store.close()
+
+
+def test_a_record_written_after_the_flat_copy_leaves_the_terms_it_held(tmp_path: Path) -> None:
+    """A record added to a term's postings after the flat copy of the postings was made, then rewritten without
+    that word: the term drops it (it is found among the terms changed since the copy)."""
+    store = fill(tmp_path / "t.db")
+    for query in ("glacier", "coffee", "tea"):
+        both(store, ALL, query, 10)
+    old = store.select(ALL)[0]
+    store.write([Write(old.model_copy(update={"content": old.content.model_copy(update={"text": "tea"})}), None)],
+                model_id=MODEL)
+    both(store, ALL, "tea", 10)  # a held row changed: the flat copy is made
+    assert store._text._flat is not None
+    new = record("glacier", "Fact", user="alice", id="late")
+    store.write([Write(new, unit(np.random.default_rng(2), 1)[0])], model_id=MODEL)
+    assert [mid for mid, _ in both(store, ALL, "glacier", 10)[0]] == ["late"]
+    store.write([Write(new.model_copy(update={"content": new.content.model_copy(update={"text": "words"})}), None)],
+                model_id=MODEL)
+    fast, slow = both(store, ALL, "glacier", 10)
+    assert fast == slow == []
     store.close()
 
 

@@ -535,6 +535,39 @@ def test_many_selects_answer_as_one_select_each(store: Store) -> None:
     assert store.select_many([]) == []
 
 
+def test_a_few_selects_of_one_user_answer_as_one_select_each(store: Store) -> None:
+    """A few selections of one user and of different shapes (``remember``'s and a lone ``add``'s look-ups, which
+    PostgreSQL reads by one statement) answer what one ``select`` each answers: no filter, types, statuses, ids, a
+    time of validity, property conditions of several kinds, a selection asked twice, with and without a limit."""
+    recs = [record(f"note {i}", "Fact" if i % 4 else "Hypothesis",
+                   {"entity": f"e{i % 5}", "attribute": ("job", "flat")[i % 2], "confidence": (i % 4) / 4},
+                   user="alice" if i % 6 else "bob", created=T0 + timedelta(minutes=i % 7),
+                   status=MemoryStatus.active if i % 5 else MemoryStatus.superseded,
+                   valid_from=T0 if i % 3 else T0 + timedelta(days=2), id=f"m{i:02d}")
+            for i in range(40)]
+    put(store, *recs)
+    kinds = ("Fact", "Hypothesis")
+    selections = [
+        Selection(user_id="alice"),
+        Selection(user_id="alice", types=("Fact",)),
+        Selection(user_id="alice", statuses=tuple(MemoryStatus)),
+        Selection(user_id="alice", ids=["m01", "m02", "m06", "m12", "nobody"]),
+        Selection(user_id="alice", valid_at=T0 + timedelta(days=1)),
+        Selection(user_id="alice", types=kinds, where=parse_filter({"entity": {"$in": ["e1", "e2"]}}, ONTOLOGY, kinds)),
+        Selection(user_id="alice", types=kinds, where=parse_filter(
+            {"entity": {"$in": ["e3"]}, "attribute": {"$in": ["job"]}}, ONTOLOGY, kinds)),
+        Selection(user_id="alice", types=kinds, where=parse_filter({"confidence": {"$gte": 0.5}}, ONTOLOGY, kinds)),
+        Selection(user_id="alice", types=kinds, where=parse_filter({"entity": "nobody"}, ONTOLOGY, kinds)),
+    ]
+    for count in (2, 4, len(selections)):
+        asked = [*selections[:count], selections[0]]
+        for limit in (None, 1, 3):
+            many = store.select_many(asked, limit=limit)
+            assert [ids(found) for found in many] == [ids(store.select(s, limit=limit)) for s in asked]
+    bob = [Selection(user_id="bob"), Selection(user_id="bob", types=("Hypothesis",))]
+    assert [ids(found) for found in store.select_many(bob)] == [ids(store.select(s)) for s in bob]
+
+
 def test_edges_keep_their_properties_and_each_edge_its_own(store: Store) -> None:
     """An edge written with properties reads them back; edges written without read an empty dict each, their own
     (a caller changing one changes no other)."""

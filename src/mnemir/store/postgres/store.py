@@ -195,8 +195,9 @@ class PostgresStore(Store):
         """Every selection in one read transaction (what one ``select`` each returns); a selection asked twice is
         read once, and a record found by several is loaded once (records are not changed in place). Selections
         that differ only in the values of the same ``$in`` property conditions (governance's key and rule look-ups,
-        one per record of a batch) are read by one query per group (:mod:`mnemir.store.grouped`): each
-        round trip to the server costs more than its rows."""
+        one per record of a batch) are read by one query per group (:mod:`mnemir.store.grouped`); the rest
+        (fewer than ``GROUP_FROM`` of a shape: ``remember``'s look-ups, a lone ``add``'s) by one more statement
+        when they are of one user (:func:`_each_rows`): each round trip to the server costs more than its rows."""
         checks.check_paging(limit, 0)
         if not selections:
             return []
@@ -211,6 +212,15 @@ class PostgresStore(Store):
                     continue
                 answers.update(grouped.answers(members, _group_rows(cur, union, order), limit, loaded,
                                                records.load_record))
+            alone = list({repr(s): s for s in selections if repr(s) not in answers}.values())
+            users = {s.user_id for s in alone}
+            each = _each_rows(cur, alone, order, limit) \
+                if 1 < len(alone) <= grouped.GROUP_SIZE and len(users) == 1 and next(iter(users)) is not ANY else None
+            if each is not None:  # the rest (remember's look-ups, a lone add's: a few of other shapes): one round trip
+                for selection, rows in zip(alone, each, strict=True):
+                    answers[repr(selection)] = [loaded[mid] if mid in loaded
+                                                else loaded.setdefault(mid, records.load_record(data))
+                                                for mid, data in rows]
             out = []
             for selection in selections:
                 key = repr(selection)
@@ -459,11 +469,12 @@ def _owner(alias: str, user: str | _Any | None, p: Params) -> str:
     return condition
 
 
-def _where(selection: Selection) -> tuple[str, Params]:
-    """The selection's condition and its parameters; callers add theirs to the same ``Params``. The user scope is
-    the tenant (the distribution column): a selection of one user is routed to one shard on a cluster."""
+def _where(selection: Selection, p: Params | None = None) -> tuple[str, Params]:
+    """The selection's condition and its parameters (added to ``p`` when given: its placeholders are named, so
+    several selections' conditions can share one statement); callers add theirs to the same ``Params``. The user
+    scope is the tenant (the distribution column): a selection of one user is routed to one shard on a cluster."""
     check_selection(selection)
-    p = _DIALECT.params()
+    p = _DIALECT.params() if p is None else p
     owner = _owner("r", selection.user_id, p)
     rest = compile_selection(dataclasses.replace(selection, user_id=ANY), _DIALECT, p)
     if selection.user_id is ANY:
@@ -488,6 +499,27 @@ def _group_rows(cur: Cursor, union: Selection, order: str) -> list[tuple[str, st
     for row in cur.fetchall():
         rows.setdefault(row[0], row)
     return list(rows.values())
+
+
+def _each_rows(cur: Cursor, selections: Sequence[Selection], order: str, limit: int | None
+               ) -> list[list[tuple[str, str]]] | None:
+    """Each selection's rows (id, record), as its own ``select`` returns them, read by ONE statement: every
+    selection's query (its conditions, order and limit, unchanged) is one branch of a UNION ALL, its rows numbered
+    in its order. The selections are of one user (one tenant: one shard on a cluster). None (nothing read) where
+    the statement would bind more than ``grouped.GROUP_VALUES`` values."""
+    p = _DIALECT.params()
+    branches = []
+    for at, selection in enumerate(selections):
+        where, _ = _where(selection, p)
+        branches.append(f"(SELECT {at} AS q, row_number() OVER (ORDER BY {order}) AS n, r.id, r.record::text AS rec "
+                        f"FROM records r WHERE {where} ORDER BY {order} LIMIT {p(limit)})")
+    if len(p.values) > grouped.GROUP_VALUES:
+        return None
+    cur.execute(f"SELECT u.q, u.id, u.rec FROM ({' UNION ALL '.join(branches)}) u ORDER BY u.q, u.n", p.values)
+    out: list[list[tuple[str, str]]] = [[] for _ in selections]
+    for at, mid, data in cur.fetchall():
+        out[at].append((mid, data))
+    return out
 
 
 def _by_tenant(keys: Iterable[tuple[str, Any]]) -> dict[str, list[Any]]:

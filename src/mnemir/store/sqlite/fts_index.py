@@ -28,6 +28,9 @@ import numpy.typing as npt
 K1, B = 1.2, 0.75
 #: queries whose words' postings hold at most this many rows in all are scored whole, without early termination
 SCORE_ALL_BELOW = 2048
+#: the flat copy of every cached posting's rows (see TextIndex._holding) is made again once more than this many
+#: terms (or an eighth of the cached terms, if more) changed since it was made
+FLAT_STALE = 256
 
 
 def fts_term(token: str) -> str | None:
@@ -73,6 +76,10 @@ class TextIndex:
                                              float]] = {}
         #: rid -> memory id of every row ("" for none), loaded when ties first need it (see smallest_ids)
         self.ids: npt.NDArray[np.str_] | None = None
+        #: every cached posting's rows end to end, the index of the term each row belongs to, and the terms (made
+        #: when rows held before change: see _holding); ``_changed``: the terms whose postings changed since
+        self._flat: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], list[str]] | None = None
+        self._changed: set[str] = set()
 
     def smallest_ids(self, conn: sqlite3.Connection, rids: npt.NDArray[np.int64], count: int) -> list[int]:
         """The ``count`` rows among ``rids`` with the smallest memory ids (ties in score break by id). The ids of the
@@ -165,7 +172,13 @@ class TextIndex:
             return
         drop = np.unique(np.array(held_rids, dtype=np.int64))
         fresh = self._tokenized(conn, rids)
-        terms = list(self.postings.items()) if len(drop) else [(t, self.postings[t]) for t in fresh]
+        # only the terms whose postings hold a dropped row or gain a new one can change (a term that does neither
+        # is left as it is below): found without going through every cached term, which a store that has been
+        # searched for a while holds thousands of (a task moved by remember changes a row held before)
+        touched = (self._holding(drop) | fresh.keys()) if len(drop) else set(fresh)
+        if self._flat is not None:
+            self._changed |= touched
+        terms = [(t, self.postings[t]) for t in sorted(touched) if t in self.postings]
         for term, (held, weight) in terms:
             at = np.searchsorted(held, drop)
             inside = at < len(held)
@@ -184,6 +197,20 @@ class TextIndex:
                     rows, weights = rows[order], weights[order]
                 held, weight = rows, weights
             self.postings[term] = (held, weight)
+
+    def _holding(self, rids: npt.NDArray[np.int64]) -> set[str]:
+        """The cached terms whose postings may hold any of ``rids``: those whose rows in the flat copy of every
+        posting do (one pass in numpy), and those changed since the copy was made (their postings are looked at
+        by the caller). The copy is made again once FLAT_STALE terms (or an eighth of them) changed."""
+        if self._flat is None or len(self._changed) > max(FLAT_STALE, len(self.postings) // 8):
+            terms = list(self.postings)
+            rows = [self.postings[t][0] for t in terms]
+            counts = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+            flat = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+            self._flat = (flat, np.repeat(np.arange(len(terms), dtype=np.int64), counts), terms)
+            self._changed = set()
+        flat, owner, terms = self._flat
+        return {terms[i] for i in np.unique(owner[np.isin(flat, rids)]).tolist()} | self._changed
 
     def _tokenized(self, conn: sqlite3.Connection, rids: list[int]
                    ) -> dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]]:
@@ -227,6 +254,8 @@ class TextIndex:
             rows = conn.execute("SELECT doc, col, count(*) FROM temp.fts_terms WHERE term = ? GROUP BY doc, col",
                                 (term,)).fetchall()
             found = self.postings[term] = self._weighted(rows)
+            if self._flat is not None:
+                self._changed.add(term)
         return found
 
     def matches(self, conn: sqlite3.Connection, terms: list[str]) -> int:
