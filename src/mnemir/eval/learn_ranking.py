@@ -1,12 +1,13 @@
 """Train recall's learned ranker and role model (:mod:`mnemir.retrieve.learned`) on training files only.
 
     python -m mnemir.eval.learn_ranking [--out src/mnemir/retrieve/data/learned_ranker.json]
-    python -m mnemir.eval.learn_ranking --roles [--data roles.npz] [--collapse-only]
+    python -m mnemir.eval.learn_ranking --roles [--data roles.npz] [--collapse-only] [--remembered]
 
 The role model (``--roles``) learns from the collapse train split (memories typed by hand) and from the continuity
 train conversations (every turn read through ``remember``, each checkpoint's answer read from the store it built:
-:func:`conversation_answers`); the conversations' weight and the penalty are chosen by cross-validation over whole
-files. The learned ranker (below) reads the collapse train split.
+:func:`conversation_answers`); with ``--remembered`` also from the collapse train scenarios built through
+``remember`` (:func:`remembered_answers`; written to ``role_model_e2e.json``). The sources' weights and the penalty
+are chosen by cross-validation over whole files. The learned ranker (below) reads the collapse train split.
 
 Every query of the training files is recalled with the rules alone; the learned stage's candidates and their
 features are recorded with their labels (relevant 1; forbidden and the rest 0, forbidden weighing more). A logistic
@@ -41,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from mnemir.embed import Embedder, default_embedder
-from mnemir.errors import ValidationError
+from mnemir.errors import MnemirError, ValidationError
 from mnemir.eval import collapse, continuity
 from mnemir.eval._embedcache import cached
 from mnemir.retrieve.learned import (
@@ -65,6 +66,7 @@ _RULE_SCORE = FEATURES.index("rule_score")
 _WEAK = FEATURES.index("flag_weak")
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "retrieve" / "data" / "learned_ranker.json"
 ROLES_OUT = Path(__file__).resolve().parents[1] / "retrieve" / "data" / "role_model.json"
+ROLES_E2E_OUT = ROLES_OUT.with_name("role_model_e2e.json")
 
 
 
@@ -329,7 +331,8 @@ def simulation_agreement(split: str = "train", ranker: LearnedRanker | None = No
 # -- the role model: which family of memories answers the query ----------------------------------------------
 #: the two sources of the role model's training examples: the collapse train split (memories typed by hand) and the
 #: continuity train conversations (every turn through ``remember``: what a natural dialogue leaves to recall)
-DOMAINS = ("collapse", "continuity")
+#: and the collapse train scenarios built through ``remember`` (what a user's own store holds: decision 0128)
+DOMAINS = ("collapse", "continuity", "remembered")
 
 
 @dataclass
@@ -389,6 +392,74 @@ def collect_roles(progress: bool = False) -> RoleData:
             data.domains.append("collapse")
         if progress and n % 50 == 0:
             print(f"  {n}/{len(scenarios)} scenarios", flush=True)
+    return data
+
+
+def remembered_answers(mem: Any, query: collapse.Query, covers: Mapping[str, frozenset[str]],
+                       now: datetime) -> np.ndarray:
+    """What answers ``query`` in a store built through ``remember``: the family of every live typed memory read from
+    its first relevant memory's utterance (and standing for no forbidden memory); :data:`SAID` when only the utterance
+    kept verbatim stands for it; all 0 when nothing does. The first relevant memory, as :func:`answering_family` reads
+    the typed store: what extraction made of it is what the answer is in this store, whatever the hand typed."""
+    if not query.relevant:
+        return np.zeros(len(OUTCOMES))
+    key, forbidden = query.relevant[0], set(query.forbidden)
+    found: set[str] = set()
+    said = False
+    for rid, keys in covers.items():
+        if key not in keys or keys & forbidden:
+            continue
+        try:
+            record = mem.get(rid, user=collapse.USER)
+        except MnemirError:  # deleted since (merged, superseded by a correction): it answers nothing now
+            continue
+        if not record.is_valid_at(now):
+            continue
+        family = FAMILY_OF_TYPE.get(record.type)
+        if family is not None:
+            found.add(family)
+        elif record.type == "Episode":
+            said = True
+    if not found and not said:
+        return np.zeros(len(OUTCOMES))
+    return np.array([float(o in found) if found else float(o == SAID) for o in OUTCOMES])
+
+
+def collect_remembered_roles(progress: bool = False, every: int = 1, offset: int = 0,
+                             scenarios: Sequence[collapse.Scenario] | None = None, embedder: Embedder | None = None,
+                             extra: Sequence[Mapping[str, Any]] | None = None) -> RoleData:
+    """The collapse train scenarios built through ``remember`` (as the end-to-end benchmark builds them), every
+    ``every``-th from ``offset`` (``scenarios``, ``embedder``, ``extra``: tests give their own; the noise memories
+    every store holds by default): each query recalled with the hand rules settling the intent, the role model's
+    features recorded with what answers it in that store (:func:`remembered_answers`). A typed store never shows the
+    model an utterance beside the memories read from it; this one does, so the "said" features mean here what they
+    mean on a user's own store. Queries whose pass needs a status no utterance gives are kept (which family answers
+    does not depend on that status, unlike which memory passes: :func:`collect_remembered` leaves them out)."""
+    scenarios = list(training_scenarios() if scenarios is None else scenarios)[offset::every]
+    embedder = _embedder(scenarios) if embedder is None else embedder
+    extra = collapse.noise() if extra is None else extra
+    data = RoleData()
+    with tempfile.TemporaryDirectory(prefix="mnemir-roles-remembered-") as tmp:
+        for n, scenario in enumerate(scenarios, start=1):
+            mem, covers = collapse.build_remembered(scenario, Path(tmp) / scenario.id, embedder, extra)
+            try:
+                for query in scenario.queries:
+                    answers = remembered_answers(mem, query, covers, scenario.now)
+                    if not answers.any():
+                        continue
+                    seen: list[np.ndarray] = []
+                    mem.recall_config = RecallConfig(learned_roles=False, role_observer=seen.append)
+                    mem.recall(query.text, user=collapse.USER, k=5, now=scenario.now)
+                    if not seen:
+                        continue
+                    data.files.append(scenario.source)
+                    data.rows.append(seen[-1])
+                    data.answers.append(answers)
+                    data.domains.append("remembered")
+            finally:
+                mem.close()
+            if progress and n % 25 == 0:
+                print(f"  remembered {n}/{len(scenarios)} scenarios", flush=True)
     return data
 
 
@@ -487,30 +558,39 @@ def fit_roles(X: np.ndarray, answers: np.ndarray, l2: float, steps: int = 60,
                      tuple(float(v) for v in mean), tuple(float(v) for v in scale))
 
 
-def _domain_weights(domains: Sequence[str], conversation_weight: float) -> np.ndarray:
+def _domain_weights(domains: Sequence[str], conversation_weight: float, remembered_weight: float = 0.0
+                    ) -> np.ndarray:
     """Each query's weight in the fit: 1 for a collapse query; a continuity checkpoint ``conversation_weight`` times
-    the collapse queries' count over the checkpoints' (so at 1.0 the two sources weigh alike in all)."""
+    the collapse queries' count over the checkpoints' (so at 1.0 the two sources weigh alike in all); a remembered
+    collapse query likewise ``remembered_weight`` times the collapse count over its own."""
     d = np.asarray(domains)
-    n_collapse, n_conv = int((d == "collapse").sum()), int((d == "continuity").sum())
-    per = conversation_weight * n_collapse / n_conv if n_conv and n_collapse else conversation_weight
-    return np.where(d == "continuity", per, 1.0)
+    n_collapse = int((d == "collapse").sum())
+    out = np.ones(len(d))
+    for name, weight in (("continuity", conversation_weight), ("remembered", remembered_weight)):
+        n = int((d == name).sum())
+        out[d == name] = weight * n_collapse / n if n and n_collapse else weight
+    return out
 
 
 def train_roles(data: RoleData, l2_values: Sequence[float] = (1.0, 10.0, 100.0),
-                conversation_weights: Sequence[float] = (0.0, 0.25, 0.5, 1.0, 2.0), folds: int = 5
+                conversation_weights: Sequence[float] = (0.0, 0.25, 0.5, 1.0, 2.0),
+                remembered_weights: Sequence[float] = (0.0, 0.5, 1.0, 2.0), folds: int = 5
                 ) -> tuple[RoleModel, dict[str, Any]]:
-    """Choose the penalty and the conversations' weight by cross-validation over whole files (the mean over the two
-    sources of the log of the answering outcomes' probability; a source with no examples counts for nothing), then
-    fit them on every file."""
+    """Choose the penalty and the weights of the conversations and of the remembered stores by cross-validation over
+    whole files (the mean over the sources of the log of the answering outcomes' probability; a source with no
+    examples counts for nothing), then fit them on every file. A collapse file's typed and remembered queries fall in
+    the same fold."""
     X, M = np.vstack(data.rows), np.vstack(data.answers)
     domains = np.asarray(data.domains)
     files = sorted(set(data.files))
     fold_of = np.array([files.index(f) % folds for f in data.files])
     present = [d for d in DOMAINS if (domains == d).any()]
     weights = [w for w in conversation_weights if w > 0 or "collapse" in present] if "continuity" in present else [0.0]
+    remembered = ([w for w in remembered_weights if w > 0 or "collapse" in present or "continuity" in present]
+                  if "remembered" in present else [0.0])
     results = []
-    for l2, cw in itertools.product(l2_values, weights):
-        sample = _domain_weights(data.domains, cw)
+    for l2, cw, rw in itertools.product(l2_values, weights, remembered):
+        sample = _domain_weights(data.domains, cw, rw)
         loss = np.zeros(len(M))
         hit = np.zeros(len(M))
         for fold in range(folds):
@@ -522,10 +602,10 @@ def train_roles(data: RoleData, l2_values: Sequence[float] = (1.0, 10.0, 100.0),
                 hit[i] = bool(M[i][OUTCOMES.index(max(OUTCOMES, key=lambda o: p[o]))])
         by = {d: {"log_loss": round(float(loss[domains == d].mean()), 4),
                   "accuracy": round(float(hit[domains == d].mean()), 4)} for d in present}
-        results.append({"l2": l2, "conversation_weight": cw, "log_loss": round(float(np.mean(
+        results.append({"l2": l2, "conversation_weight": cw, "remembered_weight": rw, "log_loss": round(float(np.mean(
             [by[d]["log_loss"] for d in present])), 4), **{f"{d}_{m}": v for d in present for m, v in by[d].items()}})
     best = min(results, key=lambda r: r["log_loss"])
-    sample = _domain_weights(data.domains, best["conversation_weight"])
+    sample = _domain_weights(data.domains, best["conversation_weight"], best["remembered_weight"])
     used = sample > 0
     model = fit_roles(X[used], M[used], best["l2"], sample=sample[used])
     intent_family = np.array([_intent_family(r) for r in data.rows])
@@ -565,7 +645,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--check-simulation", metavar="SPLIT",
                         help="only count how often the cross-validation's simulation differs from real recall")
     parser.add_argument("--remembered", action="store_true",
-                        help="learn from the train stores built through remember too (decision 0114)")
+                        help="learn from the train stores built through remember too (decisions 0114 and, with "
+                             "--roles, 0128: written to role_model_e2e.json)")
     parser.add_argument("--remembered-data", type=Path,
                         help="with --remembered: keep their candidates here (read them back if present)")
     parser.add_argument("--roles", action="store_true", help="train the role model (retrieve/data/role_model.json)")
@@ -579,10 +660,12 @@ def main(argv: Sequence[str] | None = None) -> None:
             role_data = collect_roles(progress=True)
             if not args.collapse_only:
                 role_data.extend(collect_conversation_roles(progress=True))
+            if args.remembered:
+                role_data.extend(collect_remembered_roles(progress=True))
             if args.data is not None:
                 role_data.save(args.data)
         role_model, role_meta = train_roles(role_data)
-        out = ROLES_OUT if args.out == DEFAULT_OUT else args.out
+        out = (ROLES_E2E_OUT if args.remembered else ROLES_OUT) if args.out == DEFAULT_OUT else args.out
         out.write_text(json.dumps(role_model.to_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         print(json.dumps({k: v for k, v in role_meta.items() if k != "cross_validation"} | {
             "cross_validation": role_meta["cross_validation"]}, indent=1))

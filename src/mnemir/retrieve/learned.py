@@ -416,8 +416,21 @@ class RoleModel:
                        tuple(data.get("trained_on") or ()), dict(data.get("meta") or {}))
 
 
-@lru_cache(maxsize=1)
+#: the role model fitted on the collapse train stores typed by hand and the continuity train conversations
+ROLE_MODEL = "role_model.json"
+#: ... and on the collapse train scenarios built through ``remember`` too (decision 0128): a typed store never shows
+#: an utterance beside what was read from it, a user's own store always does
+REMEMBERED_ROLE_MODEL = "role_model_e2e.json"
+
+
 def default_role_model() -> RoleModel | None:
     """The shipped role model (``retrieve/data/role_model.json``), or None when the package holds none."""
-    data = _shipped("role_model.json")
+    return shipped_role_model(ROLE_MODEL)
+
+
+@lru_cache(maxsize=4)
+def shipped_role_model(name: str) -> RoleModel | None:
+    """A role model shipped in ``retrieve/data/`` by file name, or None when the package holds none of that name
+    (``RecallConfig.role_model_file`` names it)."""
+    data = _shipped(name)
     return None if data is None else RoleModel.from_dict(data)

@@ -87,13 +87,14 @@ from mnemir.retrieve.judgements import (
 from mnemir.retrieve.learned import (
     DEFAULT_RANKER_MODEL,
     REMEMBERED_RANKER_MODEL,
+    ROLE_MODEL,
     Item,
     LearnedRanker,
     RoleModel,
-    default_role_model,
     family_features,
     features,
     shipped_ranker,
+    shipped_role_model,
     soft_gate,
 )
 from mnemir.retrieve.lexical import entity_terms
@@ -462,8 +463,16 @@ class RecallConfig:
     #: distribution over kinds and how well each family of memories matches, heard together), which also gives the
     #: intent's confidence; False: the hand rules of :func:`~mnemir.retrieve.evidence.settle`
     learned_roles: bool = True
-    #: the role model; None = the one shipped with the package
+    #: the role model; None = the one shipped with the package named by ``role_model_file``
     role_model: RoleModel | None = None
+    #: which shipped role model (a file of ``retrieve/data/``) recall uses when ``role_model`` is None:
+    #: ``role_model.json`` learned from the collapse train stores typed by hand and the continuity train
+    #: conversations; ``role_model_e2e.json`` also from the collapse train scenarios built through ``remember``
+    #: (decision 0128: collapse dev end to end 13 won / 8 lost but typed 1 / 4, so not the default)
+    role_model_file: str = ROLE_MODEL
+    #: ... over a conversation between people (``among_people``), this shipped role model instead; None:
+    #: ``role_model_file`` everywhere
+    chat_role_model_file: str | None = None
     #: the answer's most likely family takes over from the intent's kind from this probability on
     role_switch: float = 0.5
     #: ... and the types of every family at least this likely are ranked as intended
@@ -590,6 +599,12 @@ class RecallConfig:
         if not isinstance(self.ranker_model, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]+\.json", self.ranker_model):
             raise ValidationError("ranker_model must name a model file of retrieve/data", field="ranker_model",
                                   value=self.ranker_model, allowed="a file name such as learned_ranker.json")
+        for name in ("role_model_file", "chat_role_model_file"):
+            value = getattr(self, name)
+            if (value is not None or name == "role_model_file") and (
+                    not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9_.\-]+\.json", value)):
+                raise ValidationError(f"{name} must name a model file of retrieve/data", field=name, value=value,
+                                      allowed="a file name such as role_model.json")
         if self.role_model is not None and not isinstance(self.role_model, RoleModel):
             raise ValidationError("role_model must be a RoleModel or None", field="role_model",
                                   value=type(self.role_model).__name__, allowed="RoleModel (RoleModel.from_dict)")
@@ -2025,7 +2040,8 @@ def _settle(q: _Query) -> Settled:
     if config.role_observer is not None:
         evidence = role_evidence(q.intent, q.pool.values(), config.ranking, q.now, config.felt_said_as_feeling)
         config.role_observer(family_features(q.intent, evidence, config.ranking.min_relevance))
-    model = (config.role_model or default_role_model()) if config.learned_roles else None
+    name = config.chat_role_model_file if q.among_people and config.chat_role_model_file else config.role_model_file
+    model = (config.role_model or shipped_role_model(name)) if config.learned_roles else None
     if model is None or not getattr(q.intent, "kinds", ()):  # an intent set by hand is used as it is given
         return settle(q.intent, q.pool.values(), config.ranking, q.now)
     if config.role_kinds:
