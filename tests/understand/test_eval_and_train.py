@@ -426,7 +426,13 @@ def test_the_blind_extraction_batch_s34_is_kept_row_for_row_and_shares_no_run_wi
     """The blind batch s34 (300 rows weighted to long user turns: several memories with supporting sentences between
     them, and one memory told at length), less the 88 rows that shared a run of eight Chinese characters or five words
     with a dev or test text (84) or equalled one as tokens (5; 1 in both), found by position in session 35, is kept
-    row for row as staged (docs/decisions/0126). Only counts are reported."""
+    row for row as staged and is in the extractor's training list (it raised continuity dev and held the guards;
+    docs/decisions/0126), not in the count model's (it did not move the count model on extraction dev). Only counts
+    are reported."""
+    from mnemir.understand.train import TRAIN_FILES
+
+    assert "extraction_s34.jsonl" in TRAIN_FILES["extractor"]
+    assert "extraction_s34.jsonl" not in TRAIN_FILES["memory_count"]
     _kept_blind_batch("extraction_s34.jsonl", "extraction_train_s34.jsonl", "text", 212, written_count=300)
 
 
