@@ -190,7 +190,7 @@ def test_sample_weights_and_batches_are_named() -> None:
     assert {r["batch"] for r in rows} == {"extraction_train.jsonl", "extraction_hw8.jsonl", "extraction_hw9.jsonl",
                                           "extraction_hw11.jsonl", "extraction_hw12.jsonl",
                                           "extraction_s12e2e.jsonl", "extraction_s18.jsonl", "extraction_s14.jsonl",
-                                          "extraction_ctrain.jsonl"}
+                                          "extraction_ctrain.jsonl", "extraction_s34.jsonl"}
     # the collapse train memories, one label source of their own, at a quarter (docs/decisions/0106); the rest at 1
     assert {row_weight(r) for r in rows if r["batch"] != "extraction_ctrain.jsonl"} == {1.0}
     assert {row_weight(r) for r in rows if r["batch"] == "extraction_ctrain.jsonl"} == {0.25}
