@@ -190,7 +190,7 @@ def test_sample_weights_and_batches_are_named() -> None:
     assert {r["batch"] for r in rows} == {"extraction_train.jsonl", "extraction_hw8.jsonl", "extraction_hw9.jsonl",
                                           "extraction_hw11.jsonl", "extraction_hw12.jsonl",
                                           "extraction_s12e2e.jsonl", "extraction_s18.jsonl", "extraction_s14.jsonl",
-                                          "extraction_ctrain.jsonl"}
+                                          "extraction_ctrain.jsonl", "extraction_s34.jsonl"}
     # the collapse train memories, one label source of their own, at a quarter (docs/decisions/0106); the rest at 1
     assert {row_weight(r) for r in rows if r["batch"] != "extraction_ctrain.jsonl"} == {1.0}
     assert {row_weight(r) for r in rows if r["batch"] == "extraction_ctrain.jsonl"} == {0.25}
@@ -388,8 +388,8 @@ def test_the_blind_uf_batch_is_kept_row_for_row_not_trained_on_and_shares_no_run
     assert equal == 0, f"{equal} rows equal an evaluation text"
 
 
-def _kept_blind_batch(kept: str, staged: str, field: str, count: int) -> None:
-    """A blind batch staged as ``training/staged/<staged>`` (400 rows) is kept as ``training/understand/<kept>``: the
+def _kept_blind_batch(kept: str, staged: str, field: str, count: int, written_count: int = 400) -> None:
+    """A blind batch staged as ``training/staged/<staged>`` (``written_count`` rows) is kept as ``training/understand/<kept>``: the
     ``count`` rows left after dropping, unread, those sharing a run of eight Chinese characters or five words with a
     dev or test text or equal to one, row for row in the staged order; none shares such a run or equals an evaluated
     text (``field``: the row's text). Only counts are reported."""
@@ -400,7 +400,7 @@ def _kept_blind_batch(kept: str, staged: str, field: str, count: int) -> None:
 
     rows = read_jsonl(training_dir() / "understand" / kept)
     written = read_jsonl(training_dir() / "staged" / staged)
-    assert len(rows) == count and len(written) == 400 and len({r["id"] for r in rows}) == len(rows)
+    assert len(rows) == count and len(written) == written_count and len({r["id"] for r in rows}) == len(rows)
     assert all(row in written for row in rows)
     assert [r["id"] for r in rows] == [r["id"] for r in written if r in rows]  # in the staged order
     shared = sum(1 for r in rows if findings(str(r[field])))
@@ -420,6 +420,20 @@ def test_the_blind_extraction_batch_s27_is_kept_row_for_row_and_shares_no_run_wi
 
     assert "extraction_s27.jsonl" not in TRAIN_FILES["extractor"]
     _kept_blind_batch("extraction_s27.jsonl", "extraction_train_s27.jsonl", "text", 316)
+
+
+def test_the_blind_extraction_batch_s34_is_kept_row_for_row_and_shares_no_run_with_any_evaluation_text() -> None:
+    """The blind batch s34 (300 rows weighted to long user turns: several memories with supporting sentences between
+    them, and one memory told at length), less the 88 rows that shared a run of eight Chinese characters or five words
+    with a dev or test text (84) or equalled one as tokens (5; 1 in both), found by position in session 35, is kept
+    row for row as staged and is in the extractor's training list (it raised continuity dev and held the guards;
+    docs/decisions/0126), not in the count model's (it did not move the count model on extraction dev). Only counts
+    are reported."""
+    from mnemir.understand.train import TRAIN_FILES
+
+    assert "extraction_s34.jsonl" in TRAIN_FILES["extractor"]
+    assert "extraction_s34.jsonl" not in TRAIN_FILES["memory_count"]
+    _kept_blind_batch("extraction_s34.jsonl", "extraction_train_s34.jsonl", "text", 212, written_count=300)
 
 
 def test_the_blind_intent_batch_s26_is_kept_row_for_row_and_shares_no_run_with_any_evaluation_text() -> None:
