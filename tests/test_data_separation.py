@@ -57,16 +57,17 @@ def test_the_issue15_sanity_split_is_not_trained_on() -> None:
 
 
 def test_the_newest_continuity_training_files_share_no_run_with_an_evaluation_text() -> None:
-    # T11 / T12 (docs/decisions/0068), T13 (0079) and T14 (0083) were checked before they joined the train split:
-    # their turns and questions share no run of eight Chinese characters or five words with a dev or test text (the
-    # older files were not checked so)
+    # T11 / T12 (docs/decisions/0068), T13 (0079), T14 (0083) and T15 (0127) were checked before they joined the
+    # train split: their turns and questions share no run of eight Chinese characters or five words with a dev or test
+    # text (the older files were not checked so)
     from tests.test_no_split_text import findings
 
     newest = [c for c in continuity.load("train") if Path(c.source).stem in {"continuity_train_T11",
                                                                             "continuity_train_T12",
                                                                             "continuity_train_T13",
-                                                                            "continuity_train_T14"}]
-    assert len(newest) == 40
+                                                                            "continuity_train_T14",
+                                                                            "continuity_train_T15"}]
+    assert len(newest) == 46
     texts = [t.text for c in newest for t in c.turns] + [p.q for c in newest for p in c.checkpoints]
     shared = sum(1 for text in texts if findings(text))
     assert shared == 0, f"{shared} training turns or questions share a run with an evaluation text"
