@@ -42,14 +42,16 @@ def _place(texts: list[str], part: str) -> int:
     return next((n for n, t in enumerate(texts) if part in t), len(texts))
 
 
-def test_off_is_the_order_as_before_and_on_keeps_the_turns(mem: mnemir.Memory, now: datetime) -> None:
-    """Off (0) the answer is the default's; on, the same turns may be reordered, none is added or lost from the
-    plain order's reach (the gain only reorders groups the searches found)."""
+def test_on_by_default_and_the_reply_stays_within_reach(mem: mnemir.Memory, now: datetime) -> None:
+    """On by default (0.5); on or off, the reply is among what recall shows of a short chat (the gain only reorders
+    groups the searches found, it adds and drops none)."""
+    assert RecallConfig().chat_neighbour_weight == 0.5
     _said(mem, CHAT, now - timedelta(days=1))
-    plain = _order(mem, QUERY, RecallConfig(), now, k=len(CHAT))
-    assert _order(mem, QUERY, RecallConfig(chat_neighbour_weight=0.0), now, k=len(CHAT)) == plain
-    beside = _order(mem, QUERY, RecallConfig(chat_neighbour_weight=0.5), now, k=len(CHAT))
-    assert _place(beside, REPLY) < len(beside), beside
+    assert _order(mem, QUERY, RecallConfig(), now, k=len(CHAT)) == \
+        _order(mem, QUERY, RecallConfig(chat_neighbour_weight=0.5), now, k=len(CHAT))
+    for weight in (0.0, 0.5):
+        shown = _order(mem, QUERY, RecallConfig(chat_neighbour_weight=weight), now, k=len(CHAT))
+        assert _place(shown, REPLY) < len(shown), shown
 
 
 @pytest.mark.parametrize("query", ["When is my eye test?", "What should I buy this week?"])
@@ -57,7 +59,7 @@ def test_a_users_talk_with_the_assistant_keeps_its_order(mem: mnemir.Memory, now
     """Where the assistant speaks the store is the user's talk with it, not talk between people: unchanged."""
     _said(mem, ALONE, now - timedelta(days=3))
     assert _order(mem, query, RecallConfig(chat_neighbour_weight=1.0), now, k=5) == \
-        _order(mem, query, RecallConfig(), now, k=5)
+        _order(mem, query, RecallConfig(chat_neighbour_weight=0.0), now, k=5)
 
 
 @pytest.mark.parametrize("value", [-0.1, 1.5, True, "half"])

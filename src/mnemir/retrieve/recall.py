@@ -340,8 +340,11 @@ class RecallConfig:
     #: over a conversation between people, each utterance in plain search's order also gains this share of the
     #: better fused score of the utterances said just before and after it in the same session
     #: (``plain_group_ranks``' ``neighbour_weight``): a reply leans on the turn that drew it, and a question about
-    #: an exchange may share its words with one turn and its answer with the next. 0: off
-    chat_neighbour_weight: float = 0.0
+    #: an exchange may share its words with one turn and its answer with the next. 0: off. On at 0.5 (fitted on
+    #: train): dialogue QA dev (every third conversation, 798 questions) unlabelled 0.649 / 0.772 -> 0.683 / 0.806 at
+    #: @5 / @10 (51 won / 24 lost, 45 / 18), labelled 0.699 / 0.808 -> 0.718 / 0.831 (44 / 29, 42 / 24); collapse end
+    #: to end and continuity dev slices identical (docs/decisions/0129)
+    chat_neighbour_weight: float = 0.5
     #: ... and there plain search's reciprocal ranks read 1 / (this + rank) (None: ``PLAIN_RRF_K``, 60, as ``search``
     #: fuses), its signals' strength weighs this much (None: as set for every store), and plain search's best keep
     #: this share of the top k (None: as set for talk between people). A smaller constant lets a turn only the
