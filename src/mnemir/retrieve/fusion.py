@@ -173,12 +173,28 @@ def utterance_of(record: MemIR) -> str:
     return next((r.target for r in record.relations(DERIVED_FROM)), record.id)
 
 
+def _with_neighbours(scores: Mapping[str, float], first: Mapping[str, MemIR], weight: float) -> dict[str, float]:
+    """Each group's fused score plus ``weight`` times the better of its found neighbours' (the utterances said
+    just before and after it in the same session, by their sources' turns), read from the scores before any gain."""
+    at: dict[tuple[str, int], str] = {}
+    for group, record in first.items():
+        source = record.metadata.source
+        if group in scores and source.session_id is not None and source.turn is not None:
+            at[(source.session_id, source.turn)] = group
+    out = dict(scores)
+    for (session, turn), group in at.items():
+        near = [scores[n] for t in (turn - 1, turn + 1) if (n := at.get((session, t))) is not None]
+        if near:
+            out[group] += weight * max(near)
+    return out
+
+
 def plain_group_ranks(pool: Mapping[str, Candidate],
                       period: tuple[datetime | None, datetime | None] | None = None,
                       text_weight: float = 1.0, assistant_weight: float = 1.0,
                       orders: tuple[Sequence[tuple[str, float]], Sequence[tuple[str, float]]] | None = None,
                       ties: str = "signals", score_weight: float = 0.0, period_first: bool = True,
-                      rrf_k: int = PLAIN_RRF_K) -> dict[str, int]:
+                      rrf_k: int = PLAIN_RRF_K, neighbour_weight: float = 0.0) -> dict[str, int]:
     """Each utterance group's place in plain hybrid search over the utterances: the vector and keyword orders of
     the candidates, each read as an order of groups (a group is placed where its first member is), fused by
     reciprocal ranks as :func:`~mnemir.retrieve.search.hybrid_search` fuses them. Read before episodes are folded:
@@ -207,7 +223,13 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
     ranks (:func:`~mnemir.retrieve.search.score_bonus`).
 
     ``rrf_k``: the reciprocal ranks' constant (1 / (rrf_k + rank)): the smaller, the more a first place counts
-    against a place found by both orders."""
+    against a place found by both orders.
+
+    ``neighbour_weight``: each group also gains this share of the best fused score of the utterances said just
+    before and after it in the same session (its source's turn - 1 and + 1), among the groups found. In talk a
+    turn leans on the one before it: an answer ("it was lovely, we saw the falls") names what the question that
+    drew it named only there, and a question asked about the exchange shares its words with one turn and its
+    answer with the next. 0: off."""
     # what was said: an utterance is placed by its episode, as hybrid search over the raw utterances places it (a
     # typed reading's own wording does not move it: the role order weighs that); a memory with no episode by itself
     said = {mid: c for mid, c in pool.items() if c.record.type == EPISODE or utterance_of(c.record) == mid
@@ -249,6 +271,8 @@ def plain_group_ranks(pool: Mapping[str, Candidate],
     if assistant_weight < 1.0:
         for group in assistant:
             scores[group] *= assistant_weight
+    if neighbour_weight > 0:
+        scores = _with_neighbours(scores, first, neighbour_weight)
     if ties == "id":
         order = sorted(scores, key=lambda g: (g not in inside, -scores[g], g))
     else:

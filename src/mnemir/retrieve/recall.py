@@ -338,6 +338,14 @@ class RecallConfig:
     #: 0.698 at @5 / @10 (6 won / 0 lost, 9 / 0), labelled 0.696 / 0.770 -> 0.706 / 0.781 (8 / 0, 9 / 0); every
     #: store under 400 utterances unchanged by construction (docs/decisions/0117)
     chat_period_first_long: bool = False
+    #: over a conversation between people, each utterance in plain search's order also gains this share of the
+    #: better fused score of the utterances said just before and after it in the same session
+    #: (``plain_group_ranks``' ``neighbour_weight``): a reply leans on the turn that drew it, and a question about
+    #: an exchange may share its words with one turn and its answer with the next. 0: off. On at 0.5 (fitted on
+    #: train): dialogue QA dev (every third conversation, 798 questions) unlabelled 0.649 / 0.772 -> 0.683 / 0.806 at
+    #: @5 / @10 (51 won / 24 lost, 45 / 18), labelled 0.699 / 0.808 -> 0.718 / 0.831 (44 / 29, 42 / 24); collapse end
+    #: to end and continuity dev slices identical (docs/decisions/0129)
+    chat_neighbour_weight: float = 0.5
     #: ... and there plain search's reciprocal ranks read 1 / (this + rank) (None: ``PLAIN_RRF_K``, 60, as ``search``
     #: fuses), its signals' strength weighs this much (None: as set for every store), and plain search's best keep
     #: this share of the top k (None: as set for talk between people). A smaller constant lets a turn only the
@@ -643,6 +651,7 @@ class RecallConfig:
                                 ("chat_text_weight", 0.0, 10.0), ("chat_score_weight", 0.0, 10.0),
                                 ("chat_text_weight_long", 0.0, 10.0),
                                 ("chat_score_weight_long", 0.0, 10.0), ("chat_plain_share_long", 0.0, 1.0),
+                                ("chat_neighbour_weight", 0.0, 1.0),
                                 ("talk_among_people", -6.0, 6.0), ("frame_ties_said_within_h", 0.0, 720.0)):
             value = getattr(self, name)
             if value is None and (name.startswith("chat_") or name in ("plain_tail_said_below", "talk_among_people")):
@@ -1100,12 +1109,14 @@ def _candidates(q: _Query, types: tuple[str, ...]) -> dict[str, MemIR]:
         if q.config.chat_past:
             q.past = past = True
         if (q.config.plain_text_weight, q.config.plain_score_weight, period_first, rrf_k) \
-                != (before.plain_text_weight, before.plain_score_weight, True, PLAIN_RRF_K):
-            # its plain search weighs the keyword order as set there: placed again over the same searches
+                != (before.plain_text_weight, before.plain_score_weight, True, PLAIN_RRF_K) \
+                or q.config.chat_neighbour_weight > 0:
+            # its plain search weighs the keyword order (and the turns beside each) as set there: placed again over
+            # the same searches
             utterances = plain_group_ranks(known, _past_period(intent, now), q.config.plain_text_weight,
                                            q.config.plain_assistant_weight, orders=said, ties=q.config.plain_ties,
                                            score_weight=q.config.plain_score_weight, period_first=period_first,
-                                           rrf_k=rrf_k)
+                                           rrf_k=rrf_k, neighbour_weight=q.config.chat_neighbour_weight)
     folded = fold_episodes(q.store, q.scope, pool, past, q.qvec, q.ranking.felt_beside_calm)
     q.plain = plain_ranks(pool, utterances)
     q.groups = {mid: utterance_of(c.record) for mid, c in pool.items()}
