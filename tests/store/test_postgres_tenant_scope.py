@@ -178,6 +178,18 @@ def test_every_statement_carries_the_tenant(tmp_path: Path, captured: list[str])
     store.close()
 
 
+def _one_tenanted_statement(store: Any, selections: list[Selection], captured: list[str]) -> list[Any]:
+    """``select_many(selections, limit=2)`` read by ONE statement on the tenant tables, carrying the tenant, with the
+    answers of ``select`` one by one; its answers."""
+    before = len(captured)
+    many = store.select_many(selections, limit=2)
+    asked = [s for s in captured[before:] if TOUCHES.search(s)]
+    assert len(asked) == 1, asked
+    assert not _violations(asked, admin_allowed=False)
+    assert [[r.id for r in found] for found in many] == [[r.id for r in store.select(s, limit=2)] for s in selections]
+    return list(many)
+
+
 def test_grouped_selections_are_one_tenanted_statement(tmp_path: Path, captured: list[str]) -> None:
     """``select_many`` of a batch's key look-ups (one ``$in`` selection per record, decision 0125): ONE statement
     for the group, carrying the tenant, and the answers of ``select`` one by one."""
@@ -189,12 +201,7 @@ def test_grouped_selections_are_one_tenanted_statement(tmp_path: Path, captured:
     selections = [Selection(user_id="alice", types=("Fact",),
                             where=parse_filter({"entity": {"$in": [f"e{i}", f"E{i}"]}, "attribute": {"$in": ["job"]}},
                                                ONTOLOGY, ("Fact",))) for i in range(16)]
-    before = len(captured)
-    many = store.select_many(selections, limit=2)
-    asked = [s for s in captured[before:] if TOUCHES.search(s)]
-    assert len(asked) == 1, asked
-    assert not _violations(asked, admin_allowed=False)
-    assert [[r.id for r in found] for found in many] == [[r.id for r in store.select(s, limit=2)] for s in selections]
+    many = _one_tenanted_statement(store, selections, captured)
     assert [len(found) for found in many] == [2] * 12 + [0] * 4
     store.close()
 
@@ -211,12 +218,7 @@ def test_a_few_look_ups_of_one_user_are_one_tenanted_statement(tmp_path: Path, c
     selections = [Selection(user_id="alice", types=kinds, where=parse_filter(where, ONTOLOGY, kinds)) for where in (
         {"entity": {"$in": ["e1", "E1"]}, "attribute": {"$in": ["job"]}}, {"entity": {"$in": ["e2"]}},
         {"entity": {"$in": ["e3"]}}, {"attribute": {"$in": ["flat"]}})]
-    before = len(captured)
-    many = store.select_many(selections, limit=2)
-    asked = [s for s in captured[before:] if TOUCHES.search(s)]
-    assert len(asked) == 1, asked
-    assert not _violations(asked, admin_allowed=False)
-    assert [[r.id for r in found] for found in many] == [[r.id for r in store.select(s, limit=2)] for s in selections]
+    _one_tenanted_statement(store, selections, captured)
     store.close()
 
 
