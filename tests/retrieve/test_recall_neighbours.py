@@ -1,7 +1,8 @@
 """Plain search's order over talk between people with the turns beside each (``RecallConfig.chat_neighbour_weight``,
 ``fusion.plain_group_ranks``' ``neighbour_weight``): a reply that names nothing the question names rises with the
-turn that drew it (the gain itself, on real records); a user's talk with the assistant keeps its order. Real stores, the real embedder; every sentence is
-made up here."""
+turn that drew it (the gain itself, on real records); a user's talk with the assistant keeps its order. Real
+stores, the real embedder; every sentence is made up here. (Where the reply lands in a whole recall is not pinned:
+recall's order of near ties still depends on the interpreter's hash seed; see docs/decisions/0129.)"""
 
 from __future__ import annotations
 
@@ -47,8 +48,6 @@ def test_on_by_default_and_the_reply_stays_within_reach(mem: mnemir.Memory, now:
     groups the searches found, it adds and drops none)."""
     assert RecallConfig().chat_neighbour_weight == 0.5
     _said(mem, CHAT, now - timedelta(days=1))
-    assert _order(mem, QUERY, RecallConfig(), now, k=len(CHAT)) == \
-        _order(mem, QUERY, RecallConfig(chat_neighbour_weight=0.5), now, k=len(CHAT))
     for weight in (0.0, 0.5):
         shown = _order(mem, QUERY, RecallConfig(chat_neighbour_weight=weight), now, k=len(CHAT))
         assert _place(shown, REPLY) < len(shown), shown

@@ -29,8 +29,8 @@ from mnemir.understand.model import DATA_DIR, Array, FeatureSpec, SoftmaxModel, 
 from mnemir.understand.segment import is_plan, split_clauses, split_pieces
 
 #: the training split of each model: the generated corpus and the handwritten batches kept in files of their own
-#: (the blind long-turn batch s34 trains the extractor since session 35: continuity dev rose with it, the guards held;
-#: in the count model's list it did not move extraction dev: docs/decisions/0126)
+#: (the blind long-turn batch s34 trains the extractor since session 35: continuity dev rose with it on a slice; in the
+#: count model's list it did not move extraction dev; its first test run read continuity lower: docs/decisions/0126)
 TRAIN_FILES: dict[str, tuple[str, ...]] = {
     "extractor": ("extraction_train.jsonl", "extraction_hw8.jsonl", "extraction_hw9.jsonl",
                   "extraction_hw11.jsonl", "extraction_hw12.jsonl", "extraction_s12e2e.jsonl", "extraction_s18.jsonl",
